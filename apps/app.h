@@ -1,0 +1,16 @@
+/* app: what the subcommands of the tessera command line share. */
+#ifndef APP_H
+#define APP_H
+
+#include <mpi.h>
+
+#include "tsr_error.h"
+
+/* Prints "tessera: error: ..." once (on rank 0) for an error every rank agrees on and
+ * returns the process exit status 1; returns 0 for TSR_OK. */
+int app_report(MPI_Comm comm, tsr_status st, const tsr_error_t *err);
+
+int app_info(MPI_Comm comm, int argc, char **argv);
+int app_exchange_demo(MPI_Comm comm, int argc, char **argv);
+
+#endif

@@ -1,0 +1,100 @@
+/* patch: the whole simulation domain, cut into a Cartesian grid of blocks.
+ *
+ * Every process holds the management data of every block (block_info_t: BlockID, cell
+ * interval, AABB, rank, hs, bs); only the owning process holds a block's simulation
+ * data (patch_block_data).
+ *
+ * Uneven splits: when the block count along an axis does not divide the cell count,
+ * the first (cells % blocks) blocks along that axis get one cell more, so block sizes
+ * differ by at most one cell. A grid with more blocks than cells along an axis is
+ * rejected.
+ *
+ * BlockID: the linear index in the block grid, x fastest: id = ix + bx*(iy + by*iz). */
+#ifndef PATCH_H
+#define PATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "block_data.h"
+#include "tsr_error.h"
+
+typedef struct patch patch_t;
+
+typedef struct patch_options {
+  int64_t cells[3];  /* global cell counts, each >= 1 */
+  int blocks[3];     /* block grid (bx, by, bz), each in 1..cells */
+  bool periodic[3];  /* periodicity per axis */
+} patch_options_t;
+
+/* 1 cell, 1 block, no periodicity: callers set the cells. */
+patch_options_t patch_options_default(void);
+
+/* Checks ranges; messages name the option ("cells[1]", "blocks[0]"). */
+TSR_NODISCARD tsr_status patch_options_validate(const patch_options_t *opts, tsr_error_t *err);
+
+typedef struct block_info {
+  int32_t id;            /* BlockID */
+  int grid[3];           /* position in the block grid */
+  int64_t lo[3];         /* first global cell along each axis */
+  int size[3];           /* cells along each axis; the interval is [lo, lo + size) */
+  double aabb_min[3];    /* axis-aligned bounding box in lattice units (cell width 1) */
+  double aabb_max[3];
+  int rank;              /* owning process */
+  uint32_t hs;           /* hardware selector id of the owning process */
+  uint32_t bs;           /* block selector id */
+} block_info_t;
+
+/* Fills rank_of_block[patch_block_count(patch)] with ranks in 0..nranks-1. It may read
+ * the geometry of the patch (ids, grid positions, sizes) but not ranks, hs or bs. */
+typedef tsr_status (*patch_assign_fn)(const patch_t *patch, int nranks, const void *ctx,
+                                      int *rank_of_block, tsr_error_t *err);
+
+typedef struct patch_layout {
+  int nranks;                 /* number of processes, >= 1 */
+  int my_rank;                /* this process, in 0..nranks-1 */
+  const uint32_t *hs_of_rank; /* nranks hs ids (copied); NULL: hs 0 for every rank */
+  uint32_t bs;                /* initial bs id of every block */
+  patch_assign_fn assign;     /* NULL: balance_morton_even */
+  const void *assign_ctx;
+} patch_layout_t;
+
+/* Builds the block grid, assigns blocks to ranks and creates an empty data list for
+ * every block this process owns. */
+TSR_NODISCARD tsr_status patch_create(const patch_options_t *opts, const patch_layout_t *layout,
+                                      patch_t **out, tsr_error_t *err);
+
+/* NULL-safe; frees all block data; sets *patch = NULL. */
+void patch_free(patch_t **patch);
+
+const patch_options_t *patch_options(const patch_t *patch);
+int32_t patch_block_count(const patch_t *patch);
+int patch_nranks(const patch_t *patch);
+int patch_my_rank(const patch_t *patch);
+
+/* Borrowed; id must be in 0..patch_block_count-1 (NULL otherwise). */
+const block_info_t *patch_block(const patch_t *patch, int32_t id);
+
+/* BlockID at grid position (ix, iy, iz), or -1 outside the grid. */
+int32_t patch_block_at(const patch_t *patch, int ix, int iy, int iz);
+
+/* Neighbour of block id in direction d (0..25), with periodic wrap; -1 where the
+ * domain ends on a non-periodic axis. With one block along a periodic axis a block
+ * is its own neighbour. */
+int32_t patch_neighbor(const patch_t *patch, int32_t id, int d);
+
+/* Blocks owned by this process, in increasing BlockID. */
+int32_t patch_local_count(const patch_t *patch);
+int32_t patch_local_id(const patch_t *patch, int32_t i);
+
+/* Number of blocks owned by a rank. */
+int32_t patch_rank_block_count(const patch_t *patch, int rank);
+
+/* Borrowed data list of a block this process owns; NULL for other blocks. */
+block_data_t *patch_block_data(const patch_t *patch, int32_t id);
+
+/* Sets the bs of one block (sweeps classify blocks after the patch is built, from the
+ * geometry every process knows, so all processes set the same values). */
+TSR_NODISCARD tsr_status patch_set_bs(patch_t *patch, int32_t id, uint32_t bs, tsr_error_t *err);
+
+#endif

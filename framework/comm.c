@@ -1,0 +1,375 @@
+#include "comm.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "direction.h"
+#include "message.h"
+#include "verdict.h"
+
+/* One message or local copy: src packs in dir, dst unpacks the same bytes. */
+typedef struct comm_task {
+  int32_t src, dst;
+  int dir;
+  const registry_item_t *ext; /* extraction item of src (NULL for receives) */
+  const registry_item_t *ins; /* insertion item of dst (NULL for sends) */
+  size_t bytes;               /* payload bytes */
+} comm_task_t;
+
+typedef struct comm_peer {
+  int rank;
+  comm_task_t *sends, *recvs; /* in (src, dir) order, as the sender walks them */
+  int nsends, nrecvs;
+  uint8_t *send_buf, *recv_buf;
+  size_t send_bytes, recv_bytes;
+} comm_peer_t;
+
+struct comm {
+  MPI_Comm mpi;
+  int tag;
+  patch_t *patch;
+  int data_id;
+  comm_peer_t *peers;
+  int npeers;
+  comm_task_t *locals;
+  int64_t nlocals;
+  uint8_t *scratch;
+  size_t scratch_bytes;
+  MPI_Request *reqs; /* npeers receives, then npeers sends */
+  bool started;
+  tsr_status start_status; /* first failure of comm_start, reported by comm_finish */
+  tsr_error_t start_err;
+  comm_stats_t stats;
+};
+
+static void comm_peer_clear(comm_peer_t *p) {
+  free(p->sends);
+  free(p->recvs);
+  free(p->send_buf);
+  free(p->recv_buf);
+}
+
+void comm_free(comm_t **c) {
+  if (!c || !*c) return;
+  comm_t *x = *c;
+  for (int i = 0; i < x->npeers; ++i) comm_peer_clear(&x->peers[i]);
+  free(x->peers);
+  free(x->locals);
+  free(x->scratch);
+  free(x->reqs);
+  if (x->mpi != MPI_COMM_NULL) MPI_Comm_free(&x->mpi);
+  free(x);
+  *c = NULL;
+}
+
+static tsr_status comm_lookup(const registry_t *reg, const comm_options_t *o,
+                              registry_kind_t kind, const block_info_t *b,
+                              const registry_item_t **item, tsr_error_t *err) {
+  registry_request_t req = {.fs = o->fs, .hs = b->hs, .bs = b->bs};
+  tsr_status st = registry_lookup(reg, kind, o->field, &req, item, err);
+  if (st != TSR_OK) tsr_error_prefix(err, "ghost exchange of '%s', BlockID %d", o->field, (int)b->id);
+  return st;
+}
+
+/* Appends t to a growable task array. */
+static tsr_status comm_push(comm_task_t **arr, int64_t *n, int64_t *cap, comm_task_t t,
+                            tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (*n == *cap) {
+    int64_t nc = *cap ? 2 * *cap : 32;
+    comm_task_t *g = realloc(*arr, (size_t)nc * sizeof *g);
+    TSR_CHECK(g, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
+    *arr = g;
+    *cap = nc;
+  }
+  (*arr)[(*n)++] = t;
+cleanup:
+  return st;
+}
+
+static int comm_peer_index(comm_t *c, int rank) {
+  for (int i = 0; i < c->npeers; ++i)
+    if (c->peers[i].rank == rank) return i;
+  return -1;
+}
+
+static tsr_status comm_add_peer_task(comm_t *c, int rank, bool send, comm_task_t t,
+                                     tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int i = comm_peer_index(c, rank);
+  if (i < 0) {
+    comm_peer_t *g = realloc(c->peers, (size_t)(c->npeers + 1) * sizeof *g);
+    TSR_CHECK(g, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
+    c->peers = g;
+    i = c->npeers++;
+    memset(&c->peers[i], 0, sizeof c->peers[i]);
+    c->peers[i].rank = rank;
+  }
+  comm_peer_t *p = &c->peers[i];
+  comm_task_t **arr = send ? &p->sends : &p->recvs;
+  int *n = send ? &p->nsends : &p->nrecvs;
+  comm_task_t *g = realloc(*arr, (size_t)(*n + 1) * sizeof *g);
+  TSR_CHECK(g, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
+  *arr = g;
+  (*arr)[(*n)++] = t;
+  size_t *bytes = send ? &p->send_bytes : &p->recv_bytes;
+  *bytes += MESSAGE_HEADER_BYTES + t.bytes;
+cleanup:
+  return st;
+}
+
+static int comm_task_cmp(const void *a, const void *b) {
+  const comm_task_t *x = a, *y = b;
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  return (x->dir > y->dir) - (x->dir < y->dir);
+}
+
+static int comm_peer_cmp(const void *a, const void *b) {
+  const comm_peer_t *x = a, *y = b;
+  return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Size of the message src sends in dir, checked against what dst's insertion expects. */
+static tsr_status comm_sizes(const registry_item_t *ext, const block_info_t *src,
+                             const registry_item_t *ins, const block_info_t *dst, int dir,
+                             const char *field, size_t *bytes, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  size_t out = ext->size(src, dir, ext->ctx), in = ins->size(dst, dir, ins->ctx);
+  TSR_CHECK(out == in, TSR_ERR_INTERNAL,
+            "ghost exchange of '%s': BlockID %d packs %zu bytes in direction %s, but the "
+            "insertion for BlockID %d expects %zu: the extraction and insertion items of "
+            "the two blocks' hardware disagree on the message layout",
+            field, (int)src->id, out, direction_name(dir), (int)dst->id, in);
+  *bytes = out;
+cleanup:
+  return st;
+}
+
+static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t *reg,
+                            tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const patch_t *patch = c->patch;
+  int me = patch_my_rank(patch);
+  int64_t cap = 0;
+  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
+    const registry_item_t *ext, *ins;
+    TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_EXTRACTION, b, &ext, err));
+    TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_INSERTION, b, &ins, err));
+    for (int d = 0; d < DIRECTION_COUNT; ++d) {
+      int32_t nid = patch_neighbor(patch, b->id, d);
+      if (nid < 0) continue;
+      const block_info_t *n = patch_block(patch, nid);
+      if (n->rank == me) {
+        /* b sends to n in d; n's insertion unpacks */
+        const registry_item_t *nins;
+        TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_INSERTION, n, &nins, err));
+        comm_task_t t = {b->id, nid, d, ext, nins, 0};
+        TSR_TRY(comm_sizes(ext, b, nins, n, d, o->field, &t.bytes, err));
+        TSR_TRY(comm_push(&c->locals, &c->nlocals, &cap, t, err));
+        if (t.bytes > c->scratch_bytes) c->scratch_bytes = t.bytes;
+        c->stats.local_bytes += (int64_t)t.bytes;
+        continue;
+      }
+      /* remote: b sends to n in d, and n sends to b in the inverse direction */
+      const registry_item_t *next, *nins;
+      TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_EXTRACTION, n, &next, err));
+      TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_INSERTION, n, &nins, err));
+      comm_task_t s = {b->id, nid, d, ext, NULL, 0};
+      TSR_TRY(comm_sizes(ext, b, nins, n, d, o->field, &s.bytes, err));
+      TSR_TRY(comm_add_peer_task(c, n->rank, true, s, err));
+      int inv = direction_inverse(d);
+      comm_task_t r = {nid, b->id, inv, NULL, ins, 0};
+      TSR_TRY(comm_sizes(next, n, ins, b, inv, o->field, &r.bytes, err));
+      TSR_TRY(comm_add_peer_task(c, n->rank, false, r, err));
+    }
+  }
+  qsort(c->peers, (size_t)c->npeers, sizeof *c->peers, comm_peer_cmp);
+  for (int i = 0; i < c->npeers; ++i) {
+    comm_peer_t *p = &c->peers[i];
+    /* senders walk (src, dir) in increasing order: expect messages in that order */
+    qsort(p->recvs, (size_t)p->nrecvs, sizeof *p->recvs, comm_task_cmp);
+    p->send_buf = malloc(p->send_bytes ? p->send_bytes : 1);
+    p->recv_buf = malloc(p->recv_bytes ? p->recv_bytes : 1);
+    TSR_CHECK(p->send_buf && p->recv_buf, TSR_ERR_NOMEM,
+              "out of memory for the message buffers to rank %d (%zu + %zu bytes)", p->rank,
+              p->send_bytes, p->recv_bytes);
+    TSR_CHECK(p->send_bytes <= INT_MAX && p->recv_bytes <= INT_MAX, TSR_ERR_INVALID,
+              "the messages between rank %d and rank %d need %zu bytes, more than one MPI "
+              "message carries (%d); use more, smaller blocks",
+              me, p->rank, p->send_bytes > p->recv_bytes ? p->send_bytes : p->recv_bytes, INT_MAX);
+    c->stats.messages_sent += p->nsends;
+    c->stats.bytes_sent += (int64_t)p->send_bytes;
+  }
+  c->stats.peers = c->npeers;
+  c->stats.local_copies = c->nlocals;
+  c->scratch = malloc(c->scratch_bytes ? c->scratch_bytes : 1);
+  c->reqs = malloc((size_t)(2 * c->npeers + 1) * sizeof *c->reqs);
+  TSR_CHECK(c->scratch && c->reqs, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
+cleanup:
+  return st;
+}
+
+tsr_status comm_create(const comm_options_t *opts, patch_t *patch, const registry_t *reg,
+                       MPI_Comm mpi_comm, comm_t **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  comm_t *c = NULL;
+  *out = NULL;
+  c = calloc(1, sizeof *c);
+  if (!c) return tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__,
+                               "out of memory creating the ghost exchange");
+  c->mpi = MPI_COMM_NULL;
+  c->patch = patch;
+  c->data_id = opts->data_id;
+  c->tag = opts->tag;
+  TSR_MPI(MPI_Comm_dup(mpi_comm, &c->mpi));
+  TSR_MPI(MPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN));
+  int size;
+  TSR_MPI(MPI_Comm_size(c->mpi, &size));
+  TSR_CHECK(size == patch_nranks(patch), TSR_ERR_INVALID,
+            "the patch was planned for %d ranks, the communicator has %d",
+            patch_nranks(patch), size);
+  st = comm_plan(c, opts, reg, err);
+cleanup:
+  if (c && c->mpi != MPI_COMM_NULL) st = verdict_reduce(c->mpi, st, 0, err);
+  if (st == TSR_OK) *out = c;
+  else comm_free(&c);
+  return st;
+}
+
+static tsr_status comm_pack(comm_t *c, comm_peer_t *p, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  size_t off = 0;
+  for (int k = 0; k < p->nsends; ++k) {
+    const comm_task_t *t = &p->sends[k];
+    const block_info_t *b = patch_block(c->patch, t->src);
+    message_header_t h = {(uint32_t)t->src, (uint32_t)t->dst, (uint32_t)t->dir, t->bytes};
+    message_encode_header(p->send_buf + off, &h);
+    off += MESSAGE_HEADER_BYTES;
+    const void *data = block_data_get(patch_block_data(c->patch, t->src), c->data_id);
+    TSR_CHECK(data, TSR_ERR_INTERNAL, "BlockID %d has no data item %d to extract from",
+              (int)t->src, c->data_id);
+    size_t written = 0;
+    TSR_TRY(t->ext->extract(b, data, t->dir, p->send_buf + off, t->bytes, &written, t->ext->ctx, err));
+    TSR_CHECK(written == t->bytes, TSR_ERR_INTERNAL,
+              "extraction '%s' of BlockID %d in direction %s wrote %zu bytes; the metadata "
+              "gives %zu", t->ext->name, (int)t->src, direction_name(t->dir), written, t->bytes);
+    off += t->bytes;
+  }
+cleanup:
+  return st;
+}
+
+tsr_status comm_start(comm_t *c, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_CHECK(!c->started, TSR_ERR_INTERNAL, "comm_start called twice without comm_finish");
+  c->started = true;
+  c->start_status = TSR_OK;
+  tsr_error_clear(&c->start_err);
+  for (int i = 0; i < c->npeers; ++i) {
+    comm_peer_t *p = &c->peers[i];
+    int rc = MPI_Irecv(p->recv_buf, (int)p->recv_bytes, MPI_BYTE, p->rank, c->tag, c->mpi,
+                       &c->reqs[i]);
+    if (rc != MPI_SUCCESS && c->start_status == TSR_OK)
+      c->start_status = verdict_mpi_error(rc, "MPI_Irecv", __FILE__, __LINE__, &c->start_err);
+  }
+  for (int i = 0; i < c->npeers; ++i) {
+    comm_peer_t *p = &c->peers[i];
+    /* a failed pack still sends, so that no rank waits forever; the verdict in
+       comm_finish reports the cause first */
+    if (c->start_status == TSR_OK) c->start_status = comm_pack(c, p, &c->start_err);
+    int rc = MPI_Isend(p->send_buf, (int)p->send_bytes, MPI_BYTE, p->rank, c->tag, c->mpi,
+                       &c->reqs[c->npeers + i]);
+    if (rc != MPI_SUCCESS && c->start_status == TSR_OK)
+      c->start_status = verdict_mpi_error(rc, "MPI_Isend", __FILE__, __LINE__, &c->start_err);
+  }
+cleanup:
+  return st;
+}
+
+static tsr_status comm_local_copies(comm_t *c, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (int64_t k = 0; k < c->nlocals; ++k) {
+    const comm_task_t *t = &c->locals[k];
+    const block_info_t *s = patch_block(c->patch, t->src), *d = patch_block(c->patch, t->dst);
+    const void *sdata = block_data_get(patch_block_data(c->patch, t->src), c->data_id);
+    void *ddata = block_data_get(patch_block_data(c->patch, t->dst), c->data_id);
+    TSR_CHECK(sdata && ddata, TSR_ERR_INTERNAL, "BlockID %d or %d has no data item %d",
+              (int)t->src, (int)t->dst, c->data_id);
+    size_t written = 0;
+    TSR_TRY(t->ext->extract(s, sdata, t->dir, c->scratch, t->bytes, &written, t->ext->ctx, err));
+    TSR_CHECK(written == t->bytes, TSR_ERR_INTERNAL,
+              "extraction '%s' of BlockID %d in direction %s wrote %zu bytes; the metadata "
+              "gives %zu", t->ext->name, (int)t->src, direction_name(t->dir), written, t->bytes);
+    TSR_TRY(t->ins->insert(d, ddata, t->dir, c->scratch, t->bytes, t->ins->ctx, err));
+  }
+cleanup:
+  return st;
+}
+
+static tsr_status comm_unpack(comm_t *c, const comm_peer_t *p, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  buffer_reader_t r = buffer_reader(p->recv_buf, p->recv_bytes);
+  for (int k = 0; k < p->nrecvs; ++k) {
+    const comm_task_t *t = &p->recvs[k];
+    message_header_t h;
+    const uint8_t *payload;
+    st = message_read(&r, &h, &payload, err);
+    if (st == TSR_OK) st = message_check_route(&h, c->patch, p->rank, err);
+    if (st != TSR_OK) {
+      tsr_error_prefix(err, "message %d of %d from rank %d", k + 1, p->nrecvs, p->rank);
+      goto cleanup;
+    }
+    TSR_CHECK(h.src == (uint32_t)t->src && h.dst == (uint32_t)t->dst && h.dir == (uint32_t)t->dir,
+              TSR_ERR_CORRUPT,
+              "message %d of %d from rank %d is BlockID %u -> %u (%s); expected BlockID %d -> "
+              "%d (%s): messages are missing, repeated or out of order",
+              k + 1, p->nrecvs, p->rank, (unsigned)h.src, (unsigned)h.dst,
+              direction_name((int)h.dir), (int)t->src, (int)t->dst, direction_name(t->dir));
+    TSR_TRY(message_check_payload(&h, t->bytes, err));
+    const block_info_t *b = patch_block(c->patch, t->dst);
+    void *data = block_data_get(patch_block_data(c->patch, t->dst), c->data_id);
+    TSR_CHECK(data, TSR_ERR_INTERNAL, "BlockID %d has no data item %d", (int)t->dst, c->data_id);
+    TSR_TRY(t->ins->insert(b, data, t->dir, payload, t->bytes, t->ins->ctx, err));
+  }
+  TSR_CHECK(buffer_reader_left(&r) == 0, TSR_ERR_CORRUPT,
+            "%zu bytes from rank %d follow its last expected message", buffer_reader_left(&r),
+            p->rank);
+cleanup:
+  return st;
+}
+
+tsr_status comm_finish(comm_t *c, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int phase = 1;
+  if (!c->started) {
+    st = tsr_error_set(err, TSR_ERR_INTERNAL, __FILE__, __LINE__,
+                       "comm_finish called without comm_start");
+    return st;
+  }
+  c->started = false;
+  st = c->start_status;
+  if (st != TSR_OK) {
+    *err = c->start_err;
+    phase = 0;
+  }
+  if (st == TSR_OK) {
+    st = comm_local_copies(c, err);
+    if (st != TSR_OK) phase = 0;
+  }
+  int rc = MPI_Waitall(2 * c->npeers, c->reqs, MPI_STATUSES_IGNORE);
+  if (rc != MPI_SUCCESS && st == TSR_OK)
+    st = verdict_mpi_error(rc, "MPI_Waitall", __FILE__, __LINE__, err);
+  for (int i = 0; i < c->npeers && st == TSR_OK; ++i) st = comm_unpack(c, &c->peers[i], err);
+  return verdict_reduce(c->mpi, st, phase, err);
+}
+
+tsr_status comm_exchange(comm_t *c, tsr_error_t *err) {
+  tsr_status st = comm_start(c, err);
+  if (st != TSR_OK) return st;
+  return comm_finish(c, err);
+}
+
+comm_stats_t comm_stats(const comm_t *c) { return c->stats; }

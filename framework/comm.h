@@ -1,0 +1,59 @@
+/* comm: the communication scheme of one field's ghost exchange.
+ *
+ * comm_create walks every local block and every direction with a neighbour, once:
+ *   neighbour on this process -> a local copy: extract(b, d) into a scratch buffer,
+ *                                insert(n, d) from it;
+ *   neighbour on another rank -> a block message appended to the one send buffer of
+ *                                that rank.
+ * Extraction and insertion functions come from the registry by the field name, the
+ * simulation's fs and each block's hs and bs. Every message size is computed from block
+ * metadata before anything is sent, so one MPI_Irecv/MPI_Isend pair per neighbour rank
+ * moves exact-size buffers; received messages are checked against the expected list
+ * (order, route, payload length) before insertion.
+ *
+ * comm_start posts the receives, packs and sends; comm_finish does the local copies
+ * while messages travel, waits, checks and inserts. Both are collective; comm_finish
+ * returns the same verdict on every rank. */
+#ifndef COMM_H
+#define COMM_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "patch.h"
+#include "registry.h"
+#include "tsr_error.h"
+
+typedef struct comm comm_t;
+
+typedef struct comm_options {
+  const char *field; /* registry name of the extraction/insertion items */
+  uint64_t fs;       /* the simulation's fs switches */
+  int data_id;       /* block data item handed to extraction and insertion */
+  int tag;           /* MPI tag on the duplicated communicator */
+} comm_options_t;
+
+typedef struct comm_stats {
+  int peers;               /* neighbour ranks */
+  int64_t messages_sent;   /* block messages sent per exchange */
+  int64_t bytes_sent;      /* bytes sent per exchange, headers included */
+  int64_t local_copies;    /* block-to-block copies inside this process per exchange */
+  int64_t local_bytes;     /* payload bytes of those copies */
+} comm_stats_t;
+
+/* Collective over mpi_comm (duplicated inside). patch and reg are borrowed and must
+ * outlive the comm. */
+TSR_NODISCARD tsr_status comm_create(const comm_options_t *opts, patch_t *patch,
+                                     const registry_t *reg, MPI_Comm mpi_comm, comm_t **out,
+                                     tsr_error_t *err);
+void comm_free(comm_t **c);
+
+TSR_NODISCARD tsr_status comm_start(comm_t *c, tsr_error_t *err);
+TSR_NODISCARD tsr_status comm_finish(comm_t *c, tsr_error_t *err);
+/* comm_start then comm_finish. */
+TSR_NODISCARD tsr_status comm_exchange(comm_t *c, tsr_error_t *err);
+
+comm_stats_t comm_stats(const comm_t *c);
+
+#endif

@@ -1,0 +1,271 @@
+#include "registry.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct registry_entry {
+  registry_item_t item; /* strings owned by the entry */
+  uint64_t fs_on, fs_off, hs, bs;
+} registry_entry_t;
+
+struct registry {
+  selector_table_t *selectors;
+  registry_entry_t **entries;
+  size_t count, cap;
+  char **data_names;
+  int ndata;
+  void **kept;
+  size_t nkept;
+};
+
+const char *registry_kind_name(registry_kind_t kind) {
+  static const char *const names[REGISTRY_KIND_COUNT] = {"kernel", "allocator", "extraction",
+                                                         "insertion", "boundary"};
+  return (unsigned)kind < REGISTRY_KIND_COUNT ? names[kind] : "?";
+}
+
+tsr_status registry_create(registry_t **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  *out = NULL;
+  registry_t *reg = calloc(1, sizeof *reg);
+  TSR_CHECK(reg, TSR_ERR_NOMEM, "out of memory allocating the registry");
+  TSR_TRY(selector_table_create(&reg->selectors, err));
+  *out = reg;
+  reg = NULL;
+cleanup:
+  registry_free(&reg);
+  return st;
+}
+
+static void registry_entry_free(registry_entry_t *e) {
+  if (!e) return;
+  free((char *)e->item.name);
+  free((char *)e->item.fs);
+  free((char *)e->item.hs);
+  free((char *)e->item.bs);
+  free(e);
+}
+
+void registry_free(registry_t **reg) {
+  if (!reg || !*reg) return;
+  registry_t *r = *reg;
+  for (size_t i = 0; i < r->count; ++i) registry_entry_free(r->entries[i]);
+  free(r->entries);
+  for (int i = 0; i < r->ndata; ++i) free(r->data_names[i]);
+  free(r->data_names);
+  for (size_t i = 0; i < r->nkept; ++i) free(r->kept[i]);
+  free(r->kept);
+  selector_table_free(&r->selectors);
+  free(r);
+  *reg = NULL;
+}
+
+selector_table_t *registry_selectors(registry_t *reg) { return reg->selectors; }
+const selector_table_t *registry_selectors_const(const registry_t *reg) { return reg->selectors; }
+size_t registry_count(const registry_t *reg) { return reg->count; }
+
+/* Writes "kind 'name' fs=... hs=... bs=..." for messages. */
+static void registry_describe(const registry_t *reg, const registry_entry_t *e, char *out,
+                              size_t cap) {
+  snprintf(out, cap, "%s '%s' fs=%s hs=%s bs=%s", registry_kind_name(e->item.kind), e->item.name,
+           e->item.fs, e->item.hs, e->item.bs);
+}
+
+static bool registry_overlap(const registry_entry_t *a, const registry_entry_t *b) {
+  return (a->hs & b->hs) && (a->bs & b->bs) && !(a->fs_on & b->fs_off) && !(b->fs_on & a->fs_off);
+}
+
+static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  bool want_kernel = it->kind == REGISTRY_KIND_KERNEL || it->kind == REGISTRY_KIND_BOUNDARY;
+  bool want_alloc = it->kind == REGISTRY_KIND_ALLOCATOR;
+  bool want_extract = it->kind == REGISTRY_KIND_EXTRACTION;
+  bool want_insert = it->kind == REGISTRY_KIND_INSERTION;
+  bool want_size = want_extract || want_insert;
+  const char *kind = registry_kind_name(it->kind);
+  struct {
+    const char *field;
+    bool has, wanted;
+  } fields[] = {
+      {".kernel", it->kernel != NULL, want_kernel}, {".alloc", it->alloc != NULL, want_alloc},
+      {".free", it->free != NULL, want_alloc},       {".size", it->size != NULL, want_size},
+      {".extract", it->extract != NULL, want_extract},
+      {".insert", it->insert != NULL, want_insert},
+  };
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
+    TSR_CHECK(fields[i].has || !fields[i].wanted, TSR_ERR_INVALID,
+              "registry item %s '%s': a %s item needs %s", kind, it->name, kind, fields[i].field);
+    TSR_CHECK(!fields[i].has || fields[i].wanted, TSR_ERR_INVALID,
+              "registry item %s '%s': a %s item has no %s", kind, it->name, kind, fields[i].field);
+  }
+cleanup:
+  return st;
+}
+
+static char *registry_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+tsr_status registry_add(registry_t *reg, const registry_item_t *item, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  registry_entry_t *e = NULL;
+  uint64_t unused;
+  TSR_CHECK((unsigned)item->kind < REGISTRY_KIND_COUNT, TSR_ERR_INVALID,
+            "registry item kind %d does not exist", (int)item->kind);
+  TSR_CHECK(item->name && item->name[0], TSR_ERR_INVALID, "registry %s item without a name",
+            registry_kind_name(item->kind));
+  TSR_CHECK(item->fs && item->hs && item->bs, TSR_ERR_INVALID,
+            "registry item %s '%s': fs, hs and bs must all be given (\"*\" for any)",
+            registry_kind_name(item->kind), item->name);
+  TSR_TRY(registry_check_functions(item, err));
+
+  e = calloc(1, sizeof *e);
+  TSR_CHECK(e, TSR_ERR_NOMEM, "out of memory adding a registry item");
+  e->item = *item;
+  e->item.name = registry_strdup(item->name);
+  e->item.fs = registry_strdup(item->fs);
+  e->item.hs = registry_strdup(item->hs);
+  e->item.bs = registry_strdup(item->bs);
+  TSR_CHECK(e->item.name && e->item.fs && e->item.hs && e->item.bs, TSR_ERR_NOMEM,
+            "out of memory adding a registry item");
+  st = selector_parse(reg->selectors, SELECTOR_FS, item->fs, &e->fs_on, &e->fs_off, err);
+  if (st == TSR_OK) st = selector_parse(reg->selectors, SELECTOR_HS, item->hs, &e->hs, &unused, err);
+  if (st == TSR_OK) st = selector_parse(reg->selectors, SELECTOR_BS, item->bs, &e->bs, &unused, err);
+  if (st != TSR_OK) {
+    tsr_error_prefix(err, "registry item %s '%s'", registry_kind_name(item->kind), item->name);
+    goto cleanup;
+  }
+  TSR_CHECK(!(e->fs_on & e->fs_off), TSR_ERR_INVALID,
+            "registry item %s '%s': fs '%s' wants a switch both on and off",
+            registry_kind_name(item->kind), item->name, item->fs);
+
+  for (size_t i = 0; i < reg->count; ++i) {
+    const registry_entry_t *o = reg->entries[i];
+    if (o->item.kind != item->kind || strcmp(o->item.name, item->name) != 0) continue;
+    if (registry_overlap(o, e)) {
+      char a[512], b[512];
+      registry_describe(reg, e, a, sizeof a);
+      registry_describe(reg, o, b, sizeof b);
+      TSR_FAIL(TSR_ERR_LOOKUP,
+               "registry item [%s] is ambiguous with [%s]: a block can match both; make "
+               "their fs, hs or bs exclusive",
+               a, b);
+    }
+  }
+  if (reg->count == reg->cap) {
+    size_t cap = reg->cap ? 2 * reg->cap : 16;
+    registry_entry_t **grown = realloc(reg->entries, cap * sizeof *grown);
+    TSR_CHECK(grown, TSR_ERR_NOMEM, "out of memory growing the registry");
+    reg->entries = grown;
+    reg->cap = cap;
+  }
+  reg->entries[reg->count++] = e;
+  e = NULL;
+cleanup:
+  registry_entry_free(e);
+  return st;
+}
+
+static bool registry_matches(const registry_entry_t *e, const registry_request_t *req) {
+  return (req->fs & e->fs_on) == e->fs_on && !(req->fs & e->fs_off) && req->hs < 64 &&
+         req->bs < 64 && (e->hs >> req->hs & 1) && (e->bs >> req->bs & 1);
+}
+
+tsr_status registry_lookup(const registry_t *reg, registry_kind_t kind, const char *name,
+                           const registry_request_t *req, const registry_item_t **out,
+                           tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const registry_entry_t *found = NULL;
+  int nmatch = 0, ncand = 0;
+  *out = NULL;
+  for (size_t i = 0; i < reg->count; ++i) {
+    const registry_entry_t *e = reg->entries[i];
+    if (e->item.kind != kind || strcmp(e->item.name, name) != 0) continue;
+    ++ncand;
+    if (registry_matches(e, req)) {
+      ++nmatch;
+      found = e;
+    }
+  }
+  if (nmatch == 1) {
+    *out = &found->item;
+    goto cleanup;
+  }
+  /* describe the request and every candidate */
+  char fs[512], msg[TSR_ERROR_TEXT_MAX];
+  size_t used = (size_t)snprintf(
+      msg, sizeof msg, "%s %s '%s' for fs={%s} hs=%s bs=%s; candidates: ",
+      nmatch == 0 ? "no registry item matches" : "more than one registry item matches",
+      registry_kind_name(kind), name,
+      req->fs ? selector_format(reg->selectors, SELECTOR_FS, req->fs, fs, sizeof fs) : "",
+      selector_name(reg->selectors, SELECTOR_HS, req->hs),
+      selector_name(reg->selectors, SELECTOR_BS, req->bs));
+  if (ncand == 0 && used < sizeof msg)
+    snprintf(msg + used, sizeof msg - used, "none (nothing registered under that name)");
+  for (size_t i = 0; i < reg->count && used < sizeof msg; ++i) {
+    const registry_entry_t *e = reg->entries[i];
+    if (e->item.kind != kind || strcmp(e->item.name, name) != 0) continue;
+    char d[512];
+    registry_describe(reg, e, d, sizeof d);
+    int n = snprintf(msg + used, sizeof msg - used, "%s[%s]", used && msg[used - 1] == ']' ? ", " : "", d);
+    if (n < 0) break;
+    used += (size_t)n;
+  }
+  TSR_FAIL(nmatch == 0 ? TSR_ERR_LOOKUP : TSR_ERR_INTERNAL, "%s", msg);
+cleanup:
+  return st;
+}
+
+tsr_status registry_parse_fs(registry_t *reg, const char *fs, uint64_t *bits, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  uint64_t off = 0;
+  *bits = 0;
+  if (fs[0] == '\0') goto cleanup;
+  TSR_CHECK(strcmp(fs, "*") != 0, TSR_ERR_INVALID,
+            "fs set '*': a simulation names the switches it turns on");
+  TSR_TRY(selector_parse(reg->selectors, SELECTOR_FS, fs, bits, &off, err));
+  TSR_CHECK(off == 0, TSR_ERR_INVALID, "fs set '%s': a simulation cannot turn a switch off "
+            "with '!'; leave it out", fs);
+cleanup:
+  return st;
+}
+
+tsr_status registry_data_id(registry_t *reg, const char *name, int *id, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (int i = 0; i < reg->ndata; ++i)
+    if (strcmp(reg->data_names[i], name) == 0) {
+      *id = i;
+      goto cleanup;
+    }
+  char **grown = realloc(reg->data_names, (size_t)(reg->ndata + 1) * sizeof *grown);
+  TSR_CHECK(grown, TSR_ERR_NOMEM, "out of memory adding data name '%s'", name);
+  reg->data_names = grown;
+  reg->data_names[reg->ndata] = registry_strdup(name);
+  TSR_CHECK(reg->data_names[reg->ndata], TSR_ERR_NOMEM, "out of memory adding data name '%s'",
+            name);
+  *id = reg->ndata++;
+cleanup:
+  return st;
+}
+
+tsr_status registry_keep(registry_t *reg, const void *bytes, size_t n, void **copy,
+                         tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  void *c = NULL;
+  *copy = NULL;
+  void **grown = realloc(reg->kept, (reg->nkept + 1) * sizeof *grown);
+  TSR_CHECK(grown, TSR_ERR_NOMEM, "out of memory keeping a registry context");
+  reg->kept = grown;
+  c = malloc(n ? n : 1);
+  TSR_CHECK(c, TSR_ERR_NOMEM, "out of memory keeping a registry context of %zu bytes", n);
+  if (n) memcpy(c, bytes, n);
+  reg->kept[reg->nkept++] = c;
+  *copy = c;
+cleanup:
+  return st;
+}

@@ -1,0 +1,121 @@
+/* registry: the functionality registry. Every item is registered with a kind, a name
+ * (the sweep or field it belongs to) and three selector expressions (fs, hs, bs; see
+ * selector.h); registry_lookup returns the single item whose selectors match a
+ * request, or fails naming the request and every candidate. There is no fallback and
+ * no first match: two matching items are an error.
+ *
+ * Sweeps add their items through one `<sweep>_register(registry_t *, tsr_error_t *)`
+ * each; framework/ names no sweep.
+ *
+ * The function fields an item must carry depend on its kind:
+ *   REGISTRY_KIND_KERNEL      .kernel
+ *   REGISTRY_KIND_BOUNDARY    .kernel
+ *   REGISTRY_KIND_ALLOCATOR   .alloc and .free
+ *   REGISTRY_KIND_EXTRACTION  .extract and .size
+ *   REGISTRY_KIND_INSERTION   .insert and .size
+ * and no others. */
+#ifndef REGISTRY_H
+#define REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "block_data.h"
+#include "patch.h"
+#include "selector.h"
+#include "tsr_error.h"
+
+typedef struct registry registry_t;
+
+typedef enum registry_kind {
+  REGISTRY_KIND_KERNEL = 0,
+  REGISTRY_KIND_ALLOCATOR,
+  REGISTRY_KIND_EXTRACTION,
+  REGISTRY_KIND_INSERTION,
+  REGISTRY_KIND_BOUNDARY,
+  REGISTRY_KIND_COUNT
+} registry_kind_t;
+
+/* Allocates the item of one block's data list. */
+typedef tsr_status (*registry_alloc_fn)(const block_info_t *block, void *ctx, void **out,
+                                        tsr_error_t *err);
+/* Frees what registry_alloc_fn made (NULL-safe). */
+typedef void (*registry_free_fn)(void *data, void *ctx);
+/* Payload bytes of the message a block sends in direction dir; computed from metadata
+ * alone, so any process can compute it for any block. */
+typedef size_t (*registry_size_fn)(const block_info_t *block, int dir, void *ctx);
+/* Packs the data a message in direction dir carries into out (cap bytes), in the
+ * hardware-independent message layout; sets *written. */
+typedef tsr_status (*registry_extract_fn)(const block_info_t *block, const void *data, int dir,
+                                          uint8_t *out, size_t cap, size_t *written, void *ctx,
+                                          tsr_error_t *err);
+/* Unpacks a message that travelled in direction dir (packed by the neighbour on the
+ * side -dir) into the ghost layer on that side. */
+typedef tsr_status (*registry_insert_fn)(const block_info_t *block, void *data, int dir,
+                                         const uint8_t *in, size_t len, void *ctx,
+                                         tsr_error_t *err);
+/* Work on one block. */
+typedef tsr_status (*registry_kernel_fn)(const block_info_t *block, block_data_t *data,
+                                         void *ctx, tsr_error_t *err);
+
+typedef struct registry_item {
+  registry_kind_t kind;
+  const char *name; /* e.g. "lbm.stream_collide", "lbm.pdf" (copied) */
+  const char *fs;   /* selector expressions (see selector.h) */
+  const char *hs;
+  const char *bs;
+  registry_kernel_fn kernel;
+  registry_alloc_fn alloc;
+  registry_free_fn free;
+  registry_size_fn size;
+  registry_extract_fn extract;
+  registry_insert_fn insert;
+  void *ctx;        /* borrowed; passed to every function of the item */
+} registry_item_t;
+
+/* A request: the simulation's fs switches and one block's hs and bs. */
+typedef struct registry_request {
+  uint64_t fs;
+  uint32_t hs;
+  uint32_t bs;
+} registry_request_t;
+
+TSR_NODISCARD tsr_status registry_create(registry_t **out, tsr_error_t *err);
+void registry_free(registry_t **reg);
+
+/* Adds a copy of item. Rejects a missing name, a bad selector expression, function
+ * fields that do not fit the kind, and an item whose selectors overlap those of an
+ * item with the same kind and name (the lookup would be ambiguous). */
+TSR_NODISCARD tsr_status registry_add(registry_t *reg, const registry_item_t *item,
+                                      tsr_error_t *err);
+
+/* The single item of this kind and name that matches req, borrowed until the registry
+ * is freed. An fs expression matches when all its names are on in req.fs and all its
+ * '!' names are off; hs and bs match when req's id is among the alternatives. */
+TSR_NODISCARD tsr_status registry_lookup(const registry_t *reg, registry_kind_t kind,
+                                         const char *name, const registry_request_t *req,
+                                         const registry_item_t **out, tsr_error_t *err);
+
+/* The selector table of the registry (borrowed). */
+selector_table_t *registry_selectors(registry_t *reg);
+const selector_table_t *registry_selectors_const(const registry_t *reg);
+
+/* Parses an fs set such as "trt,dp" (names only, no '!') into the switches of a
+ * simulation, interning the names. */
+TSR_NODISCARD tsr_status registry_parse_fs(registry_t *reg, const char *fs, uint64_t *bits,
+                                           tsr_error_t *err);
+
+/* Data ids: small integers that key block data lists, one per data name. */
+TSR_NODISCARD tsr_status registry_data_id(registry_t *reg, const char *name, int *id,
+                                          tsr_error_t *err);
+
+/* Stores a copy of n bytes that lives as long as the registry and returns it in *copy:
+ * the home of a sweep's item context (parameters, data ids) that its items borrow. */
+TSR_NODISCARD tsr_status registry_keep(registry_t *reg, const void *bytes, size_t n, void **copy,
+                                       tsr_error_t *err);
+
+/* Number of items, and "kernel", "allocator", ... for a kind. */
+size_t registry_count(const registry_t *reg);
+const char *registry_kind_name(registry_kind_t kind);
+
+#endif
