@@ -20,3 +20,12 @@ if(TESSERA_FUZZ)
     -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
   target_link_options(tessera_flags INTERFACE -fsanitize=address,undefined)
 endif()
+
+# tessera_sanitizer_support(target): in sanitizer builds, links tests/support/keep_plugins.c
+# into an executable so LeakSanitizer can attribute the allocations that Open MPI and
+# OpenCL plugins keep until exit (see that file).
+function(tessera_sanitizer_support target)
+  if(TESSERA_SANITIZE)
+    target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support/keep_plugins.c)
+  endif()
+endfunction()

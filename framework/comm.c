@@ -186,7 +186,7 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
       TSR_TRY(comm_add_peer_task(c, n->rank, false, r, err));
     }
   }
-  qsort(c->peers, (size_t)c->npeers, sizeof *c->peers, comm_peer_cmp);
+  if (c->npeers > 1) qsort(c->peers, (size_t)c->npeers, sizeof *c->peers, comm_peer_cmp);
   for (int i = 0; i < c->npeers; ++i) {
     comm_peer_t *p = &c->peers[i];
     /* senders walk (src, dir) in increasing order: expect messages in that order */

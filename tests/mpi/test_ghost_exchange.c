@@ -1,0 +1,255 @@
+/* Ghost exchange on 1, 2 and 4 ranks: a field whose cells encode (global cell,
+ * component) is exchanged over many block grids, every periodicity combination, 1 to 27
+ * blocks per rank and uneven splits; afterwards every cell of every block must hold
+ * exactly what ghost_check_verify expects (exact comparison: values are copied, never
+ * computed). Also: a failing extraction on one rank gives the same error on all ranks
+ * without a hang. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "comm.h"
+#include "data.h"
+#include "direction.h"
+#include "ghost_check.h"
+#include "mpi_test.h"
+#include "patch.h"
+#include "registry.h"
+#include "verdict.h"
+
+typedef struct exchange_result {
+  tsr_status st;
+  tsr_error_t err;
+  int64_t messages, local_copies; /* summed over ranks */
+  int64_t filled[4], empty, ghost_cells;
+  int32_t min_blocks, max_blocks; /* blocks per rank */
+} exchange_result_t;
+
+/* Runs one case: patch, field, fill, two exchanges, verification; all ranks agree. */
+static exchange_result_t run_case(const patch_options_t *opts) {
+  exchange_result_t r;
+  memset(&r, 0, sizeof r);
+  tsr_error_t *err = &r.err;
+  tsr_status st = TSR_OK;
+  registry_t *reg = NULL;
+  patch_t *patch = NULL;
+  comm_t *ex = NULL;
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  patch_layout_t layout = {.nranks = size, .my_rank = rank};
+  st = patch_create(opts, &layout, &patch, err);
+  if (st == TSR_OK) st = registry_create(&reg, err);
+  if (st == TSR_OK) st = ghost_check_register(reg, err);
+  TSR_TRY(verdict_reduce(MPI_COMM_WORLD, st, 0, err));
+  int field;
+  TSR_TRY(data_allocate(MPI_COMM_WORLD, reg, patch, GHOST_CHECK_FIELD, 0, &field, err));
+  st = data_run_kernel(reg, patch, GHOST_CHECK_FILL, 0, err);
+  TSR_TRY(verdict_reduce(MPI_COMM_WORLD, st, 0, err));
+  TSR_TRY(comm_create(&(comm_options_t){.field = GHOST_CHECK_FIELD, .data_id = field, .tag = 7},
+                      patch, reg, MPI_COMM_WORLD, &ex, err));
+  TSR_TRY(comm_exchange(ex, err));
+  TSR_TRY(comm_exchange(ex, err)); /* a second exchange must leave everything as it is */
+  ghost_check_report_t rep;
+  st = ghost_check_verify(patch, field, &rep, err);
+  TSR_TRY(verdict_reduce(MPI_COMM_WORLD, st, 1, err));
+  comm_stats_t cs = comm_stats(ex);
+  int64_t mine[8] = {cs.messages_sent, cs.local_copies, rep.filled[1], rep.filled[2],
+                     rep.filled[3], rep.empty, rep.ghost_cells, 0};
+  int64_t sum[8];
+  MPI_Allreduce(mine, sum, 8, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  r.messages = sum[0];
+  r.local_copies = sum[1];
+  for (int k = 1; k <= 3; ++k) r.filled[k] = sum[1 + k];
+  r.empty = sum[5];
+  r.ghost_cells = sum[6];
+  r.min_blocks = INT32_MAX;
+  for (int q = 0; q < size; ++q) {
+    int32_t n = patch_rank_block_count(patch, q);
+    if (n < r.min_blocks) r.min_blocks = n;
+    if (n > r.max_blocks) r.max_blocks = n;
+  }
+cleanup:
+  r.st = st;
+  comm_free(&ex);
+  patch_free(&patch);
+  registry_free(&reg);
+  return r;
+}
+
+static void describe(const patch_options_t *o, char *out, size_t cap) {
+  snprintf(out, cap, "cells %lldx%lldx%lld blocks %dx%dx%d periodic %d%d%d",
+           (long long)o->cells[0], (long long)o->cells[1], (long long)o->cells[2], o->blocks[0],
+           o->blocks[1], o->blocks[2], o->periodic[0], o->periodic[1], o->periodic[2]);
+}
+
+/* Every ghost cell of every block holds its neighbour's value, over a matrix of cases. */
+static void test_exchange_matrix(void **state) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  /* block grids: per-rank counts from 1 up to 27 (the last grids scale with the ranks) */
+  const int grids[][3] = {{1, 1, 1}, {2, 1, 1}, {1, 3, 1}, {1, 1, 2}, {2, 2, 1}, {2, 2, 2},
+                          {3, 2, 1}, {3, 3, 3}, {4, 3, 2}, {size, 1, 1}, {2 * size, 2, 2},
+                          {3 * size, 3, 3}};
+  int ncases = 0, mixed = 0, max_per_rank = 0;
+  for (size_t g = 0; g < sizeof grids / sizeof grids[0]; ++g) {
+    for (int per = 0; per < 8; ++per) {
+      patch_options_t o = patch_options_default();
+      for (int a = 0; a < 3; ++a) {
+        o.blocks[a] = grids[g][a];
+        /* uneven splits: 2 or 3 cells per block, plus a remainder on some axes */
+        o.cells[a] = 2 * grids[g][a] + (a + (int)g) % (grids[g][a] + 1);
+        o.periodic[a] = (per >> a) & 1;
+      }
+      char name[160];
+      describe(&o, name, sizeof name);
+      exchange_result_t r = run_case(&o);
+      if (r.st != TSR_OK) fail_msg("%s: %s", name, r.err.text);
+      /* counts that the geometry fixes */
+      assert_int_equal(r.filled[1] + r.filled[2] + r.filled[3] + r.empty, r.ghost_cells);
+      if (per == 7) assert_int_equal(r.empty, 0); /* fully periodic: every ghost is filled */
+      if (per == 0 && o.blocks[0] * o.blocks[1] * o.blocks[2] == 1)
+        assert_int_equal(r.filled[1] + r.filled[2] + r.filled[3], 0);
+      if (r.messages > 0 && r.local_copies > 0) ++mixed;
+      if (r.max_blocks > max_per_rank) max_per_rank = r.max_blocks;
+      assert_true(r.max_blocks - r.min_blocks <= 1); /* Morton even split */
+      ++ncases;
+    }
+  }
+  assert_int_equal(ncases, 96);
+  assert_int_equal(max_per_rank, 27);
+  if (size > 1) assert_true(mixed > 0); /* some blocks had local and remote neighbours */
+}
+
+/* One cell per block: every slice is a single cell, every block is a corner block. */
+static void test_exchange_one_cell_blocks(void **state) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  patch_options_t o = patch_options_default();
+  for (int a = 0; a < 3; ++a) {
+    o.cells[a] = a == 0 ? 2 * size : 3;
+    o.blocks[a] = (int)o.cells[a];
+    o.periodic[a] = a != 1;
+  }
+  exchange_result_t r = run_case(&o);
+  if (r.st != TSR_OK) fail_msg("%s", r.err.text);
+  assert_true(r.filled[3] > 0);
+}
+
+/* An extraction that fails on one block only: every rank returns the same error, and
+ * no rank hangs waiting for messages. */
+static tsr_status faulty_alloc(const block_info_t *b, void *ctx, void **out, tsr_error_t *err) {
+  *out = malloc(8);
+  return *out ? TSR_OK : TSR_ERR_NOMEM;
+}
+static void faulty_free(void *data, void *ctx) { free(data); }
+static size_t faulty_size(const block_info_t *b, int dir, void *ctx) { return 8; }
+static tsr_status faulty_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
+                                 size_t cap, size_t *written, void *ctx, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int bad = *(const int *)ctx;
+  TSR_CHECK(b->id != bad, TSR_ERR_INVALID, "faulty extraction refuses BlockID %d", (int)b->id);
+  memset(out, 0, 8);
+  *written = 8;
+cleanup:
+  return st;
+}
+static tsr_status faulty_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
+                                size_t len, void *ctx, tsr_error_t *err) {
+  return TSR_OK;
+}
+
+static void test_exchange_failure_is_shared(void **state) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  tsr_error_t err;
+  tsr_error_clear(&err);
+  registry_t *reg = NULL;
+  patch_t *patch = NULL;
+  comm_t *ex = NULL;
+  patch_options_t o = patch_options_default();
+  o.cells[0] = 4 * size;
+  o.blocks[0] = 2 * size;
+  o.periodic[0] = true;
+  patch_layout_t layout = {.nranks = size, .my_rank = rank};
+  assert_int_equal(patch_create(&o, &layout, &patch, &err), TSR_OK);
+  assert_int_equal(registry_create(&reg, &err), TSR_OK);
+  int bad = 2 * size - 1; /* the last block: on the last rank */
+  void *ctx;
+  assert_int_equal(registry_keep(reg, &bad, sizeof bad, &ctx, &err), TSR_OK);
+  const char *f = "faulty.field";
+  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_ALLOCATOR, .name = f,
+                   .fs = "*", .hs = "cpu", .bs = "*", .alloc = faulty_alloc, .free = faulty_free}, &err), TSR_OK);
+  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_EXTRACTION, .name = f,
+                   .fs = "*", .hs = "cpu", .bs = "*", .extract = faulty_extract, .size = faulty_size,
+                   .ctx = ctx}, &err), TSR_OK);
+  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_INSERTION, .name = f,
+                   .fs = "*", .hs = "cpu", .bs = "*", .insert = faulty_insert, .size = faulty_size},
+                   &err), TSR_OK);
+  int id;
+  assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, f, 0, &id, &err), TSR_OK);
+  assert_int_equal(comm_create(&(comm_options_t){.field = f, .data_id = id, .tag = 3}, patch, reg,
+                               MPI_COMM_WORLD, &ex, &err), TSR_OK);
+  tsr_status st = comm_exchange(ex, &err);
+  assert_int_equal(st, TSR_ERR_INVALID);
+  char want[64];
+  snprintf(want, sizeof want, "refuses BlockID %d", bad);
+  assert_non_null(strstr(err.text, want));
+  comm_free(&ex);
+  patch_free(&patch);
+  registry_free(&reg);
+}
+
+/* A lookup that fails on some ranks only (a rank whose blocks have no extraction item)
+ * makes comm_create fail everywhere with the same message. */
+static void test_create_failure_is_shared(void **state) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  tsr_error_t err;
+  tsr_error_clear(&err);
+  registry_t *reg = NULL;
+  patch_t *patch = NULL;
+  comm_t *ex = NULL;
+  patch_options_t o = patch_options_default();
+  o.cells[0] = 4 * size;
+  o.blocks[0] = 2 * size;
+  uint32_t hs[4] = {SELECTOR_HS_CPU, SELECTOR_HS_CPU, SELECTOR_HS_CPU, SELECTOR_HS_CPU};
+  hs[size - 1] = SELECTOR_HS_GPU; /* the last rank pretends to be a GPU process */
+  patch_layout_t layout = {.nranks = size, .my_rank = rank, .hs_of_rank = hs};
+  assert_true(size <= 4);
+  assert_int_equal(patch_create(&o, &layout, &patch, &err), TSR_OK);
+  assert_int_equal(registry_create(&reg, &err), TSR_OK);
+  assert_int_equal(ghost_check_register(reg, &err), TSR_OK);
+  /* no field allocated on purpose: the lookup fails before any data is touched */
+  tsr_status st = comm_create(&(comm_options_t){.field = GHOST_CHECK_FIELD, .data_id = 0, .tag = 4},
+                              patch, reg, MPI_COMM_WORLD, &ex, &err);
+  assert_int_equal(st, TSR_ERR_LOOKUP);
+  assert_null(ex);
+  assert_non_null(strstr(err.text, "hs=gpu"));
+  assert_non_null(strstr(err.text, "candidates"));
+  patch_free(&patch);
+  registry_free(&reg);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  mpi_test_quiet_other_ranks();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_exchange_matrix),
+      cmocka_unit_test(test_exchange_one_cell_blocks),
+      cmocka_unit_test(test_exchange_failure_is_shared),
+      cmocka_unit_test(test_create_failure_is_shared),
+  };
+  int failed = cmocka_run_group_tests_name("ghost_exchange", tests, NULL, NULL);
+  int any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any ? 1 : 0;
+}
