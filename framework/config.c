@@ -24,7 +24,12 @@ tsr_status config_validate(const config_t *cfg, tsr_error_t *err) {
   TSR_CHECK(cfg->steps >= 0, TSR_ERR_INVALID, "steps = %lld: allowed are integers >= 0",
             (long long)cfg->steps);
   st = patch_options_validate(&cfg->domain, err);
-  if (st != TSR_OK) tsr_error_prefix(err, "domain");
+  if (st != TSR_OK && err) {
+    /* patch messages start with the option ("blocks[0] ..."): make it a key path */
+    char text[TSR_ERROR_TEXT_MAX - 8];
+    snprintf(text, sizeof text, "%s", err->text);
+    snprintf(err->text, sizeof err->text, "domain.%s", text);
+  }
 cleanup:
   return st;
 }
