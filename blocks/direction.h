@@ -8,7 +8,9 @@
  * and at size along each axis. A message that travels in direction d is packed from
  * the sender's interior slice direction_send_slice(d) and unpacked into the receiver's
  * ghost slice direction_recv_slice(d), which lies on the receiver's side -d. Both
- * slices have the same extent and are walked in z-y-x order (x fastest). */
+ * slices have the same extent and are walked in z-y-x order (x fastest).
+ * Functions taking a direction d require d in 0..DIRECTION_COUNT-1 unless they say
+ * otherwise. */
 #ifndef DIRECTION_H
 #define DIRECTION_H
 

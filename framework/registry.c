@@ -85,6 +85,7 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
   bool want_insert = it->kind == REGISTRY_KIND_INSERTION;
   bool want_size = want_extract || want_insert;
   const char *kind = registry_kind_name(it->kind);
+  const char *a = strchr("aeiou", kind[0]) ? "an" : "a";
   struct {
     const char *field;
     bool has, wanted;
@@ -96,9 +97,11 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
   };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
     TSR_CHECK(fields[i].has || !fields[i].wanted, TSR_ERR_INVALID,
-              "registry item %s '%s': a %s item needs %s", kind, it->name, kind, fields[i].field);
+              "registry item %s '%s': %s %s item needs %s", kind, it->name, a, kind,
+              fields[i].field);
     TSR_CHECK(!fields[i].has || fields[i].wanted, TSR_ERR_INVALID,
-              "registry item %s '%s': a %s item has no %s", kind, it->name, kind, fields[i].field);
+              "registry item %s '%s': %s %s item has no %s", kind, it->name, a, kind,
+              fields[i].field);
   }
 cleanup:
   return st;

@@ -83,10 +83,13 @@ tsr_status selector_find(const selector_table_t *table, selector_kind_t kind, co
   TSR_CHECK((unsigned)kind < 3, TSR_ERR_INVALID, "selector kind %d does not exist", (int)kind);
   int found = selector_lookup(table, kind, name, strlen(name));
   if (found < 0) {
-    char known[1024];
-    selector_format(table, kind, table->count[kind] == 64 ? UINT64_MAX
-                                                           : (UINT64_C(1) << table->count[kind]) - 1,
-                    known, sizeof known);
+    /* every name, whole: not selector_format, which writes "*" for a full hs/bs table */
+    char known[SELECTOR_MAX * (SELECTOR_NAME_MAX + 1) + 3] = "{}";
+    size_t used = 0;
+    for (uint32_t i = 0; i < table->count[kind]; ++i)
+      used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
+                               i == 0 ? "" : kind == SELECTOR_FS ? "," : "|",
+                               table->names[kind][i]);
     TSR_FAIL(TSR_ERR_INVALID, "unknown %s selector '%s'; known are: %s",
              selector_kind_name(kind), name, known);
   }
