@@ -12,5 +12,7 @@ int app_report(MPI_Comm comm, tsr_status st, const tsr_error_t *err);
 
 int app_info(MPI_Comm comm, int argc, char **argv);
 int app_exchange_demo(MPI_Comm comm, int argc, char **argv);
+int app_run(MPI_Comm comm, int argc, char **argv);
+int app_bench(MPI_Comm comm, int argc, char **argv);
 
 #endif

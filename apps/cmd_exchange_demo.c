@@ -9,6 +9,7 @@
 #include "ghost_check.h"
 #include "patch.h"
 #include "registry.h"
+#include "simulation.h"
 #include "verdict.h"
 
 int app_exchange_demo(MPI_Comm comm, int argc, char **argv) {
@@ -18,6 +19,7 @@ int app_exchange_demo(MPI_Comm comm, int argc, char **argv) {
   registry_t *reg = NULL;
   patch_t *patch = NULL;
   comm_t *ex = NULL;
+  config_t *doc = NULL;
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -27,8 +29,11 @@ int app_exchange_demo(MPI_Comm comm, int argc, char **argv) {
   }
 
   /* config -> patch -> registry -> data -> exchange -> check */
-  config_t cfg;
-  TSR_TRY(config_load(comm, argv[1], &cfg, err));
+  simulation_options_t cfg;
+  TSR_TRY(config_load(comm, argv[1], &doc, err));
+  st = simulation_options_read(doc, &cfg, err);
+  if (st == TSR_OK) st = config_check_unknown(doc, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
   patch_layout_t layout = {.nranks = size, .my_rank = rank};
   st = patch_create(&cfg.domain, &layout, &patch, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
@@ -80,6 +85,7 @@ int app_exchange_demo(MPI_Comm comm, int argc, char **argv) {
     fflush(stdout);
   }
 cleanup:
+  config_free(&doc);
   comm_free(&ex);
   patch_free(&patch);
   registry_free(&reg);

@@ -16,6 +16,16 @@ static const char usage[] =
     "Run it under mpirun for several processes: mpirun -np 2 tessera COMMAND ...\n"
     "\n"
     "commands:\n"
+    "  run CONFIG [--output FOLDER]\n"
+    "                         runs the lattice Boltzmann simulation CONFIG describes\n"
+    "                         (e.g. configs/cavity.json); prints progress and a summary,\n"
+    "                         and writes summary.json into the output folder (the\n"
+    "                         config's output.folder, or FOLDER)\n"
+    "  bench [--cells N] [--steps S] [--json FILE]\n"
+    "                         MLUPS of the CPU kernels (SP/DP, SRT/TRT, 1/8/64 blocks per\n"
+    "                         process) on a periodic box of N^3 cells per process, beside\n"
+    "                         the memory bandwidth measured in the same run and the\n"
+    "                         fraction of the bandwidth bound reached\n"
     "  info                   MPI ranks and the node of each, OpenMP threads, and every\n"
     "                         OpenCL platform and device (global memory, compute units)\n"
     "  exchange-demo CONFIG   fills a test field whose cells encode their global position,\n"
@@ -47,11 +57,15 @@ int main(int argc, char **argv) {
     if (rank == 0) printf("tessera %s\n", TESSERA_VERSION);
   } else if (strcmp(cmd, "info") == 0) {
     rc = app_info(comm, argc - 1, argv + 1);
+  } else if (strcmp(cmd, "bench") == 0) {
+    rc = app_bench(comm, argc - 1, argv + 1);
+  } else if (strcmp(cmd, "run") == 0) {
+    rc = app_run(comm, argc - 1, argv + 1);
   } else if (strcmp(cmd, "exchange-demo") == 0) {
     rc = app_exchange_demo(comm, argc - 1, argv + 1);
   } else {
     if (rank == 0)
-      fprintf(stderr, "tessera: unknown command '%s'; commands are: info, exchange-demo "
+      fprintf(stderr, "tessera: unknown command '%s'; commands are: run, bench, info, exchange-demo "
               "(tessera --help)\n", cmd);
     rc = 2;
   }

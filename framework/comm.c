@@ -131,12 +131,16 @@ static int comm_peer_cmp(const void *a, const void *b) {
   return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* Size of the message src sends in dir, checked against what dst's insertion expects. */
+/* Size of the message src sends in dir, checked against what dst's insertion expects.
+ * A side that holds no data there (size 0, e.g. a block that is all solid) means no
+ * message at all: *bytes = 0. */
 static tsr_status comm_sizes(const registry_item_t *ext, const block_info_t *src,
                              const registry_item_t *ins, const block_info_t *dst, int dir,
                              const char *field, size_t *bytes, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   size_t out = ext->size(src, dir, ext->ctx), in = ins->size(dst, dir, ins->ctx);
+  *bytes = 0;
+  if (out == 0 || in == 0) goto cleanup;
   TSR_CHECK(out == in, TSR_ERR_INTERNAL,
             "ghost exchange of '%s': BlockID %d packs %zu bytes in direction %s, but the "
             "insertion for BlockID %d expects %zu: the extraction and insertion items of "
@@ -168,6 +172,7 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
         TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_INSERTION, n, &nins, err));
         comm_task_t t = {b->id, nid, d, ext, nins, 0};
         TSR_TRY(comm_sizes(ext, b, nins, n, d, o->field, &t.bytes, err));
+        if (t.bytes == 0) continue;
         TSR_TRY(comm_push(&c->locals, &c->nlocals, &cap, t, err));
         if (t.bytes > c->scratch_bytes) c->scratch_bytes = t.bytes;
         c->stats.local_bytes += (int64_t)t.bytes;
@@ -179,11 +184,11 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
       TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_INSERTION, n, &nins, err));
       comm_task_t s = {b->id, nid, d, ext, NULL, 0};
       TSR_TRY(comm_sizes(ext, b, nins, n, d, o->field, &s.bytes, err));
-      TSR_TRY(comm_add_peer_task(c, n->rank, true, s, err));
+      if (s.bytes > 0) TSR_TRY(comm_add_peer_task(c, n->rank, true, s, err));
       int inv = direction_inverse(d);
       comm_task_t r = {nid, b->id, inv, NULL, ins, 0};
       TSR_TRY(comm_sizes(next, n, ins, b, inv, o->field, &r.bytes, err));
-      TSR_TRY(comm_add_peer_task(c, n->rank, false, r, err));
+      if (r.bytes > 0) TSR_TRY(comm_add_peer_task(c, n->rank, false, r, err));
     }
   }
   if (c->npeers > 1) qsort(c->peers, (size_t)c->npeers, sizeof *c->peers, comm_peer_cmp);

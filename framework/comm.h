@@ -9,7 +9,9 @@
  * simulation's fs and each block's hs and bs. Every message size is computed from block
  * metadata before anything is sent, so one MPI_Irecv/MPI_Isend pair per neighbour rank
  * moves exact-size buffers; received messages are checked against the expected list
- * (order, route, payload length) before insertion.
+ * (order, route, payload length) before insertion. Where the sending or the receiving
+ * block holds no data for a direction (its item's size is 0, e.g. a block that is all
+ * solid), nothing is sent or copied.
  *
  * comm_start posts the receives, packs and sends; comm_finish does the local copies
  * while messages travel, waits, checks and inserts. Both are collective; comm_finish

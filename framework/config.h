@@ -1,50 +1,78 @@
-/* config: JSON run configurations, read through Jansson into validated options.
+/* config: JSON configuration documents, read through Jansson, with typed, strict readers.
  *
- * Format (every key outside this list is an error, as is a key given twice):
- *   {
- *     "domain": {
- *       "cells":    [nx, ny, nz],            required, integers >= 1
- *       "blocks":   [bx, by, bz],            default [1, 1, 1]; 1 <= b <= cells
- *       "periodic": [px, py, pz]             default [false, false, false]
- *     },
- *     "steps": n                             default 1; integer >= 0
- *   }
- * Messages name the file, then line:column for syntax errors or the key path
- * ("domain.cells[1]"), the value, and what is allowed. Only this module sees Jansson. */
+ * Only this module sees Jansson. A parsed document (config_t) hands out borrowed object
+ * nodes (config_node_t); modules read their own sections with the typed readers below,
+ * so a new sweep reads its section without an edit here. Every reader records the key
+ * it asked for in its object, present or not; config_check_unknown then rejects every
+ * key that nobody asked for, listing the keys that are allowed there. Keys given twice
+ * are rejected when parsing (JSON_REJECT_DUPLICATES).
+ *
+ * Messages start with the document's source (file name) and name the key path
+ * ("domain.cells[1]"), the value and what is allowed; syntax errors give Jansson's
+ * line:column. Readers leave *value untouched when the key is absent and not required,
+ * so callers pass their default in. */
 #ifndef CONFIG_H
 #define CONFIG_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "patch.h"
 #include "tsr_error.h"
 
-enum { CONFIG_SOURCE_MAX = 256 };
-
-typedef struct config {
-  char source[CONFIG_SOURCE_MAX]; /* file name used in messages */
-  patch_options_t domain;
-  int64_t steps;
-} config_t;
-
-config_t config_default(void);
-
-/* Checks ranges of a filled config (what config_parse also runs). */
-TSR_NODISCARD tsr_status config_validate(const config_t *cfg, tsr_error_t *err);
-
-/* Parses len bytes of JSON text (no NUL needed); source names it in messages. */
-TSR_NODISCARD tsr_status config_parse(const char *text, size_t len, const char *source,
-                                      config_t *out, tsr_error_t *err);
+typedef struct config config_t;
+typedef struct config_node config_node_t;
 
 /* Reads a whole file into a new NUL-terminated buffer the caller frees. */
 TSR_NODISCARD tsr_status config_read_file(const char *path, char **text, size_t *len,
                                           tsr_error_t *err);
 
-/* Collective: rank 0 reads the file and sends its text to every rank, every rank
- * parses it, and all ranks return the same verdict. */
-TSR_NODISCARD tsr_status config_load(MPI_Comm comm, const char *path, config_t *out,
+/* Parses len bytes of JSON text (no NUL needed); source names it in messages. The top
+ * level must be an object. */
+TSR_NODISCARD tsr_status config_parse(const char *text, size_t len, const char *source,
+                                      config_t **out, tsr_error_t *err);
+
+/* Collective: rank 0 reads the file and sends its text to every rank, every rank parses
+ * it, and all ranks return the same verdict. */
+TSR_NODISCARD tsr_status config_load(MPI_Comm comm, const char *path, config_t **out,
                                      tsr_error_t *err);
+
+void config_free(config_t **cfg);
+
+const char *config_source(const config_t *cfg);
+config_node_t *config_root(config_t *cfg);
+/* Key path of a node: "" for the top level, "domain", "obstacles[2]". */
+const char *config_path(const config_node_t *node);
+
+/* An object; *out = NULL when absent and not required. */
+TSR_NODISCARD tsr_status config_object(config_node_t *node, const char *key, bool required,
+                                       config_node_t **out, tsr_error_t *err);
+TSR_NODISCARD tsr_status config_int(config_node_t *node, const char *key, bool required,
+                                    int64_t min, int64_t max, int64_t *value, tsr_error_t *err);
+/* Reals accept integers too. */
+TSR_NODISCARD tsr_status config_real(config_node_t *node, const char *key, bool required,
+                                     double min, double max, double *value, tsr_error_t *err);
+TSR_NODISCARD tsr_status config_bool(config_node_t *node, const char *key, bool required,
+                                     bool *value, tsr_error_t *err);
+TSR_NODISCARD tsr_status config_int3(config_node_t *node, const char *key, bool required,
+                                     int64_t min, int64_t max, int64_t value[3], tsr_error_t *err);
+TSR_NODISCARD tsr_status config_real3(config_node_t *node, const char *key, bool required,
+                                      double min, double max, double value[3], tsr_error_t *err);
+TSR_NODISCARD tsr_status config_bool3(config_node_t *node, const char *key, bool required,
+                                      bool value[3], tsr_error_t *err);
+/* A string that must be one of choices (NULL-terminated); *value gets its index. */
+TSR_NODISCARD tsr_status config_choice(config_node_t *node, const char *key, bool required,
+                                       const char *const *choices, int *value, tsr_error_t *err);
+TSR_NODISCARD tsr_status config_string(config_node_t *node, const char *key, bool required,
+                                       char *value, size_t cap, tsr_error_t *err);
+/* An array of objects: its length (0 when absent), and its items as nodes. */
+TSR_NODISCARD tsr_status config_list(config_node_t *node, const char *key, size_t *count,
+                                     tsr_error_t *err);
+TSR_NODISCARD tsr_status config_list_item(config_node_t *node, const char *key, size_t i,
+                                          config_node_t **out, tsr_error_t *err);
+
+/* Rejects every key nobody asked for, in every object that was read. */
+TSR_NODISCARD tsr_status config_check_unknown(const config_t *cfg, tsr_error_t *err);
 
 #endif

@@ -18,6 +18,8 @@ struct registry {
   int ndata;
   void **kept;
   size_t nkept;
+  uint64_t exclusive[SELECTOR_MAX]; /* fs groups of which at most one switch is on */
+  int nexclusive;
 };
 
 const char *registry_kind_name(registry_kind_t kind) {
@@ -73,8 +75,19 @@ static void registry_describe(const registry_t *reg, const registry_entry_t *e, 
            e->item.fs, e->item.hs, e->item.bs);
 }
 
-static bool registry_overlap(const registry_entry_t *a, const registry_entry_t *b) {
-  return (a->hs & b->hs) && (a->bs & b->bs) && !(a->fs_on & b->fs_off) && !(b->fs_on & a->fs_off);
+/* Some fs set has two switches of one exclusive group on. */
+static bool registry_excluded(const registry_t *reg, uint64_t on) {
+  for (int g = 0; g < reg->nexclusive; ++g) {
+    uint64_t x = on & reg->exclusive[g];
+    if (x & (x - 1)) return true;
+  }
+  return false;
+}
+
+static bool registry_overlap(const registry_t *reg, const registry_entry_t *a,
+                             const registry_entry_t *b) {
+  return (a->hs & b->hs) && (a->bs & b->bs) && !(a->fs_on & b->fs_off) &&
+         !(b->fs_on & a->fs_off) && !registry_excluded(reg, a->fs_on | b->fs_on);
 }
 
 static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_t *err) {
@@ -150,7 +163,7 @@ tsr_status registry_add(registry_t *reg, const registry_item_t *item, tsr_error_
   for (size_t i = 0; i < reg->count; ++i) {
     const registry_entry_t *o = reg->entries[i];
     if (o->item.kind != item->kind || strcmp(o->item.name, item->name) != 0) continue;
-    if (registry_overlap(o, e)) {
+    if (registry_overlap(reg, o, e)) {
       char a[512], b[512];
       registry_describe(reg, e, a, sizeof a);
       registry_describe(reg, o, b, sizeof b);
@@ -234,6 +247,16 @@ tsr_status registry_parse_fs(registry_t *reg, const char *fs, uint64_t *bits, ts
   TSR_TRY(selector_parse(reg->selectors, SELECTOR_FS, fs, bits, &off, err));
   TSR_CHECK(off == 0, TSR_ERR_INVALID, "fs set '%s': a simulation cannot turn a switch off "
             "with '!'; leave it out", fs);
+  for (int g = 0; g < reg->nexclusive; ++g) {
+    uint64_t x = *bits & reg->exclusive[g];
+    if (x & (x - 1)) {
+      char both[512], group[512];
+      selector_format(reg->selectors, SELECTOR_FS, x, both, sizeof both);
+      selector_format(reg->selectors, SELECTOR_FS, reg->exclusive[g], group, sizeof group);
+      TSR_FAIL(TSR_ERR_INVALID, "fs set '%s' turns on %s; of %s at most one may be on", fs, both,
+               group);
+    }
+  }
 cleanup:
   return st;
 }
@@ -269,6 +292,21 @@ tsr_status registry_keep(registry_t *reg, const void *bytes, size_t n, void **co
   if (n) memcpy(c, bytes, n);
   reg->kept[reg->nkept++] = c;
   *copy = c;
+cleanup:
+  return st;
+}
+
+tsr_status registry_exclusive(registry_t *reg, const char *switches, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  uint64_t on = 0, off = 0;
+  TSR_TRY(selector_parse(reg->selectors, SELECTOR_FS, switches, &on, &off, err));
+  TSR_CHECK(off == 0 && (on & (on - 1)), TSR_ERR_INVALID,
+            "exclusive fs group '%s': name two or more switches, without '!'", switches);
+  for (int g = 0; g < reg->nexclusive; ++g)
+    if (reg->exclusive[g] == on) goto cleanup; /* declared before, by another sweep */
+  TSR_CHECK(reg->nexclusive < SELECTOR_MAX, TSR_ERR_INVALID,
+            "too many exclusive fs groups (%d)", SELECTOR_MAX);
+  reg->exclusive[reg->nexclusive++] = on;
 cleanup:
   return st;
 }

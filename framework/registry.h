@@ -100,6 +100,14 @@ TSR_NODISCARD tsr_status registry_lookup(const registry_t *reg, registry_kind_t 
 selector_table_t *registry_selectors(registry_t *reg);
 const selector_table_t *registry_selectors_const(const registry_t *reg);
 
+/* Declares fs switches that exclude each other (at most one of them is on in any
+ * simulation), e.g. "srt,trt" or "sp,dp". Items whose fs expressions name two different
+ * switches of one such group can never both match, so registry_add does not call them
+ * ambiguous; registry_parse_fs rejects a set with two of them. Declare groups before
+ * adding the items that rely on them. */
+TSR_NODISCARD tsr_status registry_exclusive(registry_t *reg, const char *switches,
+                                            tsr_error_t *err);
+
 /* Parses an fs set such as "trt,dp" (names only, no '!') into the switches of a
  * simulation, interning the names. */
 TSR_NODISCARD tsr_status registry_parse_fs(registry_t *reg, const char *fs, uint64_t *bits,

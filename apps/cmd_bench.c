@@ -1,0 +1,130 @@
+/* tessera bench: MLUPS of the CPU LBM kernels against this machine's memory bandwidth,
+ * measured in the same run on the same threads. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "cpu_stream.h"
+#include "cpu_threads.h"
+#include "lbm_sim.h"
+#include "report.h"
+#include "verdict.h"
+
+typedef struct bench_row {
+  lbm_precision_t prec;
+  lbm_collision_t coll;
+  int blocks_per_process;
+  double mlups, bytes_per_cell, bound_mlups, fraction;
+} bench_row_t;
+
+static const char bench_usage[] =
+    "usage: tessera bench [--cells N] [--steps S] [--json FILE]\n"
+    "  a periodic box of N^3 cells per process (default 128), S timed steps (default 20)\n";
+
+int app_bench(MPI_Comm comm, int argc, char **argv) {
+  tsr_status st = TSR_OK;
+  tsr_error_t e, *err = &e;
+  tsr_error_clear(err);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  long n = 128, steps = 20;
+  const char *json = NULL;
+  for (int i = 1; i < argc; ++i) {
+    char *end = NULL;
+    if (strcmp(argv[i], "--cells") == 0 && i + 1 < argc) n = strtol(argv[++i], &end, 10);
+    else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = strtol(argv[++i], &end, 10);
+    else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+    else n = -1;
+    if ((end && *end) || n < 4 || n > 2048 || steps < 1) {
+      if (rank == 0) fputs(bench_usage, stderr);
+      return 2;
+    }
+  }
+
+  /* the memory bandwidth of this process's threads: arrays of 8x the cells' PDFs / 19 */
+  size_t copy_bytes = (size_t)n * (size_t)n * (size_t)n * 8u * 4u;
+  if (copy_bytes < ((size_t)256 << 20)) copy_bytes = (size_t)256 << 20;
+  MPI_Barrier(comm);
+  cpu_stream_result_t bw = cpu_stream_copy(copy_bytes, 10);
+  double bw_sum = 0;
+  TSR_MPI(MPI_Allreduce(&bw.copy_gbs, &bw_sum, 1, MPI_DOUBLE, MPI_SUM, comm));
+  if (rank == 0) {
+    printf("tessera bench: %d process(es) x %d thread(s), %ld^3 cells per process, %ld steps\n",
+           size, cpu_threads_max(), n, steps);
+    printf("memory bandwidth (copy, %zu MiB arrays, write-allocate counted): %.2f GB/s summed "
+           "over processes (%.2f GB/s STREAM-counted on rank 0)\n",
+           copy_bytes >> 20, bw_sum, bw.copy_gbs_plain);
+    printf("bytes per cell update: 19 PDFs read + 19 written + 19 write-allocated = 57 values "
+           "(456 B DP, 228 B SP)\n\n");
+    printf("%-6s %-4s %8s %10s %12s %9s\n", "fs", "", "blocks", "MLUPS", "bound MLUPS", "fraction");
+  }
+  bench_row_t rows[12];
+  int nrows = 0;
+  const int splits[3] = {1, 2, 4};
+  for (int p = 0; p < 2; ++p)
+    for (int c = 0; c < 2; ++c)
+      for (int k = 0; k < 3; ++k) {
+        simulation_options_t so = simulation_options_default();
+        so.domain.cells[0] = n * size;
+        so.domain.cells[1] = so.domain.cells[2] = n;
+        so.domain.blocks[0] = splits[k] * size;
+        so.domain.blocks[1] = so.domain.blocks[2] = splits[k];
+        for (int a = 0; a < 3; ++a) so.domain.periodic[a] = true;
+        lbm_options_t lo = lbm_options_default();
+        lo.precision = p ? LBM_SP : LBM_DP;
+        lo.collision = c ? LBM_TRT : LBM_SRT;
+        lo.shifted = true;
+        lo.viscosity = 0.02;
+        lo.init_velocity[0] = 0.01;
+        lbm_sim_t *sim = NULL;
+        TSR_TRY(lbm_sim_create(comm, &so, &lo, &sim, err));
+        st = lbm_sim_step(sim, 3, err); /* warm-up */
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        if (st == TSR_OK) st = lbm_sim_step(sim, steps, err);
+        double t = MPI_Wtime() - t0, tmax = 0;
+        int64_t cells = lbm_sim_cells(sim);
+        lbm_sim_free(&sim);
+        if (st != TSR_OK) goto cleanup;
+        TSR_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm));
+        bench_row_t *r = &rows[nrows++];
+        r->prec = lo.precision;
+        r->coll = lo.collision;
+        r->blocks_per_process = splits[k] * splits[k] * splits[k];
+        r->mlups = (double)cells * (double)steps / tmax / 1e6;
+        r->bytes_per_cell = 57.0 * (lo.precision == LBM_SP ? 4.0 : 8.0);
+        r->bound_mlups = bw_sum * 1e9 / r->bytes_per_cell / 1e6;
+        r->fraction = r->mlups / r->bound_mlups;
+        if (rank == 0) {
+          printf("%-6s %-4s %8d %10.2f %12.2f %8.1f%%\n", lbm_fs(&lo), "", r->blocks_per_process,
+                 r->mlups, r->bound_mlups, 100.0 * r->fraction);
+          fflush(stdout);
+        }
+      }
+  if (rank == 0 && json) {
+    report_item_t items[4 + 12 * 4];
+    char keys[12 * 4][64];
+    size_t m = 0;
+    items[m++] = REPORT_INT_ITEM("processes", size);
+    items[m++] = REPORT_INT_ITEM("threads_per_process", cpu_threads_max());
+    items[m++] = REPORT_INT_ITEM("cells_per_process", (int64_t)n * n * n);
+    items[m++] = REPORT_REAL_ITEM("copy_bandwidth_gbs", bw_sum);
+    for (int i = 0; i < nrows; ++i) {
+      const bench_row_t *r = &rows[i];
+      const char *fs = r->prec == LBM_SP ? (r->coll == LBM_TRT ? "trt_sp" : "srt_sp")
+                                         : (r->coll == LBM_TRT ? "trt_dp" : "srt_dp");
+      const char *what[4] = {"mlups", "bound_mlups", "fraction", "bytes_per_cell"};
+      double val[4] = {r->mlups, r->bound_mlups, r->fraction, r->bytes_per_cell};
+      for (int q = 0; q < 4; ++q) {
+        snprintf(keys[4 * i + q], sizeof keys[0], "%s_%dblocks_%s", fs, r->blocks_per_process, what[q]);
+        items[m++] = REPORT_REAL_ITEM(keys[4 * i + q], val[q]);
+      }
+    }
+    st = report_write_json(json, items, m, err);
+  }
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+cleanup:
+  return app_report(comm, st, err);
+}

@@ -1,0 +1,133 @@
+/* tessera run CONFIG: an LBM simulation as the configuration describes it. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "config.h"
+#include "lbm.h"
+#include "lbm_sim.h"
+#include "report.h"
+#include "simulation.h"
+#include "verdict.h"
+
+/* VTK and probe output due at this step (VTK also at step 0). */
+static tsr_status run_output(lbm_sim_t *sim, const simulation_options_t *so, int64_t step,
+                             tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  bool vtk = so->vtk_every > 0 && step % so->vtk_every == 0, probe = false;
+  for (int i = 0; i < so->nprobes; ++i) probe = probe || (step > 0 && step % so->probes[i].every == 0);
+  if (!vtk && !probe) goto cleanup;
+  TSR_TRY(lbm_sim_moments(sim, err));
+  if (vtk) TSR_TRY(lbm_sim_write_vtk(sim, so->output_folder, step, err));
+  for (int i = 0; i < so->nprobes; ++i)
+    if (step > 0 && step % so->probes[i].every == 0)
+      TSR_TRY(lbm_sim_write_probe(sim, so->output_folder, &so->probes[i], step, err));
+cleanup:
+  return st;
+}
+
+static void run_progress(int64_t step, int64_t steps, double mlups, double elapsed) {
+  double left = step > 0 ? elapsed / (double)step * (double)(steps - step) : 0.0;
+  printf("step %lld/%lld  %.2f MLUPS  elapsed %.1f s  left %.1f s\n", (long long)step,
+         (long long)steps, mlups, elapsed, left);
+  fflush(stdout);
+}
+
+int app_run(MPI_Comm comm, int argc, char **argv) {
+  tsr_status st = TSR_OK;
+  tsr_error_t e, *err = &e;
+  tsr_error_clear(err);
+  config_t *doc = NULL;
+  lbm_sim_t *sim = NULL;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const char *config = NULL, *output = NULL;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--output") == 0 && i + 1 < argc) output = argv[++i];
+    else if (argv[i][0] != '-' && !config) config = argv[i];
+    else config = NULL, i = argc;
+  }
+  if (!config) {
+    if (rank == 0) fprintf(stderr, "usage: tessera run CONFIG [--output FOLDER]\n");
+    return 2;
+  }
+
+  /* config -> options -> simulation -> time steps -> summary */
+  simulation_options_t so;
+  lbm_options_t lo;
+  TSR_TRY(config_load(comm, config, &doc, err));
+  st = simulation_options_read(doc, &so, err);
+  if (st == TSR_OK) st = lbm_options_read(doc, &so.domain, &lo, err);
+  if (st == TSR_OK) st = config_check_unknown(doc, err);
+  if (st == TSR_OK && output) {
+    int n = snprintf(so.output_folder, sizeof so.output_folder, "%s", output);
+    if (n <= 0 || (size_t)n >= sizeof so.output_folder)
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "--output: the folder name is empty or longer than %zu characters",
+                         sizeof so.output_folder - 1);
+  }
+  if (st == TSR_OK && rank == 0) st = report_make_folder(so.output_folder, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  TSR_TRY(lbm_sim_create(comm, &so, &lo, &sim, err));
+
+  const patch_t *patch = lbm_sim_patch(sim);
+  int64_t cells = lbm_sim_cells(sim);
+  if (rank == 0) {
+    const patch_options_t *d = &so.domain;
+    printf("tessera run %s: %lldx%lldx%lld cells in %d blocks on %d rank(s), %s, nu = %g\n",
+           config, (long long)d->cells[0], (long long)d->cells[1], (long long)d->cells[2],
+           (int)patch_block_count(patch), size, lbm_fs(&lo), lo.viscosity);
+    fflush(stdout);
+  }
+  TSR_TRY(run_output(sim, &so, 0, err));
+  MPI_Barrier(comm);
+  double t0 = MPI_Wtime(), tlast = t0, tout = 0;
+  int64_t last = 0;
+  for (int64_t s = 1; s <= so.steps; ++s) {
+    TSR_TRY(lbm_sim_step(sim, 1, err));
+    double o0 = MPI_Wtime();
+    TSR_TRY(run_output(sim, &so, s, err));
+    tout += MPI_Wtime() - o0;
+    if (rank == 0 && so.progress_every > 0 && (s % so.progress_every == 0 || s == so.steps)) {
+      double now = MPI_Wtime();
+      run_progress(s, so.steps, (double)cells * (double)(s - last) / (now - tlast) / 1e6, now - t0);
+      tlast = now;
+      last = s;
+    }
+  }
+  double wall = MPI_Wtime() - t0 - tout, wall_max = 0; /* simulation time, output excluded */
+  TSR_MPI(MPI_Allreduce(&wall, &wall_max, 1, MPI_DOUBLE, MPI_MAX, comm));
+  double mass = 0;
+  TSR_TRY(lbm_sim_moments(sim, err));
+  TSR_TRY(lbm_sim_mass(sim, &mass, err));
+
+  double mlups = wall_max > 0 ? (double)cells * (double)so.steps / wall_max / 1e6 : 0.0;
+  if (rank == 0) {
+    char path[SIMULATION_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/summary.json", so.output_folder);
+    report_item_t items[] = {
+        REPORT_TEXT_ITEM("config", config),
+        REPORT_TEXT_ITEM("fs", lbm_fs(&lo)),
+        REPORT_INT_ITEM("ranks", size),
+        REPORT_INT_ITEM("blocks", patch_block_count(patch)),
+        REPORT_INT_ITEM("cells", cells),
+        REPORT_INT_ITEM("steps", so.steps),
+        REPORT_REAL_ITEM("wall_seconds", wall_max),
+        REPORT_REAL_ITEM("mlups", mlups),
+        REPORT_REAL_ITEM("mass", mass),
+    };
+    st = report_write_json(path, items, sizeof items / sizeof items[0], err);
+    printf("summary: %.2f MLUPS, %lld cells, %d blocks, %d rank(s), %lld steps in %.2f s; "
+           "mass %.12g; written to %s\n",
+           mlups, (long long)cells, (int)patch_block_count(patch), size, (long long)so.steps,
+           wall_max, mass, path);
+    fflush(stdout);
+  }
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+cleanup:
+  lbm_sim_free(&sim);
+  config_free(&doc);
+  return app_report(comm, st, err);
+}

@@ -1,0 +1,57 @@
+#define _POSIX_C_SOURCE 200809L
+#include "report.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+tsr_status report_make_folder(const char *path, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char buf[4096];
+  size_t n = strlen(path);
+  TSR_CHECK(n > 0 && n < sizeof buf, TSR_ERR_INVALID, "output folder '%.200s': empty or too long",
+            path);
+  memcpy(buf, path, n + 1);
+  for (size_t i = 1; i <= n; ++i) {
+    if (buf[i] != '/' && buf[i] != '\0') continue;
+    char c = buf[i];
+    buf[i] = '\0';
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+      TSR_FAIL(TSR_ERR_IO, "cannot create the folder '%s': %s", buf, strerror(errno));
+    struct stat sb;
+    TSR_CHECK(stat(buf, &sb) == 0 && S_ISDIR(sb.st_mode), TSR_ERR_IO,
+              "'%s' exists and is not a folder", buf);
+    buf[i] = c;
+  }
+cleanup:
+  return st;
+}
+
+tsr_status report_write_json(const char *path, const report_item_t *items, size_t n,
+                             tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  json_t *obj = json_object();
+  char tmp[4096];
+  TSR_CHECK(obj, TSR_ERR_NOMEM, "out of memory writing %s", path);
+  for (size_t i = 0; i < n; ++i) {
+    json_t *v = NULL;
+    switch (items[i].type) {
+    case REPORT_REAL: v = json_real(items[i].real); break;
+    case REPORT_INT: v = json_integer(items[i].integer); break;
+    case REPORT_TEXT: v = json_string(items[i].text ? items[i].text : ""); break;
+    }
+    TSR_CHECK(v && json_object_set_new(obj, items[i].key, v) == 0, TSR_ERR_INVALID,
+              "%s: cannot store '%s' (not finite, or not UTF-8)", path, items[i].key);
+  }
+  int m = snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  TSR_CHECK(m > 0 && (size_t)m < sizeof tmp, TSR_ERR_INVALID, "path too long: %.200s", path);
+  TSR_CHECK(json_dump_file(obj, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0, TSR_ERR_IO,
+            "cannot write %s: %s", tmp, strerror(errno));
+  TSR_CHECK(rename(tmp, path) == 0, TSR_ERR_IO, "cannot rename %s to %s: %s", tmp, path,
+            strerror(errno));
+cleanup:
+  json_decref(obj);
+  return st;
+}

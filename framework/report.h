@@ -1,0 +1,34 @@
+/* report: machine-readable run reports (summary.json) and the output folder.
+ *
+ * A report is a flat list of named values written as one JSON object, in list order. */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tsr_error.h"
+
+typedef enum report_type { REPORT_REAL, REPORT_INT, REPORT_TEXT } report_type_t;
+
+typedef struct report_item {
+  const char *key;
+  report_type_t type;
+  double real;
+  int64_t integer;
+  const char *text;
+} report_item_t;
+
+#define REPORT_REAL_ITEM(k, v) ((report_item_t){.key = (k), .type = REPORT_REAL, .real = (v)})
+#define REPORT_INT_ITEM(k, v) ((report_item_t){.key = (k), .type = REPORT_INT, .integer = (v)})
+#define REPORT_TEXT_ITEM(k, v) ((report_item_t){.key = (k), .type = REPORT_TEXT, .text = (v)})
+
+/* Creates the folder and its parents where missing (like mkdir -p). */
+TSR_NODISCARD tsr_status report_make_folder(const char *path, tsr_error_t *err);
+
+/* Writes the items as a JSON object to path (replacing it), through a temporary file
+ * renamed into place, so a reader never sees half a report. */
+TSR_NODISCARD tsr_status report_write_json(const char *path, const report_item_t *items, size_t n,
+                                           tsr_error_t *err);
+
+#endif

@@ -1,0 +1,52 @@
+/* simulation: the options every run has, read from the configuration.
+ *
+ *   "domain": {
+ *     "cells":    [nx, ny, nz],   required, integers >= 1
+ *     "blocks":   [bx, by, bz],   default [1, 1, 1]; 1 <= b <= cells
+ *     "periodic": [px, py, pz]    default [false, false, false]
+ *   },
+ *   "steps": n                    default 1; integer >= 0
+ *   "output": {
+ *     "folder": "out",            where summary.json, VTK files and probe CSVs go
+ *     "progress_every": n,        steps between progress lines; 0: none (default 100)
+ *     "vtk_every": n,             steps between VTK outputs; 0: none (default 0)
+ *     "probes": [                 line probes (at most 16)
+ *       { "name": "centre", "from": [x, y, z], "to": [x, y, z], "every": n }
+ *     ]
+ *   }
+ * Sweeps read their own sections (see lbm_options_read). */
+#ifndef SIMULATION_H
+#define SIMULATION_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "patch.h"
+#include "tsr_error.h"
+
+enum { SIMULATION_PATH_MAX = 256, SIMULATION_MAX_PROBES = 16, SIMULATION_NAME_MAX = 64 };
+
+typedef struct simulation_probe {
+  char name[SIMULATION_NAME_MAX]; /* [A-Za-z0-9_-]+, used in file names */
+  int64_t from[3], to[3];         /* global cells, inside the domain */
+  int64_t every;                  /* steps between outputs, >= 1 */
+} simulation_probe_t;
+
+typedef struct simulation_options {
+  patch_options_t domain;
+  int64_t steps;
+  char output_folder[SIMULATION_PATH_MAX];
+  int64_t progress_every;
+  int64_t vtk_every;
+  simulation_probe_t probes[SIMULATION_MAX_PROBES];
+  int nprobes;
+} simulation_options_t;
+
+simulation_options_t simulation_options_default(void);
+TSR_NODISCARD tsr_status simulation_options_validate(const simulation_options_t *o, tsr_error_t *err);
+
+/* Reads "domain", "steps" and "output" from the top level of cfg and validates them. */
+TSR_NODISCARD tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o,
+                                                 tsr_error_t *err);
+
+#endif

@@ -1,0 +1,148 @@
+#include "timeloop.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "verdict.h"
+
+typedef struct timeloop_entry {
+  comm_t *exchange;                  /* NULL: none */
+  const registry_item_t **boundary;  /* per local block; NULL array: none */
+  const registry_item_t **kernel;    /* per local block */
+} timeloop_entry_t;
+
+struct timeloop {
+  patch_t *patch;
+  const registry_t *reg;
+  uint64_t fs;
+  MPI_Comm comm;
+  timeloop_entry_t *sweeps;
+  int nsweeps;
+  timeloop_timing_t timing;
+};
+
+tsr_status timeloop_create(patch_t *patch, const registry_t *reg, uint64_t fs, MPI_Comm comm,
+                           timeloop_t **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  *out = NULL;
+  timeloop_t *tl = calloc(1, sizeof *tl);
+  TSR_CHECK(tl, TSR_ERR_NOMEM, "out of memory creating the time loop");
+  tl->patch = patch;
+  tl->reg = reg;
+  tl->fs = fs;
+  tl->comm = comm;
+  *out = tl;
+cleanup:
+  return st;
+}
+
+void timeloop_free(timeloop_t **tl) {
+  if (!tl || !*tl) return;
+  timeloop_t *t = *tl;
+  for (int i = 0; i < t->nsweeps; ++i) {
+    comm_free(&t->sweeps[i].exchange);
+    free(t->sweeps[i].boundary);
+    free(t->sweeps[i].kernel);
+  }
+  free(t->sweeps);
+  free(t);
+  *tl = NULL;
+}
+
+/* Looks up one item per local block. */
+static tsr_status timeloop_resolve(timeloop_t *tl, registry_kind_t kind, const char *name,
+                                   const registry_item_t ***out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int32_t n = patch_local_count(tl->patch);
+  const registry_item_t **items = calloc((size_t)(n ? n : 1), sizeof *items);
+  TSR_CHECK(items, TSR_ERR_NOMEM, "out of memory resolving '%s'", name);
+  for (int32_t i = 0; i < n; ++i) {
+    const block_info_t *b = patch_block(tl->patch, patch_local_id(tl->patch, i));
+    registry_request_t req = {.fs = tl->fs, .hs = b->hs, .bs = b->bs};
+    st = registry_lookup(tl->reg, kind, name, &req, &items[i], err);
+    if (st != TSR_OK) {
+      tsr_error_prefix(err, "BlockID %d", (int)b->id);
+      goto cleanup;
+    }
+  }
+  *out = items;
+  items = NULL;
+cleanup:
+  free(items);
+  return st;
+}
+
+tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  timeloop_entry_t e = {0};
+  timeloop_entry_t *grown = realloc(tl->sweeps, (size_t)(tl->nsweeps + 1) * sizeof *grown);
+  if (!grown) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory adding a sweep");
+  else tl->sweeps = grown;
+  if (st == TSR_OK && sweep->boundary)
+    st = timeloop_resolve(tl, REGISTRY_KIND_BOUNDARY, sweep->boundary, &e.boundary, err);
+  if (st == TSR_OK) st = timeloop_resolve(tl, REGISTRY_KIND_KERNEL, sweep->kernel, &e.kernel, err);
+  if (st != TSR_OK) tsr_error_prefix(err, "sweep '%s'", sweep->name);
+  st = verdict_reduce(tl->comm, st, 0, err);
+  if (st == TSR_OK && sweep->field) {
+    comm_options_t co = {.field = sweep->field, .fs = tl->fs, .data_id = sweep->data_id,
+                         .tag = 100 + tl->nsweeps};
+    st = comm_create(&co, tl->patch, tl->reg, tl->comm, &e.exchange, err); /* collective */
+  }
+  if (st != TSR_OK) {
+    free(e.boundary);
+    free(e.kernel);
+    return st;
+  }
+  tl->sweeps[tl->nsweeps++] = e;
+  return st;
+}
+
+static tsr_status timeloop_apply(timeloop_t *tl, const registry_item_t **items, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (int32_t i = 0; i < patch_local_count(tl->patch); ++i) {
+    int32_t id = patch_local_id(tl->patch, i);
+    const registry_item_t *it = items[i];
+    st = it->kernel(patch_block(tl->patch, id), patch_block_data(tl->patch, id), it->ctx, err);
+    if (st != TSR_OK) {
+      tsr_error_prefix(err, "%s '%s' on BlockID %d", registry_kind_name(it->kind), it->name, (int)id);
+      break;
+    }
+  }
+  return st;
+}
+
+tsr_status timeloop_step(timeloop_t *tl, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  /* after a local failure the exchanges still run, so that no rank waits for this one;
+     the verdict at the end reports the failure everywhere */
+  for (int s = 0; s < tl->nsweeps; ++s) {
+    timeloop_entry_t *e = &tl->sweeps[s];
+    double t0 = MPI_Wtime();
+    if (e->exchange) {
+      tsr_error_t xerr;
+      tsr_status xst = comm_exchange(e->exchange, st == TSR_OK ? err : &xerr);
+      if (xst != TSR_OK) return st == TSR_OK ? xst : st; /* a shared verdict: all return */
+    }
+    double t1 = MPI_Wtime();
+    if (st == TSR_OK && e->boundary) st = timeloop_apply(tl, e->boundary, err);
+    double t2 = MPI_Wtime();
+    if (st == TSR_OK) st = timeloop_apply(tl, e->kernel, err);
+    double t3 = MPI_Wtime();
+    tl->timing.exchange += t1 - t0;
+    tl->timing.boundary += t2 - t1;
+    tl->timing.kernel += t3 - t2;
+  }
+  tl->timing.steps++;
+  return verdict_reduce(tl->comm, st, 0, err);
+}
+
+tsr_status timeloop_run_kernel(timeloop_t *tl, const char *name, tsr_error_t *err) {
+  const registry_item_t **items = NULL;
+  tsr_status st = timeloop_resolve(tl, REGISTRY_KIND_KERNEL, name, &items, err);
+  if (st == TSR_OK) st = timeloop_apply(tl, items, err);
+  free(items);
+  return verdict_reduce(tl->comm, st, 0, err);
+}
+
+timeloop_timing_t timeloop_timing(const timeloop_t *tl) { return tl->timing; }

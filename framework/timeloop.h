@@ -1,0 +1,52 @@
+/* timeloop: the sweeps of a time step, run in order on every local block.
+ *
+ * A sweep is a communication phase (the ghost exchange of one field, optional), a
+ * boundary phase (a REGISTRY_KIND_BOUNDARY item, optional) and a work phase (a
+ * REGISTRY_KIND_KERNEL item). Items are looked up once per local block when the sweep
+ * is added, by the simulation's fs and each block's hs and bs. Every step ends with
+ * one verdict across ranks. */
+#ifndef TIMELOOP_H
+#define TIMELOOP_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "patch.h"
+#include "registry.h"
+#include "tsr_error.h"
+
+typedef struct timeloop timeloop_t;
+
+typedef struct timeloop_sweep {
+  const char *name;     /* for reports, e.g. "lbm" */
+  const char *field;    /* field exchanged first; NULL: no exchange */
+  int data_id;          /* block data of that field */
+  const char *boundary; /* boundary item; NULL: none */
+  const char *kernel;   /* kernel item */
+} timeloop_sweep_t;
+
+typedef struct timeloop_timing {
+  double exchange;  /* seconds in ghost exchanges (packing, MPI, local copies, unpacking) */
+  double boundary;  /* seconds in boundary items */
+  double kernel;    /* seconds in kernel items */
+  int64_t steps;
+} timeloop_timing_t;
+
+/* patch and reg are borrowed and must outlive the timeloop. */
+TSR_NODISCARD tsr_status timeloop_create(patch_t *patch, const registry_t *reg, uint64_t fs,
+                                         MPI_Comm comm, timeloop_t **out, tsr_error_t *err);
+void timeloop_free(timeloop_t **tl);
+
+/* Collective: looks up the sweep's items for every local block and plans its exchange. */
+TSR_NODISCARD tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep,
+                                            tsr_error_t *err);
+
+/* Collective: one time step (every sweep in order). */
+TSR_NODISCARD tsr_status timeloop_step(timeloop_t *tl, tsr_error_t *err);
+
+/* Collective: runs a kernel item once on every local block (e.g. moments for output). */
+TSR_NODISCARD tsr_status timeloop_run_kernel(timeloop_t *tl, const char *name, tsr_error_t *err);
+
+timeloop_timing_t timeloop_timing(const timeloop_t *tl);
+
+#endif

@@ -1,0 +1,103 @@
+#include "vtk.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+void vtk_block_path(char *out, size_t cap, const char *folder, const char *name, int64_t step,
+                    int32_t block_id) {
+  int n = snprintf(out, cap, "%s/%s_%06lld/block_%d.vti", folder, name, (long long)step, (int)block_id);
+  (void)n;
+}
+
+tsr_status vtk_make_step_folder(const char *folder, const char *name, int64_t step, tsr_error_t *err) {
+  char path[4096];
+  int n = snprintf(path, sizeof path, "%s/%s_%06lld", folder, name, (long long)step);
+  if (n < 0 || (size_t)n >= sizeof path)
+    return tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__, "output path too long: %.200s", folder);
+  return report_make_folder(path, err);
+}
+
+static size_t vtk_type_size(vtk_type_t t) { return t == VTK_FLOAT64 ? 8 : 1; }
+static const char *vtk_type_name(vtk_type_t t) { return t == VTK_FLOAT64 ? "Float64" : "UInt8"; }
+
+tsr_status vtk_write_block(const char *path, const vtk_block_t *b, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  FILE *f = fopen(path, "wb");
+  TSR_CHECK(f, TSR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  uint64_t cells = (uint64_t)b->size[0] * (uint64_t)b->size[1] * (uint64_t)b->size[2];
+  /* extents count points: cells lo..lo+size span points lo..lo+size */
+  fprintf(f, "<?xml version=\"1.0\"?>\n"
+             "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" "
+             "header_type=\"UInt64\">\n");
+  fprintf(f, "  <ImageData WholeExtent=\"%lld %lld %lld %lld %lld %lld\" Origin=\"0 0 0\" "
+             "Spacing=\"1 1 1\">\n",
+          (long long)b->lo[0], (long long)(b->lo[0] + b->size[0]), (long long)b->lo[1],
+          (long long)(b->lo[1] + b->size[1]), (long long)b->lo[2], (long long)(b->lo[2] + b->size[2]));
+  fprintf(f, "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\">\n      <CellData>\n",
+          (long long)b->lo[0], (long long)(b->lo[0] + b->size[0]), (long long)b->lo[1],
+          (long long)(b->lo[1] + b->size[1]), (long long)b->lo[2], (long long)(b->lo[2] + b->size[2]));
+  uint64_t offset = 0;
+  for (int i = 0; i < b->narrays; ++i) {
+    const vtk_array_t *a = &b->arrays[i];
+    fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" "
+               "format=\"appended\" offset=\"%llu\"/>\n",
+            vtk_type_name(a->type), a->name, a->components, (unsigned long long)offset);
+    offset += 8 + cells * (uint64_t)a->components * vtk_type_size(a->type);
+  }
+  fprintf(f, "      </CellData>\n    </Piece>\n  </ImageData>\n  <AppendedData encoding=\"raw\">\n   _");
+  for (int i = 0; i < b->narrays; ++i) {
+    const vtk_array_t *a = &b->arrays[i];
+    uint64_t bytes = cells * (uint64_t)a->components * vtk_type_size(a->type);
+    uint8_t head[8];
+    for (int k = 0; k < 8; ++k) head[k] = (uint8_t)(bytes >> (8 * k));
+    TSR_CHECK(fwrite(head, 1, 8, f) == 8 && fwrite(a->data, 1, (size_t)bytes, f) == bytes,
+              TSR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  }
+  fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
+  TSR_CHECK(!ferror(f), TSR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+cleanup:
+  if (f && fclose(f) != 0 && st == TSR_OK)
+    st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot write %s: %s", path, strerror(errno));
+  return st;
+}
+
+tsr_status vtk_write_index(const char *folder, const char *name, int64_t step,
+                           const int32_t *blocks, int32_t nblocks, const int64_t *steps,
+                           int64_t nsteps, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char path[4096], tmp[4200];
+  FILE *f = NULL;
+  int n = snprintf(path, sizeof path, "%s/%s_%06lld.vtm", folder, name, (long long)step);
+  TSR_CHECK(n > 0 && (size_t)n < sizeof path, TSR_ERR_INVALID, "output path too long: %.200s", folder);
+  f = fopen(path, "w");
+  TSR_CHECK(f, TSR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"vtkMultiBlockDataSet\" version=\"1.0\" "
+             "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <vtkMultiBlockDataSet>\n");
+  for (int32_t i = 0; i < nblocks; ++i)
+    fprintf(f, "    <DataSet index=\"%d\" name=\"block_%d\" file=\"%s_%06lld/block_%d.vti\"/>\n",
+            (int)i, (int)blocks[i], name, (long long)step, (int)blocks[i]);
+  fprintf(f, "  </vtkMultiBlockDataSet>\n</VTKFile>\n");
+  TSR_CHECK(!ferror(f) && fclose(f) == 0, TSR_ERR_IO, "cannot write %s", path);
+  f = NULL;
+
+  n = snprintf(path, sizeof path, "%s/%s.pvd", folder, name);
+  TSR_CHECK(n > 0 && (size_t)n < sizeof path, TSR_ERR_INVALID, "output path too long: %.200s", folder);
+  n = snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  f = fopen(tmp, "w");
+  TSR_CHECK(f, TSR_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" "
+             "byte_order=\"LittleEndian\">\n  <Collection>\n");
+  for (int64_t i = 0; i < nsteps; ++i)
+    fprintf(f, "    <DataSet timestep=\"%lld\" file=\"%s_%06lld.vtm\"/>\n", (long long)steps[i],
+            name, (long long)steps[i]);
+  fprintf(f, "  </Collection>\n</VTKFile>\n");
+  TSR_CHECK(!ferror(f) && fclose(f) == 0, TSR_ERR_IO, "cannot write %s", tmp);
+  f = NULL;
+  TSR_CHECK(rename(tmp, path) == 0, TSR_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+cleanup:
+  if (f) fclose(f);
+  return st;
+}

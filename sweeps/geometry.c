@@ -1,0 +1,111 @@
+#include "geometry.h"
+
+#include <math.h>
+
+geometry_t geometry_default(void) {
+  geometry_t g = {0};
+  for (int f = 0; f < 6; ++f) g.walls[f].kind = GEOMETRY_WALL_NOSLIP;
+  return g;
+}
+
+tsr_status geometry_validate(const geometry_t *g, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_CHECK(g->nshapes >= 0 && g->nshapes <= GEOMETRY_MAX_SHAPES, TSR_ERR_INVALID,
+            "obstacles: %d shapes; at most %d are allowed", g->nshapes, GEOMETRY_MAX_SHAPES);
+  static const char *const faces[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
+  for (int f = 0; f < 6; ++f) {
+    const geometry_wall_t *w = &g->walls[f];
+    TSR_CHECK(w->kind == GEOMETRY_WALL_NOSLIP || w->kind == GEOMETRY_WALL_MOVING, TSR_ERR_INVALID,
+              "boundaries.%s: unknown wall kind %d", faces[f], (int)w->kind);
+    TSR_CHECK(w->kind != GEOMETRY_WALL_MOVING || w->velocity[f / 2] == 0.0, TSR_ERR_INVALID,
+              "boundaries.%s.velocity[%d] = %g: a wall moves along its own plane; the normal "
+              "component must be 0", faces[f], f / 2, w->velocity[f / 2]);
+  }
+  for (int i = 0; i < g->nshapes; ++i) {
+    const geometry_shape_t *s = &g->shapes[i];
+    switch (s->kind) {
+    case GEOMETRY_BOX:
+      for (int a = 0; a < 3; ++a)
+        TSR_CHECK(s->min[a] <= s->max[a], TSR_ERR_INVALID,
+                  "obstacles[%d]: box min[%d] = %g exceeds max[%d] = %g", i, a, s->min[a], a,
+                  s->max[a]);
+      break;
+    case GEOMETRY_SPHERE:
+    case GEOMETRY_CYLINDER:
+      TSR_CHECK(s->radius > 0 && isfinite(s->radius), TSR_ERR_INVALID,
+                "obstacles[%d]: radius = %g; allowed are finite values > 0", i, s->radius);
+      TSR_CHECK(s->kind != GEOMETRY_CYLINDER || (s->axis >= 0 && s->axis <= 2), TSR_ERR_INVALID,
+                "obstacles[%d]: cylinder axis %d; allowed are x, y, z", i, s->axis);
+      break;
+    default:
+      TSR_FAIL(TSR_ERR_INVALID, "obstacles[%d]: unknown shape kind %d", i, (int)s->kind);
+    }
+  }
+cleanup:
+  return st;
+}
+
+static bool geometry_inside(const geometry_shape_t *s, const double p[3]) {
+  switch (s->kind) {
+  case GEOMETRY_BOX:
+    return p[0] >= s->min[0] && p[0] <= s->max[0] && p[1] >= s->min[1] && p[1] <= s->max[1] &&
+           p[2] >= s->min[2] && p[2] <= s->max[2];
+  case GEOMETRY_SPHERE: {
+    double r2 = 0;
+    for (int a = 0; a < 3; ++a) r2 += (p[a] - s->center[a]) * (p[a] - s->center[a]);
+    return r2 <= s->radius * s->radius;
+  }
+  case GEOMETRY_CYLINDER: {
+    double r2 = 0;
+    for (int a = 0; a < 3; ++a)
+      if (a != s->axis) r2 += (p[a] - s->center[a]) * (p[a] - s->center[a]);
+    return r2 <= s->radius * s->radius;
+  }
+  }
+  return false;
+}
+
+uint8_t geometry_flag(const geometry_t *g, const patch_options_t *domain, int64_t gx, int64_t gy,
+                      int64_t gz) {
+  int64_t c[3] = {gx, gy, gz};
+  int moving_face = -1;
+  bool wall = false;
+  for (int a = 0; a < 3; ++a) {
+    int64_t n = domain->cells[a];
+    if (c[a] >= 0 && c[a] < n) continue;
+    if (domain->periodic[a]) {
+      c[a] = (c[a] % n + n) % n;
+      continue;
+    }
+    int face = 2 * a + (c[a] >= n ? 1 : 0);
+    wall = true;
+    if (g->walls[face].kind == GEOMETRY_WALL_MOVING && moving_face < 0) moving_face = face;
+  }
+  if (moving_face >= 0) return (uint8_t)(GEOMETRY_MOVING + moving_face);
+  if (wall) return GEOMETRY_NOSLIP;
+  double p[3] = {(double)c[0] + 0.5, (double)c[1] + 0.5, (double)c[2] + 0.5};
+  for (int i = 0; i < g->nshapes; ++i)
+    if (geometry_inside(&g->shapes[i], p)) return GEOMETRY_NOSLIP;
+  return GEOMETRY_FLUID;
+}
+
+void geometry_flag_velocity(const geometry_t *g, uint8_t flag, double u[3]) {
+  for (int a = 0; a < 3; ++a) u[a] = 0;
+  if (flag >= GEOMETRY_MOVING && flag < GEOMETRY_MOVING + 6)
+    for (int a = 0; a < 3; ++a) u[a] = g->walls[flag - GEOMETRY_MOVING].velocity[a];
+}
+
+geometry_class_t geometry_classify(const geometry_t *g, const patch_options_t *domain,
+                                   const block_info_t *b) {
+  bool any_wall = false, all_wall = true;
+  for (int z = -1; z <= b->size[2]; ++z)
+    for (int y = -1; y <= b->size[1]; ++y)
+      for (int x = -1; x <= b->size[0]; ++x) {
+        bool wall = geometry_flag(g, domain, b->lo[0] + x, b->lo[1] + y, b->lo[2] + z) != GEOMETRY_FLUID;
+        bool interior = x >= 0 && y >= 0 && z >= 0 && x < b->size[0] && y < b->size[1] && z < b->size[2];
+        any_wall = any_wall || wall;
+        if (interior && !wall) all_wall = false;
+      }
+  if (all_wall) return GEOMETRY_CLASS_SOLID;
+  return any_wall ? GEOMETRY_CLASS_BOUNDARY : GEOMETRY_CLASS_FLUID;
+}

@@ -1,0 +1,72 @@
+/* geometry: what every cell of the patch is — fluid, no-slip wall or moving wall — from
+ * the walls on the non-periodic domain faces and from simple solid shapes.
+ *
+ * Cells are evaluated at their centres (g + 0.5 in lattice units). A cell outside the
+ * domain on a non-periodic axis is a wall of that face; outside several such faces
+ * (an edge or corner ghost cell), it moves with the first moving wall among them in
+ * the order x-, x+, y-, y+, z-, z+, and is a no-slip wall when none of them moves.
+ * Edge cells so belong to the moving wall: the moving-wall terms of all links that
+ * leave a wall plane then cancel, and a closed cavity keeps its mass to round-off. On periodic axes coordinates wrap, so a shape seen across a periodic
+ * boundary appears in the ghost layer as it should. Every process evaluates the same
+ * global geometry, so all agree on every block's block selector. */
+#ifndef GEOMETRY_H
+#define GEOMETRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "patch.h"
+#include "tsr_error.h"
+
+enum { GEOMETRY_MAX_SHAPES = 64 };
+
+typedef enum geometry_face { GEOMETRY_XM, GEOMETRY_XP, GEOMETRY_YM, GEOMETRY_YP, GEOMETRY_ZM, GEOMETRY_ZP } geometry_face_t;
+
+typedef enum geometry_wall_kind { GEOMETRY_WALL_NOSLIP = 0, GEOMETRY_WALL_MOVING = 1 } geometry_wall_kind_t;
+
+typedef struct geometry_wall {
+  geometry_wall_kind_t kind;
+  double velocity[3]; /* moving walls: tangential wall velocity (lattice units) */
+} geometry_wall_t;
+
+typedef enum geometry_shape_kind { GEOMETRY_BOX, GEOMETRY_SPHERE, GEOMETRY_CYLINDER } geometry_shape_kind_t;
+
+typedef struct geometry_shape {
+  geometry_shape_kind_t kind;
+  double min[3], max[3]; /* box: corners (cell centres inside [min, max]) */
+  double center[3];      /* sphere, cylinder (the cylinder's axis passes through it) */
+  double radius;         /* sphere, cylinder */
+  int axis;              /* cylinder: 0, 1, 2 for x, y, z */
+} geometry_shape_t;
+
+typedef struct geometry {
+  geometry_wall_t walls[6]; /* used on non-periodic faces only */
+  geometry_shape_t shapes[GEOMETRY_MAX_SHAPES];
+  int nshapes;
+} geometry_t;
+
+/* Cell flags. */
+enum { GEOMETRY_FLUID = 0, GEOMETRY_NOSLIP = 1, GEOMETRY_MOVING = 2 /* + face */ };
+
+/* All walls no-slip, no shapes. */
+geometry_t geometry_default(void);
+
+/* Checks shape sizes (radius > 0, min < max, axis in 0..2) and wall kinds; messages name
+ * "obstacles[i]" and the face. */
+TSR_NODISCARD tsr_status geometry_validate(const geometry_t *g, tsr_error_t *err);
+
+/* Flag of global cell (gx, gy, gz); coordinates may lie one cell outside the domain. */
+uint8_t geometry_flag(const geometry_t *g, const patch_options_t *domain, int64_t gx, int64_t gy,
+                      int64_t gz);
+
+/* Wall velocity of a flag (zero for fluid and no-slip). */
+void geometry_flag_velocity(const geometry_t *g, uint8_t flag, double u[3]);
+
+typedef enum geometry_class { GEOMETRY_CLASS_FLUID, GEOMETRY_CLASS_BOUNDARY, GEOMETRY_CLASS_SOLID } geometry_class_t;
+
+/* Fluid: every cell of the block and of its ghost layer is fluid; solid: every interior
+ * cell is a wall; boundary: anything else. */
+geometry_class_t geometry_classify(const geometry_t *g, const patch_options_t *domain,
+                                   const block_info_t *b);
+
+#endif

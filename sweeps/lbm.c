@@ -1,0 +1,506 @@
+#include "lbm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aos.h"
+#include "direction.h"
+#include "d3q19.h"
+
+/* ---- options ---- */
+
+lbm_options_t lbm_options_default(void) {
+  lbm_options_t o;
+  memset(&o, 0, sizeof o);
+  o.collision = LBM_TRT;
+  o.precision = LBM_DP;
+  o.viscosity = 1.0 / 6.0;
+  o.magic = 3.0 / 16.0;
+  o.rho0 = 1.0;
+  o.init = LBM_INIT_UNIFORM;
+  o.geometry = geometry_default();
+  return o;
+}
+
+double lbm_omega(const lbm_options_t *o) { return 1.0 / (3.0 * o->viscosity + 0.5); }
+
+tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_CHECK(o->collision == LBM_SRT || o->collision == LBM_TRT, TSR_ERR_INVALID,
+            "lbm.collision: unknown value %d; allowed are srt, trt", (int)o->collision);
+  TSR_CHECK(o->precision == LBM_DP || o->precision == LBM_SP, TSR_ERR_INVALID,
+            "lbm.precision: unknown value %d; allowed are sp, dp", (int)o->precision);
+  TSR_CHECK(o->viscosity > 0 && isfinite(o->viscosity), TSR_ERR_INVALID,
+            "lbm.viscosity = %g: allowed are finite values > 0 (lattice units; omega = 1/(3 nu + "
+            "1/2) then lies in (0, 2))", o->viscosity);
+  TSR_CHECK(o->magic > 0 && isfinite(o->magic), TSR_ERR_INVALID,
+            "lbm.magic = %g: allowed are finite values > 0 (3/16 places walls exactly half-way)",
+            o->magic);
+  TSR_CHECK(o->rho0 > 0 && isfinite(o->rho0), TSR_ERR_INVALID,
+            "lbm.rho0 = %g: allowed are finite values > 0", o->rho0);
+  for (int a = 0; a < 3; ++a) {
+    TSR_CHECK(isfinite(o->force[a]), TSR_ERR_INVALID, "lbm.force[%d] = %g is not finite", a,
+              o->force[a]);
+    TSR_CHECK(isfinite(o->init_velocity[a]) && fabs(o->init_velocity[a]) < 0.5, TSR_ERR_INVALID,
+              "lbm.initial velocity[%d] = %g: allowed are |u| < 0.5 (lattice units; keep Mach "
+              "numbers small, |u| <~ 0.1)", a, o->init_velocity[a]);
+  }
+  st = geometry_validate(&o->geometry, err);
+cleanup:
+  return st;
+}
+
+static tsr_status lbm_read_shape(config_node_t *n, geometry_shape_t *s, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  static const char *const shapes[] = {"box", "sphere", "cylinder", NULL};
+  static const char *const axes[] = {"x", "y", "z", NULL};
+  int kind = 0;
+  const double big = 1e9;
+  memset(s, 0, sizeof *s);
+  TSR_TRY(config_choice(n, "shape", true, shapes, &kind, err));
+  s->kind = (geometry_shape_kind_t)kind;
+  if (s->kind == GEOMETRY_BOX) {
+    TSR_TRY(config_real3(n, "min", true, -big, big, s->min, err));
+    TSR_TRY(config_real3(n, "max", true, -big, big, s->max, err));
+  } else {
+    TSR_TRY(config_real3(n, "center", true, -big, big, s->center, err));
+    TSR_TRY(config_real(n, "radius", true, 1e-9, big, &s->radius, err));
+    if (s->kind == GEOMETRY_CYLINDER) TSR_TRY(config_choice(n, "axis", true, axes, &s->axis, err));
+  }
+cleanup:
+  return st;
+}
+
+tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_options_t *o,
+                            tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  static const char *const collisions[] = {"srt", "trt", NULL};
+  static const char *const precisions[] = {"dp", "sp", NULL};
+  static const char *const inits[] = {"uniform", "taylor_green", NULL};
+  static const char *const faces[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
+  static const char *const walls[] = {"noslip", "moving", NULL};
+  lbm_options_t r = lbm_options_default();
+  config_node_t *root = config_root(cfg), *lbm, *init, *bnd, *face;
+  int v;
+  TSR_TRY(config_object(root, "lbm", false, &lbm, err));
+  if (lbm) {
+    v = (int)r.collision;
+    TSR_TRY(config_choice(lbm, "collision", false, collisions, &v, err));
+    r.collision = (lbm_collision_t)v;
+    v = (int)r.precision;
+    TSR_TRY(config_choice(lbm, "precision", false, precisions, &v, err));
+    r.precision = (lbm_precision_t)v;
+    TSR_TRY(config_real(lbm, "viscosity", false, 1e-12, 1e6, &r.viscosity, err));
+    TSR_TRY(config_real(lbm, "magic", false, 1e-12, 1e6, &r.magic, err));
+    TSR_TRY(config_real(lbm, "rho0", false, 1e-12, 1e12, &r.rho0, err));
+    TSR_TRY(config_bool(lbm, "shifted", false, &r.shifted, err));
+    TSR_TRY(config_real3(lbm, "force", false, -1.0, 1.0, r.force, err));
+    TSR_TRY(config_object(lbm, "initial", false, &init, err));
+    if (init) {
+      v = (int)r.init;
+      TSR_TRY(config_choice(init, "kind", true, inits, &v, err));
+      r.init = (lbm_init_kind_t)v;
+      if (r.init == LBM_INIT_UNIFORM)
+        TSR_TRY(config_real3(init, "velocity", false, -0.4, 0.4, r.init_velocity, err));
+      else
+        TSR_TRY(config_real(init, "u0", true, -0.4, 0.4, &r.init_velocity[0], err));
+    }
+  }
+  TSR_TRY(config_object(root, "boundaries", false, &bnd, err));
+  for (int f = 0; bnd && f < 6; ++f) {
+    TSR_TRY(config_object(bnd, faces[f], false, &face, err));
+    if (!face) continue;
+    if (domain->periodic[f / 2]) {
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: boundaries.%s: the domain is periodic along %c; walls go on "
+                         "non-periodic faces only", config_source(cfg), faces[f], "xyz"[f / 2]);
+      goto cleanup;
+    }
+    v = (int)r.geometry.walls[f].kind;
+    TSR_TRY(config_choice(face, "kind", true, walls, &v, err));
+    r.geometry.walls[f].kind = (geometry_wall_kind_t)v;
+    if (r.geometry.walls[f].kind == GEOMETRY_WALL_MOVING)
+      TSR_TRY(config_real3(face, "velocity", true, -0.4, 0.4, r.geometry.walls[f].velocity, err));
+  }
+  size_t n = 0;
+  TSR_TRY(config_list(root, "obstacles", &n, err));
+  if (n > GEOMETRY_MAX_SHAPES) {
+    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                       "%s: obstacles: %zu shapes; at most %d are allowed", config_source(cfg), n,
+                       GEOMETRY_MAX_SHAPES);
+    goto cleanup;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    config_node_t *item;
+    TSR_TRY(config_list_item(root, "obstacles", i, &item, err));
+    TSR_TRY(lbm_read_shape(item, &r.geometry.shapes[i], err));
+  }
+  r.geometry.nshapes = (int)n;
+  st = lbm_options_validate(&r, err);
+  if (st != TSR_OK) {
+    tsr_error_prefix(err, "%s", config_source(cfg));
+    goto cleanup;
+  }
+  *o = r;
+cleanup:
+  return st;
+}
+
+const char *lbm_fs(const lbm_options_t *o) {
+  static const char *const names[2][2] = {{"srt,dp", "srt,sp"}, {"trt,dp", "trt,sp"}};
+  return names[o->collision == LBM_TRT][o->precision == LBM_SP];
+}
+
+/* ---- what the items share ---- */
+
+typedef struct lbm_ctx {
+  lbm_options_t opts;
+  patch_options_t domain;
+  d3q19_params_t params;
+  int pdf_id;
+  uint32_t bs_fluid, bs_boundary, bs_solid;
+  int comps[DIRECTION_COUNT][5]; /* PDFs crossing each direction */
+  int ncomps[DIRECTION_COUNT];
+} lbm_ctx_t;
+
+typedef struct lbm_block {
+  aos_dims_t dims;
+  size_t esize;
+  void *src, *dst;       /* NULL for a solid block */
+  d3q19_link_t *links;
+  size_t nlinks;
+  uint8_t *flags;        /* interior cells */
+  double *rho, *u;       /* moments */
+} lbm_block_t;
+
+static size_t lbm_cells(const aos_dims_t *d) { return (size_t)d->nx * (size_t)d->ny * (size_t)d->nz; }
+
+static void lbm_block_release(void *data, void *ctx) {
+  lbm_block_t *b = data;
+  if (!b) return;
+  free(b->src);
+  free(b->dst);
+  free(b->links);
+  free(b->flags);
+  free(b->rho);
+  free(b->u);
+  free(b);
+}
+
+typedef struct lbm_init_ctx {
+  const lbm_ctx_t *c;
+  const block_info_t *b;
+} lbm_init_ctx_t;
+
+/* Initial density and velocity of one cell. */
+static void lbm_initial(int x, int y, int z, void *vctx, double out[4]) {
+  const lbm_init_ctx_t *ic = vctx;
+  const lbm_options_t *o = &ic->c->opts;
+  out[0] = o->rho0;
+  if (o->init == LBM_INIT_UNIFORM) {
+    for (int a = 0; a < 3; ++a) out[1 + a] = o->init_velocity[a];
+    return;
+  }
+  /* Taylor-Green vortex in x-y, uniform along z, one period over the domain */
+  const double two_pi = 6.283185307179586;
+  double kx = two_pi / (double)ic->c->domain.cells[0], ky = two_pi / (double)ic->c->domain.cells[1];
+  double px = ((double)(ic->b->lo[0] + x) + 0.5) * kx, py = ((double)(ic->b->lo[1] + y) + 0.5) * ky;
+  double u0 = o->init_velocity[0];
+  out[1] = u0 * sin(px) * cos(py);
+  out[2] = -u0 * kx / ky * cos(px) * sin(py);
+  out[3] = 0;
+  double p = o->rho0 * u0 * u0 / 4.0 * (cos(2 * px) + kx * kx / (ky * ky) * cos(2 * py));
+  out[0] = o->rho0 + 3.0 * p;
+}
+
+static tsr_status lbm_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const lbm_ctx_t *c = vctx;
+  lbm_block_t *lb = calloc(1, sizeof *lb);
+  *out = NULL;
+  TSR_CHECK(lb, TSR_ERR_NOMEM, "out of memory for the LBM data of BlockID %d", (int)b->id);
+  lb->dims = (aos_dims_t){b->size[0], b->size[1], b->size[2], D3Q19_Q};
+  lb->esize = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double);
+  if (b->bs == c->bs_solid) goto done; /* all solid: no PDFs */
+
+  size_t n = aos_field_elements(&lb->dims), cells = lbm_cells(&lb->dims);
+  lb->src = malloc(n * lb->esize);
+  lb->dst = malloc(n * lb->esize);
+  lb->flags = malloc(cells);
+  lb->rho = malloc(cells * sizeof *lb->rho);
+  lb->u = malloc(3 * cells * sizeof *lb->u);
+  TSR_CHECK(lb->src && lb->dst && lb->flags && lb->rho && lb->u, TSR_ERR_NOMEM,
+            "out of memory: BlockID %d needs %.1f MiB for its PDFs (2 grids of %zu cells with "
+            "ghost layer, %zu bytes per value)",
+            (int)b->id, 2.0 * (double)(n * lb->esize) / 1048576.0, n / D3Q19_Q, lb->esize);
+  lbm_init_ctx_t ic = {c, b};
+  if (lb->esize == sizeof(float)) {
+    d3q19_init_f32(lb->src, &lb->dims, &c->params, c->opts.shifted, lbm_initial, &ic);
+    d3q19_init_f32(lb->dst, &lb->dims, &c->params, c->opts.shifted, lbm_initial, &ic);
+  } else {
+    d3q19_init_f64(lb->src, &lb->dims, &c->params, c->opts.shifted, lbm_initial, &ic);
+    d3q19_init_f64(lb->dst, &lb->dims, &c->params, c->opts.shifted, lbm_initial, &ic);
+  }
+
+  /* flags of the interior, and bounce-back links from every fluid cell to each wall cell
+     (interior or ghost) it pulls from */
+  const aos_dims_t *d = &lb->dims;
+  size_t cap = 0, k = 0;
+  for (int z = 0; z < d->nz; ++z)
+    for (int y = 0; y < d->ny; ++y)
+      for (int x = 0; x < d->nx; ++x, ++k) {
+        uint8_t fl = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + x, b->lo[1] + y, b->lo[2] + z);
+        lb->flags[k] = fl;
+        if (fl != GEOMETRY_FLUID || b->bs != c->bs_boundary) continue;
+        for (int i = 1; i < D3Q19_Q; ++i) {
+          int sx = x - d3q19_c[i][0], sy = y - d3q19_c[i][1], sz = z - d3q19_c[i][2];
+          uint8_t sf = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + sx, b->lo[1] + sy,
+                                     b->lo[2] + sz);
+          if (sf == GEOMETRY_FLUID) continue;
+          if (lb->nlinks == cap) {
+            cap = cap ? 2 * cap : 256;
+            d3q19_link_t *g = realloc(lb->links, cap * sizeof *g);
+            TSR_CHECK(g, TSR_ERR_NOMEM, "out of memory for the boundary links of BlockID %d", (int)b->id);
+            lb->links = g;
+          }
+          double uw[3];
+          geometry_flag_velocity(&c->opts.geometry, sf, uw);
+          double cu = d3q19_c[i][0] * uw[0] + d3q19_c[i][1] * uw[1] + d3q19_c[i][2] * uw[2];
+          lb->links[lb->nlinks++] = (d3q19_link_t){
+              .to = aos_index(d, sx, sy, sz, i),
+              .from = aos_index(d, x, y, z, d3q19_inverse(i)),
+              .extra = 6.0 * d3q19_w[i] * c->opts.rho0 * cu};
+        }
+      }
+done:
+  *out = lb;
+  lb = NULL;
+cleanup:
+  lbm_block_release(lb, NULL);
+  return st;
+}
+
+static lbm_block_t *lbm_get(block_data_t *data, const lbm_ctx_t *c) {
+  return block_data_get(data, c->pdf_id);
+}
+
+/* ---- ghost exchange ---- */
+
+static size_t lbm_size(const block_info_t *b, int dir, void *vctx) {
+  const lbm_ctx_t *c = vctx;
+  if (b->bs == c->bs_solid) return 0;
+  size_t es = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double);
+  return (size_t)direction_slice_cells(b->size, dir) * (size_t)c->ncomps[dir] * es;
+}
+
+static tsr_status lbm_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
+                              size_t cap, size_t *written, void *vctx, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const lbm_ctx_t *c = vctx;
+  const lbm_block_t *lb = data;
+  size_t need = lbm_size(b, dir, vctx);
+  TSR_CHECK(need <= cap && lb->src, TSR_ERR_INTERNAL,
+            "LBM extraction of BlockID %d in direction %s: %zu bytes needed, %zu given", (int)b->id,
+            direction_name(dir), need, cap);
+  int lo[3], hi[3];
+  direction_send_slice(b->size, dir, lo, hi);
+  *written = aos_pack(lb->src, &lb->dims, lb->esize, lo, hi, c->comps[dir], c->ncomps[dir], out);
+cleanup:
+  return st;
+}
+
+static tsr_status lbm_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
+                             size_t len, void *vctx, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const lbm_ctx_t *c = vctx;
+  lbm_block_t *lb = data;
+  size_t need = lbm_size(b, dir, vctx);
+  TSR_CHECK(need == len && lb->src, TSR_ERR_CORRUPT,
+            "LBM insertion into BlockID %d from direction %s: %zu bytes, expected %zu", (int)b->id,
+            direction_name(dir), len, need);
+  int lo[3], hi[3];
+  direction_recv_slice(b->size, dir, lo, hi);
+  aos_unpack(lb->src, &lb->dims, lb->esize, lo, hi, c->comps[dir], c->ncomps[dir], in);
+cleanup:
+  return st;
+}
+
+static tsr_status lbm_nothing_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
+                                      size_t cap, size_t *written, void *vctx, tsr_error_t *err) {
+  *written = 0;
+  return TSR_OK;
+}
+
+static tsr_status lbm_nothing_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
+                                     size_t len, void *vctx, tsr_error_t *err) {
+  return TSR_OK;
+}
+
+/* ---- work ---- */
+
+static tsr_status lbm_nothing(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err) {
+  return TSR_OK;
+}
+
+static tsr_status lbm_boundary_f64(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err) {
+  lbm_block_t *lb = lbm_get(data, vctx);
+  d3q19_boundary_apply_f64(lb->src, lb->links, lb->nlinks);
+  return TSR_OK;
+}
+
+static tsr_status lbm_boundary_f32(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err) {
+  lbm_block_t *lb = lbm_get(data, vctx);
+  d3q19_boundary_apply_f32(lb->src, lb->links, lb->nlinks);
+  return TSR_OK;
+}
+
+static void lbm_swap(lbm_block_t *lb) {
+  void *t = lb->src;
+  lb->src = lb->dst;
+  lb->dst = t;
+}
+
+#define LBM_SC_ITEM(NAME, KERNEL, T)                                                     \
+  static tsr_status NAME(const block_info_t *b, block_data_t *data, void *vctx,          \
+                         tsr_error_t *err) {                                             \
+    const lbm_ctx_t *c = vctx;                                                           \
+    lbm_block_t *lb = lbm_get(data, c);                                                  \
+    KERNEL((const T *)lb->src, (T *)lb->dst, &lb->dims, &c->params);                     \
+    lbm_swap(lb);                                                                        \
+    return TSR_OK;                                                                       \
+  }
+LBM_SC_ITEM(lbm_sc_srt_f64, d3q19_stream_collide_srt_f64, double)
+LBM_SC_ITEM(lbm_sc_trt_f64, d3q19_stream_collide_trt_f64, double)
+LBM_SC_ITEM(lbm_sc_srt_f32, d3q19_stream_collide_srt_f32, float)
+LBM_SC_ITEM(lbm_sc_trt_f32, d3q19_stream_collide_trt_f32, float)
+
+static void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb) {
+  size_t cells = lbm_cells(&lb->dims);
+  for (size_t k = 0; k < cells; ++k) {
+    if (lb->flags[k] == GEOMETRY_FLUID) continue;
+    lb->rho[k] = c->opts.rho0;
+    geometry_flag_velocity(&c->opts.geometry, lb->flags[k], lb->u + 3 * k);
+  }
+}
+
+static tsr_status lbm_moments_f64_item(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err) {
+  const lbm_ctx_t *c = vctx;
+  lbm_block_t *lb = lbm_get(data, c);
+  d3q19_moments_f64(lb->src, &lb->dims, &c->params, c->opts.shifted, lb->rho, lb->u);
+  lbm_mask_walls(c, lb);
+  return TSR_OK;
+}
+
+static tsr_status lbm_moments_f32_item(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err) {
+  const lbm_ctx_t *c = vctx;
+  lbm_block_t *lb = lbm_get(data, c);
+  d3q19_moments_f32(lb->src, &lb->dims, &c->params, c->opts.shifted, lb->rho, lb->u);
+  lbm_mask_walls(c, lb);
+  return TSR_OK;
+}
+
+lbm_moments_view_t lbm_block_moments(const block_data_t *data, int pdf_id) {
+  const lbm_block_t *lb = block_data_get(data, pdf_id);
+  lbm_moments_view_t v = {0};
+  if (!lb || !lb->src) return v;
+  v.rho = lb->rho;
+  v.u = lb->u;
+  v.flags = lb->flags;
+  v.cells = (int64_t)lbm_cells(&lb->dims);
+  return v;
+}
+
+/* ---- registration ---- */
+
+tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
+                              const lbm_options_t *o, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  lbm_ctx_t c;
+  memset(&c, 0, sizeof c);
+  TSR_TRY(lbm_options_validate(o, err));
+  c.opts = *o;
+  c.domain = *domain;
+  double omega = lbm_omega(o);
+  c.params = (d3q19_params_t){
+      .omega_plus = omega,
+      .omega_minus = o->collision == LBM_TRT ? d3q19_omega_minus(omega, o->magic) : omega,
+      .rho0 = o->rho0,
+      .force = {o->force[0], o->force[1], o->force[2]},
+      .use_force = o->force[0] != 0 || o->force[1] != 0 || o->force[2] != 0};
+  TSR_TRY(registry_data_id(reg, LBM_PDF, &c.pdf_id, err));
+  selector_table_t *sel = registry_selectors(reg);
+  TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid", &c.bs_fluid, err));
+  TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid_boundary", &c.bs_boundary, err));
+  TSR_TRY(selector_intern(sel, SELECTOR_BS, "solid", &c.bs_solid, err));
+  for (int d = 0; d < DIRECTION_COUNT; ++d)
+    for (int i = 1; i < D3Q19_Q; ++i) {
+      bool crosses = true;
+      for (int a = 0; a < 3; ++a)
+        if (direction_offsets[d][a] != 0 && d3q19_c[i][a] != direction_offsets[d][a]) crosses = false;
+      if (crosses) c.comps[d][c.ncomps[d]++] = i;
+    }
+  void *ctx;
+  TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
+  TSR_TRY(registry_exclusive(reg, "srt,trt", err));
+  TSR_TRY(registry_exclusive(reg, "sp,dp", err));
+
+  const char *live = "fluid|fluid_boundary";
+  const registry_item_t items[] = {
+      {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = "*",
+       .alloc = lbm_alloc, .free = lbm_block_release},
+      {.kind = REGISTRY_KIND_EXTRACTION, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = live,
+       .extract = lbm_extract, .size = lbm_size},
+      {.kind = REGISTRY_KIND_INSERTION, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = live,
+       .insert = lbm_insert, .size = lbm_size},
+      {.kind = REGISTRY_KIND_EXTRACTION, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = "solid",
+       .extract = lbm_nothing_extract, .size = lbm_size},
+      {.kind = REGISTRY_KIND_INSERTION, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = "solid",
+       .insert = lbm_nothing_insert, .size = lbm_size},
+      {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "dp", .hs = "cpu",
+       .bs = "fluid_boundary", .kernel = lbm_boundary_f64},
+      {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "sp", .hs = "cpu",
+       .bs = "fluid_boundary", .kernel = lbm_boundary_f32},
+      {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "cpu",
+       .bs = "fluid|solid", .kernel = lbm_nothing},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "srt,dp", .hs = "cpu",
+       .bs = live, .kernel = lbm_sc_srt_f64},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "trt,dp", .hs = "cpu",
+       .bs = live, .kernel = lbm_sc_trt_f64},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "srt,sp", .hs = "cpu",
+       .bs = live, .kernel = lbm_sc_srt_f32},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "trt,sp", .hs = "cpu",
+       .bs = live, .kernel = lbm_sc_trt_f32},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
+       .bs = "solid", .kernel = lbm_nothing},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "dp", .hs = "cpu", .bs = live,
+       .kernel = lbm_moments_f64_item},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "sp", .hs = "cpu", .bs = live,
+       .kernel = lbm_moments_f32_item},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "cpu", .bs = "solid",
+       .kernel = lbm_nothing},
+  };
+  for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i) {
+    registry_item_t it = items[i];
+    it.ctx = ctx;
+    TSR_TRY(registry_add(reg, &it, err));
+  }
+cleanup:
+  return st;
+}
+
+tsr_status lbm_classify(patch_t *patch, registry_t *reg, const lbm_options_t *o, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  uint32_t ids[3];
+  selector_table_t *sel = registry_selectors(reg);
+  TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid", &ids[GEOMETRY_CLASS_FLUID], err));
+  TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid_boundary", &ids[GEOMETRY_CLASS_BOUNDARY], err));
+  TSR_TRY(selector_intern(sel, SELECTOR_BS, "solid", &ids[GEOMETRY_CLASS_SOLID], err));
+  const patch_options_t *domain = patch_options(patch);
+  for (int32_t id = 0; id < patch_block_count(patch); ++id) {
+    geometry_class_t k = geometry_classify(&o->geometry, domain, patch_block(patch, id));
+    TSR_TRY(patch_set_bs(patch, id, ids[k], err));
+  }
+cleanup:
+  return st;
+}

@@ -1,0 +1,86 @@
+/* lbm: the D3Q19 lattice Boltzmann sweep on CPU blocks (AoS, OpenMP).
+ *
+ * lbm_sweep_register adds to the registry, under the fs switches srt|trt and sp|dp:
+ *   allocator  "lbm.pdf"            PDFs (two grids), flags and boundary links of a block;
+ *                                   a solid block gets none
+ *   extraction/insertion "lbm.pdf"  the PDFs that cross a face (5) or edge (1) of a
+ *                                   block, in the common message layout, in the run's
+ *                                   precision; nothing for solid blocks
+ *   boundary   "lbm.boundary"       bounce-back links of fluid_boundary blocks: no-slip
+ *                                   and moving walls (6 w_i rho0 c_i.u_w)
+ *   kernel     "lbm.stream_collide" pull stream + SRT/TRT collide, then swaps the grids
+ *   kernel     "lbm.moments"        density and velocity of every cell into the block's
+ *                                   moment arrays (lbm_block_moments), for output
+ * Blocks are classified with lbm_classify into bs fluid (no wall in or around it: no
+ * boundary work), fluid_boundary and solid (allocates nothing, runs nothing). */
+#ifndef LBM_SWEEP_H
+#define LBM_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "block_data.h"
+#include "config.h"
+#include "geometry.h"
+#include "patch.h"
+#include "registry.h"
+#include "tsr_error.h"
+
+#define LBM_PDF "lbm.pdf"
+#define LBM_BOUNDARY "lbm.boundary"
+#define LBM_STREAM_COLLIDE "lbm.stream_collide"
+#define LBM_MOMENTS "lbm.moments"
+
+typedef enum lbm_collision { LBM_SRT = 0, LBM_TRT = 1 } lbm_collision_t;
+typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1 } lbm_precision_t;
+typedef enum lbm_init_kind { LBM_INIT_UNIFORM = 0, LBM_INIT_TAYLOR_GREEN = 1 } lbm_init_kind_t;
+
+typedef struct lbm_options {
+  lbm_collision_t collision;
+  lbm_precision_t precision;
+  double viscosity;      /* kinematic, lattice units: omega = 1 / (3 nu + 1/2) */
+  double magic;          /* TRT magic parameter Lambda */
+  double rho0;           /* reference density */
+  bool shifted;          /* store f - w_i rho0 */
+  double force[3];       /* constant body force density */
+  lbm_init_kind_t init;
+  double init_velocity[3]; /* uniform: the initial velocity; Taylor-Green: u0 in [0] */
+  geometry_t geometry;
+} lbm_options_t;
+
+/* TRT, double precision, nu = 1/6 (omega = 1), Lambda = 3/16, rho0 = 1, no force, at rest,
+ * all non-periodic faces no-slip, no obstacles. */
+lbm_options_t lbm_options_default(void);
+TSR_NODISCARD tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err);
+
+/* Reads the sections "lbm", "boundaries" and "obstacles" (see docs/configuration.md);
+ * domain gives the periodicity (walls may only be set on non-periodic faces). */
+TSR_NODISCARD tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain,
+                                          lbm_options_t *o, tsr_error_t *err);
+
+/* omega (1/tau) of the options. */
+double lbm_omega(const lbm_options_t *o);
+
+/* The fs set of the options, e.g. "trt,dp". */
+const char *lbm_fs(const lbm_options_t *o);
+
+/* Registers the items above; the options are copied into the registry. */
+TSR_NODISCARD tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
+                                            const lbm_options_t *o, tsr_error_t *err);
+
+/* Sets every block's bs from the geometry (the same on every process). */
+TSR_NODISCARD tsr_status lbm_classify(patch_t *patch, registry_t *reg, const lbm_options_t *o,
+                                      tsr_error_t *err);
+
+/* Moments of the last "lbm.moments" run on a block: rho[n], u[3n] over its interior
+ * cells, x fastest; wall cells read rho0 and the wall velocity. Borrowed; NULL for a
+ * block without PDFs. */
+typedef struct lbm_moments_view {
+  const double *rho;
+  const double *u;
+  const uint8_t *flags; /* per interior cell, GEOMETRY_* */
+  int64_t cells;
+} lbm_moments_view_t;
+lbm_moments_view_t lbm_block_moments(const block_data_t *data, int pdf_id);
+
+#endif

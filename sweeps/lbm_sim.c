@@ -1,0 +1,272 @@
+#include "lbm_sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data.h"
+#include "verdict.h"
+#include "vtk.h"
+
+struct lbm_sim {
+  MPI_Comm comm;
+  patch_t *patch;
+  registry_t *reg;
+  timeloop_t *loop;
+  int pdf_id;
+  lbm_options_t opts;
+  int64_t cells;
+  int64_t *vtk_steps; /* output steps written so far */
+  int64_t nvtk;
+};
+
+void lbm_sim_free(lbm_sim_t **sim) {
+  if (!sim || !*sim) return;
+  lbm_sim_t *s = *sim;
+  timeloop_free(&s->loop);
+  patch_free(&s->patch);
+  registry_free(&s->reg);
+  free(s->vtk_steps);
+  free(s);
+  *sim = NULL;
+}
+
+tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const lbm_options_t *lo,
+                          lbm_sim_t **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank, size;
+  uint64_t fs = 0;
+  *out = NULL;
+  lbm_sim_t *s = calloc(1, sizeof *s);
+  if (!s) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  if (st == TSR_OK) {
+    s->comm = comm;
+    s->opts = *lo;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    patch_layout_t layout = {.nranks = size, .my_rank = rank};
+    st = patch_create(&so->domain, &layout, &s->patch, err);
+  }
+  if (st == TSR_OK) st = registry_create(&s->reg, err);
+  if (st == TSR_OK) st = lbm_sweep_register(s->reg, &so->domain, lo, err);
+  if (st == TSR_OK) st = lbm_classify(s->patch, s->reg, lo, err);
+  if (st == TSR_OK) st = registry_parse_fs(s->reg, lbm_fs(lo), &fs, err);
+  st = verdict_reduce(comm, st, 0, err);
+  if (st != TSR_OK) goto cleanup;
+  TSR_TRY(data_allocate(comm, s->reg, s->patch, LBM_PDF, fs, &s->pdf_id, err));
+  st = timeloop_create(s->patch, s->reg, fs, comm, &s->loop, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  TSR_TRY(timeloop_add_sweep(s->loop, &(timeloop_sweep_t){.name = "lbm", .field = LBM_PDF,
+                                                          .data_id = s->pdf_id,
+                                                          .boundary = LBM_BOUNDARY,
+                                                          .kernel = LBM_STREAM_COLLIDE}, err));
+  uint32_t solid;
+  TSR_TRY(selector_find(registry_selectors(s->reg), SELECTOR_BS, "solid", &solid, err));
+  for (int32_t id = 0; id < patch_block_count(s->patch); ++id) {
+    const block_info_t *b = patch_block(s->patch, id);
+    if (b->bs != solid) s->cells += (int64_t)b->size[0] * b->size[1] * b->size[2];
+  }
+  *out = s;
+  s = NULL;
+cleanup:
+  lbm_sim_free(&s);
+  return st;
+}
+
+tsr_status lbm_sim_step(lbm_sim_t *sim, int64_t steps, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (int64_t k = 0; k < steps; ++k) TSR_TRY(timeloop_step(sim->loop, err));
+cleanup:
+  return st;
+}
+
+tsr_status lbm_sim_moments(lbm_sim_t *sim, tsr_error_t *err) {
+  return timeloop_run_kernel(sim->loop, LBM_MOMENTS, err);
+}
+
+tsr_status lbm_sim_mass(lbm_sim_t *sim, double *mass, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int32_t nb = patch_block_count(sim->patch);
+  double *part = calloc((size_t)nb, sizeof *part), *all = calloc((size_t)nb, sizeof *all);
+  if (!part || !all) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i) {
+    int32_t id = patch_local_id(sim->patch, i);
+    lbm_moments_view_t v = lbm_block_moments(patch_block_data(sim->patch, id), sim->pdf_id);
+    for (int64_t k = 0; k < v.cells; ++k)
+      if (v.flags[k] == GEOMETRY_FLUID) part[id] += v.rho[k];
+  }
+  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
+  TSR_MPI(MPI_Allreduce(part, all, nb, MPI_DOUBLE, MPI_SUM, sim->comm));
+  *mass = 0;
+  for (int32_t id = 0; id < nb; ++id) *mass += all[id];
+cleanup:
+  free(part);
+  free(all);
+  return st;
+}
+
+tsr_status lbm_sim_gather(lbm_sim_t *sim, double *rho, double *u, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const patch_options_t *d = patch_options(sim->patch);
+  int rank;
+  MPI_Comm_rank(sim->comm, &rank);
+  /* block by block in BlockID order: the owner sends, rank 0 places */
+  for (int32_t id = 0; id < patch_block_count(sim->patch); ++id) {
+    const block_info_t *b = patch_block(sim->patch, id);
+    int64_t n = (int64_t)b->size[0] * b->size[1] * b->size[2];
+    double *buf = NULL;
+    if (rank == b->rank || rank == 0) {
+      buf = malloc((size_t)(4 * n) * sizeof *buf);
+      if (!buf) return tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+    }
+    if (rank == b->rank) {
+      lbm_moments_view_t v = lbm_block_moments(patch_block_data(sim->patch, id), sim->pdf_id);
+      for (int64_t k = 0; k < n; ++k) {
+        buf[4 * k] = v.rho ? v.rho[k] : sim->opts.rho0;
+        for (int a = 0; a < 3; ++a) buf[4 * k + 1 + a] = v.u ? v.u[3 * k + a] : 0.0;
+      }
+      if (rank != 0) MPI_Send(buf, (int)(4 * n), MPI_DOUBLE, 0, 77, sim->comm);
+    }
+    if (rank == 0) {
+      if (b->rank != 0) MPI_Recv(buf, (int)(4 * n), MPI_DOUBLE, b->rank, 77, sim->comm, MPI_STATUS_IGNORE);
+      int64_t k = 0;
+      for (int z = 0; z < b->size[2]; ++z)
+        for (int y = 0; y < b->size[1]; ++y)
+          for (int x = 0; x < b->size[0]; ++x, ++k) {
+            int64_t g = ((b->lo[2] + z) * d->cells[1] + (b->lo[1] + y)) * d->cells[0] + b->lo[0] + x;
+            rho[g] = buf[4 * k];
+            for (int a = 0; a < 3; ++a) u[3 * g + a] = buf[4 * k + 1 + a];
+          }
+    }
+    free(buf);
+  }
+  return st;
+}
+
+tsr_status lbm_sim_write_vtk(lbm_sim_t *sim, const char *folder, int64_t step, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank;
+  MPI_Comm_rank(sim->comm, &rank);
+  int32_t nb = patch_block_count(sim->patch);
+  int32_t *ids = NULL;
+  double *rho = NULL, *u = NULL;
+  uint8_t *flags = NULL;
+  if (rank == 0) st = vtk_make_step_folder(folder, "fields", step, err);
+  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i) {
+    int32_t id = patch_local_id(sim->patch, i);
+    const block_info_t *b = patch_block(sim->patch, id);
+    lbm_moments_view_t v = lbm_block_moments(patch_block_data(sim->patch, id), sim->pdf_id);
+    size_t n = (size_t)b->size[0] * (size_t)b->size[1] * (size_t)b->size[2];
+    const double *r = v.rho, *uu = v.u;
+    const uint8_t *fl = v.flags;
+    if (!v.rho) { /* a solid block: wall everywhere, at rest */
+      free(rho); free(u); free(flags);
+      rho = malloc(n * sizeof *rho);
+      u = calloc(3 * n, sizeof *u);
+      flags = malloc(n);
+      if (!rho || !u || !flags) {
+        st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory writing VTK");
+        break;
+      }
+      for (size_t k = 0; k < n; ++k) rho[k] = sim->opts.rho0;
+      memset(flags, GEOMETRY_NOSLIP, n);
+      r = rho, uu = u, fl = flags;
+    }
+    vtk_array_t arrays[3] = {{"density", VTK_FLOAT64, 1, r}, {"velocity", VTK_FLOAT64, 3, uu},
+                             {"flags", VTK_UINT8, 1, fl}};
+    vtk_block_t vb = {.lo = {b->lo[0], b->lo[1], b->lo[2]},
+                      .size = {b->size[0], b->size[1], b->size[2]}, .arrays = arrays, .narrays = 3};
+    char path[4096];
+    vtk_block_path(path, sizeof path, folder, "fields", step, id);
+    st = vtk_write_block(path, &vb, err);
+  }
+  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
+  int64_t *grown = realloc(sim->vtk_steps, (size_t)(sim->nvtk + 1) * sizeof *grown);
+  ids = malloc((size_t)nb * sizeof *ids);
+  if (!grown || !ids) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  if (grown) {
+    sim->vtk_steps = grown;
+    if (st == TSR_OK) sim->vtk_steps[sim->nvtk++] = step;
+  }
+  for (int32_t id = 0; st == TSR_OK && id < nb; ++id) ids[id] = id;
+  if (st == TSR_OK && rank == 0)
+    st = vtk_write_index(folder, "fields", step, ids, nb, sim->vtk_steps, sim->nvtk, err);
+  st = verdict_reduce(sim->comm, st, 0, err);
+cleanup:
+  free(ids);
+  free(rho);
+  free(u);
+  free(flags);
+  return st;
+}
+
+tsr_status lbm_sim_write_probe(lbm_sim_t *sim, const char *folder, const simulation_probe_t *probe,
+                               int64_t step, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank;
+  MPI_Comm_rank(sim->comm, &rank);
+  int64_t len = 0;
+  for (int a = 0; a < 3; ++a) {
+    int64_t d = probe->to[a] - probe->from[a];
+    if (d < 0) d = -d;
+    if (d > len) len = d;
+  }
+  int64_t npts = len + 1;
+  double *vals = calloc((size_t)(4 * npts), sizeof *vals), *all = calloc((size_t)(4 * npts), sizeof *all);
+  if (!vals || !all) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  int64_t (*cell)[3] = malloc((size_t)npts * sizeof *cell);
+  if (!cell) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  /* each point's value comes from the rank owning its cell; the others add zeros */
+  for (int64_t k = 0; st == TSR_OK && k < npts; ++k) {
+    for (int a = 0; a < 3; ++a) {
+      double t = len ? (double)k / (double)len : 0.0;
+      double x = (double)probe->from[a] + t * (double)(probe->to[a] - probe->from[a]);
+      cell[k][a] = (int64_t)(x + 0.5 - (x < 0));
+    }
+    for (int32_t i = 0; i < patch_local_count(sim->patch); ++i) {
+      int32_t id = patch_local_id(sim->patch, i);
+      const block_info_t *b = patch_block(sim->patch, id);
+      int inside = 1;
+      int64_t l[3];
+      for (int a = 0; a < 3; ++a) {
+        l[a] = cell[k][a] - b->lo[a];
+        inside = inside && l[a] >= 0 && l[a] < b->size[a];
+      }
+      if (!inside) continue;
+      lbm_moments_view_t v = lbm_block_moments(patch_block_data(sim->patch, id), sim->pdf_id);
+      int64_t c = (l[2] * b->size[1] + l[1]) * b->size[0] + l[0];
+      vals[4 * k] = v.rho ? v.rho[c] : sim->opts.rho0;
+      for (int a = 0; a < 3; ++a) vals[4 * k + 1 + a] = v.u ? v.u[3 * c + a] : 0.0;
+    }
+  }
+  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
+  TSR_MPI(MPI_Reduce(vals, all, (int)(4 * npts), MPI_DOUBLE, MPI_SUM, 0, sim->comm));
+  if (rank == 0) {
+    char path[4096];
+    int m = snprintf(path, sizeof path, "%s/probe_%s_%06lld.csv", folder, probe->name, (long long)step);
+    FILE *f = m > 0 && (size_t)m < sizeof path ? fopen(path, "w") : NULL;
+    if (!f) {
+      st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot write %s", path);
+    } else {
+      fprintf(f, "x,y,z,rho,ux,uy,uz\n");
+      for (int64_t k = 0; k < npts; ++k)
+        fprintf(f, "%lld,%lld,%lld,%.17g,%.17g,%.17g,%.17g\n", (long long)cell[k][0],
+                (long long)cell[k][1], (long long)cell[k][2], all[4 * k], all[4 * k + 1],
+                all[4 * k + 2], all[4 * k + 3]);
+      if (ferror(f)) st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot write %s", path);
+      if (fclose(f) != 0 && st == TSR_OK)
+        st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot write %s", path);
+    }
+  }
+  st = verdict_reduce(sim->comm, st, 0, err);
+cleanup:
+  free(vals);
+  free(all);
+  free(cell);
+  return st;
+}
+
+patch_t *lbm_sim_patch(const lbm_sim_t *sim) { return sim->patch; }
+timeloop_timing_t lbm_sim_timing(const lbm_sim_t *sim) { return timeloop_timing(sim->loop); }
+int64_t lbm_sim_cells(const lbm_sim_t *sim) { return sim->cells; }

@@ -1,0 +1,57 @@
+/* lbm_sim: one LBM simulation assembled from its parts — patch and block assignment,
+ * registry with the LBM sweep, block classification, PDF data, and the time loop
+ * (exchange "lbm.pdf", boundary "lbm.boundary", kernel "lbm.stream_collide").
+ * Shared by `tessera run` and the validation tests. All functions are collective. */
+#ifndef LBM_SIM_H
+#define LBM_SIM_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "lbm.h"
+#include "patch.h"
+#include "registry.h"
+#include "simulation.h"
+#include "timeloop.h"
+#include "tsr_error.h"
+
+typedef struct lbm_sim lbm_sim_t;
+
+TSR_NODISCARD tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so,
+                                        const lbm_options_t *lo, lbm_sim_t **out, tsr_error_t *err);
+void lbm_sim_free(lbm_sim_t **sim);
+
+TSR_NODISCARD tsr_status lbm_sim_step(lbm_sim_t *sim, int64_t steps, tsr_error_t *err);
+
+/* Runs "lbm.moments" on every local block (then lbm_block_moments has fresh values). */
+TSR_NODISCARD tsr_status lbm_sim_moments(lbm_sim_t *sim, tsr_error_t *err);
+
+/* Sum of the density over all fluid cells of the domain (after lbm_sim_moments), the
+ * same value on every rank; summed in a fixed order (by BlockID), so it does not
+ * depend on the number of ranks beyond round-off of the per-block sums. */
+TSR_NODISCARD tsr_status lbm_sim_mass(lbm_sim_t *sim, double *mass, tsr_error_t *err);
+
+/* Gathers density and velocity of the whole domain on rank 0 (after lbm_sim_moments):
+ * rho[N], u[3N], N = nx*ny*nz, x fastest; other ranks may pass NULL. For tests and small
+ * domains. */
+TSR_NODISCARD tsr_status lbm_sim_gather(lbm_sim_t *sim, double *rho, double *u, tsr_error_t *err);
+
+/* Writes the moments (after lbm_sim_moments) as VTK: every rank its own blocks'
+ * density, velocity and flags (see vtk.h), rank 0 the step's .vtm and the .pvd of all
+ * steps written by this simulation so far. */
+TSR_NODISCARD tsr_status lbm_sim_write_vtk(lbm_sim_t *sim, const char *folder, int64_t step,
+                                           tsr_error_t *err);
+
+/* Samples the moments (after lbm_sim_moments) along the line of cells from `from` to
+ * `to` (inclusive; max |to - from| + 1 cells, rounded to the nearest cell) and writes
+ * <folder>/probe_<name>_<step>.csv with columns x,y,z,rho,ux,uy,uz (rank 0). */
+TSR_NODISCARD tsr_status lbm_sim_write_probe(lbm_sim_t *sim, const char *folder,
+                                             const simulation_probe_t *probe, int64_t step,
+                                             tsr_error_t *err);
+
+patch_t *lbm_sim_patch(const lbm_sim_t *sim);
+timeloop_timing_t lbm_sim_timing(const lbm_sim_t *sim);
+/* Cells updated per step on all ranks (interior cells of every block that is not solid). */
+int64_t lbm_sim_cells(const lbm_sim_t *sim);
+
+#endif

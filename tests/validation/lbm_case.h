@@ -1,0 +1,64 @@
+/* Building blocks of the LBM validation tests: run a case and gather its fields. */
+#ifndef LBM_CASE_H
+#define LBM_CASE_H
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbm_sim.h"
+
+typedef struct lbm_case_result {
+  tsr_status st;
+  tsr_error_t err;
+  double mass0, mass;   /* before the first and after the last step */
+  double *rho, *u;      /* whole domain on rank 0 (NULL elsewhere); free with free() */
+} lbm_case_result_t;
+
+/* Runs `steps` steps of the case on comm; fields gathered on rank 0 of comm. */
+static inline lbm_case_result_t lbm_case_run(MPI_Comm comm, const simulation_options_t *so,
+                                             const lbm_options_t *lo, int64_t steps) {
+  lbm_case_result_t r;
+  memset(&r, 0, sizeof r);
+  lbm_sim_t *sim = NULL;
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  tsr_status st = lbm_sim_create(comm, so, lo, &sim, &r.err);
+  if (st == TSR_OK) st = lbm_sim_moments(sim, &r.err);
+  if (st == TSR_OK) st = lbm_sim_mass(sim, &r.mass0, &r.err);
+  if (st == TSR_OK) st = lbm_sim_step(sim, steps, &r.err);
+  if (st == TSR_OK) st = lbm_sim_moments(sim, &r.err);
+  if (st == TSR_OK) st = lbm_sim_mass(sim, &r.mass, &r.err);
+  if (st == TSR_OK && rank == 0) {
+    size_t n = (size_t)(so->domain.cells[0] * so->domain.cells[1] * so->domain.cells[2]);
+    r.rho = malloc(n * sizeof *r.rho);
+    r.u = malloc(3 * n * sizeof *r.u);
+  }
+  if (st == TSR_OK) st = lbm_sim_gather(sim, r.rho, r.u, &r.err);
+  r.st = st;
+  lbm_sim_free(&sim);
+  return r;
+}
+
+static inline void lbm_case_free(lbm_case_result_t *r) {
+  free(r->rho);
+  free(r->u);
+  r->rho = r->u = NULL;
+}
+
+static inline simulation_options_t lbm_case_domain(int nx, int ny, int nz, int bx, int by, int bz,
+                                                   bool px, bool py, bool pz) {
+  simulation_options_t so = simulation_options_default();
+  so.domain.cells[0] = nx;
+  so.domain.cells[1] = ny;
+  so.domain.cells[2] = nz;
+  so.domain.blocks[0] = bx;
+  so.domain.blocks[1] = by;
+  so.domain.blocks[2] = bz;
+  so.domain.periodic[0] = px;
+  so.domain.periodic[1] = py;
+  so.domain.periodic[2] = pz;
+  return so;
+}
+
+#endif
