@@ -1,6 +1,6 @@
 /* fuzz_config: feeds the input bytes to config_parse as the text of "fuzz.json", then reads
- * it the way the command line does: simulation_options_read, then config_check_unknown,
- * stopping at the first failure.
+ * it the way `tessera run` does: simulation_options_read, lbm_options_read (the LBM
+ * sweep's sections), then config_check_unknown, stopping at the first failure.
  *
  * On success the options must pass simulation_options_validate and (for block grids small
  * enough to build quickly) give a patch; on failure the error must carry its code and a
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "lbm.h"
 #include "patch.h"
 #include "simulation.h"
 #include "tsr_error.h"
@@ -44,6 +45,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (st != TSR_OK) fuzz_require(memcmp(&opts, &before, sizeof opts) == 0);
   } else {
     fuzz_require(cfg == NULL);
+  }
+  lbm_options_t lbm = lbm_options_default();
+  if (st == TSR_OK) {
+    st = lbm_options_read(cfg, &opts.domain, &lbm, &err);
+    if (st == TSR_OK) {
+      tsr_error_t lerr;
+      fuzz_require(lbm_options_validate(&lbm, &lerr) == TSR_OK);
+    }
   }
   if (st == TSR_OK) st = config_check_unknown(cfg, &err);
 
