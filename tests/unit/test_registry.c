@@ -541,6 +541,32 @@ static void test_keep_copies_bytes(void **state) {
   assert_float_equal(kept->omega, 1.25, 0.0);
 }
 
+/* Exclusive fs groups: items naming two switches of one group never overlap, a
+ * simulation may not turn on two of them, and groups need two or more plain names. */
+static void test_exclusive_groups(void **state) {
+  (void)state;
+  tsr_error_t err;
+  registry_t *reg = NULL;
+  ASSERT_OK(registry_create(&reg, &err));
+  registry_item_t a = kernel_item("k", "sp", "*", "*", kernel_a, NULL);
+  registry_item_t b = kernel_item("k", "dp", "*", "*", kernel_b, NULL);
+  ASSERT_OK(registry_add(reg, &a, &err));
+  ASSERT_ERR(registry_add(reg, &b, &err), TSR_ERR_LOOKUP, "ambiguous"); /* not yet exclusive */
+  ASSERT_OK(registry_exclusive(reg, "sp,dp", &err));
+  ASSERT_OK(registry_exclusive(reg, "sp,dp", &err)); /* declaring twice is harmless */
+  ASSERT_OK(registry_add(reg, &b, &err));
+  assert_int_equal(which_kernel(reg, "k", fs_bits(reg, "dp"), SELECTOR_HS_CPU, 0), 'b');
+  assert_int_equal(which_kernel(reg, "k", fs_bits(reg, "sp"), SELECTOR_HS_CPU, 0), 'a');
+  uint64_t bits = 0;
+  ASSERT_ERR(registry_parse_fs(reg, "sp,dp", &bits, &err), TSR_ERR_INVALID, "at most one may be on");
+  ASSERT_ERR(registry_exclusive(reg, "srt", &err), TSR_ERR_INVALID, "two or more switches");
+  ASSERT_ERR(registry_exclusive(reg, "srt,!trt", &err), TSR_ERR_INVALID, "two or more switches");
+  /* a third item with both names still overlaps nothing it could not */
+  registry_item_t c = kernel_item("k", "sp,force", "*", "*", kernel_a, NULL);
+  ASSERT_ERR(registry_add(reg, &c, &err), TSR_ERR_LOOKUP, "ambiguous"); /* overlaps "sp" */
+  registry_free(&reg);
+}
+
 static void test_kind_names_and_free(void **state) {
   (void)state;
   assert_string_equal(registry_kind_name(REGISTRY_KIND_KERNEL), "kernel");
@@ -579,6 +605,7 @@ int main(void) {
       REG_TEST(test_parse_fs),
       REG_TEST(test_data_id_interning),
       REG_TEST(test_keep_copies_bytes),
+      cmocka_unit_test(test_exclusive_groups),
       cmocka_unit_test(test_kind_names_and_free),
   };
   return cmocka_run_group_tests_name("registry", tests, NULL, NULL);

@@ -1,0 +1,116 @@
+/* geometry: cell flags from walls and shapes, and block classification. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "geometry.h"
+#include "patch.h"
+
+static patch_options_t domain(int64_t n, bool px, bool py, bool pz) {
+  patch_options_t d = patch_options_default();
+  for (int a = 0; a < 3; ++a) d.cells[a] = n;
+  d.periodic[0] = px;
+  d.periodic[1] = py;
+  d.periodic[2] = pz;
+  return d;
+}
+
+/* Interior cells are fluid; cells beyond a non-periodic face are walls of that face;
+ * beyond a periodic face they wrap. */
+static void test_walls_and_wrap(void **state) {
+  geometry_t g = geometry_default();
+  patch_options_t d = domain(8, true, false, false);
+  assert_int_equal(geometry_flag(&g, &d, 3, 3, 3), GEOMETRY_FLUID);
+  assert_int_equal(geometry_flag(&g, &d, -1, 3, 3), GEOMETRY_FLUID); /* periodic x */
+  assert_int_equal(geometry_flag(&g, &d, 8, 3, 3), GEOMETRY_FLUID);
+  assert_int_equal(geometry_flag(&g, &d, 3, -1, 3), GEOMETRY_NOSLIP);
+  assert_int_equal(geometry_flag(&g, &d, 3, 3, 8), GEOMETRY_NOSLIP);
+}
+
+/* At edges a moving wall wins over a resting one (the lid's terms then cancel); two
+ * moving walls: the first in x-, x+, y-, y+, z-, z+ order. */
+static void test_edges_take_the_moving_wall(void **state) {
+  geometry_t g = geometry_default();
+  g.walls[GEOMETRY_YP] = (geometry_wall_t){.kind = GEOMETRY_WALL_MOVING, .velocity = {0.1, 0, 0}};
+  patch_options_t d = domain(8, false, false, false);
+  assert_int_equal(geometry_flag(&g, &d, 3, 8, 3), GEOMETRY_MOVING + GEOMETRY_YP);
+  assert_int_equal(geometry_flag(&g, &d, -1, 8, 3), GEOMETRY_MOVING + GEOMETRY_YP);
+  assert_int_equal(geometry_flag(&g, &d, -1, 8, 8), GEOMETRY_MOVING + GEOMETRY_YP);
+  assert_int_equal(geometry_flag(&g, &d, -1, 7, 3), GEOMETRY_NOSLIP);
+  g.walls[GEOMETRY_XM] = (geometry_wall_t){.kind = GEOMETRY_WALL_MOVING, .velocity = {0, 0, 0.2}};
+  assert_int_equal(geometry_flag(&g, &d, -1, 8, 3), GEOMETRY_MOVING + GEOMETRY_XM);
+  double u[3];
+  geometry_flag_velocity(&g, GEOMETRY_MOVING + GEOMETRY_YP, u);
+  assert_true(u[0] == 0.1 && u[1] == 0 && u[2] == 0);
+  geometry_flag_velocity(&g, GEOMETRY_NOSLIP, u);
+  assert_true(u[0] == 0 && u[1] == 0 && u[2] == 0);
+}
+
+/* Shapes at cell centres; seen through periodic boundaries in the ghost layer. */
+static void test_shapes(void **state) {
+  geometry_t g = geometry_default();
+  patch_options_t d = domain(10, true, true, true);
+  g.nshapes = 3;
+  g.shapes[0] = (geometry_shape_t){.kind = GEOMETRY_SPHERE, .center = {0.5, 5, 5}, .radius = 1.1};
+  g.shapes[1] = (geometry_shape_t){.kind = GEOMETRY_BOX, .min = {4, 4, 4}, .max = {5, 5, 5}};
+  g.shapes[2] = (geometry_shape_t){.kind = GEOMETRY_CYLINDER, .center = {8.5, 8.5, 0}, .radius = 0.6, .axis = 2};
+  assert_int_equal(geometry_flag(&g, &d, 0, 5, 5), GEOMETRY_NOSLIP);   /* centre (0.5,5.5,5.5) */
+  assert_int_equal(geometry_flag(&g, &d, 10, 5, 5), GEOMETRY_NOSLIP);  /* wraps to x = 0 */
+  assert_int_equal(geometry_flag(&g, &d, 2, 5, 5), GEOMETRY_FLUID);
+  assert_int_equal(geometry_flag(&g, &d, 4, 4, 4), GEOMETRY_NOSLIP);   /* centre 4.5 in [4, 5] */
+  assert_int_equal(geometry_flag(&g, &d, 5, 4, 4), GEOMETRY_FLUID);    /* centre 5.5 */
+  for (int z = -1; z <= 10; ++z) assert_int_equal(geometry_flag(&g, &d, 8, 8, z), GEOMETRY_NOSLIP);
+  assert_int_equal(geometry_flag(&g, &d, 7, 8, 0), GEOMETRY_FLUID);
+}
+
+static void test_classify(void **state) {
+  geometry_t g = geometry_default();
+  patch_options_t d = domain(8, false, true, true);
+  d.blocks[0] = 4;
+  g.nshapes = 1;
+  g.shapes[0] = (geometry_shape_t){.kind = GEOMETRY_BOX, .min = {4, -1, -1}, .max = {6, 9, 9}};
+  patch_t *p = NULL;
+  tsr_error_t err;
+  patch_layout_t layout = {.nranks = 1, .my_rank = 0};
+  assert_int_equal(patch_create(&d, &layout, &p, &err), TSR_OK);
+  /* blocks of 2 cells along x: [0,2) touches the x- wall, [2,4) touches the box in its
+     ghost layer, [4,6) is inside the box, [6,8) touches box and x+ wall */
+  assert_int_equal(geometry_classify(&g, &d, patch_block(p, 0)), GEOMETRY_CLASS_BOUNDARY);
+  assert_int_equal(geometry_classify(&g, &d, patch_block(p, 1)), GEOMETRY_CLASS_BOUNDARY);
+  assert_int_equal(geometry_classify(&g, &d, patch_block(p, 2)), GEOMETRY_CLASS_SOLID);
+  assert_int_equal(geometry_classify(&g, &d, patch_block(p, 3)), GEOMETRY_CLASS_BOUNDARY);
+  g.nshapes = 0;
+  d.periodic[0] = true;
+  assert_int_equal(geometry_classify(&g, &d, patch_block(p, 1)), GEOMETRY_CLASS_FLUID);
+  patch_free(&p);
+}
+
+static void test_validate(void **state) {
+  tsr_error_t err;
+  geometry_t g = geometry_default();
+  assert_int_equal(geometry_validate(&g, &err), TSR_OK);
+  g.walls[GEOMETRY_YP] = (geometry_wall_t){.kind = GEOMETRY_WALL_MOVING, .velocity = {0.1, 0.01, 0}};
+  assert_int_equal(geometry_validate(&g, &err), TSR_ERR_INVALID);
+  assert_non_null(strstr(err.text, "boundaries.y+.velocity[1] = 0.01"));
+  g = geometry_default();
+  g.nshapes = 1;
+  g.shapes[0] = (geometry_shape_t){.kind = GEOMETRY_CYLINDER, .radius = 1, .axis = 3};
+  assert_int_equal(geometry_validate(&g, &err), TSR_ERR_INVALID);
+  assert_non_null(strstr(err.text, "obstacles[0]: cylinder axis 3"));
+  g.shapes[0] = (geometry_shape_t){.kind = GEOMETRY_BOX, .min = {1, 2, 3}, .max = {1, 1, 3}};
+  assert_int_equal(geometry_validate(&g, &err), TSR_ERR_INVALID);
+  assert_non_null(strstr(err.text, "box min[1] = 2 exceeds max[1] = 1"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_walls_and_wrap),   cmocka_unit_test(test_edges_take_the_moving_wall),
+      cmocka_unit_test(test_shapes),           cmocka_unit_test(test_classify),
+      cmocka_unit_test(test_validate),
+  };
+  return cmocka_run_group_tests_name("geometry", tests, NULL, NULL);
+}
