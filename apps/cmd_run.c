@@ -104,6 +104,10 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   TSR_TRY(lbm_sim_mass(sim, &mass, err));
 
   double mlups = wall_max > 0 ? (double)cells * (double)so.steps / wall_max / 1e6 : 0.0;
+  /* seconds per phase, the slowest rank's */
+  timeloop_timing_t tt = lbm_sim_timing(sim);
+  double phase[3] = {tt.exchange, tt.boundary, tt.kernel}, phase_max[3];
+  TSR_MPI(MPI_Reduce(phase, phase_max, 3, MPI_DOUBLE, MPI_MAX, 0, comm));
   if (rank == 0) {
     char path[SIMULATION_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/summary.json", so.output_folder);
@@ -117,12 +121,17 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
         REPORT_REAL_ITEM("wall_seconds", wall_max),
         REPORT_REAL_ITEM("mlups", mlups),
         REPORT_REAL_ITEM("mass", mass),
+        REPORT_REAL_ITEM("exchange_seconds_max", phase_max[0]),
+        REPORT_REAL_ITEM("boundary_seconds_max", phase_max[1]),
+        REPORT_REAL_ITEM("kernel_seconds_max", phase_max[2]),
     };
     st = report_write_json(path, items, sizeof items / sizeof items[0], err);
     printf("summary: %.2f MLUPS, %lld cells, %d blocks, %d rank(s), %lld steps in %.2f s; "
            "mass %.12g; written to %s\n",
            mlups, (long long)cells, (int)patch_block_count(patch), size, (long long)so.steps,
            wall_max, mass, path);
+    printf("time per phase (slowest rank): exchange %.2f s, boundary %.2f s, kernel %.2f s\n",
+           phase_max[0], phase_max[1], phase_max[2]);
     fflush(stdout);
   }
   TSR_TRY(verdict_reduce(comm, st, 0, err));
