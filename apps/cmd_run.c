@@ -1,6 +1,7 @@
 /* tessera run CONFIG: an LBM simulation as the configuration describes it. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
@@ -11,18 +12,26 @@
 #include "simulation.h"
 #include "verdict.h"
 
-/* VTK and probe output due at this step (VTK also at step 0). */
+/* Output a list item (probe, slice) is due for at this step: every `every` steps, not at 0. */
+static bool run_due(int64_t every, int64_t step) { return step > 0 && step % every == 0; }
+
+/* VTK, probe and slice output due at this step (VTK also at step 0). */
 static tsr_status run_output(lbm_sim_t *sim, const simulation_options_t *so, int64_t step,
                              tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  bool vtk = so->vtk_every > 0 && step % so->vtk_every == 0, probe = false;
-  for (int i = 0; i < so->nprobes; ++i) probe = probe || (step > 0 && step % so->probes[i].every == 0);
-  if (!vtk && !probe) goto cleanup;
+  bool due = so->vtk_every > 0 && step % so->vtk_every == 0;
+  for (int i = 0; i < so->nprobes; ++i) due = due || run_due(so->probes[i].every, step);
+  for (int i = 0; i < so->nslices; ++i) due = due || run_due(so->slices[i].every, step);
+  if (!due) goto cleanup;
   TSR_TRY(lbm_sim_moments(sim, err));
-  if (vtk) TSR_TRY(lbm_sim_write_vtk(sim, so->output_folder, step, err));
+  if (so->vtk_every > 0 && step % so->vtk_every == 0)
+    TSR_TRY(lbm_sim_write_vtk(sim, so->output_folder, step, err));
   for (int i = 0; i < so->nprobes; ++i)
-    if (step > 0 && step % so->probes[i].every == 0)
+    if (run_due(so->probes[i].every, step))
       TSR_TRY(lbm_sim_write_probe(sim, so->output_folder, &so->probes[i], step, err));
+  for (int i = 0; i < so->nslices; ++i)
+    if (run_due(so->slices[i].every, step))
+      TSR_TRY(lbm_sim_write_png(sim, so->output_folder, &so->slices[i], step, err));
 cleanup:
   return st;
 }
@@ -44,13 +53,19 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const char *config = NULL, *output = NULL;
+  long long steps = -1;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--output") == 0 && i + 1 < argc) output = argv[++i];
+    else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
+      char *end = NULL;
+      steps = strtoll(argv[++i], &end, 10);
+      if (!end || *end || steps < 0) config = NULL, i = argc;
+    }
     else if (argv[i][0] != '-' && !config) config = argv[i];
     else config = NULL, i = argc;
   }
   if (!config) {
-    if (rank == 0) fprintf(stderr, "usage: tessera run CONFIG [--output FOLDER]\n");
+    if (rank == 0) fprintf(stderr, "usage: tessera run CONFIG [--output FOLDER] [--steps N]\n");
     return 2;
   }
 
@@ -68,6 +83,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
                          "--output: the folder name is empty or longer than %zu characters",
                          sizeof so.output_folder - 1);
   }
+  if (steps >= 0) so.steps = steps;
   if (st == TSR_OK && rank == 0) st = report_make_folder(so.output_folder, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   TSR_TRY(lbm_sim_create(comm, &so, &lo, &sim, err));
