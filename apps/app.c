@@ -1,6 +1,9 @@
 #include "app.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "cpu_threads.h"
 
 int app_report(MPI_Comm comm, tsr_status st, const tsr_error_t *err) {
   if (st == TSR_OK) return 0;
@@ -11,4 +14,17 @@ int app_report(MPI_Comm comm, tsr_status st, const tsr_error_t *err) {
     fflush(stderr);
   }
   return 1;
+}
+
+void app_default_threads(MPI_Comm comm) {
+  if (getenv("OMP_NUM_THREADS")) return;
+  MPI_Comm node = MPI_COMM_NULL;
+  int local = 1;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+  }
+  int avail = cpu_threads_available(), online = cpu_threads_online();
+  int threads = avail < online ? avail : online / (local > 0 ? local : 1);
+  cpu_threads_set(threads > 0 ? threads : 1);
 }

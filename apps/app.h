@@ -10,6 +10,11 @@
  * returns the process exit status 1; returns 0 for TSR_OK. */
 int app_report(MPI_Comm comm, tsr_status st, const tsr_error_t *err);
 
+/* Without OMP_NUM_THREADS, shares this node's processors out between the ranks on it:
+ * a rank bound to a set of processors uses them all; an unbound rank (allowed on every
+ * processor) takes processors / ranks-on-the-node, at least one. */
+void app_default_threads(MPI_Comm comm);
+
 int app_info(MPI_Comm comm, int argc, char **argv);
 int app_exchange_demo(MPI_Comm comm, int argc, char **argv);
 int app_run(MPI_Comm comm, int argc, char **argv);

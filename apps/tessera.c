@@ -40,7 +40,9 @@ static const char usage[] =
     "\n"
     "environment:\n"
     "  TESSERA_NODE_NAME      node name of this process, instead of MPI_Get_processor_name\n"
-    "  OMP_NUM_THREADS        OpenMP threads of each CPU process\n"
+    "  OMP_NUM_THREADS        OpenMP threads of each CPU process (default: the processors\n"
+    "                         the process is bound to, or, unbound, the node's processors\n"
+    "                         shared out between the ranks on the node)\n"
     "\n"
     "exit status: 0 on success, 1 on any error (the same on every rank), 2 on bad usage.\n";
 
@@ -50,6 +52,7 @@ int main(int argc, char **argv) {
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   int rank = 0, rc = 0;
   MPI_Comm_rank(comm, &rank);
+  app_default_threads(comm);
   const char *cmd = argc > 1 ? argv[1] : NULL;
   if (!cmd || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     if (rank == 0) fputs(usage, cmd ? stdout : stderr);

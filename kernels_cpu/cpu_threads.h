@@ -8,4 +8,8 @@ int cpu_threads_max(void);
 /* Sets the team size for later parallel regions; n >= 1. */
 void cpu_threads_set(int n);
 
+/* Processors this process may run on (its affinity mask) and processors online. */
+int cpu_threads_available(void);
+int cpu_threads_online(void);
+
 #endif
