@@ -31,6 +31,12 @@ if(NOT JANSSON_FOUND)
                       "(or run scripts/install-deps.sh)")
 endif()
 
+pkg_check_modules(LIBPNG QUIET IMPORTED_TARGET libpng)
+if(NOT LIBPNG_FOUND)
+  message(FATAL_ERROR "libpng not found: install the Debian package 'libpng-dev' "
+                      "(or run scripts/install-deps.sh)")
+endif()
+
 if(TESSERA_TESTS)
   pkg_check_modules(CMOCKA QUIET IMPORTED_TARGET cmocka)
   if(NOT CMOCKA_FOUND)

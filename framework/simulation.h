@@ -12,8 +12,13 @@
  *     "vtk_every": n,             steps between VTK outputs; 0: none (default 0)
  *     "probes": [                 line probes (at most 16)
  *       { "name": "centre", "from": [x, y, z], "to": [x, y, z], "every": n }
+ *     ],
+ *     "slices": [                 PNG pictures of |u| on a plane of cells (at most 8)
+ *       { "name": "mid", "axis": "z", "position": 16, "every": n }
  *     ]
  *   }
+ * Probe and slice names are [A-Za-z0-9_-]+, unique in their list; "every" is >= 1
+ * (default 1).
  * Sweeps read their own sections (see lbm_options_read). */
 #ifndef SIMULATION_H
 #define SIMULATION_H
@@ -24,13 +29,25 @@
 #include "patch.h"
 #include "tsr_error.h"
 
-enum { SIMULATION_PATH_MAX = 256, SIMULATION_MAX_PROBES = 16, SIMULATION_NAME_MAX = 64 };
+enum {
+  SIMULATION_PATH_MAX = 256,
+  SIMULATION_MAX_PROBES = 16,
+  SIMULATION_MAX_SLICES = 8,
+  SIMULATION_NAME_MAX = 64
+};
 
 typedef struct simulation_probe {
   char name[SIMULATION_NAME_MAX]; /* [A-Za-z0-9_-]+, used in file names */
   int64_t from[3], to[3];         /* global cells, inside the domain */
   int64_t every;                  /* steps between outputs, >= 1 */
 } simulation_probe_t;
+
+typedef struct simulation_slice {
+  char name[SIMULATION_NAME_MAX]; /* [A-Za-z0-9_-]+, used in file names */
+  int axis;                       /* normal of the plane: 0 x, 1 y, 2 z */
+  int64_t position;               /* global cell index along axis, inside the domain */
+  int64_t every;                  /* steps between outputs, >= 1 */
+} simulation_slice_t;
 
 typedef struct simulation_options {
   patch_options_t domain;
@@ -40,6 +57,8 @@ typedef struct simulation_options {
   int64_t vtk_every;
   simulation_probe_t probes[SIMULATION_MAX_PROBES];
   int nprobes;
+  simulation_slice_t slices[SIMULATION_MAX_SLICES];
+  int nslices;
 } simulation_options_t;
 
 simulation_options_t simulation_options_default(void);

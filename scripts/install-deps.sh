@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config
           libopenmpi-dev openmpi-bin
           ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
-          libjansson-dev libcmocka-dev python3 python3-vtk9)
+          libjansson-dev libpng-dev libcmocka-dev python3 python3-vtk9)
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang libclang-rt-14-dev)
 fi

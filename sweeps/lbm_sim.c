@@ -1,10 +1,13 @@
 #include "lbm_sim.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data.h"
+#include "image.h"
 #include "verdict.h"
 #include "vtk.h"
 
@@ -264,6 +267,126 @@ cleanup:
   free(vals);
   free(all);
   free(cell);
+  return st;
+}
+
+/* Cells of block b on the plane at pos across axis a: 0 when the plane misses it. */
+static int64_t slice_cells(const block_info_t *b, int a, int h, int v, int64_t pos) {
+  if (pos < b->lo[a] || pos >= b->lo[a] + b->size[a]) return 0;
+  return (int64_t)b->size[h] * b->size[v];
+}
+
+tsr_status lbm_sim_write_png(lbm_sim_t *sim, const char *folder, const simulation_slice_t *slice,
+                             int64_t step, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank, nranks;
+  MPI_Comm_rank(sim->comm, &rank);
+  MPI_Comm_size(sim->comm, &nranks);
+  const patch_options_t *d = patch_options(sim->patch);
+  int32_t nb = patch_block_count(sim->patch);
+  double *send = NULL, *recv = NULL, *value = NULL;
+  uint8_t *wall = NULL;
+  int *counts = NULL, *displs = NULL;
+  /* the plane: across axis a, h horizontal and v vertical in the picture */
+  int a = slice->axis, h = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
+  int64_t pos = slice->position;
+  TSR_CHECK(a >= 0 && a < 3 && pos >= 0 && pos < d->cells[a], TSR_ERR_INVALID,
+            "slice '%s': axis %d, position %lld is not a plane of the domain", slice->name, a,
+            (long long)pos);
+  int64_t width = d->cells[h], height = d->cells[v];
+
+  /* every rank: |u| and the wall flag of its blocks' plane cells, in BlockID order */
+  int64_t mine = 0, total = 0;
+  for (int32_t id = 0; id < nb; ++id) {
+    const block_info_t *b = patch_block(sim->patch, id);
+    int64_t n = slice_cells(b, a, h, v, pos);
+    total += n;
+    if (b->rank == rank) mine += n;
+  }
+  send = malloc((size_t)(2 * mine + 1) * sizeof *send);
+  if (!send) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  if (st == TSR_OK && 2 * total > INT_MAX)
+    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                       "slice '%s': %lld cells are more than one gather can carry", slice->name,
+                       (long long)total);
+  if (st == TSR_OK && rank == 0) {
+    counts = calloc((size_t)nranks, sizeof *counts);
+    displs = calloc((size_t)nranks, sizeof *displs);
+    recv = malloc((size_t)(2 * total + 1) * sizeof *recv);
+    value = malloc((size_t)(width * height) * sizeof *value);
+    wall = malloc((size_t)(width * height));
+    if (!counts || !displs || !recv || !value || !wall)
+      st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  }
+  int64_t k = 0;
+  for (int32_t id = 0; st == TSR_OK && id < nb; ++id) {
+    const block_info_t *b = patch_block(sim->patch, id);
+    if (b->rank != rank || slice_cells(b, a, h, v, pos) == 0) continue;
+    lbm_moments_view_t m = lbm_block_moments(patch_block_data(sim->patch, id), sim->pdf_id);
+    int64_t c[3];
+    c[a] = pos - b->lo[a];
+    for (c[v] = 0; c[v] < b->size[v]; ++c[v])
+      for (c[h] = 0; c[h] < b->size[h]; ++c[h]) {
+        int64_t cell = (c[2] * b->size[1] + c[1]) * b->size[0] + c[0];
+        if (!m.rho) { /* a solid block: wall everywhere */
+          send[k++] = 0.0;
+          send[k++] = 1.0;
+          continue;
+        }
+        const double *u = &m.u[3 * cell];
+        send[k++] = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+        send[k++] = m.flags[cell] != GEOMETRY_FLUID ? 1.0 : 0.0;
+      }
+  }
+  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
+
+  /* rank 0 knows from the block metadata how much each rank sends */
+  if (rank == 0) {
+    for (int32_t id = 0; id < nb; ++id) {
+      const block_info_t *b = patch_block(sim->patch, id);
+      counts[b->rank] += (int)(2 * slice_cells(b, a, h, v, pos));
+    }
+    for (int r = 1; r < nranks; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  }
+  TSR_MPI(MPI_Gatherv(send, (int)(2 * mine), MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, 0,
+                      sim->comm));
+  if (rank == 0) {
+    for (int r = 0; r < nranks; ++r) {
+      int64_t off = displs[r];
+      for (int32_t id = 0; id < nb; ++id) {
+        const block_info_t *b = patch_block(sim->patch, id);
+        if (b->rank != r || slice_cells(b, a, h, v, pos) == 0) continue;
+        for (int64_t j = 0; j < b->size[v]; ++j)
+          for (int64_t i = 0; i < b->size[h]; ++i) {
+            int64_t g = (b->lo[v] + j) * width + b->lo[h] + i;
+            value[g] = recv[off++];
+            wall[g] = recv[off++] != 0.0;
+          }
+      }
+    }
+    char path[4096], caption[96];
+    static const char axis_name[3] = {'x', 'y', 'z'};
+    snprintf(caption, sizeof caption, "%c=%lld step %lld", axis_name[a], (long long)pos,
+             (long long)step);
+    image_options_t io = image_options_default();
+    io.label = "|u|";
+    io.caption = caption;
+    image_field_t field = {.width = (int)width, .height = (int)height, .values = value, .wall = wall};
+    int m = snprintf(path, sizeof path, "%s/slice_%s_%06lld.png", folder, slice->name, (long long)step);
+    if (m <= 0 || (size_t)m >= sizeof path)
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__, "output path too long: %.200s",
+                         folder);
+    else
+      st = image_write_png(path, &field, &io, err);
+  }
+  st = verdict_reduce(sim->comm, st, 0, err);
+cleanup:
+  free(send);
+  free(recv);
+  free(value);
+  free(wall);
+  free(counts);
+  free(displs);
   return st;
 }
 

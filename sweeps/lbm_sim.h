@@ -49,6 +49,16 @@ TSR_NODISCARD tsr_status lbm_sim_write_probe(lbm_sim_t *sim, const char *folder,
                                              const simulation_probe_t *probe, int64_t step,
                                              tsr_error_t *err);
 
+/* Writes a picture of the velocity magnitude |u| (after lbm_sim_moments) on the plane of
+ * cells at slice->position across slice->axis, wall cells grey, with a legend, as
+ * <folder>/slice_<name>_<step>.png (see image.h). Only the plane's cells travel: every
+ * rank sends those of its own blocks to rank 0, which assembles and writes the picture.
+ * Horizontal in the picture is x for z and y slices and y for x slices; vertical is y
+ * for z slices and z otherwise, growing upwards. */
+TSR_NODISCARD tsr_status lbm_sim_write_png(lbm_sim_t *sim, const char *folder,
+                                           const simulation_slice_t *slice, int64_t step,
+                                           tsr_error_t *err);
+
 patch_t *lbm_sim_patch(const lbm_sim_t *sim);
 timeloop_timing_t lbm_sim_timing(const lbm_sim_t *sim);
 /* Cells updated per step on all ranks (interior cells of every block that is not solid). */

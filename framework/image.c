@@ -1,0 +1,306 @@
+#include "image.h"
+
+#include <errno.h>
+#include <math.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const uint8_t image_background[3] = {255, 255, 255};
+const uint8_t image_wall[3] = {128, 128, 128};
+const uint8_t image_not_finite[3] = {255, 0, 255};
+static const uint8_t ink[3] = {0, 0, 0};
+
+/* ------------------------------------------------------------------ colour map */
+
+/* viridis (matplotlib's, by van der Walt and Smith), every 16th of its 256 entries and
+ * the last, in 8 bits; entry k sits at 16k/255, the last at 1. */
+static const uint8_t viridis[17][3] = {
+    {68, 1, 84},    {72, 24, 106},  {71, 45, 123},  {66, 64, 134},  {59, 82, 139},
+    {51, 99, 141},  {44, 114, 142}, {38, 130, 142}, {33, 145, 140}, {31, 160, 136},
+    {40, 174, 128}, {63, 188, 115}, {94, 201, 98},  {132, 212, 75}, {173, 220, 48},
+    {216, 226, 25}, {253, 231, 37}};
+
+void image_colormap(double t, uint8_t rgb[3]) {
+  if (!(t > 0)) t = 0; /* NaN too */
+  if (t > 1) t = 1;
+  double pos = t * 255.0;
+  int k = (int)(pos / 16.0);
+  if (k > 15) k = 15;
+  double lo = 16.0 * k, hi = k == 15 ? 255.0 : lo + 16.0, f = (pos - lo) / (hi - lo);
+  for (int c = 0; c < 3; ++c) {
+    double a = viridis[k][c], b = viridis[k + 1][c];
+    rgb[c] = (uint8_t)lround(a + f * (b - a));
+  }
+}
+
+/* ------------------------------------------------------------------ font */
+
+enum { FONT_W = 5, FONT_H = 7, FONT_PX = 2, CHAR_W = (FONT_W + 1) * FONT_PX, TEXT_H = FONT_H * FONT_PX };
+
+/* 5x7 glyphs, one byte per row from the top, bit 4 the leftmost column. */
+typedef struct glyph {
+  char c;
+  uint8_t rows[FONT_H];
+} glyph_t;
+
+static const glyph_t font[] = {
+    {' ', {0, 0, 0, 0, 0, 0, 0}},
+    {'0', {0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E}},
+    {'1', {0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E}},
+    {'2', {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F}},
+    {'3', {0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E}},
+    {'4', {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02}},
+    {'5', {0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E}},
+    {'6', {0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E}},
+    {'7', {0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08}},
+    {'8', {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E}},
+    {'9', {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C}},
+    {'.', {0, 0, 0, 0, 0, 0x0C, 0x0C}},
+    {'-', {0, 0, 0, 0x1F, 0, 0, 0}},
+    {'+', {0, 0x04, 0x04, 0x1F, 0x04, 0x04, 0}},
+    {'=', {0, 0, 0x1F, 0, 0x1F, 0, 0}},
+    {'|', {0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04}},
+    {'(', {0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02}},
+    {')', {0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08}},
+    {':', {0, 0x0C, 0x0C, 0, 0x0C, 0x0C, 0}},
+    {'/', {0, 0x01, 0x02, 0x04, 0x08, 0x10, 0}},
+    {'a', {0, 0, 0x0E, 0x01, 0x0F, 0x11, 0x0F}},
+    {'c', {0, 0, 0x0E, 0x10, 0x10, 0x11, 0x0E}},
+    {'d', {0x01, 0x01, 0x0D, 0x13, 0x11, 0x11, 0x0F}},
+    {'e', {0, 0, 0x0E, 0x11, 0x1F, 0x10, 0x0E}},
+    {'h', {0x10, 0x10, 0x16, 0x19, 0x11, 0x11, 0x11}},
+    {'i', {0x04, 0, 0x0C, 0x04, 0x04, 0x04, 0x0E}},
+    {'l', {0x0C, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E}},
+    {'m', {0, 0, 0x1A, 0x15, 0x15, 0x11, 0x11}},
+    {'n', {0, 0, 0x16, 0x19, 0x11, 0x11, 0x11}},
+    {'o', {0, 0, 0x0E, 0x11, 0x11, 0x11, 0x0E}},
+    {'p', {0, 0, 0x1E, 0x11, 0x1E, 0x10, 0x10}},
+    {'r', {0, 0, 0x16, 0x19, 0x10, 0x10, 0x10}},
+    {'s', {0, 0, 0x0E, 0x10, 0x0E, 0x01, 0x1E}},
+    {'t', {0x08, 0x08, 0x1C, 0x08, 0x08, 0x09, 0x06}},
+    {'u', {0, 0, 0x11, 0x11, 0x11, 0x13, 0x0D}},
+    {'v', {0, 0, 0x11, 0x11, 0x11, 0x0A, 0x04}},
+    {'x', {0, 0, 0x11, 0x0A, 0x04, 0x0A, 0x11}},
+    {'y', {0, 0, 0x11, 0x11, 0x0F, 0x01, 0x0E}},
+    {'z', {0, 0, 0x1F, 0x02, 0x04, 0x08, 0x1F}},
+};
+
+static const glyph_t *font_glyph(char c) {
+  for (size_t i = 0; i < sizeof font / sizeof font[0]; ++i)
+    if (font[i].c == c) return &font[i];
+  return NULL;
+}
+
+bool image_text_supported(const char *text) {
+  for (const char *p = text; p && *p; ++p)
+    if (!font_glyph(*p)) return false;
+  return true;
+}
+
+static int text_width(const char *text) {
+  size_t n = text ? strlen(text) : 0;
+  return n ? (int)n * CHAR_W - FONT_PX : 0;
+}
+
+/* ------------------------------------------------------------------ options and layout */
+
+image_options_t image_options_default(void) {
+  return (image_options_t){.scale = 0, .label = NULL, .caption = NULL};
+}
+
+static tsr_status check_text(const char *what, const char *text, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (const char *p = text; p && *p; ++p)
+    TSR_CHECK(font_glyph(*p), TSR_ERR_INVALID,
+              "image %s \"%.100s\": the character '%c' is not in the built-in font (it has the "
+              "digits, space, . - + = | ( ) : / and the letters a c d e h i l m n o p r s t u v x y z)",
+              what, text, *p);
+cleanup:
+  return st;
+}
+
+tsr_status image_options_validate(const image_options_t *o, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_CHECK(o->scale >= 0 && o->scale <= IMAGE_MAX_SCALE, TSR_ERR_INVALID,
+            "image scale = %d: allowed are 0 (automatic) and 1..%d", o->scale, IMAGE_MAX_SCALE);
+  TSR_TRY(check_text("label", o->label, err));
+  TSR_TRY(check_text("caption", o->caption, err));
+cleanup:
+  return st;
+}
+
+/* Smallest and largest finite value of the non-wall cells; 0 and 0 when there is none. */
+static void field_range(const image_field_t *f, double *min, double *max) {
+  bool any = false;
+  *min = *max = 0;
+  for (int64_t k = 0; k < (int64_t)f->width * f->height; ++k) {
+    double v = f->values[k];
+    if ((f->wall && f->wall[k]) || !isfinite(v)) continue;
+    if (!any || v < *min) *min = v;
+    if (!any || v > *max) *max = v;
+    any = true;
+  }
+}
+
+/* Tick labels of the range: with as many digits as it takes to tell them apart. */
+static void tick_labels(double min, double max, char lo[32], char hi[32]) {
+  for (int digits = 3; digits <= 12; ++digits) {
+    snprintf(lo, 32, "%.*g", digits, min);
+    snprintf(hi, 32, "%.*g", digits, max);
+    if (min == max || strcmp(lo, hi) != 0) break;
+  }
+}
+
+enum { MARGIN = 12, GAP = 8, BAR_W = 20, BAR_MIN_H = 128, TICK_GAP = 6 };
+
+static int imax(int a, int b) { return a > b ? a : b; }
+
+/* The layout, and the tick labels it was made for. */
+static tsr_status layout_make(const image_field_t *f, const image_options_t *o, image_layout_t *l,
+                              char lo[32], char hi[32], tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_TRY(image_options_validate(o, err));
+  TSR_CHECK(f->width >= 1 && f->height >= 1 && f->values, TSR_ERR_INVALID,
+            "image field of %d x %d cells%s: allowed are at least 1 x 1 cells with values",
+            f->width, f->height, f->values ? "" : " without values");
+  int s = o->scale;
+  if (s == 0) {
+    int longer = imax(f->width, f->height);
+    s = (IMAGE_AUTO_PIXELS + longer - 1) / longer;
+    if (s > IMAGE_AUTO_MAX_SCALE) s = IMAGE_AUTO_MAX_SCALE;
+  }
+  TSR_CHECK(f->width <= IMAGE_MAX_PIXELS / s && f->height <= IMAGE_MAX_PIXELS / s, TSR_ERR_INVALID,
+            "image field of %d x %d cells at %d pixels per cell: at most %d pixels per side are "
+            "allowed", f->width, f->height, s, IMAGE_MAX_PIXELS);
+  double min, max;
+  field_range(f, &min, &max);
+  tick_labels(min, max, lo, hi);
+
+  memset(l, 0, sizeof *l);
+  l->scale = s;
+  int top = MARGIN + TEXT_H + GAP + TEXT_H / 2; /* the label, clear of the top tick label */
+  l->field = (image_rect_t){MARGIN + 1, top, f->width * s, f->height * s};
+  l->legend = (image_rect_t){l->field.x + l->field.w + 1 + 3 * GAP, top, BAR_W,
+                             imax(l->field.h, BAR_MIN_H)};
+  l->ticks = (image_rect_t){l->legend.x + BAR_W + 1 + TICK_GAP, top - TEXT_H / 2,
+                            imax(text_width(lo), text_width(hi)), l->legend.h + TEXT_H};
+  int right = imax(l->ticks.x + l->ticks.w, l->legend.x + text_width(o->label));
+  right = imax(right, l->field.x + text_width(o->caption));
+  int bottom = imax(l->ticks.y + l->ticks.h, l->field.y + l->field.h + 1);
+  if (o->caption && o->caption[0]) bottom = imax(bottom, l->field.y + l->field.h + 1 + GAP + TEXT_H);
+  l->width = right + MARGIN;
+  l->height = bottom + MARGIN;
+  TSR_CHECK(l->width <= IMAGE_MAX_PIXELS && l->height <= IMAGE_MAX_PIXELS, TSR_ERR_INVALID,
+            "image of %d x %d pixels: at most %d pixels per side are allowed", l->width,
+            l->height, IMAGE_MAX_PIXELS);
+cleanup:
+  return st;
+}
+
+tsr_status image_layout(const image_field_t *field, const image_options_t *o,
+                        image_layout_t *layout, tsr_error_t *err) {
+  char lo[32], hi[32];
+  return layout_make(field, o, layout, lo, hi, err);
+}
+
+/* ------------------------------------------------------------------ drawing */
+
+typedef struct canvas {
+  uint8_t *rgb;
+  int width, height;
+} canvas_t;
+
+static void fill(canvas_t *c, int x, int y, int w, int h, const uint8_t col[3]) {
+  for (int j = imax(y, 0); j < y + h && j < c->height; ++j)
+    for (int i = imax(x, 0); i < x + w && i < c->width; ++i)
+      memcpy(c->rgb + 3 * ((size_t)j * (size_t)c->width + (size_t)i), col, 3);
+}
+
+/* A one-pixel frame just outside the rectangle. */
+static void frame(canvas_t *c, image_rect_t r) {
+  fill(c, r.x - 1, r.y - 1, r.w + 2, 1, ink);
+  fill(c, r.x - 1, r.y + r.h, r.w + 2, 1, ink);
+  fill(c, r.x - 1, r.y, 1, r.h, ink);
+  fill(c, r.x + r.w, r.y, 1, r.h, ink);
+}
+
+static void text(canvas_t *c, int x, int y, const char *s) {
+  for (; s && *s; ++s, x += CHAR_W) {
+    const glyph_t *g = font_glyph(*s);
+    if (!g) continue; /* not reached: options are validated */
+    for (int r = 0; r < FONT_H; ++r)
+      for (int b = 0; b < FONT_W; ++b)
+        if (g->rows[r] & (0x10 >> b)) fill(c, x + b * FONT_PX, y + r * FONT_PX, FONT_PX, FONT_PX, ink);
+  }
+}
+
+static void draw(canvas_t *c, const image_field_t *f, const image_options_t *o,
+                 const image_layout_t *l, const char *lo, const char *hi) {
+  fill(c, 0, 0, c->width, c->height, image_background);
+  double min, max;
+  field_range(f, &min, &max);
+  /* the field, row 0 at the bottom */
+  for (int j = 0; j < f->height; ++j)
+    for (int i = 0; i < f->width; ++i) {
+      size_t k = (size_t)j * (size_t)f->width + (size_t)i;
+      double v = f->values[k];
+      uint8_t col[3];
+      if (f->wall && f->wall[k]) memcpy(col, image_wall, 3);
+      else if (!isfinite(v)) memcpy(col, image_not_finite, 3);
+      else image_colormap(max > min ? (v - min) / (max - min) : 0.0, col);
+      fill(c, l->field.x + i * l->scale, l->field.y + (f->height - 1 - j) * l->scale, l->scale,
+           l->scale, col);
+    }
+  frame(c, l->field);
+  /* the legend: the colour map from the maximum (top) to the minimum (bottom) */
+  const image_rect_t *b = &l->legend;
+  for (int r = 0; r < b->h; ++r) {
+    uint8_t col[3];
+    image_colormap(b->h > 1 ? 1.0 - (double)r / (double)(b->h - 1) : 1.0, col);
+    fill(c, b->x, b->y + r, b->w, 1, col);
+  }
+  frame(c, *b);
+  text(c, l->ticks.x, b->y - TEXT_H / 2, hi);
+  text(c, l->ticks.x, b->y + b->h - 1 - TEXT_H / 2, lo);
+  text(c, b->x, MARGIN, o->label);
+  text(c, l->field.x, l->field.y + l->field.h + 1 + GAP, o->caption);
+}
+
+tsr_status image_write_png(const char *path, const image_field_t *field, const image_options_t *o,
+                           tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  image_layout_t l = {.width = 0};
+  char lo[32], hi[32], tmp[4096];
+  canvas_t c = {0};
+  png_image img;
+  memset(&img, 0, sizeof img);
+  bool tried = false;
+  TSR_TRY(layout_make(field, o, &l, lo, hi, err));
+  int n = snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  TSR_CHECK(n > 0 && (size_t)n < sizeof tmp, TSR_ERR_INVALID, "image path too long: %.200s", path);
+  c.width = l.width;
+  c.height = l.height;
+  c.rgb = malloc((size_t)c.width * (size_t)c.height * 3);
+  TSR_CHECK(c.rgb, TSR_ERR_NOMEM, "out of memory for an image of %d x %d pixels (%s)", c.width,
+            c.height, path);
+  draw(&c, field, o, &l, lo, hi);
+
+  img.version = PNG_IMAGE_VERSION;
+  img.width = (png_uint_32)c.width;
+  img.height = (png_uint_32)c.height;
+  img.format = PNG_FORMAT_RGB;
+  errno = 0;
+  tried = true;
+  int ok = png_image_write_to_file(&img, tmp, 0, c.rgb, 0, NULL);
+  TSR_CHECK(ok && !PNG_IMAGE_FAILED(img), TSR_ERR_IO, "cannot write %s: %s", tmp,
+            img.message[0] ? img.message : strerror(errno));
+  TSR_CHECK(rename(tmp, path) == 0, TSR_ERR_IO, "cannot rename %s to %s: %s", tmp, path,
+            strerror(errno));
+cleanup:
+  if (st != TSR_OK && tried) remove(tmp); /* no half picture left behind */
+  png_image_free(&img);
+  free(c.rgb);
+  return st;
+}
