@@ -214,9 +214,18 @@ cleanup:
     goto cleanup;                                                                        \
   } while (0)
 
-static tsr_status config_int_value(const config_node_t *node, const json_t *v, const char *kp,
-                                   int64_t min, int64_t max, int64_t *out, tsr_error_t *err) {
+/* ---- values: one reader per JSON type; the scalar and triple readers below share them ---- */
+
+/* Reads v (key path kp) into *out, written only when v is good; limits is the reader's
+ * {min, max} or NULL. */
+typedef tsr_status config_element_fn(const config_node_t *node, const json_t *v, const char *kp,
+                                     const void *limits, void *out, tsr_error_t *err);
+
+/* limits: const int64_t[2]; out: int64_t. */
+static tsr_status config_int_element(const config_node_t *node, const json_t *v, const char *kp,
+                                     const void *limits, void *out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const int64_t min = ((const int64_t *)limits)[0], max = ((const int64_t *)limits)[1];
   if (!json_is_integer(v))
     CONFIG_FAIL(node, "%s: expected an integer in %lld..%lld, got %s", kp, (long long)min,
                 (long long)max, config_type_name(v));
@@ -224,21 +233,33 @@ static tsr_status config_int_value(const config_node_t *node, const json_t *v, c
   if (x < min || x > max)
     CONFIG_FAIL(node, "%s = %lld: allowed are %lld..%lld", kp, (long long)x, (long long)min,
                 (long long)max);
-  *out = (int64_t)x;
+  *(int64_t *)out = (int64_t)x;
 cleanup:
   return st;
 }
 
-static tsr_status config_real_value(const config_node_t *node, const json_t *v, const char *kp,
-                                    double min, double max, double *out, tsr_error_t *err) {
+/* limits: const double[2]; out: double. */
+static tsr_status config_real_element(const config_node_t *node, const json_t *v, const char *kp,
+                                      const void *limits, void *out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const double min = ((const double *)limits)[0], max = ((const double *)limits)[1];
   if (!json_is_number(v))
     CONFIG_FAIL(node, "%s: expected a number in [%g, %g], got %s", kp, min, max,
                 config_type_name(v));
   double x = json_number_value(v);
   if (!(x >= min && x <= max))
     CONFIG_FAIL(node, "%s = %g: allowed are numbers in [%g, %g]", kp, x, min, max);
-  *out = x;
+  *(double *)out = x;
+cleanup:
+  return st;
+}
+
+/* limits: NULL; out: bool. */
+static tsr_status config_bool_element(const config_node_t *node, const json_t *v, const char *kp,
+                                      const void *limits, void *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (!json_is_boolean(v)) CONFIG_FAIL(node, "%s: expected true or false, got %s", kp, config_type_name(v));
+  *(bool *)out = json_is_true(v);
 cleanup:
   return st;
 }
@@ -268,95 +289,76 @@ cleanup:
   return st;
 }
 
-tsr_status config_int(config_node_t *node, const char *key, bool required, int64_t min,
-                      int64_t max, int64_t *value, tsr_error_t *err) {
+/* A scalar: *value is left alone when the key is absent and not required. */
+static tsr_status config_read1(config_node_t *node, const char *key, bool required,
+                               config_element_fn *read, const void *limits, void *value,
+                               tsr_error_t *err) {
   tsr_status st = TSR_OK;
   json_t *v;
   char kp[CONFIG_PATH_MAX];
   TSR_TRY(config_ask(node, key, required, &v, kp, err));
-  if (v) TSR_TRY(config_int_value(node, v, kp, min, max, value, err));
+  if (v) TSR_TRY(read(node, v, kp, limits, value, err));
 cleanup:
   return st;
+}
+
+/* A triple [x, y, z] of elements of elem_size bytes: value[3] is written only when all
+ * three are good; "key[i]" names a bad one. */
+static tsr_status config_read3(config_node_t *node, const char *key, bool required,
+                               config_element_fn *read, const void *limits, size_t elem_size,
+                               void *value, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  json_t *v;
+  char kp[CONFIG_PATH_MAX], sub[CONFIG_PATH_MAX + 8];
+  union {
+    int64_t i[3];
+    double r[3];
+    bool b[3];
+  } tmp;
+  TSR_TRY(config_ask(node, key, required, &v, kp, err));
+  if (!v) goto cleanup;
+  TSR_TRY(config_triple(node, v, kp, err));
+  for (size_t i = 0; i < 3; ++i) {
+    snprintf(sub, sizeof sub, "%s[%zu]", kp, i);
+    TSR_TRY(read(node, json_array_get(v, i), sub, limits, (unsigned char *)&tmp + i * elem_size, err));
+  }
+  memcpy(value, &tmp, 3 * elem_size);
+cleanup:
+  return st;
+}
+
+tsr_status config_int(config_node_t *node, const char *key, bool required, int64_t min,
+                      int64_t max, int64_t *value, tsr_error_t *err) {
+  const int64_t limits[2] = {min, max};
+  return config_read1(node, key, required, config_int_element, limits, value, err);
 }
 
 tsr_status config_real(config_node_t *node, const char *key, bool required, double min,
                        double max, double *value, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  json_t *v;
-  char kp[CONFIG_PATH_MAX];
-  TSR_TRY(config_ask(node, key, required, &v, kp, err));
-  if (v) TSR_TRY(config_real_value(node, v, kp, min, max, value, err));
-cleanup:
-  return st;
+  const double limits[2] = {min, max};
+  return config_read1(node, key, required, config_real_element, limits, value, err);
 }
 
 tsr_status config_bool(config_node_t *node, const char *key, bool required, bool *value,
                        tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  json_t *v;
-  char kp[CONFIG_PATH_MAX];
-  TSR_TRY(config_ask(node, key, required, &v, kp, err));
-  if (!v) goto cleanup;
-  if (!json_is_boolean(v)) CONFIG_FAIL(node, "%s: expected true or false, got %s", kp, config_type_name(v));
-  *value = json_is_true(v);
-cleanup:
-  return st;
+  return config_read1(node, key, required, config_bool_element, NULL, value, err);
 }
 
 tsr_status config_int3(config_node_t *node, const char *key, bool required, int64_t min,
                        int64_t max, int64_t value[3], tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  json_t *v;
-  char kp[CONFIG_PATH_MAX], sub[CONFIG_PATH_MAX + 8];
-  int64_t tmp[3];
-  TSR_TRY(config_ask(node, key, required, &v, kp, err));
-  if (!v) goto cleanup;
-  TSR_TRY(config_triple(node, v, kp, err));
-  for (size_t i = 0; i < 3; ++i) {
-    snprintf(sub, sizeof sub, "%s[%zu]", kp, i);
-    TSR_TRY(config_int_value(node, json_array_get(v, i), sub, min, max, &tmp[i], err));
-  }
-  memcpy(value, tmp, sizeof tmp);
-cleanup:
-  return st;
+  const int64_t limits[2] = {min, max};
+  return config_read3(node, key, required, config_int_element, limits, sizeof *value, value, err);
 }
 
 tsr_status config_real3(config_node_t *node, const char *key, bool required, double min,
                         double max, double value[3], tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  json_t *v;
-  char kp[CONFIG_PATH_MAX], sub[CONFIG_PATH_MAX + 8];
-  double tmp[3];
-  TSR_TRY(config_ask(node, key, required, &v, kp, err));
-  if (!v) goto cleanup;
-  TSR_TRY(config_triple(node, v, kp, err));
-  for (size_t i = 0; i < 3; ++i) {
-    snprintf(sub, sizeof sub, "%s[%zu]", kp, i);
-    TSR_TRY(config_real_value(node, json_array_get(v, i), sub, min, max, &tmp[i], err));
-  }
-  memcpy(value, tmp, sizeof tmp);
-cleanup:
-  return st;
+  const double limits[2] = {min, max};
+  return config_read3(node, key, required, config_real_element, limits, sizeof *value, value, err);
 }
 
 tsr_status config_bool3(config_node_t *node, const char *key, bool required, bool value[3],
                         tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  json_t *v;
-  char kp[CONFIG_PATH_MAX];
-  bool tmp[3];
-  TSR_TRY(config_ask(node, key, required, &v, kp, err));
-  if (!v) goto cleanup;
-  TSR_TRY(config_triple(node, v, kp, err));
-  for (size_t i = 0; i < 3; ++i) {
-    const json_t *e = json_array_get(v, i);
-    if (!json_is_boolean(e))
-      CONFIG_FAIL(node, "%s[%zu]: expected true or false, got %s", kp, i, config_type_name(e));
-    tmp[i] = json_is_true(e);
-  }
-  memcpy(value, tmp, sizeof tmp);
-cleanup:
-  return st;
+  return config_read3(node, key, required, config_bool_element, NULL, sizeof *value, value, err);
 }
 
 tsr_status config_choice(config_node_t *node, const char *key, bool required,

@@ -239,17 +239,12 @@ static void test_create_failure_is_shared(void **state) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  mpi_test_quiet_other_ranks();
+  mpi_test_init(&argc, &argv);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exchange_matrix),
       cmocka_unit_test(test_exchange_one_cell_blocks),
       cmocka_unit_test(test_exchange_failure_is_shared),
       cmocka_unit_test(test_create_failure_is_shared),
   };
-  int failed = cmocka_run_group_tests_name("ghost_exchange", tests, NULL, NULL);
-  int any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return any ? 1 : 0;
+  return mpi_test_finish(cmocka_run_group_tests_name("ghost_exchange", tests, NULL, NULL));
 }

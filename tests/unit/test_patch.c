@@ -24,26 +24,7 @@
 #include "direction.h"
 #include "patch.h"
 #include "tsr_error.h"
-
-/* Requires `tsr_error_t err` in scope. */
-#define ASSERT_OK(call)                                                                  \
-  do {                                                                                   \
-    tsr_status st_ = (call);                                                             \
-    if (st_ != TSR_OK) fail_msg("%s failed: %s", #call, err.text);                       \
-  } while (0)
-
-/* The call fails with code and a message containing frag. */
-#define ASSERT_ERR(call, want, frag)                                                     \
-  do {                                                                                   \
-    tsr_error_clear(&err);                                                               \
-    tsr_status st_ = (call);                                                             \
-    if (st_ != (want))                                                                   \
-      fail_msg("%s returned %d, expected %d (text: %s)", #call, (int)st_, (int)(want),   \
-               err.text);                                                                \
-    assert_int_equal(err.code, (want));                                                  \
-    if (strstr(err.text, (frag)) == NULL)                                                \
-      fail_msg("error text \"%s\" lacks \"%s\"", err.text, (frag));                      \
-  } while (0)
+#include "unit_test.h"
 
 static patch_options_t opts3(int64_t cx, int64_t cy, int64_t cz, int bx, int by, int bz,
                              bool px, bool py, bool pz) {

@@ -18,30 +18,7 @@
 #include "registry.h"
 #include "selector.h"
 #include "tsr_error.h"
-
-#define ASSERT_OK(call)                                                                  \
-  do {                                                                                   \
-    tsr_status st_ = (call);                                                             \
-    if (st_ != TSR_OK) fail_msg("%s failed: %s", #call, err.text);                       \
-  } while (0)
-
-#define ASSERT_ERR(call, want, frag)                                                     \
-  do {                                                                                   \
-    tsr_error_clear(&err);                                                               \
-    tsr_status st_ = (call);                                                             \
-    if (st_ != (want))                                                                   \
-      fail_msg("%s returned %d, expected %d (text: %s)", #call, (int)st_, (int)(want),   \
-               err.text);                                                                \
-    assert_int_equal(err.code, (want));                                                  \
-    if (strstr(err.text, (frag)) == NULL)                                                \
-      fail_msg("error text \"%s\" lacks \"%s\"", err.text, (frag));                      \
-  } while (0)
-
-#define ASSERT_HAS(frag)                                                                 \
-  do {                                                                                   \
-    if (strstr(err.text, (frag)) == NULL)                                                \
-      fail_msg("error text \"%s\" lacks \"%s\"", err.text, (frag));                      \
-  } while (0)
+#include "unit_test.h"
 
 /* ---- item functions: each kernel tells which one ran through ctx ---- */
 

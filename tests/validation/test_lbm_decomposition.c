@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "lbm_case.h"
+#include "mpi_test.h"
 
 typedef enum { CASE_CAVITY, CASE_TAYLOR_GREEN, CASE_CHANNEL_OBSTACLE } case_kind_t;
 
@@ -112,18 +113,11 @@ static void test_channel_obstacle(void **state) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int rank;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0 && !freopen("/dev/null", "w", stdout)) return 1;
+  mpi_test_init(&argc, &argv);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cavity),
       cmocka_unit_test(test_taylor_green),
       cmocka_unit_test(test_channel_obstacle),
   };
-  int failed = cmocka_run_group_tests_name("lbm_decomposition", tests, NULL, NULL);
-  int any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return any ? 1 : 0;
+  return mpi_test_finish(cmocka_run_group_tests_name("lbm_decomposition", tests, NULL, NULL));
 }
