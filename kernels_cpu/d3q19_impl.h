@@ -1,100 +1,201 @@
 /* d3q19_impl.h: the D3Q19 kernels, written once for both precisions. Included by d3q19.c
- * only, with REAL (float or double) and SFX (f32 or f64) defined. */
+ * only, with REAL (float or double) and SFX (f32 or f64) defined, and the precision-free
+ * helpers of d3q19.c (D3Q19_CHUNK, D3Q19_ALIGNED, the run stores) in scope.
+ *
+ * Stream-collide works on runs of at most D3Q19_CHUNK cells of one x row. The collision
+ * is vectorized over the x of the run: every direction's velocity is a compile-time
+ * constant, the 19 pulled values are loads with stride 19 from the source field, and the
+ * results go to a per-thread buffer of 19 rows (one per direction). That buffer is put
+ * back into the cell layout (AoS) in a second small buffer, which is then written to
+ * the destination field as one contiguous run (nontemporal stores where available).
+ * Every cell goes through the same operations in the same order whatever its position,
+ * block or run: only whole-cell lanes differ between the vector body and its remainder,
+ * and the kernel target is compiled without floating-point contraction. */
 #define LBM_CAT2(a, b) a##_##b
 #define LBM_CAT(a, b) LBM_CAT2(a, b)
 #define LBM_FN(name) LBM_CAT(name, SFX)
+/* f_i pulled into cell x of the run (s: the run's first cell, off: see below) and the
+ * post-collision f_i of cell x (out: one row per direction). */
+#define LBM_LD(I) s[off[I] + (ptrdiff_t)x * D3Q19_Q]
+#define LBM_ST(I, V) out[I][x] = (V)
 
-/* One cell: gather, collide, store. TRT_ selects the two-rate collision. */
-#define LBM_CELL_BODY(TRT_)                                                              \
+/* Per-run constants of the collision, in the storage precision. The force terms are
+ * precomputed per direction in the order of the equations in d3q19.h:
+ *   cf[i] = c_i.F, cf3[i] = 3 c_i.F, spw[i] = (1 - omega_plus/2) w_i,
+ *   smw3cf[i] = (1 - omega_minus/2) w_i 3 c_i.F. */
+typedef struct LBM_FN(d3q19_consts) {
+  REAL w[D3Q19_Q], wr3[D3Q19_Q];
+  REAL cf[D3Q19_Q], cf3[D3Q19_Q], spw[D3Q19_Q], smw3cf[D3Q19_Q];
+  REAL rho0, inv_rho0, op, om, fx, fy, fz, hfx, hfy, hfz;
+} LBM_FN(d3q19_consts_t);
+
+static void LBM_FN(d3q19_consts_init)(LBM_FN(d3q19_consts_t) *k, const d3q19_params_t *p, int trt) {
+  const REAL rho0 = (REAL)p->rho0;
+  const REAL fx = (REAL)p->force[0], fy = (REAL)p->force[1], fz = (REAL)p->force[2];
+  const REAL sp = (REAL)(1.0 - 0.5 * p->omega_plus);
+  const REAL sm = (REAL)(1.0 - 0.5 * (trt ? p->omega_minus : p->omega_plus));
+  for (int i = 0; i < D3Q19_Q; ++i) {
+    const REAL w = (REAL)d3q19_w[i];
+    const REAL cf = (REAL)d3q19_c[i][0] * fx + (REAL)d3q19_c[i][1] * fy + (REAL)d3q19_c[i][2] * fz;
+    k->w[i] = w;
+    k->wr3[i] = w * rho0 * (REAL)3;
+    k->cf[i] = cf;
+    k->cf3[i] = (REAL)3 * cf;
+    k->spw[i] = sp * w;
+    k->smw3cf[i] = sm * w * (REAL)3 * cf;
+  }
+  k->rho0 = rho0;
+  k->inv_rho0 = (REAL)(1.0 / p->rho0);
+  k->op = (REAL)p->omega_plus;
+  k->om = (REAL)(trt ? p->omega_minus : p->omega_plus);
+  k->fx = fx;
+  k->fy = fy;
+  k->fz = fz;
+  k->hfx = (REAL)0.5 * fx;
+  k->hfy = (REAL)0.5 * fy;
+  k->hfz = (REAL)0.5 * fz;
+}
+
+/* The collision of a run of n <= D3Q19_CHUNK cells: pulls f_i of cell x from
+ * s[off[i] + 19 x] (s: the run's first cell in the source field), writes its
+ * post-collision value to out[i][x]. One function per collision variant and
+ * force switch (FORCE_ is a literal, so the force terms vanish at compile time). The
+ * moments are explicit sums in direction order; the pair (i, i+1) shares c_i.u, which
+ * is exactly the negative for i+1. */
+#define LBM_MOMENTS(FORCE_)                                                              \
+  const REAL f0 = LBM_LD(0), f1 = LBM_LD(1), f2 = LBM_LD(2), f3 = LBM_LD(3), f4 = LBM_LD(4),  \
+             f5 = LBM_LD(5), f6 = LBM_LD(6), f7 = LBM_LD(7), f8 = LBM_LD(8), f9 = LBM_LD(9),  \
+             f10 = LBM_LD(10), f11 = LBM_LD(11), f12 = LBM_LD(12), f13 = LBM_LD(13),         \
+             f14 = LBM_LD(14), f15 = LBM_LD(15), f16 = LBM_LD(16), f17 = LBM_LD(17),         \
+             f18 = LBM_LD(18);                                                            \
+  const REAL rho = f0 + f1 + f2 + f3 + f4 + f5 + f6 + f7 + f8 + f9 + f10 + f11 + f12 +   \
+                   f13 + f14 + f15 + f16 + f17 + f18;                                    \
+  const REAL jx = f1 - f2 + f7 - f8 + f9 - f10 + f11 - f12 + f13 - f14;                  \
+  const REAL jy = f3 - f4 + f7 - f8 - f9 + f10 + f15 - f16 + f17 - f18;                  \
+  const REAL jz = f5 - f6 + f11 - f12 - f13 + f14 + f15 - f16 - f17 + f18;               \
+  const REAL ux = (FORCE_ ? jx + hfx : jx) * inv_rho0;                                   \
+  const REAL uy = (FORCE_ ? jy + hfy : jy) * inv_rho0;                                   \
+  const REAL uz = (FORCE_ ? jz + hfz : jz) * inv_rho0;                                   \
+  const REAL usq = (REAL)1.5 * (ux * ux + uy * uy + uz * uz);                            \
+  const REAL uf3 = FORCE_ ? (REAL)3 * (ux * fx + uy * fy + uz * fz) : (REAL)0;           \
+  (void)uf3
+
+/* SRT, one pair: f_eq = w (rho + rho0 ((3 cu + 4.5 cu cu) - usq)) with cu -> -cu for k. */
+#define LBM_SRT_PAIR(FORCE_, I, K, CU)                                                   \
   do {                                                                                   \
-    REAL f[D3Q19_Q];                                                                       \
-    for (int i = 0; i < D3Q19_Q; ++i) f[i] = src[(cell - off[i]) * D3Q19_Q + (size_t)i];     \
-    REAL rho = 0, jx = 0, jy = 0, jz = 0;                                                \
-    for (int i = 0; i < D3Q19_Q; ++i) {                                                    \
-      rho += f[i];                                                                       \
-      jx += (REAL)d3q19_c[i][0] * f[i];                                                    \
-      jy += (REAL)d3q19_c[i][1] * f[i];                                                    \
-      jz += (REAL)d3q19_c[i][2] * f[i];                                                    \
+    const REAL cu = (CU);                                                                \
+    const REAL lin = (REAL)3 * cu, sym = (REAL)4.5 * cu * cu;                            \
+    const REAL feqi = k->w[I] * (rho + rho0 * (lin + sym - usq));                        \
+    const REAL feqk = k->w[I] * (rho + rho0 * (sym - lin - usq));                        \
+    REAL oi = f##I - op * (f##I - feqi), ok = f##K - op * (f##K - feqk);                 \
+    if (FORCE_) {                                                                        \
+      const REAL a9 = (REAL)9 * cu * k->cf[I];                                           \
+      oi = oi + k->spw[I] * (k->cf3[I] + a9 - uf3);                                      \
+      ok = ok + k->spw[I] * (k->cf3[K] + a9 - uf3);                                      \
     }                                                                                    \
-    const REAL ux = (jx + half_f[0]) * inv_rho0, uy = (jy + half_f[1]) * inv_rho0,       \
-               uz = (jz + half_f[2]) * inv_rho0;                                         \
-    const REAL usq = (REAL)1.5 * (ux * ux + uy * uy + uz * uz);                          \
-    const REAL uf = ux * fx + uy * fy + uz * fz;                                         \
-    REAL *out = dst + cell * D3Q19_Q;                                                      \
-    if (!(TRT_)) {                                                                       \
-      for (int i = 0; i < D3Q19_Q; ++i) {                                                  \
-        const REAL cu = (REAL)d3q19_c[i][0] * ux + (REAL)d3q19_c[i][1] * uy +                \
-                        (REAL)d3q19_c[i][2] * uz;                                          \
-        const REAL feq = w[i] * (rho + rho0 * ((REAL)3 * cu + (REAL)4.5 * cu * cu - usq));\
-        REAL s = 0;                                                                      \
-        if (use_force) {                                                                 \
-          const REAL cf = (REAL)d3q19_c[i][0] * fx + (REAL)d3q19_c[i][1] * fy +              \
-                          (REAL)d3q19_c[i][2] * fz;                                        \
-          s = sp * w[i] * ((REAL)3 * cf + (REAL)9 * cu * cf - (REAL)3 * uf);             \
-        }                                                                                \
-        out[i] = f[i] - op * (f[i] - feq) + s;                                           \
-      }                                                                                  \
+    LBM_ST(I, oi);                                                                       \
+    LBM_ST(K, ok);                                                                       \
+  } while (0)
+
+/* TRT, one pair: symmetric and antisymmetric parts relax with omega_plus, omega_minus. */
+#define LBM_TRT_PAIR(FORCE_, I, K, CU)                                                   \
+  do {                                                                                   \
+    const REAL cu = (CU);                                                                \
+    const REAL eqp = k->w[I] * (rho + rho0 * ((REAL)4.5 * cu * cu - usq));               \
+    const REAL eqm = k->wr3[I] * cu;                                                     \
+    const REAL fp = (REAL)0.5 * (f##I + f##K), fm = (REAL)0.5 * (f##I - f##K);           \
+    const REAL dp = op * (fp - eqp), dm = om * (fm - eqm);                               \
+    if (FORCE_) {                                                                        \
+      const REAL sp_ = k->spw[I] * ((REAL)9 * cu * k->cf[I] - uf3);                      \
+      LBM_ST(I, f##I - dp - dm + sp_ + k->smw3cf[I]);                                   \
+      LBM_ST(K, f##K - dp + dm + sp_ - k->smw3cf[I]);                                   \
     } else {                                                                             \
-      {                                                                                  \
-        const REAL feq0 = w[0] * (rho - rho0 * usq);                                     \
-        out[0] = f[0] - op * (f[0] - feq0) + (use_force ? sp * w[0] * (-(REAL)3 * uf) : (REAL)0); \
-      }                                                                                  \
-      for (int i = 1; i < D3Q19_Q; i += 2) {                                               \
-        const int k = i + 1; /* the inverse of i */                                      \
-        const REAL cu = (REAL)d3q19_c[i][0] * ux + (REAL)d3q19_c[i][1] * uy +                \
-                        (REAL)d3q19_c[i][2] * uz;                                          \
-        const REAL eqp = w[i] * (rho + rho0 * ((REAL)4.5 * cu * cu - usq));              \
-        const REAL eqm = w[i] * rho0 * (REAL)3 * cu;                                     \
-        const REAL fp = (REAL)0.5 * (f[i] + f[k]), fm = (REAL)0.5 * (f[i] - f[k]);       \
-        const REAL dp = op * (fp - eqp), dm = om * (fm - eqm);                           \
-        REAL sp_ = 0, sm_ = 0;                                                           \
-        if (use_force) {                                                                 \
-          const REAL cf = (REAL)d3q19_c[i][0] * fx + (REAL)d3q19_c[i][1] * fy +              \
-                          (REAL)d3q19_c[i][2] * fz;                                        \
-          sp_ = sp * w[i] * ((REAL)9 * cu * cf - (REAL)3 * uf);                          \
-          sm_ = sm * w[i] * (REAL)3 * cf;                                                \
-        }                                                                                \
-        out[i] = f[i] - dp - dm + sp_ + sm_;                                             \
-        out[k] = f[k] - dp + dm + sp_ - sm_;                                             \
-      }                                                                                  \
+      LBM_ST(I, f##I - dp - dm);                                                        \
+      LBM_ST(K, f##K - dp + dm);                                                        \
     }                                                                                    \
   } while (0)
 
-static void LBM_FN(d3q19_stream_collide)(const REAL *restrict src, REAL *restrict dst,
-                                       const aos_dims_t *dims, const d3q19_params_t *p, int trt) {
-  const int nx = dims->nx, ny = dims->ny, nz = dims->nz;
-  const size_t sx = (size_t)nx + 2, sxy = sx * ((size_t)ny + 2);
-  ptrdiff_t off[D3Q19_Q];
-  REAL w[D3Q19_Q];
-  for (int i = 0; i < D3Q19_Q; ++i) {
-    off[i] = (ptrdiff_t)d3q19_c[i][0] + (ptrdiff_t)d3q19_c[i][1] * (ptrdiff_t)sx +
-             (ptrdiff_t)d3q19_c[i][2] * (ptrdiff_t)sxy;
-    w[i] = (REAL)d3q19_w[i];
+/* The nine pairs (i, inverse of i) with c_i.u written out for c_i. */
+#define LBM_PAIRS(PAIR, FORCE_)                                                          \
+  PAIR(FORCE_, 1, 2, ux);                                                                \
+  PAIR(FORCE_, 3, 4, uy);                                                                \
+  PAIR(FORCE_, 5, 6, uz);                                                                \
+  PAIR(FORCE_, 7, 8, ux + uy);                                                           \
+  PAIR(FORCE_, 9, 10, ux - uy);                                                          \
+  PAIR(FORCE_, 11, 12, ux + uz);                                                         \
+  PAIR(FORCE_, 13, 14, ux - uz);                                                         \
+  PAIR(FORCE_, 15, 16, uy + uz);                                                         \
+  PAIR(FORCE_, 17, 18, uy - uz)
+
+#define LBM_DEFINE_COLLIDE(NAME, TRT_, FORCE_)                                           \
+  static void LBM_FN(NAME)(int n, const REAL *restrict s, const ptrdiff_t *restrict off, \
+                           REAL (*restrict out)[D3Q19_CHUNK],                            \
+                           const LBM_FN(d3q19_consts_t) *restrict k) {                   \
+    const REAL rho0 = k->rho0, inv_rho0 = k->inv_rho0, op = k->op, om = k->om;           \
+    const REAL fx = k->fx, fy = k->fy, fz = k->fz, hfx = k->hfx, hfy = k->hfy,           \
+               hfz = k->hfz;                                                             \
+    (void)om, (void)fx, (void)fy, (void)fz, (void)hfx, (void)hfy, (void)hfz;             \
+    _Pragma("omp simd")                                                                  \
+    for (int x = 0; x < n; ++x) {                                                        \
+      LBM_MOMENTS(FORCE_);                                                               \
+      /* rest: c_0.u = 0 */                                                              \
+      const REAL feq0 = k->w[0] * (rho - rho0 * usq);                                    \
+      REAL o0 = f0 - op * (f0 - feq0);                                                   \
+      if (FORCE_) o0 = o0 + k->spw[0] * -uf3;                                            \
+      LBM_ST(0, o0);                                                                        \
+      if (TRT_) {                                                                        \
+        LBM_PAIRS(LBM_TRT_PAIR, FORCE_);                                                 \
+      } else {                                                                           \
+        LBM_PAIRS(LBM_SRT_PAIR, FORCE_);                                                 \
+      }                                                                                  \
+    }                                                                                    \
   }
-  const REAL rho0 = (REAL)p->rho0, inv_rho0 = (REAL)(1.0 / p->rho0);
-  const REAL op = (REAL)p->omega_plus, om = (REAL)(trt ? p->omega_minus : p->omega_plus);
-  const int use_force = p->use_force;
-  const REAL fx = (REAL)p->force[0], fy = (REAL)p->force[1], fz = (REAL)p->force[2];
-  const REAL half_f[3] = {use_force ? (REAL)0.5 * fx : (REAL)0, use_force ? (REAL)0.5 * fy : (REAL)0,
-                          use_force ? (REAL)0.5 * fz : (REAL)0};
-  const REAL sp = (REAL)(1.0 - 0.5 * p->omega_plus);
-  const REAL sm = (REAL)(1.0 - 0.5 * (trt ? p->omega_minus : p->omega_plus));
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int z = 0; z < nz; ++z)
-    for (int y = 0; y < ny; ++y) {
-      size_t row = (size_t)(z + 1) * sxy + (size_t)(y + 1) * sx + 1;
-      if (trt) {
-        for (int x = 0; x < nx; ++x) {
-          const size_t cell = row + (size_t)x;
-          LBM_CELL_BODY(1);
-        }
-      } else {
-        for (int x = 0; x < nx; ++x) {
-          const size_t cell = row + (size_t)x;
-          LBM_CELL_BODY(0);
+
+LBM_DEFINE_COLLIDE(d3q19_collide_srt, 0, 0)
+LBM_DEFINE_COLLIDE(d3q19_collide_srt_force, 0, 1)
+LBM_DEFINE_COLLIDE(d3q19_collide_trt, 1, 0)
+LBM_DEFINE_COLLIDE(d3q19_collide_trt_force, 1, 1)
+
+typedef void (*LBM_FN(d3q19_collide_fn))(int n, const REAL *restrict s,
+                                          const ptrdiff_t *restrict off,
+                                          REAL (*restrict out)[D3Q19_CHUNK],
+                                          const LBM_FN(d3q19_consts_t) *restrict k);
+
+static void LBM_FN(d3q19_stream_collide)(const REAL *restrict src, REAL *restrict dst,
+                                         const aos_dims_t *dims, const d3q19_params_t *p,
+                                         int trt) {
+  const int nx = dims->nx, ny = dims->ny, nz = dims->nz;
+  const ptrdiff_t sx = (ptrdiff_t)nx + 2, sxy = sx * ((ptrdiff_t)ny + 2);
+  /* element offset of the value pulled into slot i: cell - c_i, component i */
+  ptrdiff_t off[D3Q19_Q];
+  for (int i = 0; i < D3Q19_Q; ++i)
+    off[i] = ((ptrdiff_t)d3q19_c[i][0] + (ptrdiff_t)d3q19_c[i][1] * sx +
+              (ptrdiff_t)d3q19_c[i][2] * sxy) * -D3Q19_Q + i;
+  LBM_FN(d3q19_consts_t) k;
+  LBM_FN(d3q19_consts_init)(&k, p, trt);
+  const LBM_FN(d3q19_collide_fn) collide =
+      trt ? (p->use_force ? LBM_FN(d3q19_collide_trt_force) : LBM_FN(d3q19_collide_trt))
+          : (p->use_force ? LBM_FN(d3q19_collide_srt_force) : LBM_FN(d3q19_collide_srt));
+#pragma omp parallel
+  {
+    D3Q19_ALIGNED REAL out[D3Q19_Q][D3Q19_CHUNK];
+    D3Q19_ALIGNED REAL cells[D3Q19_CHUNK * D3Q19_Q];
+#pragma omp for collapse(2) schedule(static)
+    for (int z = 0; z < nz; ++z)
+      for (int y = 0; y < ny; ++y) {
+        const ptrdiff_t row = (ptrdiff_t)(z + 1) * sxy + (ptrdiff_t)(y + 1) * sx + 1;
+        for (int x0 = 0; x0 < nx; x0 += D3Q19_CHUNK) {
+          const int n = nx - x0 < D3Q19_CHUNK ? nx - x0 : D3Q19_CHUNK;
+          const ptrdiff_t base = (row + x0) * D3Q19_Q;
+          collide(n, src + base, off, out, &k);
+          /* back to the cell layout, then out to the field in one sweep of stores */
+          for (int x = 0; x < n; ++x)
+            for (int i = 0; i < D3Q19_Q; ++i) cells[x * D3Q19_Q + i] = out[i][x];
+          LBM_FN(d3q19_store_run)(dst + base, cells, (size_t)n * D3Q19_Q);
         }
       }
-    }
+    d3q19_store_fence();
+  }
 }
 
 void LBM_FN(d3q19_stream_collide_srt)(const REAL *restrict src, REAL *restrict dst,
@@ -152,6 +253,12 @@ void LBM_FN(d3q19_boundary_apply)(REAL *f, const d3q19_link_t *links, size_t n) 
 }
 
 #undef LBM_FN
+#undef LBM_LD
+#undef LBM_ST
 #undef LBM_CAT
 #undef LBM_CAT2
-#undef LBM_CELL_BODY
+#undef LBM_MOMENTS
+#undef LBM_SRT_PAIR
+#undef LBM_TRT_PAIR
+#undef LBM_PAIRS
+#undef LBM_DEFINE_COLLIDE
