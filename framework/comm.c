@@ -26,6 +26,14 @@ typedef struct comm_peer {
   size_t send_bytes, recv_bytes;
 } comm_peer_t;
 
+/* Direct copies of one copy item, carried out in one call. */
+typedef struct comm_copy_group {
+  const registry_item_t *item;
+  comm_task_t *tasks;
+  registry_copy_task_t *calls; /* filled with the blocks' data at each exchange */
+  int64_t n, cap;
+} comm_copy_group_t;
+
 struct comm {
   MPI_Comm mpi;
   int tag;
@@ -33,8 +41,10 @@ struct comm {
   int data_id;
   comm_peer_t *peers;
   int npeers;
-  comm_task_t *locals;
+  comm_task_t *locals;  /* local pairs of different hardware: extract, then insert */
   int64_t nlocals;
+  comm_copy_group_t *groups; /* local pairs of one hardware: direct copies */
+  int ngroups;
   uint8_t *scratch;
   size_t scratch_bytes;
   MPI_Request *reqs; /* npeers receives, then npeers sends */
@@ -57,6 +67,11 @@ void comm_free(comm_t **c) {
   for (int i = 0; i < x->npeers; ++i) comm_peer_clear(&x->peers[i]);
   free(x->peers);
   free(x->locals);
+  for (int g = 0; g < x->ngroups; ++g) {
+    free(x->groups[g].tasks);
+    free(x->groups[g].calls);
+  }
+  free(x->groups);
   free(x->scratch);
   free(x->reqs);
   if (x->mpi != MPI_COMM_NULL) MPI_Comm_free(&x->mpi);
@@ -85,6 +100,25 @@ static tsr_status comm_push(comm_task_t **arr, int64_t *n, int64_t *cap, comm_ta
     *cap = nc;
   }
   (*arr)[(*n)++] = t;
+cleanup:
+  return st;
+}
+
+/* Files a direct copy under its copy item. */
+static tsr_status comm_add_copy(comm_t *c, const registry_item_t *item, comm_task_t t,
+                                tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int g = 0;
+  while (g < c->ngroups && c->groups[g].item != item) ++g;
+  if (g == c->ngroups) {
+    comm_copy_group_t *grown = realloc(c->groups, (size_t)(c->ngroups + 1) * sizeof *grown);
+    TSR_CHECK(grown, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
+    c->groups = grown;
+    memset(&c->groups[g], 0, sizeof c->groups[g]);
+    c->groups[g].item = item;
+    c->ngroups++;
+  }
+  TSR_TRY(comm_push(&c->groups[g].tasks, &c->groups[g].n, &c->groups[g].cap, t, err));
 cleanup:
   return st;
 }
@@ -173,9 +207,23 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
         comm_task_t t = {b->id, nid, d, ext, nins, 0};
         TSR_TRY(comm_sizes(ext, b, nins, n, d, o->field, &t.bytes, err));
         if (t.bytes == 0) continue;
+        c->stats.local_bytes += (int64_t)t.bytes;
+        c->stats.local_copies++;
+        if (b->hs == n->hs) {
+          /* same hardware: a direct copy, by the copy item both blocks resolve to */
+          const registry_item_t *cb, *cn;
+          TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_COPY, b, &cb, err));
+          TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_COPY, n, &cn, err));
+          TSR_CHECK(cb == cn, TSR_ERR_LOOKUP,
+                    "ghost exchange of '%s': BlockID %d and its neighbour BlockID %d run on the "
+                    "same hardware but resolve to different copy items (bs %u and %u); register "
+                    "one copy item for both",
+                    o->field, (int)b->id, (int)nid, (unsigned)b->bs, (unsigned)n->bs);
+          TSR_TRY(comm_add_copy(c, cb, t, err));
+          continue;
+        }
         TSR_TRY(comm_push(&c->locals, &c->nlocals, &cap, t, err));
         if (t.bytes > c->scratch_bytes) c->scratch_bytes = t.bytes;
-        c->stats.local_bytes += (int64_t)t.bytes;
         continue;
       }
       /* remote: b sends to n in d, and n sends to b in the inverse direction */
@@ -209,7 +257,10 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
     c->stats.bytes_sent += (int64_t)p->send_bytes;
   }
   c->stats.peers = c->npeers;
-  c->stats.local_copies = c->nlocals;
+  for (int g = 0; g < c->ngroups; ++g) {
+    c->groups[g].calls = malloc((size_t)c->groups[g].n * sizeof *c->groups[g].calls);
+    TSR_CHECK(c->groups[g].calls, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
+  }
   c->scratch = malloc(c->scratch_bytes ? c->scratch_bytes : 1);
   c->reqs = malloc((size_t)(2 * c->npeers + 1) * sizeof *c->reqs);
   TSR_CHECK(c->scratch && c->reqs, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
@@ -296,6 +347,25 @@ cleanup:
 
 static tsr_status comm_local_copies(comm_t *c, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  for (int g = 0; g < c->ngroups; ++g) {
+    comm_copy_group_t *grp = &c->groups[g];
+    for (int64_t k = 0; k < grp->n; ++k) {
+      const comm_task_t *t = &grp->tasks[k];
+      registry_copy_task_t *call = &grp->calls[k];
+      call->src = patch_block(c->patch, t->src);
+      call->dst = patch_block(c->patch, t->dst);
+      call->src_data = block_data_get(patch_block_data(c->patch, t->src), c->data_id);
+      call->dst_data = block_data_get(patch_block_data(c->patch, t->dst), c->data_id);
+      call->dir = t->dir;
+      TSR_CHECK(call->src_data && call->dst_data, TSR_ERR_INTERNAL,
+                "BlockID %d or %d has no data item %d", (int)t->src, (int)t->dst, c->data_id);
+    }
+    st = grp->item->copy(grp->calls, (size_t)grp->n, grp->item->ctx, err);
+    if (st != TSR_OK) {
+      tsr_error_prefix(err, "copy item '%s'", grp->item->name);
+      goto cleanup;
+    }
+  }
   for (int64_t k = 0; k < c->nlocals; ++k) {
     const comm_task_t *t = &c->locals[k];
     const block_info_t *s = patch_block(c->patch, t->src), *d = patch_block(c->patch, t->dst);

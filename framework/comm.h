@@ -1,7 +1,10 @@
 /* comm: the communication scheme of one field's ghost exchange.
  *
  * comm_create walks every local block and every direction with a neighbour, once:
- *   neighbour on this process -> a local copy: extract(b, d) into a scratch buffer,
+ *   neighbour on this process, same hardware -> a direct copy by the field's copy item
+ *                                (REGISTRY_KIND_COPY; both blocks must resolve to the
+ *                                same item), all copies of one item in one call;
+ *   neighbour on this process, other hardware -> extract(b, d) into a scratch buffer,
  *                                insert(n, d) from it;
  *   neighbour on another rank -> a block message appended to the one send buffer of
  *                                that rank.

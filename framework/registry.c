@@ -23,8 +23,8 @@ struct registry {
 };
 
 const char *registry_kind_name(registry_kind_t kind) {
-  static const char *const names[REGISTRY_KIND_COUNT] = {"kernel", "allocator", "extraction",
-                                                         "insertion", "boundary"};
+  static const char *const names[REGISTRY_KIND_COUNT] = {"kernel",    "allocator", "extraction",
+                                                         "insertion", "boundary",  "copy"};
   return (unsigned)kind < REGISTRY_KIND_COUNT ? names[kind] : "?";
 }
 
@@ -97,6 +97,7 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
   bool want_extract = it->kind == REGISTRY_KIND_EXTRACTION;
   bool want_insert = it->kind == REGISTRY_KIND_INSERTION;
   bool want_size = want_extract || want_insert;
+  bool want_copy = it->kind == REGISTRY_KIND_COPY;
   const char *kind = registry_kind_name(it->kind);
   const char *a = strchr("aeiou", kind[0]) ? "an" : "a";
   struct {
@@ -107,6 +108,7 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
       {".free", it->free != NULL, want_alloc},       {".size", it->size != NULL, want_size},
       {".extract", it->extract != NULL, want_extract},
       {".insert", it->insert != NULL, want_insert},
+      {".copy", it->copy != NULL, want_copy},
   };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
     TSR_CHECK(fields[i].has || !fields[i].wanted, TSR_ERR_INVALID,

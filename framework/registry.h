@@ -13,6 +13,7 @@
  *   REGISTRY_KIND_ALLOCATOR   .alloc and .free
  *   REGISTRY_KIND_EXTRACTION  .extract and .size
  *   REGISTRY_KIND_INSERTION   .insert and .size
+ *   REGISTRY_KIND_COPY        .copy
  * and no others. */
 #ifndef REGISTRY_H
 #define REGISTRY_H
@@ -33,6 +34,7 @@ typedef enum registry_kind {
   REGISTRY_KIND_EXTRACTION,
   REGISTRY_KIND_INSERTION,
   REGISTRY_KIND_BOUNDARY,
+  REGISTRY_KIND_COPY,
   REGISTRY_KIND_COUNT
 } registry_kind_t;
 
@@ -54,6 +56,18 @@ typedef tsr_status (*registry_extract_fn)(const block_info_t *block, const void 
 typedef tsr_status (*registry_insert_fn)(const block_info_t *block, void *data, int dir,
                                          const uint8_t *in, size_t len, void *ctx,
                                          tsr_error_t *err);
+/* A direct ghost-layer copy between two blocks of one process and one hardware: what
+ * extract(src, dir) then insert(dst, dir) would do, without the message layout. */
+typedef struct registry_copy_task {
+  const block_info_t *src;
+  const void *src_data;
+  const block_info_t *dst;
+  void *dst_data;
+  int dir; /* from src to dst */
+} registry_copy_task_t;
+/* Carries out n independent copies (they may run in parallel). */
+typedef tsr_status (*registry_copy_fn)(const registry_copy_task_t *tasks, size_t n, void *ctx,
+                                       tsr_error_t *err);
 /* Work on one block. */
 typedef tsr_status (*registry_kernel_fn)(const block_info_t *block, block_data_t *data,
                                          void *ctx, tsr_error_t *err);
@@ -70,6 +84,7 @@ typedef struct registry_item {
   registry_size_fn size;
   registry_extract_fn extract;
   registry_insert_fn insert;
+  registry_copy_fn copy;
   void *ctx;        /* borrowed; passed to every function of the item */
 } registry_item_t;
 

@@ -70,3 +70,28 @@ size_t aos_unpack(void *restrict field, const aos_dims_t *dims, size_t esize, co
   else AOS_COPY_BOX(esize, 0);
   return bytes;
 }
+
+/* One job, the element size known at compile time for the common sizes. */
+#define AOS_COPY_JOB(ESIZE)                                                              \
+  do {                                                                                   \
+    for (int z = 0; z < j->extent[2]; ++z)                                               \
+      for (int y = 0; y < j->extent[1]; ++y)                                             \
+        for (int x = 0; x < j->extent[0]; ++x) {                                         \
+          const uint8_t *s = (const uint8_t *)j->src +                                   \
+              aos_index(&j->src_dims, j->src_lo[0] + x, j->src_lo[1] + y, j->src_lo[2] + z, 0) * (ESIZE); \
+          uint8_t *d = (uint8_t *)j->dst +                                               \
+              aos_index(&j->dst_dims, j->dst_lo[0] + x, j->dst_lo[1] + y, j->dst_lo[2] + z, 0) * (ESIZE); \
+          for (int k = 0; k < j->ncomps; ++k)                                            \
+            memcpy(d + (size_t)j->comps[k] * (ESIZE), s + (size_t)j->comps[k] * (ESIZE), (ESIZE)); \
+        }                                                                                \
+  } while (0)
+
+void aos_copy_boxes(const aos_copy_job_t *jobs, size_t n, size_t esize) {
+#pragma omp parallel for schedule(dynamic, 4) if (n > 8)
+  for (size_t i = 0; i < n; ++i) {
+    const aos_copy_job_t *j = &jobs[i];
+    if (esize == 8) AOS_COPY_JOB(8);
+    else if (esize == 4) AOS_COPY_JOB(4);
+    else AOS_COPY_JOB(esize);
+  }
+}

@@ -47,4 +47,23 @@ size_t aos_unpack(void *restrict field, const aos_dims_t *dims, size_t esize, co
                   const int hi[3], const int *restrict comps, int ncomps,
                   const uint8_t *restrict in);
 
+/* One box copied between two fields of the same layout and element size: cells
+ * [src_lo, src_lo + extent) of src to [dst_lo, dst_lo + extent) of dst, the listed
+ * components only. */
+typedef struct aos_copy_job {
+  const void *src;
+  aos_dims_t src_dims;
+  int src_lo[3];
+  void *dst;
+  aos_dims_t dst_dims;
+  int dst_lo[3];
+  int extent[3];
+  const int *comps;
+  int ncomps;
+} aos_copy_job_t;
+
+/* Carries out n independent jobs (no two may write the same element), spread over the
+ * OpenMP threads. */
+void aos_copy_boxes(const aos_copy_job_t *jobs, size_t n, size_t esize);
+
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "aos.h"
+#include "cpu_copy.h"
 #include "direction.h"
 
 static const int ghost_check_all_comps[GHOST_CHECK_COMPS] = {0, 1};
@@ -68,6 +69,24 @@ cleanup:
   return st;
 }
 
+static void ghost_check_field(const block_info_t *b, const void *data, void **field,
+                              aos_dims_t *dims) {
+  *field = (void *)data;
+  *dims = ghost_check_dims(b);
+}
+
+static tsr_status ghost_check_copy(const registry_copy_task_t *tasks, size_t n, void *ctx,
+                                   tsr_error_t *err) {
+  static int comps[DIRECTION_COUNT * GHOST_CHECK_COMPS], ncomps[DIRECTION_COUNT];
+  for (int d = 0; d < DIRECTION_COUNT; ++d) {
+    ncomps[d] = GHOST_CHECK_COMPS;
+    for (int c = 0; c < GHOST_CHECK_COMPS; ++c) comps[d * GHOST_CHECK_COMPS + c] = c;
+  }
+  cpu_copy_layout_t layout = {.field = ghost_check_field, .esize = sizeof(double),
+                              .comps = comps, .stride = GHOST_CHECK_COMPS, .ncomps = ncomps};
+  return cpu_copy_run(tasks, n, &layout, err);
+}
+
 static tsr_status ghost_check_fill(const block_info_t *b, block_data_t *data, void *ctx,
                                    tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -104,6 +123,9 @@ tsr_status ghost_check_register(registry_t *reg, tsr_error_t *err) {
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_INSERTION, .name = GHOST_CHECK_FIELD, .fs = "*", .hs = "cpu",
       .bs = "*", .insert = ghost_check_insert, .size = ghost_check_size}, err));
+  TSR_TRY(registry_add(reg, &(registry_item_t){
+      .kind = REGISTRY_KIND_COPY, .name = GHOST_CHECK_FIELD, .fs = "*", .hs = "cpu",
+      .bs = "*", .copy = ghost_check_copy}, err));
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = GHOST_CHECK_FILL, .fs = "*", .hs = "cpu",
       .bs = "*", .kernel = ghost_check_fill, .ctx = fill_ctx}, err));

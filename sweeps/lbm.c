@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "aos.h"
+#include "cpu_copy.h"
 #include "direction.h"
 #include "d3q19.h"
 
@@ -337,6 +338,21 @@ static tsr_status lbm_nothing_insert(const block_info_t *b, void *data, int dir,
   return TSR_OK;
 }
 
+static void lbm_field(const block_info_t *b, const void *data, void **field, aos_dims_t *dims) {
+  const lbm_block_t *lb = data;
+  *field = lb->src;
+  *dims = lb->dims;
+}
+
+static tsr_status lbm_copy(const registry_copy_task_t *tasks, size_t n, void *vctx,
+                           tsr_error_t *err) {
+  const lbm_ctx_t *c = vctx;
+  cpu_copy_layout_t layout = {.field = lbm_field,
+                              .esize = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double),
+                              .comps = &c->comps[0][0], .stride = 5, .ncomps = c->ncomps};
+  return cpu_copy_run(tasks, n, &layout, err);
+}
+
 /* ---- work ---- */
 
 static tsr_status lbm_nothing(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err) {
@@ -453,6 +469,8 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
        .extract = lbm_extract, .size = lbm_size},
       {.kind = REGISTRY_KIND_INSERTION, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = live,
        .insert = lbm_insert, .size = lbm_size},
+      {.kind = REGISTRY_KIND_COPY, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = live,
+       .copy = lbm_copy},
       {.kind = REGISTRY_KIND_EXTRACTION, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = "solid",
        .extract = lbm_nothing_extract, .size = lbm_size},
       {.kind = REGISTRY_KIND_INSERTION, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = "solid",

@@ -159,6 +159,18 @@ static tsr_status faulty_extract(const block_info_t *b, const void *data, int di
 cleanup:
   return st;
 }
+/* direct copies inside a process refuse the same block as sender */
+static tsr_status faulty_copy(const registry_copy_task_t *tasks, size_t n, void *ctx,
+                              tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int bad = *(const int *)ctx;
+  for (size_t i = 0; i < n; ++i)
+    TSR_CHECK(tasks[i].src->id != bad, TSR_ERR_INVALID, "faulty extraction refuses BlockID %d",
+              (int)tasks[i].src->id);
+cleanup:
+  return st;
+}
+
 static tsr_status faulty_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
                                 size_t len, void *ctx, tsr_error_t *err) {
   return TSR_OK;
@@ -192,6 +204,8 @@ static void test_exchange_failure_is_shared(void **state) {
   assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_INSERTION, .name = f,
                    .fs = "*", .hs = "cpu", .bs = "*", .insert = faulty_insert, .size = faulty_size},
                    &err), TSR_OK);
+  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_COPY, .name = f,
+                   .fs = "*", .hs = "cpu", .bs = "*", .copy = faulty_copy, .ctx = ctx}, &err), TSR_OK);
   int id;
   assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, f, 0, &id, &err), TSR_OK);
   assert_int_equal(comm_create(&(comm_options_t){.field = f, .data_id = id, .tag = 3}, patch, reg,

@@ -22,6 +22,11 @@
 
 /* ---- item functions: each kernel tells which one ran through ctx ---- */
 
+static tsr_status copy_fn(const registry_copy_task_t *t, size_t n, void *ctx, tsr_error_t *e) {
+  (void)t, (void)n, (void)ctx, (void)e;
+  return TSR_OK;
+}
+
 static tsr_status kernel_a(const block_info_t *b, block_data_t *d, void *ctx, tsr_error_t *e) {
   (void)b, (void)d, (void)e;
   *(int *)ctx = 'a';
@@ -386,6 +391,10 @@ static void test_function_fields_per_kind(void **state) {
                                     .insert = insert_fn, .extract = extract_fn),
                           &err),
              TSR_ERR_INVALID, "insertion item has no .extract");
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_COPY, .ctx = NULL), &err),
+             TSR_ERR_INVALID, "a copy item needs .copy");
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_COPY, .copy = copy_fn, .size = size_fn), &err),
+             TSR_ERR_INVALID, "a copy item has no .size");
   assert_int_equal(registry_count(reg), 0);
 
   /* the right fields for every kind are accepted (one name each) */
@@ -398,7 +407,8 @@ static void test_function_fields_per_kind(void **state) {
                          &err));
   ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_INSERTION, .size = size_fn, .insert = insert_fn),
                          &err));
-  assert_int_equal(registry_count(reg), 5);
+  ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_COPY, .copy = copy_fn), &err));
+  assert_int_equal(registry_count(reg), 6);
 #undef ITEM
 }
 
@@ -418,7 +428,9 @@ static void test_add_rejects_missing_name_selectors_and_kind(void **state) {
   ASSERT_ERR(registry_add(reg, &it, &err), TSR_ERR_INVALID, "fs, hs and bs must all be given");
   it = kernel_item("k", "*", "*", "*", kernel_a, NULL);
   it.kind = REGISTRY_KIND_COUNT;
-  ASSERT_ERR(registry_add(reg, &it, &err), TSR_ERR_INVALID, "registry item kind 5 does not exist");
+  char want[64];
+  snprintf(want, sizeof want, "registry item kind %d does not exist", (int)REGISTRY_KIND_COUNT);
+  ASSERT_ERR(registry_add(reg, &it, &err), TSR_ERR_INVALID, want);
   assert_int_equal(registry_count(reg), 0);
 }
 
@@ -551,6 +563,7 @@ static void test_kind_names_and_free(void **state) {
   assert_string_equal(registry_kind_name(REGISTRY_KIND_EXTRACTION), "extraction");
   assert_string_equal(registry_kind_name(REGISTRY_KIND_INSERTION), "insertion");
   assert_string_equal(registry_kind_name(REGISTRY_KIND_BOUNDARY), "boundary");
+  assert_string_equal(registry_kind_name(REGISTRY_KIND_COPY), "copy");
   assert_string_equal(registry_kind_name(REGISTRY_KIND_COUNT), "?");
   registry_t *reg = NULL;
   registry_free(&reg);
