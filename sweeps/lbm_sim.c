@@ -112,26 +112,33 @@ tsr_status lbm_sim_gather(lbm_sim_t *sim, double *rho, double *u, tsr_error_t *e
   tsr_status st = TSR_OK;
   const patch_options_t *d = patch_options(sim->patch);
   int rank;
+  double *buf = NULL;
   MPI_Comm_rank(sim->comm, &rank);
+  /* one buffer of the largest block, allocated before any message moves */
+  int64_t most = 0;
+  for (int32_t id = 0; id < patch_block_count(sim->patch); ++id) {
+    const block_info_t *b = patch_block(sim->patch, id);
+    int64_t n = (int64_t)b->size[0] * b->size[1] * b->size[2];
+    if (n > most) most = n;
+  }
+  buf = malloc((size_t)(4 * most) * sizeof *buf);
+  if (!buf) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory gathering fields");
+  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
   /* block by block in BlockID order: the owner sends, rank 0 places */
   for (int32_t id = 0; id < patch_block_count(sim->patch); ++id) {
     const block_info_t *b = patch_block(sim->patch, id);
     int64_t n = (int64_t)b->size[0] * b->size[1] * b->size[2];
-    double *buf = NULL;
-    if (rank == b->rank || rank == 0) {
-      buf = malloc((size_t)(4 * n) * sizeof *buf);
-      if (!buf) return tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-    }
     if (rank == b->rank) {
       lbm_moments_view_t v = lbm_block_moments(patch_block_data(sim->patch, id), sim->pdf_id);
       for (int64_t k = 0; k < n; ++k) {
         buf[4 * k] = v.rho ? v.rho[k] : sim->opts.rho0;
         for (int a = 0; a < 3; ++a) buf[4 * k + 1 + a] = v.u ? v.u[3 * k + a] : 0.0;
       }
-      if (rank != 0) MPI_Send(buf, (int)(4 * n), MPI_DOUBLE, 0, 77, sim->comm);
+      if (rank != 0) TSR_MPI(MPI_Send(buf, (int)(4 * n), MPI_DOUBLE, 0, 77, sim->comm));
     }
     if (rank == 0) {
-      if (b->rank != 0) MPI_Recv(buf, (int)(4 * n), MPI_DOUBLE, b->rank, 77, sim->comm, MPI_STATUS_IGNORE);
+      if (b->rank != 0)
+        TSR_MPI(MPI_Recv(buf, (int)(4 * n), MPI_DOUBLE, b->rank, 77, sim->comm, MPI_STATUS_IGNORE));
       int64_t k = 0;
       for (int z = 0; z < b->size[2]; ++z)
         for (int y = 0; y < b->size[1]; ++y)
@@ -141,8 +148,9 @@ tsr_status lbm_sim_gather(lbm_sim_t *sim, double *rho, double *u, tsr_error_t *e
             for (int a = 0; a < 3; ++a) u[3 * g + a] = buf[4 * k + 1 + a];
           }
     }
-    free(buf);
   }
+cleanup:
+  free(buf);
   return st;
 }
 
