@@ -6,7 +6,9 @@
 #ifndef NODE_H
 #define NODE_H
 
+#include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tsr_error.h"
 
@@ -14,5 +16,15 @@
 enum { NODE_NAME_MAX = 256 };
 
 TSR_NODISCARD tsr_status node_name(char *out, size_t cap, tsr_error_t *err);
+
+/* Memory this node can still hand out (MemAvailable of /proc/meminfo, else free
+ * physical pages), in bytes; 0 when unknown. */
+uint64_t node_memory_available(void);
+
+/* Collective: sums `bytes` over the ranks of each node and fails on every rank when a
+ * node's sum exceeds what node_memory_available reports there; `what` names the data
+ * in the message ("the PDFs of the LBM blocks"). */
+TSR_NODISCARD tsr_status node_check_memory(MPI_Comm comm, uint64_t bytes, const char *what,
+                                           tsr_error_t *err);
 
 #endif

@@ -95,8 +95,55 @@ void geometry_flag_velocity(const geometry_t *g, uint8_t flag, double u[3]) {
     for (int a = 0; a < 3; ++a) u[a] = g->walls[flag - GEOMETRY_MOVING].velocity[a];
 }
 
+/* Axis-aligned bounds of a shape (cell-centre coordinates); cylinders are unbounded
+ * along their axis. */
+static void geometry_bounds(const geometry_shape_t *s, double lo[3], double hi[3]) {
+  for (int a = 0; a < 3; ++a) {
+    if (s->kind == GEOMETRY_BOX) {
+      lo[a] = s->min[a];
+      hi[a] = s->max[a];
+    } else if (s->kind == GEOMETRY_CYLINDER && a == s->axis) {
+      lo[a] = -1e300;
+      hi[a] = 1e300;
+    } else {
+      lo[a] = s->center[a] - s->radius;
+      hi[a] = s->center[a] + s->radius;
+    }
+  }
+}
+
+/* Some shape may cover a cell of the block or of its ghost layer, also seen across a
+ * periodic boundary. */
+static bool geometry_shapes_near(const geometry_t *g, const patch_options_t *d, const block_info_t *b) {
+  for (int i = 0; i < g->nshapes; ++i) {
+    double lo[3], hi[3];
+    geometry_bounds(&g->shapes[i], lo, hi);
+    for (int sz = -1; sz <= 1; ++sz)
+      for (int sy = -1; sy <= 1; ++sy)
+        for (int sx = -1; sx <= 1; ++sx) {
+          int shift[3] = {sx, sy, sz};
+          bool hit = true;
+          for (int a = 0; a < 3 && hit; ++a) {
+            if (shift[a] != 0 && !d->periodic[a]) hit = false;
+            double off = (double)shift[a] * (double)d->cells[a];
+            double blo = (double)b->lo[a] - 0.5 + off, bhi = (double)(b->lo[a] + b->size[a]) + 0.5 + off;
+            hit = hit && lo[a] <= bhi && hi[a] >= blo;
+          }
+          if (hit) return true;
+        }
+  }
+  return false;
+}
+
 geometry_class_t geometry_classify(const geometry_t *g, const patch_options_t *domain,
                                    const block_info_t *b) {
+  if (!geometry_shapes_near(g, domain, b)) {
+    /* only the domain's walls matter: decided from the block's place, without a scan */
+    for (int a = 0; a < 3; ++a)
+      if (!domain->periodic[a] && (b->lo[a] == 0 || b->lo[a] + b->size[a] == domain->cells[a]))
+        return GEOMETRY_CLASS_BOUNDARY;
+    return GEOMETRY_CLASS_FLUID;
+  }
   bool any_wall = false, all_wall = true;
   for (int z = -1; z <= b->size[2]; ++z)
     for (int y = -1; y <= b->size[1]; ++y)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "data.h"
+#include "node.h"
 #include "image.h"
 #include "verdict.h"
 #include "vtk.h"
@@ -34,6 +35,24 @@ void lbm_sim_free(lbm_sim_t **sim) {
   *sim = NULL;
 }
 
+/* Bytes the local blocks will allocate: two PDF grids with ghost layer, flags, moments. */
+static uint64_t lbm_sim_local_bytes(const lbm_sim_t *s) {
+  uint64_t total = 0, es = s->opts.precision == LBM_SP ? 4 : 8;
+  uint32_t solid = UINT32_MAX;
+  tsr_error_t ignored;
+  if (selector_find(registry_selectors(s->reg), SELECTOR_BS, "solid", &solid, &ignored) != TSR_OK)
+    solid = UINT32_MAX;
+  for (int32_t i = 0; i < patch_local_count(s->patch); ++i) {
+    const block_info_t *b = patch_block(s->patch, patch_local_id(s->patch, i));
+    if (b->bs == solid) continue;
+    uint64_t cells = (uint64_t)b->size[0] * (uint64_t)b->size[1] * (uint64_t)b->size[2];
+    uint64_t with_ghosts = (uint64_t)(b->size[0] + 2) * (uint64_t)(b->size[1] + 2) *
+                           (uint64_t)(b->size[2] + 2);
+    total += 2 * with_ghosts * 19 * es + cells * (1 + 4 * 8);
+  }
+  return total;
+}
+
 tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const lbm_options_t *lo,
                           lbm_sim_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -56,6 +75,7 @@ tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const l
   if (st == TSR_OK) st = registry_parse_fs(s->reg, lbm_fs(lo), &fs, err);
   st = verdict_reduce(comm, st, 0, err);
   if (st != TSR_OK) goto cleanup;
+  TSR_TRY(node_check_memory(comm, lbm_sim_local_bytes(s), "the PDFs of the LBM blocks", err));
   TSR_TRY(data_allocate(comm, s->reg, s->patch, LBM_PDF, fs, &s->pdf_id, err));
   st = timeloop_create(s->patch, s->reg, fs, comm, &s->loop, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));

@@ -86,6 +86,17 @@ static void test_classify(void **state) {
   g.nshapes = 0;
   d.periodic[0] = true;
   assert_int_equal(geometry_classify(&g, &d, patch_block(p, 1)), GEOMETRY_CLASS_FLUID);
+  /* without shapes the class comes from the block's place: only blocks at a wall face */
+  d.periodic[0] = false;
+  assert_int_equal(geometry_classify(&g, &d, patch_block(p, 0)), GEOMETRY_CLASS_BOUNDARY);
+  assert_int_equal(geometry_classify(&g, &d, patch_block(p, 1)), GEOMETRY_CLASS_FLUID);
+  assert_int_equal(geometry_classify(&g, &d, patch_block(p, 3)), GEOMETRY_CLASS_BOUNDARY);
+  /* a shape seen only across the periodic boundary still makes the far block a boundary */
+  d.periodic[0] = true;
+  g.nshapes = 1;
+  g.shapes[0] = (geometry_shape_t){.kind = GEOMETRY_SPHERE, .center = {0.5, 4.5, 4.5}, .radius = 0.4};
+  assert_int_equal(geometry_classify(&g, &d, patch_block(p, 3)), GEOMETRY_CLASS_BOUNDARY);
+  assert_int_equal(geometry_classify(&g, &d, patch_block(p, 2)), GEOMETRY_CLASS_FLUID);
   patch_free(&p);
 }
 
