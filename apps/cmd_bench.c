@@ -16,6 +16,7 @@ typedef struct bench_row {
   lbm_collision_t coll;
   int blocks_per_process;
   double mlups, bytes_per_cell, bound_mlups, fraction;
+  double exchange_share; /* share of the step spent in the ghost exchange (slowest rank) */
 } bench_row_t;
 
 static const char bench_usage[] =
@@ -58,7 +59,8 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
            copy_bytes >> 20, bw_sum, bw.copy_gbs_plain);
     printf("bytes per cell update: 19 PDFs read + 19 written + 19 write-allocated = 57 values "
            "(456 B DP, 228 B SP)\n\n");
-    printf("%-6s %-4s %8s %10s %12s %9s\n", "fs", "", "blocks", "MLUPS", "bound MLUPS", "fraction");
+    printf("%-6s %-4s %8s %10s %12s %9s %9s\n", "fs", "", "blocks", "MLUPS", "bound MLUPS",
+           "fraction", "exchange");
   }
   bench_row_t rows[12];
   int nrows = 0;
@@ -86,9 +88,14 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
         if (st == TSR_OK) st = lbm_sim_step(sim, steps, err);
         double t = MPI_Wtime() - t0, tmax = 0;
         int64_t cells = lbm_sim_cells(sim);
+        timeloop_timing_t tt = lbm_sim_timing(sim);
+        double share = 0, phases = tt.exchange + tt.boundary + tt.kernel;
+        if (phases > 0) share = tt.exchange / phases; /* warm-up included: a ratio */
+        double share_max = 0;
         lbm_sim_free(&sim);
         if (st != TSR_OK) goto cleanup;
         TSR_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm));
+        TSR_MPI(MPI_Allreduce(&share, &share_max, 1, MPI_DOUBLE, MPI_MAX, comm));
         bench_row_t *r = &rows[nrows++];
         r->prec = lo.precision;
         r->coll = lo.collision;
@@ -97,15 +104,17 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
         r->bytes_per_cell = 57.0 * (lo.precision == LBM_SP ? 4.0 : 8.0);
         r->bound_mlups = bw_sum * 1e9 / r->bytes_per_cell / 1e6;
         r->fraction = r->mlups / r->bound_mlups;
+        r->exchange_share = share_max;
         if (rank == 0) {
-          printf("%-6s %-4s %8d %10.2f %12.2f %8.1f%%\n", lbm_fs(&lo), "", r->blocks_per_process,
-                 r->mlups, r->bound_mlups, 100.0 * r->fraction);
+          printf("%-6s %-4s %8d %10.2f %12.2f %8.1f%% %8.1f%%\n", lbm_fs(&lo), "",
+                 r->blocks_per_process, r->mlups, r->bound_mlups, 100.0 * r->fraction,
+                 100.0 * r->exchange_share);
           fflush(stdout);
         }
       }
   if (rank == 0 && json) {
-    report_item_t items[4 + 12 * 4];
-    char keys[12 * 4][64];
+    report_item_t items[4 + 12 * 5];
+    char keys[12 * 5][64];
     size_t m = 0;
     items[m++] = REPORT_INT_ITEM("processes", size);
     items[m++] = REPORT_INT_ITEM("threads_per_process", cpu_threads_max());
@@ -115,11 +124,11 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
       const bench_row_t *r = &rows[i];
       const char *fs = r->prec == LBM_SP ? (r->coll == LBM_TRT ? "trt_sp" : "srt_sp")
                                          : (r->coll == LBM_TRT ? "trt_dp" : "srt_dp");
-      const char *what[4] = {"mlups", "bound_mlups", "fraction", "bytes_per_cell"};
-      double val[4] = {r->mlups, r->bound_mlups, r->fraction, r->bytes_per_cell};
-      for (int q = 0; q < 4; ++q) {
-        snprintf(keys[4 * i + q], sizeof keys[0], "%s_%dblocks_%s", fs, r->blocks_per_process, what[q]);
-        items[m++] = REPORT_REAL_ITEM(keys[4 * i + q], val[q]);
+      const char *what[5] = {"mlups", "bound_mlups", "fraction", "bytes_per_cell", "exchange_share"};
+      double val[5] = {r->mlups, r->bound_mlups, r->fraction, r->bytes_per_cell, r->exchange_share};
+      for (int q = 0; q < 5; ++q) {
+        snprintf(keys[5 * i + q], sizeof keys[0], "%s_%dblocks_%s", fs, r->blocks_per_process, what[q]);
+        items[m++] = REPORT_REAL_ITEM(keys[5 * i + q], val[q]);
       }
     }
     st = report_write_json(json, items, m, err);
