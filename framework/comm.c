@@ -216,9 +216,11 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
           TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_COPY, n, &cn, err));
           TSR_CHECK(cb == cn, TSR_ERR_LOOKUP,
                     "ghost exchange of '%s': BlockID %d and its neighbour BlockID %d run on the "
-                    "same hardware but resolve to different copy items (bs %u and %u); register "
+                    "same hardware but resolve to different copy items (bs %s and %s); register "
                     "one copy item for both",
-                    o->field, (int)b->id, (int)nid, (unsigned)b->bs, (unsigned)n->bs);
+                    o->field, (int)b->id, (int)nid,
+                    selector_name(registry_selectors_const(reg), SELECTOR_BS, b->bs),
+                    selector_name(registry_selectors_const(reg), SELECTOR_BS, n->bs));
           TSR_TRY(comm_add_copy(c, cb, t, err));
           continue;
         }
