@@ -75,7 +75,8 @@ void d3q19_moments_f32(const float *f, const aos_dims_t *dims, const d3q19_param
                      int shifted, double *rho, double *u);
 
 /* Boundary links: dst slot = src slot value + extra, both element indices into the
- * field (cell index * 19 + i). Applied in order; see d3q19_boundary_apply_f64. */
+ * field (cell index * 19 + i). No link reads a slot another link writes (links write
+ * wall slots and read fluid slots), so they are applied in parallel. */
 typedef struct d3q19_link {
   size_t to;     /* ghost or solid cell's slot i */
   size_t from;   /* fluid cell's slot inverse(i) */

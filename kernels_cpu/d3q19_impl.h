@@ -249,6 +249,8 @@ void LBM_FN(d3q19_moments)(const REAL *f, const aos_dims_t *dims, const d3q19_pa
 }
 
 void LBM_FN(d3q19_boundary_apply)(REAL *f, const d3q19_link_t *links, size_t n) {
+  /* links write wall slots and read fluid slots: independent, in any order */
+#pragma omp parallel for schedule(static) if (n > 8192)
   for (size_t k = 0; k < n; ++k) f[links[k].to] = f[links[k].from] + (REAL)links[k].extra;
 }
 
