@@ -28,3 +28,8 @@ void app_default_threads(MPI_Comm comm) {
   int threads = avail < online ? avail : online / (local > 0 ? local : 1);
   cpu_threads_set(threads > 0 ? threads : 1);
 }
+
+void app_default_float_mode(void) {
+  const char *keep = getenv("TESSERA_KEEP_DENORMALS");
+  if (!(keep && keep[0] && keep[0] != '0')) (void)cpu_threads_flush_denormals(1);
+}

@@ -15,6 +15,11 @@ int app_report(MPI_Comm comm, tsr_status st, const tsr_error_t *err);
  * processor) takes processors / ranks-on-the-node, at least one. */
 void app_default_threads(MPI_Comm comm);
 
+/* Flush-to-zero and denormals-are-zero on every CPU thread (see cpu_threads.h), unless
+ * the environment variable TESSERA_KEEP_DENORMALS is set to something other than 0. Call
+ * after app_default_threads (the team must have its final size). */
+void app_default_float_mode(void);
+
 int app_info(MPI_Comm comm, int argc, char **argv);
 int app_exchange_demo(MPI_Comm comm, int argc, char **argv);
 int app_run(MPI_Comm comm, int argc, char **argv);

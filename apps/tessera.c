@@ -41,6 +41,9 @@ static const char usage[] =
     "\n"
     "environment:\n"
     "  TESSERA_NODE_NAME      node name of this process, instead of MPI_Get_processor_name\n"
+    "  TESSERA_KEEP_DENORMALS set to 1: keep subnormal floats on the CPU threads (by\n"
+    "                         default they are flushed to zero, which avoids slow\n"
+    "                         subnormal arithmetic)\n"
     "  OMP_NUM_THREADS        OpenMP threads of each CPU process (default: the processors\n"
     "                         the process is bound to, or, unbound, the node's processors\n"
     "                         shared out between the ranks on the node)\n"
@@ -54,6 +57,7 @@ int main(int argc, char **argv) {
   int rank = 0, rc = 0;
   MPI_Comm_rank(comm, &rank);
   app_default_threads(comm);
+  app_default_float_mode();
   const char *cmd = argc > 1 ? argv[1] : NULL;
   if (!cmd || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     if (rank == 0) fputs(usage, cmd ? stdout : stderr);

@@ -1,6 +1,9 @@
 #include "cpu_threads.h"
 
 #include <omp.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 #include <unistd.h>
 
 int cpu_threads_max(void) { return omp_get_max_threads(); }
@@ -14,4 +17,21 @@ int cpu_threads_available(void) { return omp_get_num_procs(); }
 int cpu_threads_online(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (int)n : 1;
+}
+
+int cpu_threads_flush_denormals(int on) {
+#if defined(__SSE__)
+  const unsigned int bits = 0x8040; /* FTZ (bit 15) | DAZ (bit 6) */
+  unsigned int csr = _mm_getcsr();
+  _mm_setcsr(on ? (csr | bits) : (csr & ~bits));
+#pragma omp parallel
+  {
+    unsigned int c = _mm_getcsr();
+    _mm_setcsr(on ? (c | bits) : (c & ~bits));
+  }
+  return 1;
+#else
+  (void)on;
+  return 0;
+#endif
 }

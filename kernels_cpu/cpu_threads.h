@@ -8,6 +8,13 @@ int cpu_threads_max(void);
 /* Sets the team size for later parallel regions; n >= 1. */
 void cpu_threads_set(int n);
 
+/* Turns flush-to-zero and denormals-are-zero on (or off) in every thread of the OpenMP
+ * team and the calling thread, where the CPU has them (x86 SSE); returns 1 if it could.
+ * Subnormal floats (which appear in single precision once disturbances have decayed,
+ * especially with the f - w_i rho0 storage) can otherwise slow the kernels severalfold.
+ * The same mode on every thread keeps every cell's arithmetic identical. */
+int cpu_threads_flush_denormals(int on);
+
 /* Processors this process may run on (its affinity mask) and processors online. */
 int cpu_threads_available(void);
 int cpu_threads_online(void);
