@@ -38,7 +38,11 @@ tsr_status data_run_kernel(const registry_t *reg, patch_t *patch, const char *na
     const block_info_t *b = patch_block(patch, id);
     const registry_item_t *item;
     registry_request_t req = {.fs = fs, .hs = b->hs, .bs = b->bs};
-    TSR_TRY(registry_lookup(reg, REGISTRY_KIND_KERNEL, name, &req, &item, err));
+    st = registry_lookup(reg, REGISTRY_KIND_KERNEL, name, &req, &item, err);
+    if (st != TSR_OK) {
+      tsr_error_prefix(err, "BlockID %d", (int)id);
+      goto cleanup;
+    }
     st = item->kernel(b, patch_block_data(patch, id), item->ctx, err);
     if (st != TSR_OK) {
       tsr_error_prefix(err, "kernel '%s' on BlockID %d", name, (int)id);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "data.h"
 #include "verdict.h"
 
 typedef struct timeloop_entry {
@@ -138,10 +139,7 @@ tsr_status timeloop_step(timeloop_t *tl, tsr_error_t *err) {
 }
 
 tsr_status timeloop_run_kernel(timeloop_t *tl, const char *name, tsr_error_t *err) {
-  const registry_item_t **items = NULL;
-  tsr_status st = timeloop_resolve(tl, REGISTRY_KIND_KERNEL, name, &items, err);
-  if (st == TSR_OK) st = timeloop_apply(tl, items, err);
-  free(items);
+  tsr_status st = data_run_kernel(tl->reg, tl->patch, name, tl->fs, err);
   return verdict_reduce(tl->comm, st, 0, err);
 }
 
