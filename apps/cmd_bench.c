@@ -1,5 +1,6 @@
 /* tessera bench: MLUPS of the CPU LBM kernels against this machine's memory bandwidth,
  * measured in the same run on the same threads. */
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "app.h"
 #include "cpu_stream.h"
 #include "cpu_threads.h"
+#include "d3q19.h"
 #include "lbm_sim.h"
 #include "report.h"
 #include "verdict.h"
@@ -18,6 +20,37 @@ typedef struct bench_row {
   double mlups, bytes_per_cell, bound_mlups, fraction;
   double exchange_share; /* share of the step spent in the ghost exchange (slowest rank) */
 } bench_row_t;
+
+/* MLUPS of streaming alone (d3q19_stream_only) on one n^3 field per process: the same
+ * loop, loads and stores as the stream-collide kernels without the arithmetic, so the
+ * ceiling of the layout's access pattern on this machine. 0 when out of memory. */
+static double stream_only_mlups(long n, long steps, int sp) {
+  aos_dims_t d = {(int)n, (int)n, (int)n, D3Q19_Q};
+  size_t elems = aos_field_elements(&d), es = sp ? sizeof(float) : sizeof(double);
+  void *a = malloc(elems * es), *b = malloc(elems * es);
+  double mlups = 0;
+  if (a && b) {
+    const d3q19_params_t p = {1.0, 1.0, 1.0, {0, 0, 0}, 0};
+    double t = 0;
+    for (int pass = 0; pass < 2; ++pass) { /* first touch and one warm-up step, then timed */
+      if (pass == 0) {
+        if (sp) d3q19_init_f32(a, &d, &p, 1, NULL, NULL), d3q19_init_f32(b, &d, &p, 1, NULL, NULL);
+        else d3q19_init_f64(a, &d, &p, 1, NULL, NULL), d3q19_init_f64(b, &d, &p, 1, NULL, NULL);
+      }
+      const long reps = pass == 0 ? 1 : steps;
+      const double t0 = omp_get_wtime();
+      for (long k = 0; k < reps; ++k) {
+        if (sp) d3q19_stream_only_f32(k % 2 ? b : a, k % 2 ? a : b, &d);
+        else d3q19_stream_only_f64(k % 2 ? b : a, k % 2 ? a : b, &d);
+      }
+      t = omp_get_wtime() - t0;
+    }
+    mlups = (double)n * (double)n * (double)n * (double)steps / t / 1e6;
+  }
+  free(a);
+  free(b);
+  return mlups;
+}
 
 static const char bench_usage[] =
     "usage: tessera bench [--cells N] [--steps S] [--json FILE]\n"
@@ -112,14 +145,28 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
           fflush(stdout);
         }
       }
+  /* the access pattern's ceiling, every process at once like the rows above */
+  double ceiling[2] = {0, 0};
+  for (int p = 0; p < 2; ++p) {
+    MPI_Barrier(comm);
+    double m = stream_only_mlups(n, steps, p);
+    TSR_MPI(MPI_Allreduce(&m, &ceiling[p], 1, MPI_DOUBLE, MPI_SUM, comm));
+    if (rank == 0) {
+      const double bound = bw_sum * 1e9 / (57.0 * (p ? 4.0 : 8.0)) / 1e6;
+      printf("%-11s %8d %10.2f %12.2f %8.1f%%   (streaming alone: ceiling of the kernels' loads and stores)\n",
+             p ? "stream,sp" : "stream,dp", 1, ceiling[p], bound, 100.0 * ceiling[p] / bound);
+    }
+  }
   if (rank == 0 && json) {
-    report_item_t items[4 + 12 * 5];
+    report_item_t items[6 + 12 * 5];
     char keys[12 * 5][64];
     size_t m = 0;
     items[m++] = REPORT_INT_ITEM("processes", size);
     items[m++] = REPORT_INT_ITEM("threads_per_process", cpu_threads_max());
     items[m++] = REPORT_INT_ITEM("cells_per_process", (int64_t)n * n * n);
     items[m++] = REPORT_REAL_ITEM("copy_bandwidth_gbs", bw_sum);
+    items[m++] = REPORT_REAL_ITEM("stream_only_dp_1blocks_mlups", ceiling[0]);
+    items[m++] = REPORT_REAL_ITEM("stream_only_sp_1blocks_mlups", ceiling[1]);
     for (int i = 0; i < nrows; ++i) {
       const bench_row_t *r = &rows[i];
       const char *fs = r->prec == LBM_SP ? (r->coll == LBM_TRT ? "trt_sp" : "srt_sp")

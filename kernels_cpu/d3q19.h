@@ -56,6 +56,14 @@ void d3q19_stream_collide_srt_f32(const float *restrict src, float *restrict dst
 void d3q19_stream_collide_trt_f32(const float *restrict src, float *restrict dst,
                                 const aos_dims_t *dims, const d3q19_params_t *p);
 
+/* Streaming without collision, dst(x)_i = src(x - c_i)_i, with the stream-collide
+ * kernels' loop, loads and stores: the ceiling of the layout's access pattern on a
+ * machine (tessera bench reports it beside the kernels). */
+void d3q19_stream_only_f64(const double *restrict src, double *restrict dst,
+                         const aos_dims_t *dims);
+void d3q19_stream_only_f32(const float *restrict src, float *restrict dst,
+                         const aos_dims_t *dims);
+
 /* Sets every cell (ghosts included) to the equilibrium of density rho and velocity
  * (ux, uy, uz) given per cell by init(x, y, z, ctx, out[4]) for interior cells, and of
  * (rho0, 0) for ghosts; shifted storage subtracts w_i rho0. init is called from

@@ -63,33 +63,33 @@ static void LBM_FN(d3q19_consts_init)(LBM_FN(d3q19_consts_t) *k, const d3q19_par
  * moments are explicit sums in direction order; the pair (i, i+1) shares c_i.u, which
  * is exactly the negative for i+1. */
 #define LBM_MOMENTS(FORCE_)                                                              \
-  const REAL f0 = LBM_LD(0), f1 = LBM_LD(1), f2 = LBM_LD(2), f3 = LBM_LD(3), f4 = LBM_LD(4),  \
+  const LBM_T f0 = LBM_LD(0), f1 = LBM_LD(1), f2 = LBM_LD(2), f3 = LBM_LD(3), f4 = LBM_LD(4),  \
              f5 = LBM_LD(5), f6 = LBM_LD(6), f7 = LBM_LD(7), f8 = LBM_LD(8), f9 = LBM_LD(9),  \
              f10 = LBM_LD(10), f11 = LBM_LD(11), f12 = LBM_LD(12), f13 = LBM_LD(13),         \
              f14 = LBM_LD(14), f15 = LBM_LD(15), f16 = LBM_LD(16), f17 = LBM_LD(17),         \
              f18 = LBM_LD(18);                                                            \
-  const REAL rho = f0 + f1 + f2 + f3 + f4 + f5 + f6 + f7 + f8 + f9 + f10 + f11 + f12 +   \
+  const LBM_T rho = f0 + f1 + f2 + f3 + f4 + f5 + f6 + f7 + f8 + f9 + f10 + f11 + f12 +   \
                    f13 + f14 + f15 + f16 + f17 + f18;                                    \
-  const REAL jx = f1 - f2 + f7 - f8 + f9 - f10 + f11 - f12 + f13 - f14;                  \
-  const REAL jy = f3 - f4 + f7 - f8 - f9 + f10 + f15 - f16 + f17 - f18;                  \
-  const REAL jz = f5 - f6 + f11 - f12 - f13 + f14 + f15 - f16 - f17 + f18;               \
-  const REAL ux = (FORCE_ ? jx + hfx : jx) * inv_rho0;                                   \
-  const REAL uy = (FORCE_ ? jy + hfy : jy) * inv_rho0;                                   \
-  const REAL uz = (FORCE_ ? jz + hfz : jz) * inv_rho0;                                   \
-  const REAL usq = (REAL)1.5 * (ux * ux + uy * uy + uz * uz);                            \
-  const REAL uf3 = FORCE_ ? (REAL)3 * (ux * fx + uy * fy + uz * fz) : (REAL)0;           \
+  const LBM_T jx = f1 - f2 + f7 - f8 + f9 - f10 + f11 - f12 + f13 - f14;                  \
+  const LBM_T jy = f3 - f4 + f7 - f8 - f9 + f10 + f15 - f16 + f17 - f18;                  \
+  const LBM_T jz = f5 - f6 + f11 - f12 - f13 + f14 + f15 - f16 - f17 + f18;               \
+  const LBM_T ux = (FORCE_ ? jx + hfx : jx) * inv_rho0;                                   \
+  const LBM_T uy = (FORCE_ ? jy + hfy : jy) * inv_rho0;                                   \
+  const LBM_T uz = (FORCE_ ? jz + hfz : jz) * inv_rho0;                                   \
+  const LBM_T usq = (REAL)1.5 * (ux * ux + uy * uy + uz * uz);                            \
+  const LBM_T uf3 = FORCE_ ? (REAL)3 * (ux * fx + uy * fy + uz * fz) : (LBM_T){0};         \
   (void)uf3
 
 /* SRT, one pair: f_eq = w (rho + rho0 ((3 cu + 4.5 cu cu) - usq)) with cu -> -cu for k. */
 #define LBM_SRT_PAIR(FORCE_, I, K, CU)                                                   \
   do {                                                                                   \
-    const REAL cu = (CU);                                                                \
-    const REAL lin = (REAL)3 * cu, sym = (REAL)4.5 * cu * cu;                            \
-    const REAL feqi = k->w[I] * (rho + rho0 * (lin + sym - usq));                        \
-    const REAL feqk = k->w[I] * (rho + rho0 * (sym - lin - usq));                        \
-    REAL oi = f##I - op * (f##I - feqi), ok = f##K - op * (f##K - feqk);                 \
+    const LBM_T cu = (CU);                                                                \
+    const LBM_T lin = (REAL)3 * cu, sym = (REAL)4.5 * cu * cu;                            \
+    const LBM_T feqi = k->w[I] * (rho + rho0 * (lin + sym - usq));                        \
+    const LBM_T feqk = k->w[I] * (rho + rho0 * (sym - lin - usq));                        \
+    LBM_T oi = f##I - op * (f##I - feqi), ok = f##K - op * (f##K - feqk);                 \
     if (FORCE_) {                                                                        \
-      const REAL a9 = (REAL)9 * cu * k->cf[I];                                           \
+      const LBM_T a9 = (REAL)9 * cu * k->cf[I];                                           \
       oi = oi + k->spw[I] * (k->cf3[I] + a9 - uf3);                                      \
       ok = ok + k->spw[I] * (k->cf3[K] + a9 - uf3);                                      \
     }                                                                                    \
@@ -100,13 +100,13 @@ static void LBM_FN(d3q19_consts_init)(LBM_FN(d3q19_consts_t) *k, const d3q19_par
 /* TRT, one pair: symmetric and antisymmetric parts relax with omega_plus, omega_minus. */
 #define LBM_TRT_PAIR(FORCE_, I, K, CU)                                                   \
   do {                                                                                   \
-    const REAL cu = (CU);                                                                \
-    const REAL eqp = k->w[I] * (rho + rho0 * ((REAL)4.5 * cu * cu - usq));               \
-    const REAL eqm = k->wr3[I] * cu;                                                     \
-    const REAL fp = (REAL)0.5 * (f##I + f##K), fm = (REAL)0.5 * (f##I - f##K);           \
-    const REAL dp = op * (fp - eqp), dm = om * (fm - eqm);                               \
+    const LBM_T cu = (CU);                                                                \
+    const LBM_T eqp = k->w[I] * (rho + rho0 * ((REAL)4.5 * cu * cu - usq));               \
+    const LBM_T eqm = k->wr3[I] * cu;                                                     \
+    const LBM_T fp = (REAL)0.5 * (f##I + f##K), fm = (REAL)0.5 * (f##I - f##K);           \
+    const LBM_T dp = op * (fp - eqp), dm = om * (fm - eqm);                               \
     if (FORCE_) {                                                                        \
-      const REAL sp_ = k->spw[I] * ((REAL)9 * cu * k->cf[I] - uf3);                      \
+      const LBM_T sp_ = k->spw[I] * ((REAL)9 * cu * k->cf[I] - uf3);                      \
       LBM_ST(I, f##I - dp - dm + sp_ + k->smw3cf[I]);                                   \
       LBM_ST(K, f##K - dp + dm + sp_ - k->smw3cf[I]);                                   \
     } else {                                                                             \
@@ -127,40 +127,88 @@ static void LBM_FN(d3q19_consts_init)(LBM_FN(d3q19_consts_t) *k, const d3q19_par
   PAIR(FORCE_, 15, 16, uy + uz);                                                         \
   PAIR(FORCE_, 17, 18, uy - uz)
 
-#define LBM_DEFINE_COLLIDE(NAME, TRT_, FORCE_)                                           \
+/* The collision of one cell, in the type LBM_T (REAL, or a vector of REAL whose lanes
+ * are cells): the rest direction, then the nine pairs. */
+#define LBM_COLLIDE_CELL(TRT_, FORCE_)                                                   \
+  LBM_MOMENTS(FORCE_);                                                                   \
+  /* rest: c_0.u = 0 */                                                                  \
+  const LBM_T feq0 = k->w[0] * (rho - rho0 * usq);                                       \
+  LBM_T o0 = f0 - op * (f0 - feq0);                                                      \
+  if (FORCE_) o0 = o0 + k->spw[0] * -uf3;                                                \
+  LBM_ST(0, o0);                                                                         \
+  if (TRT_) {                                                                            \
+    LBM_PAIRS(LBM_TRT_PAIR, FORCE_);                                                     \
+  } else {                                                                               \
+    LBM_PAIRS(LBM_SRT_PAIR, FORCE_);                                                     \
+  }
+
+#define LBM_COLLIDE_CONSTS                                                               \
+  const REAL rho0 = k->rho0, inv_rho0 = k->inv_rho0, op = k->op, om = k->om;             \
+  const REAL fx = k->fx, fy = k->fy, fz = k->fz, hfx = k->hfx, hfy = k->hfy,             \
+             hfz = k->hfz;                                                               \
+  (void)rho0, (void)inv_rho0, (void)op, (void)om, (void)fx, (void)fy, (void)fz, (void)hfx, \
+      (void)hfy, (void)hfz
+
+/* Streaming alone (no collision): each pulled value is stored as it is. */
+#define LBM_COPY_CELL                                                                    \
+  for (int i = 0; i < D3Q19_Q; ++i) LBM_ST(i, LBM_LD(i));
+
+#define LBM_DEFINE_COLLIDE(NAME, BODY)                                                   \
   static void LBM_FN(NAME)(int n, const REAL *restrict s, const ptrdiff_t *restrict off, \
                            REAL (*restrict out)[D3Q19_CHUNK],                            \
                            const LBM_FN(d3q19_consts_t) *restrict k) {                   \
-    const REAL rho0 = k->rho0, inv_rho0 = k->inv_rho0, op = k->op, om = k->om;           \
-    const REAL fx = k->fx, fy = k->fy, fz = k->fz, hfx = k->hfx, hfy = k->hfy,           \
-               hfz = k->hfz;                                                             \
-    (void)om, (void)fx, (void)fy, (void)fz, (void)hfx, (void)hfy, (void)hfz;             \
+    LBM_COLLIDE_CONSTS;                                                                  \
     _Pragma("omp simd")                                                                  \
     for (int x = 0; x < n; ++x) {                                                        \
-      LBM_MOMENTS(FORCE_);                                                               \
-      /* rest: c_0.u = 0 */                                                              \
-      const REAL feq0 = k->w[0] * (rho - rho0 * usq);                                    \
-      REAL o0 = f0 - op * (f0 - feq0);                                                   \
-      if (FORCE_) o0 = o0 + k->spw[0] * -uf3;                                            \
-      LBM_ST(0, o0);                                                                        \
-      if (TRT_) {                                                                        \
-        LBM_PAIRS(LBM_TRT_PAIR, FORCE_);                                                 \
-      } else {                                                                           \
-        LBM_PAIRS(LBM_SRT_PAIR, FORCE_);                                                 \
-      }                                                                                  \
+      BODY                                                                               \
     }                                                                                    \
   }
 
-LBM_DEFINE_COLLIDE(d3q19_collide_srt, 0, 0)
-LBM_DEFINE_COLLIDE(d3q19_collide_srt_force, 0, 1)
-LBM_DEFINE_COLLIDE(d3q19_collide_trt, 1, 0)
-LBM_DEFINE_COLLIDE(d3q19_collide_trt_force, 1, 1)
+#define LBM_T REAL
+LBM_DEFINE_COLLIDE(d3q19_collide_srt, LBM_COLLIDE_CELL(0, 0))
+LBM_DEFINE_COLLIDE(d3q19_collide_srt_force, LBM_COLLIDE_CELL(0, 1))
+LBM_DEFINE_COLLIDE(d3q19_collide_trt, LBM_COLLIDE_CELL(1, 0))
+LBM_DEFINE_COLLIDE(d3q19_collide_trt_force, LBM_COLLIDE_CELL(1, 1))
+LBM_DEFINE_COLLIDE(d3q19_copy, LBM_COPY_CELL)
+#undef LBM_T
 
 typedef void (*LBM_FN(d3q19_collide_fn))(int n, const REAL *restrict s,
                                           const ptrdiff_t *restrict off,
                                           REAL (*restrict out)[D3Q19_CHUNK],
                                           const LBM_FN(d3q19_consts_t) *restrict k);
 
+#ifdef D3Q19_SIMD
+/* One vector of cells: the first n <= D3Q19_VW cells from s (the first cell's slot 0
+ * in the source field) to d (the same cell in the destination field). */
+#undef LBM_LD
+#undef LBM_ST
+#define LBM_LD(I) LBM_FN(d3q19_gather)(s + off[I], lanes)
+#define LBM_ST(I, V) o[I] = (V)
+#define LBM_DEFINE_COLLIDE_VEC(NAME, BODY)                                               \
+  static void LBM_FN(NAME)(int n, const REAL *restrict s, const ptrdiff_t *restrict off, \
+                           REAL *restrict d, const LBM_FN(d3q19_consts_t) *restrict k) { \
+    LBM_COLLIDE_CONSTS;                                                                  \
+    const unsigned lanes = (1u << n) - 1;                                                \
+    LBM_T o[D3Q19_Q];                                                                    \
+    BODY                                                                                 \
+    LBM_FN(d3q19_put)(o, d, n);                                                          \
+  }
+#define LBM_T LBM_FN(d3q19_vec)
+LBM_DEFINE_COLLIDE_VEC(d3q19_collide_vec_srt, LBM_COLLIDE_CELL(0, 0))
+LBM_DEFINE_COLLIDE_VEC(d3q19_collide_vec_srt_force, LBM_COLLIDE_CELL(0, 1))
+LBM_DEFINE_COLLIDE_VEC(d3q19_collide_vec_trt, LBM_COLLIDE_CELL(1, 0))
+LBM_DEFINE_COLLIDE_VEC(d3q19_collide_vec_trt_force, LBM_COLLIDE_CELL(1, 1))
+LBM_DEFINE_COLLIDE_VEC(d3q19_copy_vec, LBM_COPY_CELL)
+#undef LBM_T
+typedef void (*LBM_FN(d3q19_collide_vec_fn))(int n, const REAL *restrict s,
+                                              const ptrdiff_t *restrict off, REAL *restrict d,
+                                              const LBM_FN(d3q19_consts_t) *restrict k);
+#define LBM_VW LBM_CAT(D3Q19_VW, SFX)
+#else
+#define LBM_VW 0
+#endif
+
+/* trt: 0 SRT, 1 TRT, 2 streaming alone */
 static void LBM_FN(d3q19_stream_collide)(const REAL *restrict src, REAL *restrict dst,
                                          const aos_dims_t *dims, const d3q19_params_t *p,
                                          int trt) {
@@ -174,8 +222,15 @@ static void LBM_FN(d3q19_stream_collide)(const REAL *restrict src, REAL *restric
   LBM_FN(d3q19_consts_t) k;
   LBM_FN(d3q19_consts_init)(&k, p, trt);
   const LBM_FN(d3q19_collide_fn) collide =
-      trt ? (p->use_force ? LBM_FN(d3q19_collide_trt_force) : LBM_FN(d3q19_collide_trt))
-          : (p->use_force ? LBM_FN(d3q19_collide_srt_force) : LBM_FN(d3q19_collide_srt));
+      trt == 2 ? LBM_FN(d3q19_copy)
+      : trt    ? (p->use_force ? LBM_FN(d3q19_collide_trt_force) : LBM_FN(d3q19_collide_trt))
+               : (p->use_force ? LBM_FN(d3q19_collide_srt_force) : LBM_FN(d3q19_collide_srt));
+#ifdef D3Q19_SIMD
+  const LBM_FN(d3q19_collide_vec_fn) collide_vec =
+      trt == 2 ? LBM_FN(d3q19_copy_vec)
+      : trt    ? (p->use_force ? LBM_FN(d3q19_collide_vec_trt_force) : LBM_FN(d3q19_collide_vec_trt))
+               : (p->use_force ? LBM_FN(d3q19_collide_vec_srt_force) : LBM_FN(d3q19_collide_vec_srt));
+#endif
 #pragma omp parallel
   {
     D3Q19_ALIGNED REAL out[D3Q19_Q][D3Q19_CHUNK];
@@ -184,7 +239,22 @@ static void LBM_FN(d3q19_stream_collide)(const REAL *restrict src, REAL *restric
     for (int z = 0; z < nz; ++z)
       for (int y = 0; y < ny; ++y) {
         const ptrdiff_t row = (ptrdiff_t)(z + 1) * sxy + (ptrdiff_t)(y + 1) * sx + 1;
-        for (int x0 = 0; x0 < nx; x0 += D3Q19_CHUNK) {
+        int x0 = 0;
+#ifdef D3Q19_SIMD
+        /* vectors; the last one of a row may have lanes masked off. Rows shorter than
+           a vector take the scalar code. Of the nine source rows of a row only one,
+           (y + 1, z + 1) (where direction 16, c = (0, -1, -1), pulls from), is new to
+           the caches when rows advance along y then z: its lines are asked for two
+           vectors ahead (prefetches past the row's end are harmless). */
+        if (nx >= LBM_VW)
+          for (; x0 < nx; x0 += LBM_VW) {
+            d3q19_prefetch_run((uintptr_t)(src + (row + x0) * D3Q19_Q + off[16]) +
+                               2 * D3Q19_RUN_BYTES);
+            collide_vec(nx - x0 < LBM_VW ? nx - x0 : LBM_VW, src + (row + x0) * D3Q19_Q, off,
+                        dst + (row + x0) * D3Q19_Q, &k);
+          }
+#endif
+        for (; x0 < nx; x0 += D3Q19_CHUNK) {
           const int n = nx - x0 < D3Q19_CHUNK ? nx - x0 : D3Q19_CHUNK;
           const ptrdiff_t base = (row + x0) * D3Q19_Q;
           collide(n, src + base, off, out, &k);
@@ -206,6 +276,12 @@ void LBM_FN(d3q19_stream_collide_srt)(const REAL *restrict src, REAL *restrict d
 void LBM_FN(d3q19_stream_collide_trt)(const REAL *restrict src, REAL *restrict dst,
                                     const aos_dims_t *dims, const d3q19_params_t *p) {
   LBM_FN(d3q19_stream_collide)(src, dst, dims, p, 1);
+}
+
+void LBM_FN(d3q19_stream_only)(const REAL *restrict src, REAL *restrict dst,
+                             const aos_dims_t *dims) {
+  const d3q19_params_t p = {1.0, 1.0, 1.0, {0, 0, 0}, 0};
+  LBM_FN(d3q19_stream_collide)(src, dst, dims, &p, 2);
 }
 
 void LBM_FN(d3q19_init)(REAL *f, const aos_dims_t *dims, const d3q19_params_t *p, int shifted,
@@ -264,3 +340,8 @@ void LBM_FN(d3q19_boundary_apply)(REAL *f, const d3q19_link_t *links, size_t n) 
 #undef LBM_TRT_PAIR
 #undef LBM_PAIRS
 #undef LBM_DEFINE_COLLIDE
+#undef LBM_DEFINE_COLLIDE_VEC
+#undef LBM_COLLIDE_CELL
+#undef LBM_COLLIDE_CONSTS
+#undef LBM_COPY_CELL
+#undef LBM_VW
