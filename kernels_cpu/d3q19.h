@@ -64,6 +64,13 @@ void d3q19_stream_only_f64(const double *restrict src, double *restrict dst,
 void d3q19_stream_only_f32(const float *restrict src, float *restrict dst,
                          const aos_dims_t *dims);
 
+/* The collision's constants (d3q19_collide.h: D3Q19_CONSTS_COUNT values in the order of
+ * D3Q19_CONSTS_FIELDS) for the parameters, SRT (trt 0) or TRT (1), in the storage
+ * precision: what other devices' kernels need to compute exactly what these do. */
+#define D3Q19_CONSTS_COUNT (6 * 19 + 10)
+void d3q19_collision_constants_f64(const d3q19_params_t *p, int trt, double *out);
+void d3q19_collision_constants_f32(const d3q19_params_t *p, int trt, float *out);
+
 /* Sets every cell (ghosts included) to the equilibrium of density rho and velocity
  * (ux, uy, uz) given per cell by init(x, y, z, ctx, out[4]) for interior cells, and of
  * (rho0, 0) for ghosts; shifted storage subtracts w_i rho0. init is called from

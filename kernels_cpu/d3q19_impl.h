@@ -1,16 +1,19 @@
 /* d3q19_impl.h: the D3Q19 kernels, written once for both precisions. Included by d3q19.c
  * only, with REAL (float or double) and SFX (f32 or f64) defined, and the precision-free
- * helpers of d3q19.c (D3Q19_CHUNK, D3Q19_ALIGNED, the run stores) in scope.
+ * helpers of d3q19.c (D3Q19_CHUNK, D3Q19_ALIGNED, the run stores, and on AVX-512 the
+ * vector gathers and puts) in scope. The collision itself is d3q19_collide.h.
  *
- * Stream-collide works on runs of at most D3Q19_CHUNK cells of one x row. The collision
- * is vectorized over the x of the run: every direction's velocity is a compile-time
- * constant, the 19 pulled values are loads with stride 19 from the source field, and the
- * results go to a per-thread buffer of 19 rows (one per direction). That buffer is put
- * back into the cell layout (AoS) in a second small buffer, which is then written to
- * the destination field as one contiguous run (nontemporal stores where available).
- * Every cell goes through the same operations in the same order whatever its position,
- * block or run: only whole-cell lanes differ between the vector body and its remainder,
- * and the kernel target is compiled without floating-point contraction. */
+ * Stream-collide goes along x rows. Where the CPU has AVX-512, runs of one vector of
+ * cells are collided in vector lanes (d3q19.c describes the loads and stores); rows
+ * shorter than a vector, and every row on other CPUs, take the portable code: runs of at
+ * most D3Q19_CHUNK cells, vectorised by the compiler over x (the 19 pulled values are
+ * loads with stride 19 from the source field, the results go to a per-thread buffer of
+ * 19 rows, which is put back into the cell layout and written out as one contiguous
+ * run). Every cell goes through the same operations in the same order whatever its
+ * position, block or run, and the kernels are compiled without floating-point
+ * contraction. */
+#include "d3q19_collide.h"
+
 #define LBM_CAT2(a, b) a##_##b
 #define LBM_CAT(a, b) LBM_CAT2(a, b)
 #define LBM_FN(name) LBM_CAT(name, SFX)
@@ -19,14 +22,9 @@
 #define LBM_LD(I) s[off[I] + (ptrdiff_t)x * D3Q19_Q]
 #define LBM_ST(I, V) out[I][x] = (V)
 
-/* Per-run constants of the collision, in the storage precision. The force terms are
- * precomputed per direction in the order of the equations in d3q19.h:
- *   cf[i] = c_i.F, cf3[i] = 3 c_i.F, spw[i] = (1 - omega_plus/2) w_i,
- *   smw3cf[i] = (1 - omega_minus/2) w_i 3 c_i.F. */
+/* Per-run constants of the collision, in the storage precision (d3q19_collide.h). */
 typedef struct LBM_FN(d3q19_consts) {
-  REAL w[D3Q19_Q], wr3[D3Q19_Q];
-  REAL cf[D3Q19_Q], cf3[D3Q19_Q], spw[D3Q19_Q], smw3cf[D3Q19_Q];
-  REAL rho0, inv_rho0, op, om, fx, fy, fz, hfx, hfy, hfz;
+  D3Q19_CONSTS_FIELDS(REAL)
 } LBM_FN(d3q19_consts_t);
 
 static void LBM_FN(d3q19_consts_init)(LBM_FN(d3q19_consts_t) *k, const d3q19_params_t *p, int trt) {
@@ -56,98 +54,12 @@ static void LBM_FN(d3q19_consts_init)(LBM_FN(d3q19_consts_t) *k, const d3q19_par
   k->hfz = (REAL)0.5 * fz;
 }
 
-/* The collision of a run of n <= D3Q19_CHUNK cells: pulls f_i of cell x from
- * s[off[i] + 19 x] (s: the run's first cell in the source field), writes its
- * post-collision value to out[i][x]. One function per collision variant and
- * force switch (FORCE_ is a literal, so the force terms vanish at compile time). The
- * moments are explicit sums in direction order; the pair (i, i+1) shares c_i.u, which
- * is exactly the negative for i+1. */
-#define LBM_MOMENTS(FORCE_)                                                              \
-  const LBM_T f0 = LBM_LD(0), f1 = LBM_LD(1), f2 = LBM_LD(2), f3 = LBM_LD(3), f4 = LBM_LD(4),  \
-             f5 = LBM_LD(5), f6 = LBM_LD(6), f7 = LBM_LD(7), f8 = LBM_LD(8), f9 = LBM_LD(9),  \
-             f10 = LBM_LD(10), f11 = LBM_LD(11), f12 = LBM_LD(12), f13 = LBM_LD(13),         \
-             f14 = LBM_LD(14), f15 = LBM_LD(15), f16 = LBM_LD(16), f17 = LBM_LD(17),         \
-             f18 = LBM_LD(18);                                                            \
-  const LBM_T rho = f0 + f1 + f2 + f3 + f4 + f5 + f6 + f7 + f8 + f9 + f10 + f11 + f12 +   \
-                   f13 + f14 + f15 + f16 + f17 + f18;                                    \
-  const LBM_T jx = f1 - f2 + f7 - f8 + f9 - f10 + f11 - f12 + f13 - f14;                  \
-  const LBM_T jy = f3 - f4 + f7 - f8 - f9 + f10 + f15 - f16 + f17 - f18;                  \
-  const LBM_T jz = f5 - f6 + f11 - f12 - f13 + f14 + f15 - f16 - f17 + f18;               \
-  const LBM_T ux = (FORCE_ ? jx + hfx : jx) * inv_rho0;                                   \
-  const LBM_T uy = (FORCE_ ? jy + hfy : jy) * inv_rho0;                                   \
-  const LBM_T uz = (FORCE_ ? jz + hfz : jz) * inv_rho0;                                   \
-  const LBM_T usq = (REAL)1.5 * (ux * ux + uy * uy + uz * uz);                            \
-  const LBM_T uf3 = FORCE_ ? (REAL)3 * (ux * fx + uy * fy + uz * fz) : (LBM_T){0};         \
-  (void)uf3
-
-/* SRT, one pair: f_eq = w (rho + rho0 ((3 cu + 4.5 cu cu) - usq)) with cu -> -cu for k. */
-#define LBM_SRT_PAIR(FORCE_, I, K, CU)                                                   \
-  do {                                                                                   \
-    const LBM_T cu = (CU);                                                                \
-    const LBM_T lin = (REAL)3 * cu, sym = (REAL)4.5 * cu * cu;                            \
-    const LBM_T feqi = k->w[I] * (rho + rho0 * (lin + sym - usq));                        \
-    const LBM_T feqk = k->w[I] * (rho + rho0 * (sym - lin - usq));                        \
-    LBM_T oi = f##I - op * (f##I - feqi), ok = f##K - op * (f##K - feqk);                 \
-    if (FORCE_) {                                                                        \
-      const LBM_T a9 = (REAL)9 * cu * k->cf[I];                                           \
-      oi = oi + k->spw[I] * (k->cf3[I] + a9 - uf3);                                      \
-      ok = ok + k->spw[I] * (k->cf3[K] + a9 - uf3);                                      \
-    }                                                                                    \
-    LBM_ST(I, oi);                                                                       \
-    LBM_ST(K, ok);                                                                       \
-  } while (0)
-
-/* TRT, one pair: symmetric and antisymmetric parts relax with omega_plus, omega_minus. */
-#define LBM_TRT_PAIR(FORCE_, I, K, CU)                                                   \
-  do {                                                                                   \
-    const LBM_T cu = (CU);                                                                \
-    const LBM_T eqp = k->w[I] * (rho + rho0 * ((REAL)4.5 * cu * cu - usq));               \
-    const LBM_T eqm = k->wr3[I] * cu;                                                     \
-    const LBM_T fp = (REAL)0.5 * (f##I + f##K), fm = (REAL)0.5 * (f##I - f##K);           \
-    const LBM_T dp = op * (fp - eqp), dm = om * (fm - eqm);                               \
-    if (FORCE_) {                                                                        \
-      const LBM_T sp_ = k->spw[I] * ((REAL)9 * cu * k->cf[I] - uf3);                      \
-      LBM_ST(I, f##I - dp - dm + sp_ + k->smw3cf[I]);                                   \
-      LBM_ST(K, f##K - dp + dm + sp_ - k->smw3cf[I]);                                   \
-    } else {                                                                             \
-      LBM_ST(I, f##I - dp - dm);                                                        \
-      LBM_ST(K, f##K - dp + dm);                                                        \
-    }                                                                                    \
-  } while (0)
-
-/* The nine pairs (i, inverse of i) with c_i.u written out for c_i. */
-#define LBM_PAIRS(PAIR, FORCE_)                                                          \
-  PAIR(FORCE_, 1, 2, ux);                                                                \
-  PAIR(FORCE_, 3, 4, uy);                                                                \
-  PAIR(FORCE_, 5, 6, uz);                                                                \
-  PAIR(FORCE_, 7, 8, ux + uy);                                                           \
-  PAIR(FORCE_, 9, 10, ux - uy);                                                          \
-  PAIR(FORCE_, 11, 12, ux + uz);                                                         \
-  PAIR(FORCE_, 13, 14, ux - uz);                                                         \
-  PAIR(FORCE_, 15, 16, uy + uz);                                                         \
-  PAIR(FORCE_, 17, 18, uy - uz)
-
-/* The collision of one cell, in the type LBM_T (REAL, or a vector of REAL whose lanes
- * are cells): the rest direction, then the nine pairs. */
-#define LBM_COLLIDE_CELL(TRT_, FORCE_)                                                   \
-  LBM_MOMENTS(FORCE_);                                                                   \
-  /* rest: c_0.u = 0 */                                                                  \
-  const LBM_T feq0 = k->w[0] * (rho - rho0 * usq);                                       \
-  LBM_T o0 = f0 - op * (f0 - feq0);                                                      \
-  if (FORCE_) o0 = o0 + k->spw[0] * -uf3;                                                \
-  LBM_ST(0, o0);                                                                         \
-  if (TRT_) {                                                                            \
-    LBM_PAIRS(LBM_TRT_PAIR, FORCE_);                                                     \
-  } else {                                                                               \
-    LBM_PAIRS(LBM_SRT_PAIR, FORCE_);                                                     \
-  }
-
-#define LBM_COLLIDE_CONSTS                                                               \
-  const REAL rho0 = k->rho0, inv_rho0 = k->inv_rho0, op = k->op, om = k->om;             \
-  const REAL fx = k->fx, fy = k->fy, fz = k->fz, hfx = k->hfx, hfy = k->hfy,             \
-             hfz = k->hfz;                                                               \
-  (void)rho0, (void)inv_rho0, (void)op, (void)om, (void)fx, (void)fy, (void)fz, (void)hfx, \
-      (void)hfy, (void)hfz
+void LBM_FN(d3q19_collision_constants)(const d3q19_params_t *p, int trt, REAL *out) {
+  LBM_FN(d3q19_consts_t) k;
+  _Static_assert(sizeof k == D3Q19_CONSTS_COUNT * sizeof(REAL), "constants are packed");
+  LBM_FN(d3q19_consts_init)(&k, p, trt);
+  memcpy(out, &k, sizeof k);
+}
 
 /* Streaming alone (no collision): each pulled value is stored as it is. */
 #define LBM_COPY_CELL                                                                    \
@@ -165,12 +77,14 @@ static void LBM_FN(d3q19_consts_init)(LBM_FN(d3q19_consts_t) *k, const d3q19_par
   }
 
 #define LBM_T REAL
+#define LBM_ZERO ((REAL)0)
 LBM_DEFINE_COLLIDE(d3q19_collide_srt, LBM_COLLIDE_CELL(0, 0))
 LBM_DEFINE_COLLIDE(d3q19_collide_srt_force, LBM_COLLIDE_CELL(0, 1))
 LBM_DEFINE_COLLIDE(d3q19_collide_trt, LBM_COLLIDE_CELL(1, 0))
 LBM_DEFINE_COLLIDE(d3q19_collide_trt_force, LBM_COLLIDE_CELL(1, 1))
 LBM_DEFINE_COLLIDE(d3q19_copy, LBM_COPY_CELL)
 #undef LBM_T
+#undef LBM_ZERO
 
 typedef void (*LBM_FN(d3q19_collide_fn))(int n, const REAL *restrict s,
                                           const ptrdiff_t *restrict off,
@@ -194,12 +108,14 @@ typedef void (*LBM_FN(d3q19_collide_fn))(int n, const REAL *restrict s,
     LBM_FN(d3q19_put)(o, d, n);                                                          \
   }
 #define LBM_T LBM_FN(d3q19_vec)
+#define LBM_ZERO ((LBM_T){0})
 LBM_DEFINE_COLLIDE_VEC(d3q19_collide_vec_srt, LBM_COLLIDE_CELL(0, 0))
 LBM_DEFINE_COLLIDE_VEC(d3q19_collide_vec_srt_force, LBM_COLLIDE_CELL(0, 1))
 LBM_DEFINE_COLLIDE_VEC(d3q19_collide_vec_trt, LBM_COLLIDE_CELL(1, 0))
 LBM_DEFINE_COLLIDE_VEC(d3q19_collide_vec_trt_force, LBM_COLLIDE_CELL(1, 1))
 LBM_DEFINE_COLLIDE_VEC(d3q19_copy_vec, LBM_COPY_CELL)
 #undef LBM_T
+#undef LBM_ZERO
 typedef void (*LBM_FN(d3q19_collide_vec_fn))(int n, const REAL *restrict s,
                                               const ptrdiff_t *restrict off, REAL *restrict d,
                                               const LBM_FN(d3q19_consts_t) *restrict k);
@@ -335,13 +251,7 @@ void LBM_FN(d3q19_boundary_apply)(REAL *f, const d3q19_link_t *links, size_t n) 
 #undef LBM_ST
 #undef LBM_CAT
 #undef LBM_CAT2
-#undef LBM_MOMENTS
-#undef LBM_SRT_PAIR
-#undef LBM_TRT_PAIR
-#undef LBM_PAIRS
 #undef LBM_DEFINE_COLLIDE
 #undef LBM_DEFINE_COLLIDE_VEC
-#undef LBM_COLLIDE_CELL
-#undef LBM_COLLIDE_CONSTS
 #undef LBM_COPY_CELL
 #undef LBM_VW
