@@ -151,3 +151,191 @@ cleanup:
   free(list);
   return st;
 }
+
+opencl_select_t opencl_select_default(void) {
+  opencl_select_t s;
+  memset(&s, 0, sizeof s);
+  s.platform = -1;
+  s.device = 0;
+  return s;
+}
+
+struct opencl_context {
+  cl_context context;
+  cl_device_id device;
+  cl_command_queue queue;
+  opencl_device_desc_t desc;
+};
+
+/* "0: name, 1: name" of the devices in list that are on platform p (or of all platform
+ * names when p < 0), for error messages. */
+static void opencl_describe(const opencl_device_desc_t *list, size_t n, int p, char *out,
+                            size_t cap) {
+  size_t used = 0;
+  out[0] = '\0';
+  int last_platform = -1;
+  for (size_t i = 0; i < n && used + 1 < cap; ++i) {
+    int w = 0;
+    if (p < 0) {
+      if (list[i].platform == last_platform) continue;
+      last_platform = list[i].platform;
+      w = snprintf(out + used, cap - used, "%s%d: %s", used ? ", " : "", list[i].platform,
+                   list[i].platform_name);
+    } else if (list[i].platform == p) {
+      w = snprintf(out + used, cap - used, "%s%d: %s (%s)", used ? ", " : "", list[i].device,
+                   list[i].name, list[i].type);
+    }
+    if (w > 0) used += (size_t)w < cap - used ? (size_t)w : cap - used - 1;
+  }
+}
+
+tsr_status opencl_context_create(const opencl_select_t *sel, opencl_context_t **out,
+                                 tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  opencl_device_desc_t *list = NULL;
+  size_t n = 0;
+  cl_platform_id *plats = NULL;
+  cl_device_id *devs = NULL;
+  opencl_context_t *c = NULL;
+  char known[1024];
+  *out = NULL;
+  TSR_TRY(opencl_list_devices(&list, &n, err));
+  TSR_CHECK(n > 0, TSR_ERR_INVALID,
+            "no OpenCL device found: no platform with a device is installed (on Debian, "
+            "pocl-opencl-icd gives a CPU device; GPU vendors ship their own ICD)");
+  /* the platform */
+  int platform = -1;
+  for (size_t i = 0; i < n && platform < 0; ++i) {
+    if (sel->platform >= 0) {
+      if (list[i].platform == sel->platform) platform = sel->platform;
+    } else if (strstr(list[i].platform_name, sel->platform_name)) {
+      platform = list[i].platform;
+    }
+  }
+  if (platform < 0) {
+    opencl_describe(list, n, -1, known, sizeof known);
+    if (sel->platform >= 0)
+      TSR_FAIL(TSR_ERR_INVALID,
+               "OpenCL platform %d does not exist or has no device; platforms with devices: %s",
+               sel->platform, known);
+    TSR_FAIL(TSR_ERR_INVALID,
+             "no OpenCL platform name contains \"%s\"; platforms with devices: %s",
+             sel->platform_name, known);
+  }
+  /* the device */
+  const opencl_device_desc_t *pick = NULL;
+  for (size_t i = 0; i < n && !pick; ++i) {
+    if (list[i].platform != platform) continue;
+    if (sel->device >= 0 ? list[i].device == sel->device
+                         : strstr(list[i].name, sel->device_name) != NULL)
+      pick = &list[i];
+  }
+  if (!pick) {
+    opencl_describe(list, n, platform, known, sizeof known);
+    const char *pname = "";
+    for (size_t i = 0; i < n; ++i)
+      if (list[i].platform == platform) pname = list[i].platform_name;
+    if (sel->device >= 0)
+      TSR_FAIL(TSR_ERR_INVALID, "OpenCL device %d does not exist on platform %d (%s); its devices: %s",
+               sel->device, platform, pname, known);
+    TSR_FAIL(TSR_ERR_INVALID,
+             "no OpenCL device name on platform %d (%s) contains \"%s\"; its devices: %s",
+             platform, pname, sel->device_name, known);
+  }
+  c = calloc(1, sizeof *c);
+  TSR_CHECK(c, TSR_ERR_NOMEM, "out of memory for an OpenCL context");
+  c->desc = *pick;
+  cl_uint nplat = 0;
+  TSR_CL(clGetPlatformIDs(0, NULL, &nplat));
+  plats = calloc(nplat, sizeof *plats);
+  TSR_CHECK(plats, TSR_ERR_NOMEM, "out of memory listing OpenCL platforms");
+  TSR_CL(clGetPlatformIDs(nplat, plats, NULL));
+  TSR_CHECK((cl_uint)platform < nplat, TSR_ERR_OPENCL, "OpenCL platform %d disappeared", platform);
+  cl_uint ndev = 0;
+  TSR_CL(clGetDeviceIDs(plats[platform], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev));
+  devs = calloc(ndev, sizeof *devs);
+  TSR_CHECK(devs && (cl_uint)pick->device < ndev, TSR_ERR_OPENCL,
+            "OpenCL device %d of platform %d disappeared", pick->device, platform);
+  TSR_CL(clGetDeviceIDs(plats[platform], CL_DEVICE_TYPE_ALL, ndev, devs, NULL));
+  c->device = devs[pick->device];
+  cl_int rc = CL_SUCCESS;
+  const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                         (cl_context_properties)plats[platform], 0};
+  c->context = clCreateContext(props, 1, &c->device, NULL, NULL, &rc);
+  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateContext for %s failed: %s (%d)",
+            pick->name, opencl_error_name(rc), (int)rc);
+  c->queue = clCreateCommandQueue(c->context, c->device, 0, &rc);
+  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateCommandQueue for %s failed: %s (%d)",
+            pick->name, opencl_error_name(rc), (int)rc);
+  *out = c;
+  c = NULL;
+cleanup:
+  opencl_context_free(&c);
+  free(list);
+  free(plats);
+  free(devs);
+  return st;
+}
+
+void opencl_context_free(opencl_context_t **ctx) {
+  if (!ctx || !*ctx) return;
+  opencl_context_t *c = *ctx;
+  if (c->queue) {
+    clFinish(c->queue);
+    clReleaseCommandQueue(c->queue);
+  }
+  if (c->context) clReleaseContext(c->context);
+  free(c);
+  *ctx = NULL;
+}
+
+const opencl_device_desc_t *opencl_context_desc(const opencl_context_t *ctx) { return &ctx->desc; }
+void *opencl_context_cl(const opencl_context_t *ctx) { return ctx->context; }
+void *opencl_context_device(const opencl_context_t *ctx) { return ctx->device; }
+void *opencl_context_queue(const opencl_context_t *ctx) { return ctx->queue; }
+
+tsr_status opencl_build_program(opencl_context_t *ctx, const char *source, const char *options,
+                                const char *what, void **program, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char *log = NULL;
+  cl_int rc = CL_SUCCESS;
+  *program = NULL;
+  cl_program p = clCreateProgramWithSource(ctx->context, 1, &source, NULL, &rc);
+  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateProgramWithSource (%s) failed: %s (%d)",
+            what, opencl_error_name(rc), (int)rc);
+  rc = clBuildProgram(p, 1, &ctx->device, options ? options : "", NULL, NULL);
+  if (rc != CL_SUCCESS) {
+    size_t len = 0;
+    clGetProgramBuildInfo(p, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+    log = calloc(len + 1, 1);
+    if (log) clGetProgramBuildInfo(p, ctx->device, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+    TSR_FAIL(TSR_ERR_OPENCL, "building %s for %s (options \"%s\") failed: %s (%d); build log:\n%s",
+             what, ctx->desc.name, options ? options : "", opencl_error_name(rc), (int)rc,
+             log && log[0] ? log : "(empty)");
+  }
+  *program = p;
+  p = NULL;
+cleanup:
+  if (p) clReleaseProgram(p);
+  free(log);
+  return st;
+}
+
+void opencl_program_release(void *program) {
+  if (program) clReleaseProgram((cl_program)program);
+}
+
+static double opencl_mib(uint64_t b) { return (double)b / (1024.0 * 1024.0); }
+
+tsr_status opencl_check_memory(const opencl_context_t *ctx, uint64_t bytes, uint64_t largest,
+                               const char *what, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_CHECK(bytes <= ctx->desc.global_mem_bytes, TSR_ERR_INVALID,
+            "%s needs %.1f MiB of device memory, but %s has %.1f MiB", what, opencl_mib(bytes),
+            ctx->desc.name, opencl_mib(ctx->desc.global_mem_bytes));
+  TSR_CHECK(largest <= ctx->desc.max_alloc_bytes, TSR_ERR_INVALID,
+            "%s needs one device buffer of %.1f MiB, but %s allows at most %.1f MiB per buffer",
+            what, opencl_mib(largest), ctx->desc.name, opencl_mib(ctx->desc.max_alloc_bytes));
+cleanup:
+  return st;
+}

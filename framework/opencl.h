@@ -1,5 +1,7 @@
-/* opencl: the OpenCL seam of the framework (host side). For now: discovering platforms
- * and devices, and naming OpenCL error codes. All OpenCL calls of framework/ live here. */
+/* opencl: the OpenCL seam of the framework (host side): discovering platforms and
+ * devices, naming OpenCL error codes, and a process's OpenCL context (the chosen device,
+ * one in-order queue, program builds with their log). All OpenCL calls of framework/
+ * live here; kernels_gpu/ gets the raw handles from the context. */
 #ifndef OPENCL_H
 #define OPENCL_H
 
@@ -26,6 +28,52 @@ typedef struct opencl_device_desc {
 /* Lists every device of every platform into a new array the caller frees with free().
  * No platform at all gives *count = 0 and TSR_OK. */
 TSR_NODISCARD tsr_status opencl_list_devices(opencl_device_desc_t **out, size_t *count,
+                                             tsr_error_t *err);
+
+/* Which device a process uses. A platform is picked by index (platform >= 0) or as the
+ * first platform whose name contains platform_name (platform < 0; an empty name takes
+ * the first platform that has a device); then a device of that platform by index
+ * (device >= 0) or name substring (device < 0). */
+typedef struct opencl_select {
+  int platform;
+  char platform_name[OPENCL_NAME_MAX];
+  int device;
+  char device_name[OPENCL_NAME_MAX];
+} opencl_select_t;
+
+/* The first platform that has a device, its device 0. */
+opencl_select_t opencl_select_default(void);
+
+typedef struct opencl_context opencl_context_t;
+
+/* Opens the selected device: a context and one in-order queue. No platform, an index
+ * that does not exist or a name that matches nothing is a TSR_ERR_INVALID naming what
+ * exists. */
+TSR_NODISCARD tsr_status opencl_context_create(const opencl_select_t *sel,
+                                               opencl_context_t **out, tsr_error_t *err);
+void opencl_context_free(opencl_context_t **ctx);
+
+/* The device's description (borrowed). */
+const opencl_device_desc_t *opencl_context_desc(const opencl_context_t *ctx);
+
+/* Raw handles for kernels_gpu/ (cl_context, cl_device_id, cl_command_queue), borrowed. */
+void *opencl_context_cl(const opencl_context_t *ctx);
+void *opencl_context_device(const opencl_context_t *ctx);
+void *opencl_context_queue(const opencl_context_t *ctx);
+
+/* Builds source with options for the context's device into *program (a cl_program the
+ * caller releases with opencl_program_release). A failed build is a TSR_ERR_OPENCL whose
+ * message names what (e.g. "kernels_gpu/d3q19.cl"), the options and the build log. */
+TSR_NODISCARD tsr_status opencl_build_program(opencl_context_t *ctx, const char *source,
+                                              const char *options, const char *what,
+                                              void **program, tsr_error_t *err);
+void opencl_program_release(void *program);
+
+/* Fails with a message giving both numbers when bytes more device memory than the
+ * device has (global memory, and the largest single allocation for largest) are asked
+ * for; what names the use. */
+TSR_NODISCARD tsr_status opencl_check_memory(const opencl_context_t *ctx, uint64_t bytes,
+                                             uint64_t largest, const char *what,
                                              tsr_error_t *err);
 
 /* Symbolic name of an OpenCL error code ("CL_OUT_OF_RESOURCES"), or "unknown". */
