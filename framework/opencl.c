@@ -74,12 +74,6 @@ const char *opencl_error_name(int32_t code) {
   return "unknown OpenCL error";
 }
 
-#define TSR_CL(call)                                                                     \
-  do {                                                                                   \
-    cl_int tsr_cl_rc_ = (call);                                                          \
-    TSR_CHECK(tsr_cl_rc_ == CL_SUCCESS, TSR_ERR_OPENCL, "%s failed: %s (%d)", #call,     \
-              opencl_error_name(tsr_cl_rc_), (int)tsr_cl_rc_);                           \
-  } while (0)
 
 static const char *opencl_type_name(cl_device_type t) {
   if (t & CL_DEVICE_TYPE_GPU) return "gpu";
@@ -103,10 +97,10 @@ tsr_status opencl_list_devices(opencl_device_desc_t **out, size_t *count, tsr_er
             opencl_error_name(rc), (int)rc);
   plats = calloc(nplat, sizeof *plats);
   TSR_CHECK(plats, TSR_ERR_NOMEM, "out of memory listing OpenCL platforms");
-  TSR_CL(clGetPlatformIDs(nplat, plats, NULL));
+  OPENCL_CHECK(clGetPlatformIDs(nplat, plats, NULL));
   for (cl_uint p = 0; p < nplat; ++p) {
     char pname[OPENCL_NAME_MAX] = "";
-    TSR_CL(clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL));
+    OPENCL_CHECK(clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL));
     cl_uint ndev = 0;
     rc = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev);
     if (rc == CL_DEVICE_NOT_FOUND || ndev == 0) continue;
@@ -117,7 +111,7 @@ tsr_status opencl_list_devices(opencl_device_desc_t **out, size_t *count, tsr_er
     opencl_device_desc_t *grown = realloc(list, (n + ndev) * sizeof *grown);
     TSR_CHECK(devs && grown, TSR_ERR_NOMEM, "out of memory listing OpenCL devices");
     list = grown;
-    TSR_CL(clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, ndev, devs, NULL));
+    OPENCL_CHECK(clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, ndev, devs, NULL));
     for (cl_uint d = 0; d < ndev; ++d) {
       opencl_device_desc_t *x = &list[n++];
       memset(x, 0, sizeof *x);
@@ -128,13 +122,13 @@ tsr_status opencl_list_devices(opencl_device_desc_t **out, size_t *count, tsr_er
       cl_ulong mem, alloc;
       cl_uint cu;
       cl_device_fp_config fp = 0;
-      TSR_CL(clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof x->name - 1, x->name, NULL));
-      TSR_CL(clGetDeviceInfo(devs[d], CL_DEVICE_VERSION, sizeof x->version - 1, x->version, NULL));
-      TSR_CL(clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof type, &type, NULL));
-      TSR_CL(clGetDeviceInfo(devs[d], CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL));
-      TSR_CL(clGetDeviceInfo(devs[d], CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc, NULL));
-      TSR_CL(clGetDeviceInfo(devs[d], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL));
-      TSR_CL(clGetDeviceInfo(devs[d], CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL));
+      OPENCL_CHECK(clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof x->name - 1, x->name, NULL));
+      OPENCL_CHECK(clGetDeviceInfo(devs[d], CL_DEVICE_VERSION, sizeof x->version - 1, x->version, NULL));
+      OPENCL_CHECK(clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof type, &type, NULL));
+      OPENCL_CHECK(clGetDeviceInfo(devs[d], CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL));
+      OPENCL_CHECK(clGetDeviceInfo(devs[d], CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc, NULL));
+      OPENCL_CHECK(clGetDeviceInfo(devs[d], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL));
+      OPENCL_CHECK(clGetDeviceInfo(devs[d], CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL));
       snprintf(x->type, sizeof x->type, "%s", opencl_type_name(type));
       x->global_mem_bytes = mem;
       x->max_alloc_bytes = alloc;
@@ -246,17 +240,17 @@ tsr_status opencl_context_create(const opencl_select_t *sel, opencl_context_t **
   TSR_CHECK(c, TSR_ERR_NOMEM, "out of memory for an OpenCL context");
   c->desc = *pick;
   cl_uint nplat = 0;
-  TSR_CL(clGetPlatformIDs(0, NULL, &nplat));
+  OPENCL_CHECK(clGetPlatformIDs(0, NULL, &nplat));
   plats = calloc(nplat, sizeof *plats);
   TSR_CHECK(plats, TSR_ERR_NOMEM, "out of memory listing OpenCL platforms");
-  TSR_CL(clGetPlatformIDs(nplat, plats, NULL));
+  OPENCL_CHECK(clGetPlatformIDs(nplat, plats, NULL));
   TSR_CHECK((cl_uint)platform < nplat, TSR_ERR_OPENCL, "OpenCL platform %d disappeared", platform);
   cl_uint ndev = 0;
-  TSR_CL(clGetDeviceIDs(plats[platform], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev));
+  OPENCL_CHECK(clGetDeviceIDs(plats[platform], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev));
   devs = calloc(ndev, sizeof *devs);
   TSR_CHECK(devs && (cl_uint)pick->device < ndev, TSR_ERR_OPENCL,
             "OpenCL device %d of platform %d disappeared", pick->device, platform);
-  TSR_CL(clGetDeviceIDs(plats[platform], CL_DEVICE_TYPE_ALL, ndev, devs, NULL));
+  OPENCL_CHECK(clGetDeviceIDs(plats[platform], CL_DEVICE_TYPE_ALL, ndev, devs, NULL));
   c->device = devs[pick->device];
   cl_int rc = CL_SUCCESS;
   const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,

@@ -76,6 +76,16 @@ TSR_NODISCARD tsr_status opencl_check_memory(const opencl_context_t *ctx, uint64
                                              uint64_t largest, const char *what,
                                              tsr_error_t *err);
 
+/* Runs an OpenCL call and fails with its name and the error's name unless it returns
+ * CL_SUCCESS (0); for functions with tsr_status st, tsr_error_t *err and a cleanup
+ * label (TSR_CHECK's conventions). */
+#define OPENCL_CHECK(call)                                                               \
+  do {                                                                                   \
+    const int32_t opencl_rc_ = (int32_t)(call);                                          \
+    TSR_CHECK(opencl_rc_ == 0, TSR_ERR_OPENCL, "%s failed: %s (%d)", #call,              \
+              opencl_error_name(opencl_rc_), (int)opencl_rc_);                           \
+  } while (0)
+
 /* Symbolic name of an OpenCL error code ("CL_OUT_OF_RESOURCES"), or "unknown". */
 const char *opencl_error_name(int32_t code);
 

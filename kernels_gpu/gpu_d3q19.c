@@ -22,12 +22,6 @@ struct gpu_d3q19 {
   cl_mem consts;
 };
 
-#define GPU_CL(call)                                                                     \
-  do {                                                                                   \
-    cl_int gpu_rc_ = (call);                                                             \
-    TSR_CHECK(gpu_rc_ == CL_SUCCESS, TSR_ERR_OPENCL, "%s failed: %s (%d)", #call,        \
-              opencl_error_name(gpu_rc_), (int)gpu_rc_);                                 \
-  } while (0)
 
 /* The two source files from folder dir, concatenated. */
 static tsr_status gpu_read_sources(const char *dir, char **out, tsr_error_t *err) {
@@ -166,7 +160,7 @@ tsr_status gpu_d3q19_upload(gpu_d3q19_t *g, gpu_d3q19_field_t *f, const void *ao
   TSR_CHECK(soa, TSR_ERR_NOMEM, "out of memory staging a GPU field");
   gpu_transpose(g, aos, soa, 1);
   for (int k = 0; k < 2; ++k)
-    GPU_CL(clEnqueueWriteBuffer((cl_command_queue)opencl_context_queue(g->ctx),
+    OPENCL_CHECK(clEnqueueWriteBuffer((cl_command_queue)opencl_context_queue(g->ctx),
                                 (cl_mem)f->grid[k], CL_TRUE, 0, bytes, soa, 0, NULL, NULL));
 cleanup:
   free(soa);
@@ -179,7 +173,7 @@ tsr_status gpu_d3q19_download(gpu_d3q19_t *g, const gpu_d3q19_field_t *f, void *
   const size_t bytes = gpu_d3q19_grid_bytes(g);
   uint8_t *soa = malloc(bytes);
   TSR_CHECK(soa, TSR_ERR_NOMEM, "out of memory staging a GPU field");
-  GPU_CL(clEnqueueReadBuffer((cl_command_queue)opencl_context_queue(g->ctx),
+  OPENCL_CHECK(clEnqueueReadBuffer((cl_command_queue)opencl_context_queue(g->ctx),
                              (cl_mem)f->grid[f->cur], CL_TRUE, 0, bytes, soa, 0, NULL, NULL));
   gpu_transpose(g, soa, aos, 0);
 cleanup:
@@ -190,11 +184,11 @@ cleanup:
 tsr_status gpu_d3q19_step(gpu_d3q19_t *g, gpu_d3q19_field_t *f, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_mem src = (cl_mem)f->grid[f->cur], dst = (cl_mem)f->grid[1 - f->cur];
-  GPU_CL(clSetKernelArg(g->stream_collide, 0, sizeof src, &src));
-  GPU_CL(clSetKernelArg(g->stream_collide, 1, sizeof dst, &dst));
-  GPU_CL(clSetKernelArg(g->stream_collide, 2, sizeof g->consts, &g->consts));
+  OPENCL_CHECK(clSetKernelArg(g->stream_collide, 0, sizeof src, &src));
+  OPENCL_CHECK(clSetKernelArg(g->stream_collide, 1, sizeof dst, &dst));
+  OPENCL_CHECK(clSetKernelArg(g->stream_collide, 2, sizeof g->consts, &g->consts));
   const size_t global[3] = {(size_t)g->spec.n[0], (size_t)g->spec.n[1], (size_t)g->spec.n[2]};
-  GPU_CL(clEnqueueNDRangeKernel((cl_command_queue)opencl_context_queue(g->ctx),
+  OPENCL_CHECK(clEnqueueNDRangeKernel((cl_command_queue)opencl_context_queue(g->ctx),
                                 g->stream_collide, 3, NULL, global, NULL, 0, NULL, NULL));
   f->cur = 1 - f->cur;
 cleanup:
@@ -203,7 +197,7 @@ cleanup:
 
 tsr_status gpu_d3q19_finish(gpu_d3q19_t *g, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  GPU_CL(clFinish((cl_command_queue)opencl_context_queue(g->ctx)));
+  OPENCL_CHECK(clFinish((cl_command_queue)opencl_context_queue(g->ctx)));
 cleanup:
   return st;
 }
