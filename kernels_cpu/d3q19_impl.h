@@ -76,13 +76,22 @@ void LBM_FN(d3q19_collision_constants)(const d3q19_params_t *p, int trt, REAL *o
     }                                                                                    \
   }
 
+/* The five kernel variants of a code path whose functions are named P_<variant>, and
+ * the one of them a run uses (trt: 0 SRT, 1 TRT, 2 streaming alone). */
+#define LBM_VARIANTS(DEFINE, P)                                                          \
+  DEFINE(P##_srt, LBM_COLLIDE_CELL(0, 0))                                                \
+  DEFINE(P##_srt_force, LBM_COLLIDE_CELL(0, 1))                                          \
+  DEFINE(P##_trt, LBM_COLLIDE_CELL(1, 0))                                                \
+  DEFINE(P##_trt_force, LBM_COLLIDE_CELL(1, 1))                                          \
+  DEFINE(P##_copy, LBM_COPY_CELL)
+#define LBM_PICK(P)                                                                      \
+  (trt == 2 ? LBM_FN(P##_copy)                                                           \
+   : trt    ? (p->use_force ? LBM_FN(P##_trt_force) : LBM_FN(P##_trt))                   \
+            : (p->use_force ? LBM_FN(P##_srt_force) : LBM_FN(P##_srt)))
+
 #define LBM_T REAL
 #define LBM_ZERO ((REAL)0)
-LBM_DEFINE_COLLIDE(d3q19_collide_srt, LBM_COLLIDE_CELL(0, 0))
-LBM_DEFINE_COLLIDE(d3q19_collide_srt_force, LBM_COLLIDE_CELL(0, 1))
-LBM_DEFINE_COLLIDE(d3q19_collide_trt, LBM_COLLIDE_CELL(1, 0))
-LBM_DEFINE_COLLIDE(d3q19_collide_trt_force, LBM_COLLIDE_CELL(1, 1))
-LBM_DEFINE_COLLIDE(d3q19_copy, LBM_COPY_CELL)
+LBM_VARIANTS(LBM_DEFINE_COLLIDE, d3q19_collide)
 #undef LBM_T
 #undef LBM_ZERO
 
@@ -109,11 +118,7 @@ typedef void (*LBM_FN(d3q19_collide_fn))(int n, const REAL *restrict s,
   }
 #define LBM_T LBM_FN(d3q19_vec)
 #define LBM_ZERO ((LBM_T){0})
-LBM_DEFINE_COLLIDE_VEC(d3q19_collide_vec_srt, LBM_COLLIDE_CELL(0, 0))
-LBM_DEFINE_COLLIDE_VEC(d3q19_collide_vec_srt_force, LBM_COLLIDE_CELL(0, 1))
-LBM_DEFINE_COLLIDE_VEC(d3q19_collide_vec_trt, LBM_COLLIDE_CELL(1, 0))
-LBM_DEFINE_COLLIDE_VEC(d3q19_collide_vec_trt_force, LBM_COLLIDE_CELL(1, 1))
-LBM_DEFINE_COLLIDE_VEC(d3q19_copy_vec, LBM_COPY_CELL)
+LBM_VARIANTS(LBM_DEFINE_COLLIDE_VEC, d3q19_collide_vec)
 #undef LBM_T
 #undef LBM_ZERO
 typedef void (*LBM_FN(d3q19_collide_vec_fn))(int n, const REAL *restrict s,
@@ -137,15 +142,9 @@ static void LBM_FN(d3q19_stream_collide)(const REAL *restrict src, REAL *restric
               (ptrdiff_t)d3q19_c[i][2] * sxy) * -D3Q19_Q + i;
   LBM_FN(d3q19_consts_t) k;
   LBM_FN(d3q19_consts_init)(&k, p, trt);
-  const LBM_FN(d3q19_collide_fn) collide =
-      trt == 2 ? LBM_FN(d3q19_copy)
-      : trt    ? (p->use_force ? LBM_FN(d3q19_collide_trt_force) : LBM_FN(d3q19_collide_trt))
-               : (p->use_force ? LBM_FN(d3q19_collide_srt_force) : LBM_FN(d3q19_collide_srt));
+  const LBM_FN(d3q19_collide_fn) collide = LBM_PICK(d3q19_collide);
 #ifdef D3Q19_SIMD
-  const LBM_FN(d3q19_collide_vec_fn) collide_vec =
-      trt == 2 ? LBM_FN(d3q19_copy_vec)
-      : trt    ? (p->use_force ? LBM_FN(d3q19_collide_vec_trt_force) : LBM_FN(d3q19_collide_vec_trt))
-               : (p->use_force ? LBM_FN(d3q19_collide_vec_srt_force) : LBM_FN(d3q19_collide_vec_srt));
+  const LBM_FN(d3q19_collide_vec_fn) collide_vec = LBM_PICK(d3q19_collide_vec);
 #endif
 #pragma omp parallel
   {
@@ -254,4 +253,6 @@ void LBM_FN(d3q19_boundary_apply)(REAL *f, const d3q19_link_t *links, size_t n) 
 #undef LBM_DEFINE_COLLIDE
 #undef LBM_DEFINE_COLLIDE_VEC
 #undef LBM_COPY_CELL
+#undef LBM_VARIANTS
+#undef LBM_PICK
 #undef LBM_VW
