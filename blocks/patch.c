@@ -169,6 +169,16 @@ int32_t patch_neighbor(const patch_t *patch, int32_t id, int d) {
 
 int32_t patch_local_count(const patch_t *patch) { return patch->nlocal; }
 
+int32_t patch_local_index(const patch_t *patch, int32_t id) {
+  int32_t lo = 0, hi = patch->nlocal; /* local ids increase: bisect */
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (patch->local_ids[mid] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < patch->nlocal && patch->local_ids[lo] == id ? lo : -1;
+}
+
 int32_t patch_local_id(const patch_t *patch, int32_t i) {
   if (i < 0 || i >= patch->nlocal) return -1;
   return patch->local_ids[i];

@@ -86,6 +86,8 @@ int32_t patch_neighbor(const patch_t *patch, int32_t id, int d);
 /* Blocks owned by this process, in increasing BlockID. */
 int32_t patch_local_count(const patch_t *patch);
 int32_t patch_local_id(const patch_t *patch, int32_t i);
+/* Position of block id in that list, or -1 when this process does not own it. */
+int32_t patch_local_index(const patch_t *patch, int32_t id);
 
 /* Number of blocks owned by a rank. */
 int32_t patch_rank_block_count(const patch_t *patch, int rank);

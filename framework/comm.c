@@ -34,6 +34,13 @@ typedef struct comm_copy_group {
   int64_t n, cap;
 } comm_copy_group_t;
 
+/* A block whose extraction or insertion item stages its data around an exchange. */
+typedef struct comm_stage {
+  int32_t id;
+  const registry_item_t *item;
+  int host_bound;
+} comm_stage_t;
+
 struct comm {
   MPI_Comm mpi;
   int tag;
@@ -45,6 +52,8 @@ struct comm {
   int64_t nlocals;
   comm_copy_group_t *groups; /* local pairs of one hardware: direct copies */
   int ngroups;
+  comm_stage_t *stage_out, *stage_in; /* in local block order */
+  int32_t nstage_out, nstage_in;
   uint8_t *scratch;
   size_t scratch_bytes;
   MPI_Request *reqs; /* npeers receives, then npeers sends */
@@ -72,6 +81,8 @@ void comm_free(comm_t **c) {
     free(x->groups[g].calls);
   }
   free(x->groups);
+  free(x->stage_out);
+  free(x->stage_in);
   free(x->scratch);
   free(x->reqs);
   if (x->mpi != MPI_COMM_NULL) MPI_Comm_free(&x->mpi);
@@ -191,11 +202,18 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
   const patch_t *patch = c->patch;
   int me = patch_my_rank(patch);
   int64_t cap = 0;
-  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+  int32_t nlocal = patch_local_count(patch);
+  /* per local block: 0 nothing, 1 direct copies only, 2 also host buffers; out and in */
+  int *flow = calloc((size_t)(2 * nlocal + 1), sizeof *flow);
+  const registry_item_t **stagers = calloc((size_t)(2 * nlocal + 1), sizeof *stagers);
+  TSR_CHECK(flow && stagers, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
+  for (int32_t i = 0; i < nlocal; ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
     const registry_item_t *ext, *ins;
     TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_EXTRACTION, b, &ext, err));
     TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_INSERTION, b, &ins, err));
+    stagers[2 * i] = ext;
+    stagers[2 * i + 1] = ins;
     for (int d = 0; d < DIRECTION_COUNT; ++d) {
       int32_t nid = patch_neighbor(patch, b->id, d);
       if (nid < 0) continue;
@@ -209,6 +227,9 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
         if (t.bytes == 0) continue;
         c->stats.local_bytes += (int64_t)t.bytes;
         c->stats.local_copies++;
+        int ni = patch_local_index(patch, nid), kind = b->hs == n->hs ? 1 : 2;
+        if (flow[2 * i] < kind) flow[2 * i] = kind;
+        if (flow[2 * ni + 1] < kind) flow[2 * ni + 1] = kind;
         if (b->hs == n->hs) {
           /* same hardware: a direct copy, by the copy item both blocks resolve to */
           const registry_item_t *cb, *cn;
@@ -234,12 +255,28 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
       TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_INSERTION, n, &nins, err));
       comm_task_t s = {b->id, nid, d, ext, NULL, 0};
       TSR_TRY(comm_sizes(ext, b, nins, n, d, o->field, &s.bytes, err));
-      if (s.bytes > 0) TSR_TRY(comm_add_peer_task(c, n->rank, true, s, err));
+      if (s.bytes > 0) {
+        TSR_TRY(comm_add_peer_task(c, n->rank, true, s, err));
+        flow[2 * i] = 2;
+      }
       int inv = direction_inverse(d);
       comm_task_t r = {nid, b->id, inv, NULL, ins, 0};
       TSR_TRY(comm_sizes(next, n, ins, b, inv, o->field, &r.bytes, err));
-      if (r.bytes > 0) TSR_TRY(comm_add_peer_task(c, n->rank, false, r, err));
+      if (r.bytes > 0) {
+        TSR_TRY(comm_add_peer_task(c, n->rank, false, r, err));
+        flow[2 * i + 1] = 2;
+      }
     }
+  }
+  c->stage_out = malloc((size_t)(nlocal + 1) * sizeof *c->stage_out);
+  c->stage_in = malloc((size_t)(nlocal + 1) * sizeof *c->stage_in);
+  TSR_CHECK(c->stage_out && c->stage_in, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
+  for (int32_t i = 0; i < nlocal; ++i) {
+    int32_t id = patch_local_id(patch, i);
+    if (flow[2 * i] && stagers[2 * i]->stage_out)
+      c->stage_out[c->nstage_out++] = (comm_stage_t){id, stagers[2 * i], flow[2 * i] == 2};
+    if (flow[2 * i + 1] && stagers[2 * i + 1]->stage_in)
+      c->stage_in[c->nstage_in++] = (comm_stage_t){id, stagers[2 * i + 1], flow[2 * i + 1] == 2};
   }
   if (c->npeers > 1) qsort(c->peers, (size_t)c->npeers, sizeof *c->peers, comm_peer_cmp);
   for (int i = 0; i < c->npeers; ++i) {
@@ -267,6 +304,8 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
   c->reqs = malloc((size_t)(2 * c->npeers + 1) * sizeof *c->reqs);
   TSR_CHECK(c->scratch && c->reqs, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
 cleanup:
+  free(flow);
+  free(stagers);
   return st;
 }
 
@@ -320,12 +359,33 @@ cleanup:
   return st;
 }
 
+/* Runs the stage_out or stage_in functions of the listed blocks. */
+static tsr_status comm_stage(comm_t *c, const comm_stage_t *list, int32_t n, bool out,
+                             tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (int32_t k = 0; k < n; ++k) {
+    const comm_stage_t *s = &list[k];
+    void *data = block_data_get(patch_block_data(c->patch, s->id), c->data_id);
+    TSR_CHECK(data, TSR_ERR_INTERNAL, "BlockID %d has no data item %d", (int)s->id, c->data_id);
+    registry_stage_fn fn = out ? s->item->stage_out : s->item->stage_in;
+    st = fn(patch_block(c->patch, s->id), data, s->host_bound, s->item->ctx, err);
+    if (st != TSR_OK) {
+      tsr_error_prefix(err, "%s of '%s' on BlockID %d", out ? "staging out" : "staging in",
+                       s->item->name, (int)s->id);
+      goto cleanup;
+    }
+  }
+cleanup:
+  return st;
+}
+
 tsr_status comm_start(comm_t *c, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   TSR_CHECK(!c->started, TSR_ERR_INTERNAL, "comm_start called twice without comm_finish");
   c->started = true;
   c->start_status = TSR_OK;
   tsr_error_clear(&c->start_err);
+  c->start_status = comm_stage(c, c->stage_out, c->nstage_out, true, &c->start_err);
   for (int i = 0; i < c->npeers; ++i) {
     comm_peer_t *p = &c->peers[i];
     int rc = MPI_Irecv(p->recv_buf, (int)p->recv_bytes, MPI_BYTE, p->rank, c->tag, c->mpi,
@@ -440,6 +500,7 @@ tsr_status comm_finish(comm_t *c, tsr_error_t *err) {
   if (rc != MPI_SUCCESS && st == TSR_OK)
     st = verdict_mpi_error(rc, "MPI_Waitall", __FILE__, __LINE__, err);
   for (int i = 0; i < c->npeers && st == TSR_OK; ++i) st = comm_unpack(c, &c->peers[i], err);
+  if (st == TSR_OK) st = comm_stage(c, c->stage_in, c->nstage_in, false, err);
   return verdict_reduce(c->mpi, st, phase, err);
 }
 

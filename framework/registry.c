@@ -102,19 +102,23 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
   const char *a = strchr("aeiou", kind[0]) ? "an" : "a";
   struct {
     const char *field;
-    bool has, wanted;
+    bool has, wanted, allowed; /* wanted: required; allowed: may be there */
   } fields[] = {
-      {".kernel", it->kernel != NULL, want_kernel}, {".alloc", it->alloc != NULL, want_alloc},
-      {".free", it->free != NULL, want_alloc},       {".size", it->size != NULL, want_size},
-      {".extract", it->extract != NULL, want_extract},
-      {".insert", it->insert != NULL, want_insert},
-      {".copy", it->copy != NULL, want_copy},
+      {".kernel", it->kernel != NULL, want_kernel, want_kernel},
+      {".alloc", it->alloc != NULL, want_alloc, want_alloc},
+      {".free", it->free != NULL, want_alloc, want_alloc},
+      {".size", it->size != NULL, want_size, want_size},
+      {".extract", it->extract != NULL, want_extract, want_extract},
+      {".insert", it->insert != NULL, want_insert, want_insert},
+      {".copy", it->copy != NULL, want_copy, want_copy},
+      {".stage_out", it->stage_out != NULL, false, want_extract},
+      {".stage_in", it->stage_in != NULL, false, want_insert},
   };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
     TSR_CHECK(fields[i].has || !fields[i].wanted, TSR_ERR_INVALID,
               "registry item %s '%s': %s %s item needs %s", kind, it->name, a, kind,
               fields[i].field);
-    TSR_CHECK(!fields[i].has || fields[i].wanted, TSR_ERR_INVALID,
+    TSR_CHECK(!fields[i].has || fields[i].allowed, TSR_ERR_INVALID,
               "registry item %s '%s': %s %s item has no %s", kind, it->name, a, kind,
               fields[i].field);
   }

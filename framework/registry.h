@@ -11,8 +11,8 @@
  *   REGISTRY_KIND_KERNEL      .kernel
  *   REGISTRY_KIND_BOUNDARY    .kernel
  *   REGISTRY_KIND_ALLOCATOR   .alloc and .free
- *   REGISTRY_KIND_EXTRACTION  .extract and .size
- *   REGISTRY_KIND_INSERTION   .insert and .size
+ *   REGISTRY_KIND_EXTRACTION  .extract and .size; optionally .stage_out
+ *   REGISTRY_KIND_INSERTION   .insert and .size; optionally .stage_in
  *   REGISTRY_KIND_COPY        .copy
  * and no others. */
 #ifndef REGISTRY_H
@@ -68,6 +68,14 @@ typedef struct registry_copy_task {
 /* Carries out n independent copies (they may run in parallel). */
 typedef tsr_status (*registry_copy_fn)(const registry_copy_task_t *tasks, size_t n, void *ctx,
                                        tsr_error_t *err);
+/* Staging around one ghost exchange, for data that does not live in host memory (a GPU
+ * block): stage_out runs once per exchange on every local block that sends anything,
+ * before its first extraction or copy (host_bound: extractions into host buffers
+ * follow; 0: only direct copies to blocks of the same hardware); stage_in runs once per
+ * exchange on every local block that receives anything, after its last insertion or
+ * copy. */
+typedef tsr_status (*registry_stage_fn)(const block_info_t *block, void *data, int host_bound,
+                                        void *ctx, tsr_error_t *err);
 /* Work on one block. */
 typedef tsr_status (*registry_kernel_fn)(const block_info_t *block, block_data_t *data,
                                          void *ctx, tsr_error_t *err);
@@ -85,6 +93,8 @@ typedef struct registry_item {
   registry_extract_fn extract;
   registry_insert_fn insert;
   registry_copy_fn copy;
+  registry_stage_fn stage_out;
+  registry_stage_fn stage_in;
   void *ctx;        /* borrowed; passed to every function of the item */
 } registry_item_t;
 

@@ -12,7 +12,42 @@ simulation_options_t simulation_options_default(void) {
   o.steps = 1;
   snprintf(o.output_folder, sizeof o.output_folder, "out");
   o.progress_every = 100;
+  o.hardware.hs = SIMULATION_HS_CPU;
+  o.hardware.opencl = opencl_select_default();
   return o;
+}
+
+const char *simulation_hs_name(simulation_hs_t hs) { return hs == SIMULATION_HS_GPU ? "gpu" : "cpu"; }
+
+/* hardware.opencl: a platform and a device, each by index or by name, not both. */
+static tsr_status read_opencl(config_t *cfg, config_node_t *ocl, opencl_select_t *sel,
+                              tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const char *what[2] = {"platform", "device"};
+  const char *names[2] = {"platform_name", "device_name"};
+  int *index[2] = {&sel->platform, &sel->device};
+  char *name[2] = {sel->platform_name, sel->device_name};
+  for (int k = 0; k < 2; ++k) {
+    int64_t i = -1;
+    char text[OPENCL_NAME_MAX] = "";
+    TSR_TRY(config_int(ocl, what[k], false, 0, 1023, &i, err));
+    TSR_TRY(config_string(ocl, names[k], false, text, sizeof text, err));
+    if (i >= 0 && text[0]) {
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: hardware.opencl: give %s or %s, not both", config_source(cfg),
+                         what[k], names[k]);
+      goto cleanup;
+    }
+    if (i >= 0) {
+      *index[k] = (int)i;
+      name[k][0] = '\0';
+    } else if (text[0]) {
+      *index[k] = -1;
+      snprintf(name[k], OPENCL_NAME_MAX, "%s", text);
+    }
+  }
+cleanup:
+  return st;
 }
 
 /* Probes and slices: lists of named outputs. */
@@ -155,6 +190,18 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
       TSR_TRY(config_int(p, "position", true, 0, INT_MAX, &q->position, err));
     }
     r.nslices = (int)n;
+  }
+  config_node_t *hw, *ocl;
+  static const char *const hs_names[] = {"cpu", "gpu", NULL};
+  TSR_TRY(config_object(root, "hardware", false, &hw, err));
+  if (hw) {
+    int hs = (int)r.hardware.hs;
+    TSR_TRY(config_choice(hw, "hs", false, hs_names, &hs, err));
+    r.hardware.hs = (simulation_hs_t)hs;
+    TSR_TRY(config_object(hw, "opencl", false, &ocl, err));
+    if (ocl) TSR_TRY(read_opencl(cfg, ocl, &r.hardware.opencl, err));
+    TSR_TRY(config_string(hw, "kernel_sources", false, r.hardware.kernel_sources,
+                          sizeof r.hardware.kernel_sources, err));
   }
   st = simulation_options_validate(&r, err);
   if (st != TSR_OK) {

@@ -16,7 +16,17 @@
  *     "slices": [                 PNG pictures of |u| on a plane of cells (at most 8)
  *       { "name": "mid", "axis": "z", "position": 16, "every": n }
  *     ]
- *   }
+ *   },
+ *   "hardware": {                 what every process runs its blocks on
+ *     "hs": "cpu",                cpu (default: OpenMP threads) or gpu (an OpenCL device)
+ *     "opencl": {                 which OpenCL device (hs gpu); default: the first
+ *       "platform": 0,            platform index, or
+ *       "platform_name": "NVIDIA" a substring of the platform's name (not both)
+ *       "device": 0,              device index within the platform, or
+ *       "device_name": "H100"     a substring of the device's name (not both)
+ *     },
+ *     "kernel_sources": "dir"     OpenCL sources read from this folder instead of the
+ *   }                             ones built in (kernel development)
  * Probe and slice names are [A-Za-z0-9_-]+, unique in their list; "every" is >= 1
  * (default 1).
  * Sweeps read their own sections (see lbm_options_read). */
@@ -26,6 +36,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "opencl.h"
 #include "patch.h"
 #include "tsr_error.h"
 
@@ -49,6 +60,17 @@ typedef struct simulation_slice {
   int64_t every;                  /* steps between outputs, >= 1 */
 } simulation_slice_t;
 
+typedef enum simulation_hs { SIMULATION_HS_CPU = 0, SIMULATION_HS_GPU = 1 } simulation_hs_t;
+
+typedef struct simulation_hardware {
+  simulation_hs_t hs;
+  opencl_select_t opencl;
+  char kernel_sources[SIMULATION_PATH_MAX]; /* "": the sources built in */
+} simulation_hardware_t;
+
+/* "cpu" or "gpu": the hs selector name. */
+const char *simulation_hs_name(simulation_hs_t hs);
+
 typedef struct simulation_options {
   patch_options_t domain;
   int64_t steps;
@@ -59,12 +81,13 @@ typedef struct simulation_options {
   int nprobes;
   simulation_slice_t slices[SIMULATION_MAX_SLICES];
   int nslices;
+  simulation_hardware_t hardware;
 } simulation_options_t;
 
 simulation_options_t simulation_options_default(void);
 TSR_NODISCARD tsr_status simulation_options_validate(const simulation_options_t *o, tsr_error_t *err);
 
-/* Reads "domain", "steps" and "output" from the top level of cfg and validates them. */
+/* Reads "domain", "steps", "output" and "hardware" from the top level of cfg and validates them. */
 TSR_NODISCARD tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o,
                                                  tsr_error_t *err);
 

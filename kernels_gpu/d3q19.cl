@@ -57,3 +57,112 @@ __kernel void d3q19_stream_collide(__global const REAL *restrict src, __global R
   LBM_COLLIDE_CONSTS;
   LBM_COLLIDE_CELL(TRT, FORCE)
 }
+
+/* Bounce-back links of a block: f[to] = f[from] + extra, independent of each other
+ * (links write wall slots and read fluid slots). idx holds (to, from) pairs of field
+ * element indices. */
+__kernel void d3q19_boundary(__global REAL *f, __global const ulong2 *idx,
+                             __global const REAL *extra, const ulong n) {
+  const size_t k = get_global_id(0);
+  if (k >= n) return;
+  const ulong2 l = idx[k];
+  f[l.x] = f[l.y] + extra[k];
+}
+
+/* Ghost exchange. The 18 slots are the faces and edges of the block in the numbering of
+ * blocks/direction.h; a table row per slot (GHOST_TAB ints): the slice's first cell
+ * (lo, 3), its extent (3), the number of crossing PDFs and their directions (5), the
+ * slot's first work item and its first element in the message buffer. A slot's values
+ * are its cells in z-y-x order, each with its crossing PDFs in list order: the common
+ * message layout of every hardware. */
+#define GHOST_SLOTS 18
+#define GHOST_TAB 16
+#define T_NCOMP 6
+#define T_COMP 7
+#define T_ITEM 12
+#define T_OFFSET 13
+
+/* The slot of work item g, and the field cell of its slice cell. */
+static int ghost_slot(__constant const int *tab, const int g) {
+  int s = 0;
+  while (s + 1 < GHOST_SLOTS && tab[(s + 1) * GHOST_TAB + T_ITEM] <= g) ++s;
+  return s;
+}
+
+static long ghost_cell(__constant const int *t, const int k) {
+  const int x = t[0] + k % t[3], y = t[1] + (k / t[3]) % t[4], z = t[2] + k / (t[3] * t[4]);
+  return (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
+}
+
+/* Writes the crossing PDFs of all slots into out; one work item per slice cell. */
+__kernel void d3q19_pack(__global const REAL *f, __global REAL *out, __constant int *tab,
+                         const int nitems) {
+  const int g = get_global_id(0);
+  if (g >= nitems) return;
+  __constant const int *t = tab + ghost_slot(tab, g) * GHOST_TAB;
+  const int k = g - t[T_ITEM];
+  const long cell = ghost_cell(t, k);
+  const long o = (long)t[T_OFFSET] + (long)k * t[T_NCOMP];
+  for (int c = 0; c < t[T_NCOMP]; ++c) out[o + c] = f[(long)t[T_COMP + c] * NCELLS + cell];
+}
+
+/* Reads the slots whose bit is set in mask into the ghost layer (tab: the receiving
+ * slices). Slot s comes from buffer s<s> at element o<s>: the block's own message buffer
+ * (data that came through the host) or a neighbour's pack buffer on this device. */
+#define GHOST_SRC(S) __global const REAL *s##S, const long o##S
+#define GHOST_CASE(S) case S: src = s##S + o##S; break;
+__kernel void d3q19_unpack(__global REAL *f, __constant int *tab, const int nitems,
+                           const uint mask, GHOST_SRC(0), GHOST_SRC(1), GHOST_SRC(2),
+                           GHOST_SRC(3), GHOST_SRC(4), GHOST_SRC(5), GHOST_SRC(6), GHOST_SRC(7),
+                           GHOST_SRC(8), GHOST_SRC(9), GHOST_SRC(10), GHOST_SRC(11),
+                           GHOST_SRC(12), GHOST_SRC(13), GHOST_SRC(14), GHOST_SRC(15),
+                           GHOST_SRC(16), GHOST_SRC(17)) {
+  const int g = get_global_id(0);
+  if (g >= nitems) return;
+  const int s = ghost_slot(tab, g);
+  if (!((mask >> s) & 1u)) return;
+  __global const REAL *src = 0;
+  switch (s) {
+    GHOST_CASE(0) GHOST_CASE(1) GHOST_CASE(2) GHOST_CASE(3) GHOST_CASE(4) GHOST_CASE(5)
+    GHOST_CASE(6) GHOST_CASE(7) GHOST_CASE(8) GHOST_CASE(9) GHOST_CASE(10) GHOST_CASE(11)
+    GHOST_CASE(12) GHOST_CASE(13) GHOST_CASE(14) GHOST_CASE(15) GHOST_CASE(16) GHOST_CASE(17)
+  }
+  __constant const int *t = tab + s * GHOST_TAB;
+  const int k = g - t[T_ITEM];
+  const long cell = ghost_cell(t, k);
+  for (int c = 0; c < t[T_NCOMP]; ++c)
+    f[(long)t[T_COMP + c] * NCELLS + cell] = src[(long)k * t[T_NCOMP] + c];
+}
+
+/* Density and velocity of every interior cell, x fastest: out[n] = rho, out[N + 3n + a]
+ * = u_a (N interior cells), summed in the order of the CPU moments (d3q19_moments_*),
+ * in double precision where the device has it (MOMENTS_DOUBLE). fhalf: -1/2 with a body
+ * force (stored PDFs carry the whole force of the step, the velocity half of it), else 0. */
+#if MOMENTS_DOUBLE
+#define MREAL double
+#else
+#define MREAL float
+#endif
+__constant int d3q19_cx[19] = {0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0};
+__constant int d3q19_cy[19] = {0, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 0, 0, 1, -1, 1, -1};
+__constant int d3q19_cz[19] = {0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, 1, -1, -1, 1, 1, -1, -1, 1};
+__kernel void d3q19_moments(__global const REAL *f, __global MREAL *out, const MREAL rho0,
+                            const MREAL fhalf, const MREAL fx, const MREAL fy, const MREAL fz,
+                            const int shifted) {
+  const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+  if (x >= NX || y >= NY || z >= NZ) return;
+  const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
+  const long n = (long)x + NX * ((long)y + NY * (long)z), N = (long)NX * NY * NZ;
+  MREAL rho = 0, jx = 0, jy = 0, jz = 0;
+  for (int i = 0; i < 19; ++i) {
+    const MREAL v = (MREAL)f[(long)i * NCELLS + cell];
+    rho += v;
+    jx += (MREAL)d3q19_cx[i] * v;
+    jy += (MREAL)d3q19_cy[i] * v;
+    jz += (MREAL)d3q19_cz[i] * v;
+  }
+  out[n] = shifted ? rho + rho0 : rho;
+  out[N + 3 * n] = (jx + fhalf * fx) / rho0;
+  out[N + 3 * n + 1] = (jy + fhalf * fy) / rho0;
+  out[N + 3 * n + 2] = (jz + fhalf * fz) / rho0;
+}

@@ -13,14 +13,70 @@ extern const size_t gpu_d3q19_source_size;
 /* the collision constants: D3Q19_CONSTS_COUNT of kernels_cpu/d3q19_collide.h */
 enum { GPU_Q = 19, GPU_CONSTS = 6 * 19 + 10 };
 
+/* a row of the ghost tables of d3q19.cl (GHOST_TAB ints) */
+enum { GPU_TAB = 16, GPU_T_ITEM = 12, GPU_T_OFFSET = 13 };
+
 struct gpu_d3q19 {
   opencl_context_t *ctx;
   gpu_d3q19_spec_t spec;
   size_t esize, ncells;
+  int moments_double;
   cl_program program;
-  cl_kernel stream_collide;
-  cl_mem consts;
+  cl_kernel stream_collide, boundary, pack, unpack, moments;
+  cl_mem consts, tab_send, tab_recv;
+  size_t slot_offset[GPU_D3Q19_SLOTS + 1]; /* values; [SLOTS]: total */
+  int nitems;                              /* slice cells of all slots */
 };
+
+/* The ghost table of d3q19.cl for one side (send or recv slices), filling the slot
+ * offsets. */
+static tsr_status gpu_ghost_table(gpu_d3q19_t *g, const gpu_d3q19_slice_t *sl, cl_mem *out,
+                                  tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int tab[GPU_D3Q19_SLOTS * GPU_TAB];
+  long long items = 0, values = 0;
+  memset(tab, 0, sizeof tab);
+  for (int s = 0; s < GPU_D3Q19_SLOTS; ++s) {
+    int *t = tab + s * GPU_TAB;
+    long long cells = 1;
+    TSR_CHECK(sl[s].ncomps >= 0 && sl[s].ncomps <= GPU_D3Q19_MAX_COMPS, TSR_ERR_INTERNAL,
+              "ghost slot %d: %d PDFs", s, sl[s].ncomps);
+    for (int a = 0; a < 3; ++a) {
+      t[a] = sl[s].lo[a];
+      t[3 + a] = sl[s].extent[a];
+      cells *= sl[s].extent[a];
+    }
+    t[6] = sl[s].ncomps;
+    for (int c = 0; c < sl[s].ncomps; ++c) t[7 + c] = sl[s].comps[c];
+    t[GPU_T_ITEM] = (int)items;
+    t[GPU_T_OFFSET] = (int)values;
+    g->slot_offset[s] = (size_t)values;
+    items += cells;
+    values += cells * sl[s].ncomps;
+    TSR_CHECK(values < (1LL << 31), TSR_ERR_INVALID,
+              "a block of %dx%dx%d cells has too many ghost values for the OpenCL pack kernel "
+              "(more than 2^31); use smaller blocks", g->spec.n[0], g->spec.n[1], g->spec.n[2]);
+  }
+  g->slot_offset[GPU_D3Q19_SLOTS] = (size_t)values;
+  g->nitems = (int)items;
+  cl_int rc = CL_SUCCESS;
+  *out = clCreateBuffer(opencl_context_cl(g->ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                        sizeof tab, tab, &rc);
+  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateBuffer (ghost table) failed: %s",
+            opencl_error_name(rc));
+cleanup:
+  return st;
+}
+
+static tsr_status gpu_kernel(gpu_d3q19_t *g, const char *name, cl_kernel *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_int rc = CL_SUCCESS;
+  *out = clCreateKernel(g->program, name, &rc);
+  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateKernel(%s) failed: %s", name,
+            opencl_error_name(rc));
+cleanup:
+  return st;
+}
 
 
 /* The two source files from folder dir, concatenated. */
@@ -78,19 +134,25 @@ tsr_status gpu_d3q19_create(opencl_context_t *ctx, const gpu_d3q19_spec_t *spec,
   g->esize = spec->dp ? sizeof(double) : sizeof(float);
   g->ncells = (size_t)(spec->n[0] + 2) * (size_t)(spec->n[1] + 2) * (size_t)(spec->n[2] + 2);
   if (spec->source_dir) TSR_TRY(gpu_read_sources(spec->source_dir, &source, err));
+  g->moments_double = desc->double_precision ? 1 : 0;
   char options[256];
-  snprintf(options, sizeof options, "-DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DTRT=%d -DFORCE=%d",
+  snprintf(options, sizeof options,
+           "-DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DTRT=%d -DFORCE=%d -DMOMENTS_DOUBLE=%d",
            spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], spec->trt ? 1 : 0,
-           spec->force ? 1 : 0);
+           spec->force ? 1 : 0, g->moments_double);
   TSR_TRY(opencl_build_program(ctx, source ? source : gpu_d3q19_source, options,
                                spec->source_dir ? "d3q19.cl (from the kernel source folder)"
                                                 : "d3q19.cl",
                                &program, err));
   g->program = program;
   cl_int rc = CL_SUCCESS;
-  g->stream_collide = clCreateKernel(g->program, "d3q19_stream_collide", &rc);
-  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateKernel(d3q19_stream_collide) failed: %s",
-            opencl_error_name(rc));
+  TSR_TRY(gpu_kernel(g, "d3q19_stream_collide", &g->stream_collide, err));
+  TSR_TRY(gpu_kernel(g, "d3q19_boundary", &g->boundary, err));
+  TSR_TRY(gpu_kernel(g, "d3q19_pack", &g->pack, err));
+  TSR_TRY(gpu_kernel(g, "d3q19_unpack", &g->unpack, err));
+  TSR_TRY(gpu_kernel(g, "d3q19_moments", &g->moments, err));
+  TSR_TRY(gpu_ghost_table(g, spec->recv, &g->tab_recv, err));
+  TSR_TRY(gpu_ghost_table(g, spec->send, &g->tab_send, err)); /* its offsets stay */
   g->consts = clCreateBuffer(opencl_context_cl(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                              (size_t)GPU_CONSTS * g->esize, (void *)consts, &rc);
   TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateBuffer (collision constants) failed: %s",
@@ -106,8 +168,12 @@ cleanup:
 void gpu_d3q19_free(gpu_d3q19_t **gp) {
   if (!gp || !*gp) return;
   gpu_d3q19_t *g = *gp;
-  if (g->stream_collide) clReleaseKernel(g->stream_collide);
-  if (g->consts) clReleaseMemObject(g->consts);
+  cl_kernel kernels[] = {g->stream_collide, g->boundary, g->pack, g->unpack, g->moments};
+  for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k)
+    if (kernels[k]) clReleaseKernel(kernels[k]);
+  cl_mem mems[] = {g->consts, g->tab_send, g->tab_recv};
+  for (size_t k = 0; k < sizeof mems / sizeof mems[0]; ++k)
+    if (mems[k]) clReleaseMemObject(mems[k]);
   opencl_program_release(g->program);
   free(g);
   *gp = NULL;
@@ -199,5 +265,172 @@ tsr_status gpu_d3q19_finish(gpu_d3q19_t *g, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   OPENCL_CHECK(clFinish((cl_command_queue)opencl_context_queue(g->ctx)));
 cleanup:
+  return st;
+}
+
+size_t gpu_d3q19_esize(const gpu_d3q19_t *g) { return g->esize; }
+
+size_t gpu_d3q19_slot_offset(const gpu_d3q19_t *g, int slot) { return g->slot_offset[slot]; }
+
+size_t gpu_d3q19_slot_values(const gpu_d3q19_t *g, int slot) {
+  return g->slot_offset[slot + 1] - g->slot_offset[slot];
+}
+
+size_t gpu_d3q19_message_values(const gpu_d3q19_t *g) { return g->slot_offset[GPU_D3Q19_SLOTS]; }
+
+/* A 1-D launch of n work items. */
+static tsr_status gpu_launch_1d(gpu_d3q19_t *g, cl_kernel k, size_t n, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (n == 0) return st;
+  OPENCL_CHECK(clEnqueueNDRangeKernel((cl_command_queue)opencl_context_queue(g->ctx), k, 1, NULL,
+                                      &n, NULL, 0, NULL, NULL));
+cleanup:
+  return st;
+}
+
+tsr_status gpu_d3q19_links_create(gpu_d3q19_t *g, const size_t *to, const size_t *from,
+                                  const double *extra, size_t n, gpu_d3q19_links_t *out,
+                                  tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_ulong *idx = NULL;
+  uint8_t *ex = NULL;
+  memset(out, 0, sizeof *out);
+  if (n == 0) return st;
+  idx = malloc(2 * n * sizeof *idx);
+  ex = malloc(n * g->esize);
+  TSR_CHECK(idx && ex, TSR_ERR_NOMEM, "out of memory for %zu boundary links", n);
+  for (size_t k = 0; k < n; ++k) {
+    /* CPU layout cell * 19 + i -> device layout i * ncells + cell */
+    idx[2 * k] = (cl_ulong)((to[k] % GPU_Q) * g->ncells + to[k] / GPU_Q);
+    idx[2 * k + 1] = (cl_ulong)((from[k] % GPU_Q) * g->ncells + from[k] / GPU_Q);
+    if (g->esize == sizeof(float)) {
+      float v = (float)extra[k];
+      memcpy(ex + k * sizeof v, &v, sizeof v);
+    } else {
+      memcpy(ex + k * sizeof extra[k], &extra[k], sizeof extra[k]);
+    }
+  }
+  TSR_TRY(gpu_buffer_create(g->ctx, 2 * n * sizeof *idx, "boundary links", &out->idx, err));
+  TSR_TRY(gpu_buffer_create(g->ctx, n * g->esize, "boundary links", &out->extra, err));
+  TSR_TRY(gpu_buffer_write(g->ctx, &out->idx, 0, out->idx.bytes, idx, NULL, err));
+  TSR_TRY(gpu_buffer_write(g->ctx, &out->extra, 0, out->extra.bytes, ex, NULL, err));
+  out->n = n;
+cleanup:
+  free(idx);
+  free(ex);
+  if (st != TSR_OK) gpu_d3q19_links_free(out);
+  return st;
+}
+
+void gpu_d3q19_links_free(gpu_d3q19_links_t *l) {
+  gpu_buffer_free(&l->idx);
+  gpu_buffer_free(&l->extra);
+  l->n = 0;
+}
+
+tsr_status gpu_d3q19_boundary(gpu_d3q19_t *g, gpu_d3q19_field_t *f, const gpu_d3q19_links_t *l,
+                              tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (l->n == 0) return st;
+  cl_mem grid = (cl_mem)f->grid[f->cur];
+  cl_ulong n = (cl_ulong)l->n;
+  OPENCL_CHECK(clSetKernelArg(g->boundary, 0, sizeof grid, &grid));
+  OPENCL_CHECK(clSetKernelArg(g->boundary, 1, sizeof(cl_mem), &l->idx.mem));
+  OPENCL_CHECK(clSetKernelArg(g->boundary, 2, sizeof(cl_mem), &l->extra.mem));
+  OPENCL_CHECK(clSetKernelArg(g->boundary, 3, sizeof n, &n));
+  TSR_TRY(gpu_launch_1d(g, g->boundary, l->n, err));
+cleanup:
+  return st;
+}
+
+tsr_status gpu_d3q19_pack(gpu_d3q19_t *g, const gpu_d3q19_field_t *f, gpu_buffer_t *out,
+                          tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_mem grid = (cl_mem)f->grid[f->cur];
+  TSR_CHECK(out->bytes >= gpu_d3q19_message_values(g) * g->esize, TSR_ERR_INTERNAL,
+            "pack buffer of %zu bytes, %zu needed", out->bytes,
+            gpu_d3q19_message_values(g) * g->esize);
+  OPENCL_CHECK(clSetKernelArg(g->pack, 0, sizeof grid, &grid));
+  OPENCL_CHECK(clSetKernelArg(g->pack, 1, sizeof(cl_mem), &out->mem));
+  OPENCL_CHECK(clSetKernelArg(g->pack, 2, sizeof g->tab_send, &g->tab_send));
+  OPENCL_CHECK(clSetKernelArg(g->pack, 3, sizeof g->nitems, &g->nitems));
+  TSR_TRY(gpu_launch_1d(g, g->pack, (size_t)g->nitems, err));
+cleanup:
+  return st;
+}
+
+tsr_status gpu_d3q19_unpack(gpu_d3q19_t *g, gpu_d3q19_field_t *f,
+                            const gpu_d3q19_source_t src[GPU_D3Q19_SLOTS], uint32_t mask,
+                            tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (mask == 0) return st;
+  cl_mem grid = (cl_mem)f->grid[f->cur];
+  OPENCL_CHECK(clSetKernelArg(g->unpack, 0, sizeof grid, &grid));
+  OPENCL_CHECK(clSetKernelArg(g->unpack, 1, sizeof g->tab_recv, &g->tab_recv));
+  OPENCL_CHECK(clSetKernelArg(g->unpack, 2, sizeof g->nitems, &g->nitems));
+  cl_uint m = mask;
+  OPENCL_CHECK(clSetKernelArg(g->unpack, 3, sizeof m, &m));
+  for (int s = 0; s < GPU_D3Q19_SLOTS; ++s) {
+    int on = (mask >> s) & 1u;
+    TSR_CHECK(!on || (src[s].buf && src[s].buf->mem), TSR_ERR_INTERNAL,
+              "unpack: no source for ghost slot %d", s);
+    cl_long off = on ? (cl_long)src[s].offset : 0;
+    /* slots left out get a NULL buffer (allowed for __global arguments) */
+    OPENCL_CHECK(clSetKernelArg(g->unpack, (cl_uint)(4 + 2 * s), sizeof(cl_mem),
+                                on ? &src[s].buf->mem : NULL));
+    OPENCL_CHECK(clSetKernelArg(g->unpack, (cl_uint)(5 + 2 * s), sizeof off, &off));
+  }
+  TSR_TRY(gpu_launch_1d(g, g->unpack, (size_t)g->nitems, err));
+cleanup:
+  return st;
+}
+
+size_t gpu_d3q19_moments_bytes(const gpu_d3q19_t *g) {
+  size_t n = (size_t)g->spec.n[0] * (size_t)g->spec.n[1] * (size_t)g->spec.n[2];
+  return 4 * n * (g->moments_double ? sizeof(double) : sizeof(float));
+}
+
+/* A scalar argument in the moments precision. */
+static tsr_status gpu_set_mreal(gpu_d3q19_t *g, cl_uint arg, double v, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  float f = (float)v;
+  if (g->moments_double) OPENCL_CHECK(clSetKernelArg(g->moments, arg, sizeof v, &v));
+  else OPENCL_CHECK(clSetKernelArg(g->moments, arg, sizeof f, &f));
+cleanup:
+  return st;
+}
+
+tsr_status gpu_d3q19_moments(gpu_d3q19_t *g, const gpu_d3q19_field_t *f, gpu_buffer_t *scratch,
+                             const gpu_d3q19_moments_opts_t *o, double *rho, double *u,
+                             tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const size_t n = (size_t)g->spec.n[0] * (size_t)g->spec.n[1] * (size_t)g->spec.n[2];
+  const size_t bytes = gpu_d3q19_moments_bytes(g);
+  float *tmp = NULL;
+  TSR_CHECK(scratch->bytes >= bytes, TSR_ERR_INTERNAL, "moments buffer of %zu bytes, %zu needed",
+            scratch->bytes, bytes);
+  cl_mem grid = (cl_mem)f->grid[f->cur];
+  cl_int shifted = o->shifted ? 1 : 0;
+  OPENCL_CHECK(clSetKernelArg(g->moments, 0, sizeof grid, &grid));
+  OPENCL_CHECK(clSetKernelArg(g->moments, 1, sizeof(cl_mem), &scratch->mem));
+  TSR_TRY(gpu_set_mreal(g, 2, o->rho0, err));
+  TSR_TRY(gpu_set_mreal(g, 3, o->use_force ? -0.5 : 0.0, err));
+  for (int a = 0; a < 3; ++a) TSR_TRY(gpu_set_mreal(g, (cl_uint)(4 + a), o->force[a], err));
+  OPENCL_CHECK(clSetKernelArg(g->moments, 7, sizeof shifted, &shifted));
+  const size_t global[3] = {(size_t)g->spec.n[0], (size_t)g->spec.n[1], (size_t)g->spec.n[2]};
+  OPENCL_CHECK(clEnqueueNDRangeKernel((cl_command_queue)opencl_context_queue(g->ctx), g->moments,
+                                      3, NULL, global, NULL, 0, NULL, NULL));
+  if (g->moments_double) {
+    TSR_TRY(gpu_buffer_read(g->ctx, scratch, 0, n * sizeof *rho, rho, NULL, err));
+    TSR_TRY(gpu_buffer_read(g->ctx, scratch, n * sizeof *rho, 3 * n * sizeof *u, u, NULL, err));
+  } else {
+    tmp = malloc(4 * n * sizeof *tmp);
+    TSR_CHECK(tmp, TSR_ERR_NOMEM, "out of memory reading moments");
+    TSR_TRY(gpu_buffer_read(g->ctx, scratch, 0, 4 * n * sizeof *tmp, tmp, NULL, err));
+    for (size_t k = 0; k < n; ++k) rho[k] = tmp[k];
+    for (size_t k = 0; k < 3 * n; ++k) u[k] = tmp[n + k];
+  }
+cleanup:
+  free(tmp);
   return st;
 }

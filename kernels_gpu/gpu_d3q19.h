@@ -12,8 +12,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpu_buffer.h"
 #include "opencl.h"
 #include "tsr_error.h"
+
+/* Ghost exchange slots: the 6 faces and 12 edges of a block (the directions 0..17 of
+ * blocks/direction.h; corners carry no D3Q19 PDF). A slot's slice: its first cell
+ * (local coordinates, -1 for the ghost layer), its extent, and the directions i of the
+ * PDFs that cross it. */
+enum { GPU_D3Q19_SLOTS = 18, GPU_D3Q19_MAX_COMPS = 5 };
+typedef struct gpu_d3q19_slice {
+  int lo[3];
+  int extent[3];
+  int ncomps;
+  int comps[GPU_D3Q19_MAX_COMPS];
+} gpu_d3q19_slice_t;
 
 typedef struct gpu_d3q19_spec {
   int n[3];            /* interior cells of the block */
@@ -22,6 +35,8 @@ typedef struct gpu_d3q19_spec {
   int force;           /* 1: body force terms */
   const char *source_dir; /* NULL: the sources built into the library; else a folder
                              holding d3q19.cl and d3q19_collide.h (kernel development) */
+  gpu_d3q19_slice_t send[GPU_D3Q19_SLOTS]; /* interior slices packed per slot */
+  gpu_d3q19_slice_t recv[GPU_D3Q19_SLOTS]; /* ghost slices unpacked per slot (same extents) */
 } gpu_d3q19_spec_t;
 
 typedef struct gpu_d3q19 gpu_d3q19_t;
@@ -57,6 +72,67 @@ TSR_NODISCARD tsr_status gpu_d3q19_download(gpu_d3q19_t *g, const gpu_d3q19_fiel
 
 /* One pull stream-collide of the interior into the other grid, which becomes cur. */
 TSR_NODISCARD tsr_status gpu_d3q19_step(gpu_d3q19_t *g, gpu_d3q19_field_t *f, tsr_error_t *err);
+
+/* Bytes per PDF value (4 or 8). */
+size_t gpu_d3q19_esize(const gpu_d3q19_t *g);
+
+/* Message buffers: every slot's values one after the other, slot 0 first, each in the
+ * common message layout (slice cells in z-y-x order, crossing PDFs in list order).
+ * Offsets and counts in values. */
+size_t gpu_d3q19_slot_offset(const gpu_d3q19_t *g, int slot);
+size_t gpu_d3q19_slot_values(const gpu_d3q19_t *g, int slot);
+size_t gpu_d3q19_message_values(const gpu_d3q19_t *g);
+
+/* Bounce-back links on the device: f[to] = f[from] + extra, to and from given as
+ * element indices of the CPU layout (cell * 19 + i), extra in double (rounded to the
+ * run's precision as on the CPU). */
+typedef struct gpu_d3q19_links {
+  gpu_buffer_t idx, extra;
+  size_t n;
+} gpu_d3q19_links_t;
+TSR_NODISCARD tsr_status gpu_d3q19_links_create(gpu_d3q19_t *g, const size_t *to,
+                                                const size_t *from, const double *extra,
+                                                size_t n, gpu_d3q19_links_t *out,
+                                                tsr_error_t *err);
+void gpu_d3q19_links_free(gpu_d3q19_links_t *l);
+
+/* Enqueues the links on the current grid. */
+TSR_NODISCARD tsr_status gpu_d3q19_boundary(gpu_d3q19_t *g, gpu_d3q19_field_t *f,
+                                            const gpu_d3q19_links_t *l, tsr_error_t *err);
+
+/* Enqueues the pack of every slot of the current grid into out
+ * (gpu_d3q19_message_values values). */
+TSR_NODISCARD tsr_status gpu_d3q19_pack(gpu_d3q19_t *g, const gpu_d3q19_field_t *f,
+                                        gpu_buffer_t *out, tsr_error_t *err);
+
+/* Where the values of one slot come from for an unpack: a buffer in the message layout
+ * and the value offset of the slot's first value there (a neighbour's pack buffer on the
+ * same device, or the block's own buffer filled from the host). */
+typedef struct gpu_d3q19_source {
+  const gpu_buffer_t *buf;
+  size_t offset;
+} gpu_d3q19_source_t;
+
+/* Enqueues the unpack of the slots whose bit (1 << slot) is set in mask into the ghost
+ * layer of the current grid. */
+TSR_NODISCARD tsr_status gpu_d3q19_unpack(gpu_d3q19_t *g, gpu_d3q19_field_t *f,
+                                          const gpu_d3q19_source_t src[GPU_D3Q19_SLOTS],
+                                          uint32_t mask, tsr_error_t *err);
+
+/* Density and velocity of the interior cells of the current grid, as
+ * d3q19_moments_* computes them on the CPU: rho[n], u[3n], x fastest. scratch: a device
+ * buffer of at least gpu_d3q19_moments_bytes. Blocking. */
+typedef struct gpu_d3q19_moments_opts {
+  double rho0;
+  double force[3];
+  int use_force;
+  int shifted;
+} gpu_d3q19_moments_opts_t;
+size_t gpu_d3q19_moments_bytes(const gpu_d3q19_t *g);
+TSR_NODISCARD tsr_status gpu_d3q19_moments(gpu_d3q19_t *g, const gpu_d3q19_field_t *f,
+                                           gpu_buffer_t *scratch,
+                                           const gpu_d3q19_moments_opts_t *o, double *rho,
+                                           double *u, tsr_error_t *err);
 
 /* Waits for the queue. */
 TSR_NODISCARD tsr_status gpu_d3q19_finish(gpu_d3q19_t *g, tsr_error_t *err);

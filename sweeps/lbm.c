@@ -8,6 +8,8 @@
 #include "cpu_copy.h"
 #include "direction.h"
 #include "d3q19.h"
+#include "lbm_gpu.h"
+#include "lbm_impl.h"
 
 /* ---- options ---- */
 
@@ -155,29 +157,9 @@ const char *lbm_fs(const lbm_options_t *o) {
 
 /* ---- what the items share ---- */
 
-typedef struct lbm_ctx {
-  lbm_options_t opts;
-  patch_options_t domain;
-  d3q19_params_t params;
-  int pdf_id;
-  uint32_t bs_fluid, bs_boundary, bs_solid;
-  int comps[DIRECTION_COUNT][5]; /* PDFs crossing each direction */
-  int ncomps[DIRECTION_COUNT];
-} lbm_ctx_t;
+size_t lbm_cells(const aos_dims_t *d) { return (size_t)d->nx * (size_t)d->ny * (size_t)d->nz; }
 
-typedef struct lbm_block {
-  aos_dims_t dims;
-  size_t esize;
-  void *src, *dst;       /* NULL for a solid block */
-  d3q19_link_t *links;
-  size_t nlinks;
-  uint8_t *flags;        /* interior cells */
-  double *rho, *u;       /* moments */
-} lbm_block_t;
-
-static size_t lbm_cells(const aos_dims_t *d) { return (size_t)d->nx * (size_t)d->ny * (size_t)d->nz; }
-
-static void lbm_block_release(void *data, void *ctx) {
+void lbm_block_release(void *data, void *ctx) {
   lbm_block_t *b = data;
   if (!b) return;
   free(b->src);
@@ -215,7 +197,7 @@ static void lbm_initial(int x, int y, int z, void *vctx, double out[4]) {
   out[0] = o->rho0 + 3.0 * p;
 }
 
-static tsr_status lbm_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
+tsr_status lbm_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
   lbm_block_t *lb = calloc(1, sizeof *lb);
@@ -288,7 +270,7 @@ static lbm_block_t *lbm_get(block_data_t *data, const lbm_ctx_t *c) {
 
 /* ---- ghost exchange ---- */
 
-static size_t lbm_size(const block_info_t *b, int dir, void *vctx) {
+size_t lbm_size(const block_info_t *b, int dir, void *vctx) {
   const lbm_ctx_t *c = vctx;
   if (b->bs == c->bs_solid) return 0;
   size_t es = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double);
@@ -327,13 +309,13 @@ cleanup:
   return st;
 }
 
-static tsr_status lbm_nothing_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
+tsr_status lbm_nothing_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
                                       size_t cap, size_t *written, void *vctx, tsr_error_t *err) {
   *written = 0;
   return TSR_OK;
 }
 
-static tsr_status lbm_nothing_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
+tsr_status lbm_nothing_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
                                      size_t len, void *vctx, tsr_error_t *err) {
   return TSR_OK;
 }
@@ -355,7 +337,7 @@ static tsr_status lbm_copy(const registry_copy_task_t *tasks, size_t n, void *vc
 
 /* ---- work ---- */
 
-static tsr_status lbm_nothing(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err) {
+tsr_status lbm_nothing(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err) {
   return TSR_OK;
 }
 
@@ -391,7 +373,7 @@ LBM_SC_ITEM(lbm_sc_trt_f64, d3q19_stream_collide_trt_f64, double)
 LBM_SC_ITEM(lbm_sc_srt_f32, d3q19_stream_collide_srt_f32, float)
 LBM_SC_ITEM(lbm_sc_trt_f32, d3q19_stream_collide_trt_f32, float)
 
-static void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb) {
+void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb) {
   size_t cells = lbm_cells(&lb->dims);
   for (size_t k = 0; k < cells; ++k) {
     if (lb->flags[k] == GEOMETRY_FLUID) continue;
@@ -419,7 +401,7 @@ static tsr_status lbm_moments_f32_item(const block_info_t *b, block_data_t *data
 lbm_moments_view_t lbm_block_moments(const block_data_t *data, int pdf_id) {
   const lbm_block_t *lb = block_data_get(data, pdf_id);
   lbm_moments_view_t v = {0};
-  if (!lb || !lb->src) return v;
+  if (!lb || !lb->rho) return v;
   v.rho = lb->rho;
   v.u = lb->u;
   v.flags = lb->flags;
@@ -430,13 +412,14 @@ lbm_moments_view_t lbm_block_moments(const block_data_t *data, int pdf_id) {
 /* ---- registration ---- */
 
 tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
-                              const lbm_options_t *o, tsr_error_t *err) {
+                              const lbm_options_t *o, lbm_gpu_env_t *gpu, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   lbm_ctx_t c;
   memset(&c, 0, sizeof c);
   TSR_TRY(lbm_options_validate(o, err));
   c.opts = *o;
   c.domain = *domain;
+  c.gpu = gpu;
   double omega = lbm_omega(o);
   c.params = (d3q19_params_t){
       .omega_plus = omega,
@@ -471,15 +454,15 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
        .insert = lbm_insert, .size = lbm_size},
       {.kind = REGISTRY_KIND_COPY, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = live,
        .copy = lbm_copy},
-      {.kind = REGISTRY_KIND_EXTRACTION, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = "solid",
+      {.kind = REGISTRY_KIND_EXTRACTION, .name = LBM_PDF, .fs = "*", .hs = "cpu|gpu", .bs = "solid",
        .extract = lbm_nothing_extract, .size = lbm_size},
-      {.kind = REGISTRY_KIND_INSERTION, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = "solid",
+      {.kind = REGISTRY_KIND_INSERTION, .name = LBM_PDF, .fs = "*", .hs = "cpu|gpu", .bs = "solid",
        .insert = lbm_nothing_insert, .size = lbm_size},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "dp", .hs = "cpu",
        .bs = "fluid_boundary", .kernel = lbm_boundary_f64},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "sp", .hs = "cpu",
        .bs = "fluid_boundary", .kernel = lbm_boundary_f32},
-      {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "cpu",
+      {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "cpu|gpu",
        .bs = "fluid|solid", .kernel = lbm_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "srt,dp", .hs = "cpu",
        .bs = live, .kernel = lbm_sc_srt_f64},
@@ -489,13 +472,18 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
        .bs = live, .kernel = lbm_sc_srt_f32},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "trt,sp", .hs = "cpu",
        .bs = live, .kernel = lbm_sc_trt_f32},
-      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "cpu|gpu",
        .bs = "solid", .kernel = lbm_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "dp", .hs = "cpu", .bs = live,
        .kernel = lbm_moments_f64_item},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "sp", .hs = "cpu", .bs = live,
        .kernel = lbm_moments_f32_item},
-      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "cpu", .bs = "solid",
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "cpu|gpu",
+       .bs = "solid", .kernel = lbm_nothing},
+      /* CPU work is done when its item returns; GPU blocks wait for their queue */
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
+       .kernel = lbm_nothing},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "gpu", .bs = "solid",
        .kernel = lbm_nothing},
   };
   for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i) {
@@ -503,6 +491,7 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
     it.ctx = ctx;
     TSR_TRY(registry_add(reg, &it, err));
   }
+  TSR_TRY(lbm_gpu_register(reg, ctx, err));
 cleanup:
   return st;
 }

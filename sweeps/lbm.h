@@ -1,4 +1,5 @@
-/* lbm: the D3Q19 lattice Boltzmann sweep on CPU blocks (AoS, OpenMP).
+/* lbm: the D3Q19 lattice Boltzmann sweep on CPU blocks (AoS, OpenMP) and on OpenCL
+ * devices (SoA; lbm_gpu.h).
  *
  * lbm_sweep_register adds to the registry, under the fs switches srt|trt and sp|dp:
  *   allocator  "lbm.pdf"            PDFs (two grids), flags and boundary links of a block;
@@ -11,6 +12,8 @@
  *   kernel     "lbm.stream_collide" pull stream + SRT/TRT collide, then swaps the grids
  *   kernel     "lbm.moments"        density and velocity of every cell into the block's
  *                                   moment arrays (lbm_block_moments), for output
+ *   kernel     "lbm.wait"           waits until the block's work is done (GPU blocks:
+ *                                   their queue; CPU blocks: nothing)
  * Blocks are classified with lbm_classify into bs fluid (no wall in or around it: no
  * boundary work), fluid_boundary and solid (allocates nothing, runs nothing). */
 #ifndef LBM_SWEEP_H
@@ -22,6 +25,7 @@
 #include "block_data.h"
 #include "config.h"
 #include "geometry.h"
+#include "lbm_gpu.h"
 #include "patch.h"
 #include "registry.h"
 #include "tsr_error.h"
@@ -30,6 +34,7 @@
 #define LBM_BOUNDARY "lbm.boundary"
 #define LBM_STREAM_COLLIDE "lbm.stream_collide"
 #define LBM_MOMENTS "lbm.moments"
+#define LBM_WAIT "lbm.wait"
 
 typedef enum lbm_collision { LBM_SRT = 0, LBM_TRT = 1 } lbm_collision_t;
 typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1 } lbm_precision_t;
@@ -64,9 +69,13 @@ double lbm_omega(const lbm_options_t *o);
 /* The fs set of the options, e.g. "trt,dp". */
 const char *lbm_fs(const lbm_options_t *o);
 
-/* Registers the items above; the options are copied into the registry. */
+/* Registers the items above for hs cpu and hs gpu (see lbm_gpu.h); the options are
+ * copied into the registry. gpu: this process's OpenCL environment (borrowed, must
+ * outlive the registry and the blocks), NULL where it has none; every process registers
+ * the GPU items, so that it can size the messages of GPU blocks. */
 TSR_NODISCARD tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
-                                            const lbm_options_t *o, tsr_error_t *err);
+                                            const lbm_options_t *o, lbm_gpu_env_t *gpu,
+                                            tsr_error_t *err);
 
 /* Sets every block's bs from the geometry (the same on every process). */
 TSR_NODISCARD tsr_status lbm_classify(patch_t *patch, registry_t *reg, const lbm_options_t *o,

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "data.h"
+#include "lbm_gpu.h"
+#include "opencl.h"
 #include "node.h"
 #include "image.h"
 #include "verdict.h"
@@ -14,6 +16,8 @@
 
 struct lbm_sim {
   MPI_Comm comm;
+  opencl_context_t *cl;  /* hs gpu: this process's device */
+  lbm_gpu_env_t *gpu;
   patch_t *patch;
   registry_t *reg;
   timeloop_t *loop;
@@ -28,18 +32,25 @@ void lbm_sim_free(lbm_sim_t **sim) {
   if (!sim || !*sim) return;
   lbm_sim_t *s = *sim;
   timeloop_free(&s->loop);
-  patch_free(&s->patch);
+  patch_free(&s->patch); /* GPU blocks release their buffers before the context goes */
   registry_free(&s->reg);
+  lbm_gpu_env_free(&s->gpu);
+  opencl_context_free(&s->cl);
   free(s->vtk_steps);
   free(s);
   *sim = NULL;
 }
 
-/* Bytes the local blocks will allocate: two PDF grids with ghost layer, flags, moments. */
-static uint64_t lbm_sim_local_bytes(const lbm_sim_t *s) {
-  uint64_t total = 0, es = s->opts.precision == LBM_SP ? 4 : 8;
+/* Bytes the local blocks will allocate: in host memory (*host) two PDF grids with ghost
+ * layer, flags and moments per block; with hs gpu the grids go to the device (*device,
+ * plus message and moment buffers) and the host holds one block's grids at a time while
+ * it initialises them. *largest: the largest single device buffer (one grid). */
+static void lbm_sim_local_bytes(const lbm_sim_t *s, bool gpu, uint64_t *host, uint64_t *device,
+                                uint64_t *largest) {
+  uint64_t es = s->opts.precision == LBM_SP ? 4 : 8, staging = 0;
   uint32_t solid = UINT32_MAX;
   tsr_error_t ignored;
+  *host = *device = *largest = 0;
   if (selector_find(registry_selectors(s->reg), SELECTOR_BS, "solid", &solid, &ignored) != TSR_OK)
     solid = UINT32_MAX;
   for (int32_t i = 0; i < patch_local_count(s->patch); ++i) {
@@ -48,9 +59,17 @@ static uint64_t lbm_sim_local_bytes(const lbm_sim_t *s) {
     uint64_t cells = (uint64_t)b->size[0] * (uint64_t)b->size[1] * (uint64_t)b->size[2];
     uint64_t with_ghosts = (uint64_t)(b->size[0] + 2) * (uint64_t)(b->size[1] + 2) *
                            (uint64_t)(b->size[2] + 2);
-    total += 2 * with_ghosts * 19 * es + cells * (1 + 4 * 8);
+    uint64_t grids = 2 * with_ghosts * 19 * es, faces = with_ghosts - cells;
+    *host += cells * (1 + 4 * 8);
+    if (!gpu) {
+      *host += grids;
+      continue;
+    }
+    if (grids > staging) staging = grids;
+    if (grids / 2 > *largest) *largest = grids / 2;
+    *device += grids + cells * 4 * 8 + 2 * faces * 5 * es;
   }
-  return total;
+  *host += staging;
 }
 
 tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const lbm_options_t *lo,
@@ -59,23 +78,49 @@ tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const l
   int rank, size;
   uint64_t fs = 0;
   *out = NULL;
+  uint32_t *hs_of_rank = NULL, hs = 0;
+  const bool gpu = so->hardware.hs == SIMULATION_HS_GPU;
   lbm_sim_t *s = calloc(1, sizeof *s);
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
   if (!s) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  if (st == TSR_OK && gpu) {
+    /* every process of the run opens its device (the same selection everywhere) */
+    st = opencl_context_create(&so->hardware.opencl, &s->cl, err);
+    if (st == TSR_OK)
+      st = lbm_gpu_env_create(s->cl, so->hardware.kernel_sources, &s->gpu, err);
+    if (st != TSR_OK) tsr_error_prefix(err, "hardware.hs = gpu");
+  }
+  if (st == TSR_OK) st = registry_create(&s->reg, err);
+  if (st == TSR_OK)
+    st = selector_find(registry_selectors(s->reg), SELECTOR_HS,
+                       simulation_hs_name(so->hardware.hs), &hs, err);
   if (st == TSR_OK) {
     s->comm = comm;
     s->opts = *lo;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    patch_layout_t layout = {.nranks = size, .my_rank = rank};
+    hs_of_rank = malloc((size_t)size * sizeof *hs_of_rank);
+    if (!hs_of_rank) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+    for (int r = 0; hs_of_rank && r < size; ++r) hs_of_rank[r] = hs;
+  }
+  if (st == TSR_OK) {
+    patch_layout_t layout = {.nranks = size, .my_rank = rank, .hs_of_rank = hs_of_rank};
     st = patch_create(&so->domain, &layout, &s->patch, err);
   }
-  if (st == TSR_OK) st = registry_create(&s->reg, err);
-  if (st == TSR_OK) st = lbm_sweep_register(s->reg, &so->domain, lo, err);
+  if (st == TSR_OK) st = lbm_sweep_register(s->reg, &so->domain, lo, s->gpu, err);
   if (st == TSR_OK) st = lbm_classify(s->patch, s->reg, lo, err);
   if (st == TSR_OK) st = registry_parse_fs(s->reg, lbm_fs(lo), &fs, err);
   st = verdict_reduce(comm, st, 0, err);
   if (st != TSR_OK) goto cleanup;
-  TSR_TRY(node_check_memory(comm, lbm_sim_local_bytes(s), "the PDFs of the LBM blocks", err));
+  uint64_t host_bytes, device_bytes, largest;
+  lbm_sim_local_bytes(s, gpu, &host_bytes, &device_bytes, &largest);
+  if (gpu) { /* the device's limit first: it is the one a GPU run meets */
+    char what[96];
+    snprintf(what, sizeof what, "the %d LBM block(s) of rank %d (PDFs, messages, moments)",
+             (int)patch_local_count(s->patch), rank);
+    st = opencl_check_memory(s->cl, device_bytes, largest, what, err);
+    TSR_TRY(verdict_reduce(comm, st, 0, err));
+  }
+  TSR_TRY(node_check_memory(comm, host_bytes, "the PDFs of the LBM blocks", err));
   TSR_TRY(data_allocate(comm, s->reg, s->patch, LBM_PDF, fs, &s->pdf_id, err));
   st = timeloop_create(s->patch, s->reg, fs, comm, &s->loop, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
@@ -83,6 +128,9 @@ tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const l
                                                           .data_id = s->pdf_id,
                                                           .boundary = LBM_BOUNDARY,
                                                           .kernel = LBM_STREAM_COLLIDE}, err));
+  /* the step ends when every block's work is done (GPU blocks: their queue is empty) */
+  TSR_TRY(timeloop_add_sweep(s->loop, &(timeloop_sweep_t){.name = "wait", .kernel = LBM_WAIT},
+                             err));
   uint32_t solid;
   TSR_TRY(selector_find(registry_selectors(s->reg), SELECTOR_BS, "solid", &solid, err));
   for (int32_t id = 0; id < patch_block_count(s->patch); ++id) {
@@ -92,6 +140,7 @@ tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const l
   *out = s;
   s = NULL;
 cleanup:
+  free(hs_of_rank);
   lbm_sim_free(&s);
   return st;
 }

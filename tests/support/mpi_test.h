@@ -13,6 +13,9 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "opencl.h"
 
 static inline void mpi_test_quiet_other_ranks(void) {
   int rank = 0;
@@ -33,6 +36,25 @@ static inline int mpi_test_finish(int failed) {
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
   return any ? 1 : 0;
+}
+
+/* Exit status of a test that found nothing to run on (CTest's SKIP_RETURN_CODE). */
+enum { MPI_TEST_SKIPPED = 77 };
+
+/* Whether every rank sees an OpenCL device; if not, rank 0 says so. Collective. */
+static inline int mpi_test_have_opencl(void) {
+  opencl_device_desc_t *list = NULL;
+  size_t n = 0;
+  tsr_error_t err;
+  int mine = opencl_list_devices(&list, &n, &err) == TSR_OK && n > 0, all = 0;
+  free(list);
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!all && rank == 0)
+    printf("skipped: no OpenCL device on this machine (install an OpenCL driver, e.g. Debian's "
+           "pocl-opencl-icd, to run the GPU tests)\n");
+  return all;
 }
 
 #endif

@@ -42,7 +42,7 @@ static void test_message_sizes(void **state) {
     d.cells[0] = d.cells[1] = d.cells[2] = 8;
     lbm_options_t o = lbm_options_default();
     o.precision = p ? LBM_SP : LBM_DP;
-    if (lbm_sweep_register(reg, &d, &o, &err) != TSR_OK) fail_msg("%s", err.text);
+    if (lbm_sweep_register(reg, &d, &o, NULL, &err) != TSR_OK) fail_msg("%s", err.text);
     const char *fs = p ? "trt,sp" : "trt,dp";
     size_t es = p ? 4 : 8;
     const registry_item_t *ext = lookup(reg, REGISTRY_KIND_EXTRACTION, LBM_PDF, fs, "fluid");

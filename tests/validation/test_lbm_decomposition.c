@@ -5,7 +5,8 @@
  * Taylor-Green flow, and a force-driven channel around an obstacle that fills whole
  * blocks (solid blocks that allocate nothing and exchange nothing). Exact comparison:
  * the kernels do the same arithmetic per cell whatever the block, and ghost layers are
- * copies. */
+ * copies. With the argument "--hs gpu" every run uses the OpenCL kernels instead
+ * (hardware.hs = gpu on the first device; skipped, exit 77, where there is none). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,8 @@
 typedef enum { CASE_CAVITY, CASE_TAYLOR_GREEN, CASE_CHANNEL_OBSTACLE } case_kind_t;
 
 static const char *const case_names[] = {"cavity", "taylor-green", "channel+obstacle"};
+
+static simulation_hs_t test_hs = SIMULATION_HS_CPU;
 
 static void case_setup(case_kind_t kind, const int blocks[3], simulation_options_t *so,
                        lbm_options_t *lo) {
@@ -46,6 +49,7 @@ static void case_setup(case_kind_t kind, const int blocks[3], simulation_options
     lo->geometry.shapes[1] = (geometry_shape_t){.kind = GEOMETRY_SPHERE, .center = {12, 5, 4}, .radius = 2};
     break;
   }
+  so->hardware.hs = test_hs;
 }
 
 static void check_case(case_kind_t kind, lbm_collision_t coll, lbm_precision_t prec) {
@@ -93,8 +97,8 @@ static void check_case(case_kind_t kind, lbm_collision_t coll, lbm_precision_t p
     lbm_case_free(&r);
   }
   if (rank == 0) {
-    printf("%s %s: 8, 2x4 and 4x2 blocks bitwise equal to 1 block after %lld steps\n",
-           case_names[kind], lbm_fs(&lo), (long long)steps);
+    printf("%s %s, hs %s: 8, 2x4 and 4x2 blocks bitwise equal to 1 block after %lld steps\n",
+           case_names[kind], lbm_fs(&lo), simulation_hs_name(test_hs), (long long)steps);
     lbm_case_free(&ref);
   }
 }
@@ -114,6 +118,17 @@ static void test_channel_obstacle(void **state) {
 
 int main(int argc, char **argv) {
   mpi_test_init(&argc, &argv);
+  if (argc == 3 && strcmp(argv[1], "--hs") == 0 && strcmp(argv[2], "gpu") == 0) {
+    test_hs = SIMULATION_HS_GPU;
+    if (!mpi_test_have_opencl()) {
+      MPI_Finalize();
+      return MPI_TEST_SKIPPED;
+    }
+  } else if (argc != 1) {
+    fprintf(stderr, "usage: %s [--hs gpu]\n", argv[0]);
+    MPI_Finalize();
+    return 2;
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cavity),
       cmocka_unit_test(test_taylor_green),

@@ -1,0 +1,112 @@
+#define CL_TARGET_OPENCL_VERSION 120
+#include "gpu_buffer.h"
+
+#include <CL/cl.h>
+#include <string.h>
+
+static cl_command_queue gpu_queue(opencl_context_t *ctx) {
+  return (cl_command_queue)opencl_context_queue(ctx);
+}
+
+tsr_status gpu_buffer_create(opencl_context_t *ctx, size_t bytes, const char *what,
+                             gpu_buffer_t *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  memset(out, 0, sizeof *out);
+  if (bytes == 0) goto cleanup;
+  cl_int rc = CL_SUCCESS;
+  out->mem = clCreateBuffer(opencl_context_cl(ctx), CL_MEM_READ_WRITE, bytes, NULL, &rc);
+  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "allocating %zu bytes for %s on %s failed: %s",
+            bytes, what, opencl_context_desc(ctx)->name, opencl_error_name(rc));
+  out->bytes = bytes;
+cleanup:
+  return st;
+}
+
+void gpu_buffer_free(gpu_buffer_t *b) {
+  if (b->mem) clReleaseMemObject((cl_mem)b->mem);
+  memset(b, 0, sizeof *b);
+}
+
+tsr_status gpu_pinned_create(opencl_context_t *ctx, size_t bytes, const char *what,
+                             gpu_pinned_t *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  memset(out, 0, sizeof *out);
+  cl_int rc = CL_SUCCESS;
+  out->mem = clCreateBuffer(opencl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                            bytes, NULL, &rc);
+  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL,
+            "allocating %zu bytes of pinned host memory for %s failed: %s", bytes, what,
+            opencl_error_name(rc));
+  out->queue = gpu_queue(ctx);
+  out->host = clEnqueueMapBuffer(gpu_queue(ctx), (cl_mem)out->mem, CL_TRUE,
+                                 CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &rc);
+  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "mapping the pinned buffer of %s failed: %s",
+            what, opencl_error_name(rc));
+  out->bytes = bytes;
+cleanup:
+  if (st != TSR_OK) gpu_pinned_free(out);
+  return st;
+}
+
+void gpu_pinned_free(gpu_pinned_t *p) {
+  if (p->host) {
+    cl_event ev = NULL;
+    if (clEnqueueUnmapMemObject((cl_command_queue)p->queue, (cl_mem)p->mem, p->host, 0, NULL,
+                                &ev) == CL_SUCCESS) {
+      clWaitForEvents(1, &ev);
+      clReleaseEvent(ev);
+    }
+  }
+  if (p->mem) clReleaseMemObject((cl_mem)p->mem);
+  memset(p, 0, sizeof *p);
+}
+
+tsr_status gpu_buffer_read(opencl_context_t *ctx, const gpu_buffer_t *b, size_t offset,
+                           size_t bytes, void *host, void **event, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_event ev = NULL;
+  OPENCL_CHECK(clEnqueueReadBuffer(gpu_queue(ctx), (cl_mem)b->mem, event ? CL_FALSE : CL_TRUE,
+                                   offset, bytes, host, 0, NULL, event ? &ev : NULL));
+  if (event) *event = ev;
+cleanup:
+  return st;
+}
+
+tsr_status gpu_buffer_write(opencl_context_t *ctx, gpu_buffer_t *b, size_t offset, size_t bytes,
+                            const void *host, void **event, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_event ev = NULL;
+  OPENCL_CHECK(clEnqueueWriteBuffer(gpu_queue(ctx), (cl_mem)b->mem, event ? CL_FALSE : CL_TRUE,
+                                    offset, bytes, host, 0, NULL, event ? &ev : NULL));
+  if (event) *event = ev;
+cleanup:
+  return st;
+}
+
+tsr_status gpu_event_wait(void **event, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (!*event) return st;
+  cl_event ev = (cl_event)*event;
+  *event = NULL;
+  cl_int rc = clWaitForEvents(1, &ev);
+  clReleaseEvent(ev);
+  OPENCL_CHECK(rc);
+cleanup:
+  return st;
+}
+
+tsr_status gpu_buffer_copy(opencl_context_t *ctx, const gpu_buffer_t *src, gpu_buffer_t *dst,
+                           size_t bytes, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  OPENCL_CHECK(clEnqueueCopyBuffer(gpu_queue(ctx), (cl_mem)src->mem, (cl_mem)dst->mem, 0, 0,
+                                   bytes, 0, NULL, NULL));
+cleanup:
+  return st;
+}
+
+tsr_status gpu_queue_finish(opencl_context_t *ctx, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  OPENCL_CHECK(clFinish(gpu_queue(ctx)));
+cleanup:
+  return st;
+}

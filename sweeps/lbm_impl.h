@@ -1,0 +1,61 @@
+/* lbm_impl: what the CPU and the GPU items of the LBM sweep share (private to sweeps/). */
+#ifndef LBM_IMPL_H
+#define LBM_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aos.h"
+#include "d3q19.h"
+#include "direction.h"
+#include "lbm.h"
+#include "lbm_gpu.h"
+
+typedef struct lbm_ctx {
+  lbm_options_t opts;
+  patch_options_t domain;
+  d3q19_params_t params;
+  int pdf_id;
+  uint32_t bs_fluid, bs_boundary, bs_solid;
+  int comps[DIRECTION_COUNT][5]; /* PDFs crossing each direction */
+  int ncomps[DIRECTION_COUNT];
+  lbm_gpu_env_t *gpu; /* NULL: this process has no OpenCL device */
+} lbm_ctx_t;
+
+typedef struct lbm_block {
+  aos_dims_t dims;
+  size_t esize;
+  void *src, *dst;       /* NULL for a solid block */
+  d3q19_link_t *links;
+  size_t nlinks;
+  uint8_t *flags;        /* interior cells */
+  double *rho, *u;       /* moments */
+} lbm_block_t;
+
+
+/* Interior cells of a block. */
+size_t lbm_cells(const aos_dims_t *d);
+
+/* The CPU block: initial PDFs (both grids), flags, bounce-back links, moment arrays; a
+ * solid block gets the struct alone. The GPU allocator starts from it. */
+tsr_status lbm_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err);
+void lbm_block_release(void *data, void *ctx);
+
+/* Message bytes of a block in direction dir (0 for solid blocks). */
+size_t lbm_size(const block_info_t *b, int dir, void *vctx);
+
+/* Wall cells of the moment arrays read rho0 and the wall velocity. */
+void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb);
+
+/* Items that do nothing (solid blocks, blocks without walls). */
+tsr_status lbm_nothing(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err);
+tsr_status lbm_nothing_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
+                               size_t cap, size_t *written, void *vctx, tsr_error_t *err);
+tsr_status lbm_nothing_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
+                              size_t len, void *vctx, tsr_error_t *err);
+
+/* The GPU items (hs gpu), registered on every process so that every process can size
+ * the messages of GPU blocks; ctx is the kept lbm_ctx_t. */
+tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err);
+
+#endif
