@@ -1,5 +1,7 @@
 /* tessera bench: MLUPS of the CPU LBM kernels against this machine's memory bandwidth,
- * measured in the same run on the same threads. */
+ * measured in the same run on the same threads; then, where an OpenCL device exists, of
+ * the OpenCL kernels against the device's copy bandwidth (clEnqueueCopyBuffer) measured
+ * in the same run. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +9,8 @@
 
 #include "app.h"
 #include "cpu_stream.h"
+#include "gpu_buffer.h"
+#include "opencl.h"
 #include "cpu_threads.h"
 #include "d3q19.h"
 #include "lbm_sim.h"
@@ -14,6 +18,7 @@
 #include "verdict.h"
 
 typedef struct bench_row {
+  simulation_hs_t hs;
   lbm_precision_t prec;
   lbm_collision_t coll;
   int blocks_per_process;
@@ -52,9 +57,72 @@ static double stream_only_mlups(long n, long steps, int sp) {
   return mlups;
 }
 
+/* One row: a periodic box of n^3 cells per process in blocks_per_axis^3 blocks per
+ * process, timed over steps steps after 3 warm-up steps; bound from bandwidth gbs and
+ * values_per_cell moved per cell update. */
+static tsr_status bench_case(MPI_Comm comm, long n, long steps, simulation_hs_t hs,
+                             const opencl_select_t *device, lbm_precision_t prec,
+                             lbm_collision_t coll, int blocks_per_axis, double gbs,
+                             double values_per_cell, bench_row_t *r, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  simulation_options_t so = simulation_options_default();
+  so.domain.cells[0] = n * size;
+  so.domain.cells[1] = so.domain.cells[2] = n;
+  so.domain.blocks[0] = blocks_per_axis * size;
+  so.domain.blocks[1] = so.domain.blocks[2] = blocks_per_axis;
+  for (int a = 0; a < 3; ++a) so.domain.periodic[a] = true;
+  so.hardware.hs = hs;
+  if (device) so.hardware.opencl = *device;
+  lbm_options_t lo = lbm_options_default();
+  lo.precision = prec;
+  lo.collision = coll;
+  lo.shifted = true;
+  lo.viscosity = 0.02;
+  lo.init_velocity[0] = 0.01;
+  lbm_sim_t *sim = NULL;
+  TSR_TRY(lbm_sim_create(comm, &so, &lo, &sim, err));
+  st = lbm_sim_step(sim, 3, err); /* warm-up */
+  MPI_Barrier(comm);
+  double t0 = MPI_Wtime();
+  if (st == TSR_OK) st = lbm_sim_step(sim, steps, err);
+  double t = MPI_Wtime() - t0, tmax = 0;
+  int64_t cells = lbm_sim_cells(sim);
+  timeloop_timing_t tt = lbm_sim_timing(sim);
+  double share = 0, phases = tt.exchange + tt.boundary + tt.kernel;
+  if (phases > 0) share = tt.exchange / phases; /* warm-up included: a ratio */
+  double share_max = 0;
+  lbm_sim_free(&sim);
+  if (st != TSR_OK) goto cleanup;
+  TSR_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm));
+  TSR_MPI(MPI_Allreduce(&share, &share_max, 1, MPI_DOUBLE, MPI_MAX, comm));
+  r->hs = hs;
+  r->prec = prec;
+  r->coll = coll;
+  r->blocks_per_process = blocks_per_axis * blocks_per_axis * blocks_per_axis;
+  r->mlups = (double)cells * (double)steps / tmax / 1e6;
+  r->bytes_per_cell = values_per_cell * (prec == LBM_SP ? 4.0 : 8.0);
+  r->bound_mlups = gbs * 1e9 / r->bytes_per_cell / 1e6;
+  r->fraction = r->mlups / r->bound_mlups;
+  r->exchange_share = share_max;
+  if (rank == 0) {
+    printf("%-6s %-4s %8d %10.2f %12.2f %8.1f%% %8.1f%%\n", lbm_fs(&lo),
+           hs == SIMULATION_HS_GPU ? "gpu" : "", r->blocks_per_process, r->mlups, r->bound_mlups,
+           100.0 * r->fraction, 100.0 * r->exchange_share);
+    fflush(stdout);
+  }
+cleanup:
+  return st;
+}
+
 static const char bench_usage[] =
-    "usage: tessera bench [--cells N] [--steps S] [--json FILE]\n"
-    "  a periodic box of N^3 cells per process (default 128), S timed steps (default 20)\n";
+    "usage: tessera bench [--cells N] [--steps S] [--json FILE] [--gpu-cells N] [--device I]\n"
+    "                     [--no-gpu]\n"
+    "  a periodic box of N^3 cells per process (default 128), S timed steps (default 20);\n"
+    "  then the same on the first OpenCL device (or device I of the first platform), with\n"
+    "  --gpu-cells N^3 cells per process (default: as --cells); --no-gpu skips it\n";
 
 int app_bench(MPI_Comm comm, int argc, char **argv) {
   tsr_status st = TSR_OK;
@@ -63,15 +131,20 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  long n = 128, steps = 20;
+  long n = 128, steps = 20, gn = 0, device = -1;
+  int use_gpu = 1;
   const char *json = NULL;
   for (int i = 1; i < argc; ++i) {
     char *end = NULL;
     if (strcmp(argv[i], "--cells") == 0 && i + 1 < argc) n = strtol(argv[++i], &end, 10);
+    else if (strcmp(argv[i], "--gpu-cells") == 0 && i + 1 < argc) gn = strtol(argv[++i], &end, 10);
+    else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = strtol(argv[++i], &end, 10);
+    else if (strcmp(argv[i], "--no-gpu") == 0) use_gpu = 0;
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = strtol(argv[++i], &end, 10);
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
     else n = -1;
-    if ((end && *end) || n < 4 || n > 2048 || steps < 1) {
+    if ((end && *end) || n < 4 || n > 2048 || steps < 1 || (gn != 0 && (gn < 4 || gn > 2048)) ||
+        device < -1 || device > 1023) {
       if (rank == 0) fputs(bench_usage, stderr);
       return 2;
     }
@@ -95,55 +168,15 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
     printf("%-6s %-4s %8s %10s %12s %9s %9s\n", "fs", "", "blocks", "MLUPS", "bound MLUPS",
            "fraction", "exchange");
   }
-  bench_row_t rows[12];
+  if (gn == 0) gn = n;
+  bench_row_t rows[24];
   int nrows = 0;
   const int splits[3] = {1, 2, 4};
   for (int p = 0; p < 2; ++p)
     for (int c = 0; c < 2; ++c)
       for (int k = 0; k < 3; ++k) {
-        simulation_options_t so = simulation_options_default();
-        so.domain.cells[0] = n * size;
-        so.domain.cells[1] = so.domain.cells[2] = n;
-        so.domain.blocks[0] = splits[k] * size;
-        so.domain.blocks[1] = so.domain.blocks[2] = splits[k];
-        for (int a = 0; a < 3; ++a) so.domain.periodic[a] = true;
-        lbm_options_t lo = lbm_options_default();
-        lo.precision = p ? LBM_SP : LBM_DP;
-        lo.collision = c ? LBM_TRT : LBM_SRT;
-        lo.shifted = true;
-        lo.viscosity = 0.02;
-        lo.init_velocity[0] = 0.01;
-        lbm_sim_t *sim = NULL;
-        TSR_TRY(lbm_sim_create(comm, &so, &lo, &sim, err));
-        st = lbm_sim_step(sim, 3, err); /* warm-up */
-        MPI_Barrier(comm);
-        double t0 = MPI_Wtime();
-        if (st == TSR_OK) st = lbm_sim_step(sim, steps, err);
-        double t = MPI_Wtime() - t0, tmax = 0;
-        int64_t cells = lbm_sim_cells(sim);
-        timeloop_timing_t tt = lbm_sim_timing(sim);
-        double share = 0, phases = tt.exchange + tt.boundary + tt.kernel;
-        if (phases > 0) share = tt.exchange / phases; /* warm-up included: a ratio */
-        double share_max = 0;
-        lbm_sim_free(&sim);
-        if (st != TSR_OK) goto cleanup;
-        TSR_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm));
-        TSR_MPI(MPI_Allreduce(&share, &share_max, 1, MPI_DOUBLE, MPI_MAX, comm));
-        bench_row_t *r = &rows[nrows++];
-        r->prec = lo.precision;
-        r->coll = lo.collision;
-        r->blocks_per_process = splits[k] * splits[k] * splits[k];
-        r->mlups = (double)cells * (double)steps / tmax / 1e6;
-        r->bytes_per_cell = 57.0 * (lo.precision == LBM_SP ? 4.0 : 8.0);
-        r->bound_mlups = bw_sum * 1e9 / r->bytes_per_cell / 1e6;
-        r->fraction = r->mlups / r->bound_mlups;
-        r->exchange_share = share_max;
-        if (rank == 0) {
-          printf("%-6s %-4s %8d %10.2f %12.2f %8.1f%% %8.1f%%\n", lbm_fs(&lo), "",
-                 r->blocks_per_process, r->mlups, r->bound_mlups, 100.0 * r->fraction,
-                 100.0 * r->exchange_share);
-          fflush(stdout);
-        }
+        TSR_TRY(bench_case(comm, n, steps, SIMULATION_HS_CPU, NULL, (lbm_precision_t)p,
+                           (lbm_collision_t)c, splits[k], bw_sum, 57.0, &rows[nrows++], err));
       }
   /* the access pattern's ceiling, every process at once like the rows above */
   double ceiling[2] = {0, 0};
@@ -157,9 +190,60 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
              p ? "stream,sp" : "stream,dp", 1, ceiling[p], bound, 100.0 * ceiling[p] / bound);
     }
   }
+  /* the OpenCL device: its copy bandwidth, then the same rows with hs gpu */
+  double gpu_gbs = 0;
+  opencl_select_t sel = opencl_select_default();
+  if (device >= 0) {
+    sel.platform = 0;
+    sel.device = (int)device;
+  }
+  if (use_gpu) {
+    opencl_device_desc_t *list = NULL;
+    size_t ndev = 0;
+    int have = opencl_list_devices(&list, &ndev, err) == TSR_OK && ndev > 0, all = 0;
+    free(list);
+    TSR_MPI(MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm));
+    if (!all) {
+      if (rank == 0) printf("\nno OpenCL device on every process: the OpenCL rows are left out\n");
+      use_gpu = 0;
+    }
+  }
+  int gpu_dp = 0;
+  if (use_gpu) {
+    opencl_context_t *cl = NULL;
+    st = opencl_context_create(&sel, &cl, err);
+    double mine = 0;
+    size_t grid = (size_t)(gn + 2) * (size_t)(gn + 2) * (size_t)(gn + 2) * 19u * 8u;
+    size_t probe = grid > ((size_t)256 << 20) ? grid : ((size_t)256 << 20);
+    MPI_Barrier(comm);
+    if (st == TSR_OK) {
+      const opencl_device_desc_t *d = opencl_context_desc(cl);
+      if (probe > d->max_alloc_bytes) probe = (size_t)d->max_alloc_bytes;
+      gpu_dp = d->double_precision;
+      st = gpu_copy_bandwidth(cl, probe, 10, &mine, err);
+    }
+    TSR_TRY(verdict_reduce(comm, st, 0, err));
+    TSR_MPI(MPI_Allreduce(&mine, &gpu_gbs, 1, MPI_DOUBLE, MPI_SUM, comm));
+    if (rank == 0) {
+      const opencl_device_desc_t *d = opencl_context_desc(cl);
+      printf("\nOpenCL device: %s (%s, %s), %ld^3 cells per process\n", d->name, d->platform_name,
+             d->type, gn);
+      printf("device copy bandwidth (clEnqueueCopyBuffer, %zu MiB, read + write counted): %.2f GB/s "
+             "summed over processes\n", probe >> 20, gpu_gbs);
+      printf("bytes per cell update: 19 PDFs read + 19 written = 38 values (304 B DP, 152 B SP)\n\n");
+      printf("%-6s %-4s %8s %10s %12s %9s %9s\n", "fs", "", "blocks", "MLUPS", "bound MLUPS",
+             "fraction", "exchange");
+    }
+    opencl_context_free(&cl);
+    for (int p = gpu_dp ? 0 : 1; p < 2; ++p)
+      for (int c = 0; c < 2; ++c)
+        for (int k = 0; k < 3; ++k)
+          TSR_TRY(bench_case(comm, gn, steps, SIMULATION_HS_GPU, &sel, (lbm_precision_t)p,
+                             (lbm_collision_t)c, splits[k], gpu_gbs, 38.0, &rows[nrows++], err));
+  }
   if (rank == 0 && json) {
-    report_item_t items[6 + 12 * 5];
-    char keys[12 * 5][64];
+    report_item_t items[8 + 24 * 5];
+    char keys[24 * 5][64];
     size_t m = 0;
     items[m++] = REPORT_INT_ITEM("processes", size);
     items[m++] = REPORT_INT_ITEM("threads_per_process", cpu_threads_max());
@@ -167,6 +251,10 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
     items[m++] = REPORT_REAL_ITEM("copy_bandwidth_gbs", bw_sum);
     items[m++] = REPORT_REAL_ITEM("stream_only_dp_1blocks_mlups", ceiling[0]);
     items[m++] = REPORT_REAL_ITEM("stream_only_sp_1blocks_mlups", ceiling[1]);
+    if (use_gpu) {
+      items[m++] = REPORT_INT_ITEM("gpu_cells_per_process", (int64_t)gn * gn * gn);
+      items[m++] = REPORT_REAL_ITEM("gpu_copy_bandwidth_gbs", gpu_gbs);
+    }
     for (int i = 0; i < nrows; ++i) {
       const bench_row_t *r = &rows[i];
       const char *fs = r->prec == LBM_SP ? (r->coll == LBM_TRT ? "trt_sp" : "srt_sp")
@@ -174,7 +262,8 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
       const char *what[5] = {"mlups", "bound_mlups", "fraction", "bytes_per_cell", "exchange_share"};
       double val[5] = {r->mlups, r->bound_mlups, r->fraction, r->bytes_per_cell, r->exchange_share};
       for (int q = 0; q < 5; ++q) {
-        snprintf(keys[5 * i + q], sizeof keys[0], "%s_%dblocks_%s", fs, r->blocks_per_process, what[q]);
+        snprintf(keys[5 * i + q], sizeof keys[0], "%s%s_%dblocks_%s",
+                 r->hs == SIMULATION_HS_GPU ? "gpu_" : "", fs, r->blocks_per_process, what[q]);
         items[m++] = REPORT_REAL_ITEM(keys[5 * i + q], val[q]);
       }
     }

@@ -1,8 +1,10 @@
+#define _POSIX_C_SOURCE 200809L
 #define CL_TARGET_OPENCL_VERSION 120
 #include "gpu_buffer.h"
 
 #include <CL/cl.h>
 #include <string.h>
+#include <time.h>
 
 static cl_command_queue gpu_queue(opencl_context_t *ctx) {
   return (cl_command_queue)opencl_context_queue(ctx);
@@ -108,5 +110,37 @@ tsr_status gpu_queue_finish(opencl_context_t *ctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   OPENCL_CHECK(clFinish(gpu_queue(ctx)));
 cleanup:
+  return st;
+}
+
+static double gpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+tsr_status gpu_copy_bandwidth(opencl_context_t *ctx, size_t bytes, int reps, double *gbs,
+                              tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  gpu_buffer_t a = {0}, b = {0};
+  *gbs = 0;
+  bytes &= ~(size_t)3; /* whole fill patterns */
+  TSR_TRY(opencl_check_memory(ctx, 2 * (uint64_t)bytes, bytes, "the copy-bandwidth probe", err));
+  TSR_TRY(gpu_buffer_create(ctx, bytes, "the copy-bandwidth probe", &a, err));
+  TSR_TRY(gpu_buffer_create(ctx, bytes, "the copy-bandwidth probe", &b, err));
+  /* defined contents, and the first copy pays for any lazy allocation */
+  OPENCL_CHECK(clEnqueueFillBuffer(gpu_queue(ctx), (cl_mem)a.mem, &(cl_uint){0}, sizeof(cl_uint),
+                                   0, bytes, 0, NULL, NULL));
+  TSR_TRY(gpu_buffer_copy(ctx, &a, &b, bytes, err));
+  TSR_TRY(gpu_queue_finish(ctx, err));
+  double t0 = gpu_now();
+  for (int k = 0; k < reps; ++k)
+    TSR_TRY(gpu_buffer_copy(ctx, k % 2 ? &b : &a, k % 2 ? &a : &b, bytes, err));
+  TSR_TRY(gpu_queue_finish(ctx, err));
+  double t = gpu_now() - t0;
+  *gbs = t > 0 ? 2.0 * (double)bytes * (double)reps / t / 1e9 : 0.0;
+cleanup:
+  gpu_buffer_free(&a);
+  gpu_buffer_free(&b);
   return st;
 }

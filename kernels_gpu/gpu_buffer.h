@@ -52,6 +52,11 @@ TSR_NODISCARD tsr_status gpu_event_wait(void **event, tsr_error_t *err);
 TSR_NODISCARD tsr_status gpu_buffer_copy(opencl_context_t *ctx, const gpu_buffer_t *src,
                                          gpu_buffer_t *dst, size_t bytes, tsr_error_t *err);
 
+/* The device's copy bandwidth: reps device-to-device copies of bytes (after one
+ * untimed copy), counted as bytes read plus bytes written, in GB/s. */
+TSR_NODISCARD tsr_status gpu_copy_bandwidth(opencl_context_t *ctx, size_t bytes, int reps,
+                                            double *gbs, tsr_error_t *err);
+
 /* Waits until the queue has done all it was given. */
 TSR_NODISCARD tsr_status gpu_queue_finish(opencl_context_t *ctx, tsr_error_t *err);
 

@@ -27,6 +27,12 @@ static tsr_status copy_fn(const registry_copy_task_t *t, size_t n, void *ctx, ts
   return TSR_OK;
 }
 
+static tsr_status stage_fn(const block_info_t *b, void *d, int host_bound, void *ctx,
+                           tsr_error_t *e) {
+  (void)b, (void)d, (void)host_bound, (void)ctx, (void)e;
+  return TSR_OK;
+}
+
 static tsr_status kernel_a(const block_info_t *b, block_data_t *d, void *ctx, tsr_error_t *e) {
   (void)b, (void)d, (void)e;
   *(int *)ctx = 'a';
@@ -395,6 +401,18 @@ static void test_function_fields_per_kind(void **state) {
              TSR_ERR_INVALID, "a copy item needs .copy");
   ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_COPY, .copy = copy_fn, .size = size_fn), &err),
              TSR_ERR_INVALID, "a copy item has no .size");
+  /* staging belongs to extraction (out) and insertion (in) only */
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_KERNEL, .kernel = kernel_a, .stage_out = stage_fn),
+                          &err),
+             TSR_ERR_INVALID, "a kernel item has no .stage_out");
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_EXTRACTION, .size = size_fn,
+                                    .extract = extract_fn, .stage_in = stage_fn),
+                          &err),
+             TSR_ERR_INVALID, "extraction item has no .stage_in");
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_INSERTION, .size = size_fn,
+                                    .insert = insert_fn, .stage_out = stage_fn),
+                          &err),
+             TSR_ERR_INVALID, "insertion item has no .stage_out");
   assert_int_equal(registry_count(reg), 0);
 
   /* the right fields for every kind are accepted (one name each) */
@@ -403,9 +421,10 @@ static void test_function_fields_per_kind(void **state) {
   ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_ALLOCATOR, .alloc = alloc_fn, .free = free_fn),
                          &err));
   ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_EXTRACTION, .size = size_fn,
-                                   .extract = extract_fn),
+                                   .extract = extract_fn, .stage_out = stage_fn),
                          &err));
-  ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_INSERTION, .size = size_fn, .insert = insert_fn),
+  ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_INSERTION, .size = size_fn, .insert = insert_fn,
+                                   .stage_in = stage_fn),
                          &err));
   ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_COPY, .copy = copy_fn), &err));
   assert_int_equal(registry_count(reg), 6);
