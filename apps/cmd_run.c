@@ -92,9 +92,11 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   int64_t cells = lbm_sim_cells(sim);
   if (rank == 0) {
     const patch_options_t *d = &so.domain;
-    printf("tessera run %s: %lldx%lldx%lld cells in %d blocks on %d rank(s), %s, nu = %g\n",
+    printf("tessera run %s: %lldx%lldx%lld cells in %d blocks on %d rank(s), hs %s, %s, "
+           "nu = %g\n",
            config, (long long)d->cells[0], (long long)d->cells[1], (long long)d->cells[2],
-           (int)patch_block_count(patch), size, lbm_fs(&lo), lo.viscosity);
+           (int)patch_block_count(patch), size, simulation_hs_name(so.hardware.hs), lbm_fs(&lo),
+           lo.viscosity);
     fflush(stdout);
   }
   TSR_TRY(run_output(sim, &so, 0, err));
@@ -130,6 +132,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     report_item_t items[] = {
         REPORT_TEXT_ITEM("config", config),
         REPORT_TEXT_ITEM("fs", lbm_fs(&lo)),
+        REPORT_TEXT_ITEM("hs", simulation_hs_name(so.hardware.hs)),
         REPORT_INT_ITEM("ranks", size),
         REPORT_INT_ITEM("blocks", patch_block_count(patch)),
         REPORT_INT_ITEM("cells", cells),

@@ -411,6 +411,18 @@ lbm_moments_view_t lbm_block_moments(const block_data_t *data, int pdf_id) {
 
 /* ---- registration ---- */
 
+tsr_status lbm_add_items(registry_t *reg, const registry_item_t *items, size_t n, void *ctx,
+                         tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (size_t i = 0; i < n; ++i) {
+    registry_item_t it = items[i];
+    it.ctx = ctx;
+    TSR_TRY(registry_add(reg, &it, err));
+  }
+cleanup:
+  return st;
+}
+
 tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
                               const lbm_options_t *o, lbm_gpu_env_t *gpu, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -486,11 +498,7 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "gpu", .bs = "solid",
        .kernel = lbm_nothing},
   };
-  for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i) {
-    registry_item_t it = items[i];
-    it.ctx = ctx;
-    TSR_TRY(registry_add(reg, &it, err));
-  }
+  TSR_TRY(lbm_add_items(reg, items, sizeof items / sizeof items[0], ctx, err));
   TSR_TRY(lbm_gpu_register(reg, ctx, err));
 cleanup:
   return st;

@@ -358,7 +358,6 @@ static tsr_status lbm_gpu_wait(const block_info_t *b, block_data_t *data, void *
 }
 
 tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
   const char *live = "fluid|fluid_boundary";
   const registry_item_t items[] = {
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_PDF, .fs = "*", .hs = "gpu", .bs = "*",
@@ -378,11 +377,5 @@ tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "gpu", .bs = live,
        .kernel = lbm_gpu_wait},
   };
-  for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i) {
-    registry_item_t it = items[i];
-    it.ctx = ctx;
-    TSR_TRY(registry_add(reg, &it, err));
-  }
-cleanup:
-  return st;
+  return lbm_add_items(reg, items, sizeof items / sizeof items[0], ctx, err);
 }

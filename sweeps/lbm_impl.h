@@ -54,6 +54,10 @@ tsr_status lbm_nothing_extract(const block_info_t *b, const void *data, int dir,
 tsr_status lbm_nothing_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
                               size_t len, void *vctx, tsr_error_t *err);
 
+/* Adds the items with ctx set to ctx. */
+tsr_status lbm_add_items(registry_t *reg, const registry_item_t *items, size_t n, void *ctx,
+                         tsr_error_t *err);
+
 /* The GPU items (hs gpu), registered on every process so that every process can size
  * the messages of GPU blocks; ctx is the kept lbm_ctx_t. */
 tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err);
