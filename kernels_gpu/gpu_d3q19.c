@@ -247,15 +247,29 @@ cleanup:
   return st;
 }
 
+/* A launch over the interior cells: work-groups of one x row segment (a multiple of 32
+ * work items up to 128, so that a GPU's warps run whole and consecutive work items touch
+ * consecutive cells), the global size rounded up to whole groups (the kernels skip
+ * cells past the block). */
+static tsr_status gpu_launch_cells(gpu_d3q19_t *g, cl_kernel k, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  size_t nx = (size_t)g->spec.n[0], lx = (nx + 31) / 32 * 32;
+  if (lx > 128) lx = 128;
+  const size_t local[3] = {lx, 1, 1};
+  const size_t global[3] = {(nx + lx - 1) / lx * lx, (size_t)g->spec.n[1], (size_t)g->spec.n[2]};
+  OPENCL_CHECK(clEnqueueNDRangeKernel((cl_command_queue)opencl_context_queue(g->ctx), k, 3, NULL,
+                                      global, local, 0, NULL, NULL));
+cleanup:
+  return st;
+}
+
 tsr_status gpu_d3q19_step(gpu_d3q19_t *g, gpu_d3q19_field_t *f, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_mem src = (cl_mem)f->grid[f->cur], dst = (cl_mem)f->grid[1 - f->cur];
   OPENCL_CHECK(clSetKernelArg(g->stream_collide, 0, sizeof src, &src));
   OPENCL_CHECK(clSetKernelArg(g->stream_collide, 1, sizeof dst, &dst));
   OPENCL_CHECK(clSetKernelArg(g->stream_collide, 2, sizeof g->consts, &g->consts));
-  const size_t global[3] = {(size_t)g->spec.n[0], (size_t)g->spec.n[1], (size_t)g->spec.n[2]};
-  OPENCL_CHECK(clEnqueueNDRangeKernel((cl_command_queue)opencl_context_queue(g->ctx),
-                                g->stream_collide, 3, NULL, global, NULL, 0, NULL, NULL));
+  TSR_TRY(gpu_launch_cells(g, g->stream_collide, err));
   f->cur = 1 - f->cur;
 cleanup:
   return st;
@@ -417,9 +431,7 @@ tsr_status gpu_d3q19_moments(gpu_d3q19_t *g, const gpu_d3q19_field_t *f, gpu_buf
   TSR_TRY(gpu_set_mreal(g, 3, o->use_force ? -0.5 : 0.0, err));
   for (int a = 0; a < 3; ++a) TSR_TRY(gpu_set_mreal(g, (cl_uint)(4 + a), o->force[a], err));
   OPENCL_CHECK(clSetKernelArg(g->moments, 7, sizeof shifted, &shifted));
-  const size_t global[3] = {(size_t)g->spec.n[0], (size_t)g->spec.n[1], (size_t)g->spec.n[2]};
-  OPENCL_CHECK(clEnqueueNDRangeKernel((cl_command_queue)opencl_context_queue(g->ctx), g->moments,
-                                      3, NULL, global, NULL, 0, NULL, NULL));
+  TSR_TRY(gpu_launch_cells(g, g->moments, err));
   if (g->moments_double) {
     TSR_TRY(gpu_buffer_read(g->ctx, scratch, 0, n * sizeof *rho, rho, NULL, err));
     TSR_TRY(gpu_buffer_read(g->ctx, scratch, n * sizeof *rho, 3 * n * sizeof *u, u, NULL, err));
