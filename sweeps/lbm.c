@@ -159,15 +159,23 @@ const char *lbm_fs(const lbm_options_t *o) {
 
 size_t lbm_cells(const aos_dims_t *d) { return (size_t)d->nx * (size_t)d->ny * (size_t)d->nz; }
 
-void lbm_block_release(void *data, void *ctx) {
-  lbm_block_t *b = data;
-  if (!b) return;
+void lbm_block_clear(lbm_block_t *b) {
   free(b->src);
   free(b->dst);
   free(b->links);
   free(b->flags);
   free(b->rho);
   free(b->u);
+  b->src = b->dst = NULL;
+  b->links = NULL;
+  b->flags = NULL;
+  b->rho = b->u = NULL;
+}
+
+void lbm_block_release(void *data, void *ctx) {
+  lbm_block_t *b = data;
+  if (!b) return;
+  lbm_block_clear(b);
   free(b);
 }
 

@@ -146,12 +146,7 @@ static void lbm_gpu_block_release(void *data, void *vctx) {
   gpu_buffer_free(&gb->moments);
   gpu_pinned_free(&gb->pin_out);
   gpu_pinned_free(&gb->pin_in);
-  free(gb->host.src);
-  free(gb->host.dst);
-  free(gb->host.links);
-  free(gb->host.flags);
-  free(gb->host.rho);
-  free(gb->host.u);
+  lbm_block_clear(&gb->host);
   free(gb);
 }
 

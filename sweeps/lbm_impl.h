@@ -40,6 +40,8 @@ size_t lbm_cells(const aos_dims_t *d);
  * solid block gets the struct alone. The GPU allocator starts from it. */
 tsr_status lbm_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err);
 void lbm_block_release(void *data, void *ctx);
+/* Frees the arrays of a block (not the struct) and sets them to NULL. */
+void lbm_block_clear(lbm_block_t *b);
 
 /* Message bytes of a block in direction dir (0 for solid blocks). */
 size_t lbm_size(const block_info_t *b, int dir, void *vctx);
