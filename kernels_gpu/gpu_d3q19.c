@@ -225,9 +225,10 @@ tsr_status gpu_d3q19_upload(gpu_d3q19_t *g, gpu_d3q19_field_t *f, const void *ao
   uint8_t *soa = malloc(bytes);
   TSR_CHECK(soa, TSR_ERR_NOMEM, "out of memory staging a GPU field");
   gpu_transpose(g, aos, soa, 1);
-  for (int k = 0; k < 2; ++k)
-    OPENCL_CHECK(clEnqueueWriteBuffer((cl_command_queue)opencl_context_queue(g->ctx),
-                                (cl_mem)f->grid[k], CL_TRUE, 0, bytes, soa, 0, NULL, NULL));
+  for (int k = 0; k < 2; ++k) {
+    gpu_buffer_t grid = {f->grid[k], bytes};
+    TSR_TRY(gpu_buffer_write(g->ctx, &grid, 0, bytes, soa, NULL, err));
+  }
 cleanup:
   free(soa);
   return st;
@@ -239,8 +240,8 @@ tsr_status gpu_d3q19_download(gpu_d3q19_t *g, const gpu_d3q19_field_t *f, void *
   const size_t bytes = gpu_d3q19_grid_bytes(g);
   uint8_t *soa = malloc(bytes);
   TSR_CHECK(soa, TSR_ERR_NOMEM, "out of memory staging a GPU field");
-  OPENCL_CHECK(clEnqueueReadBuffer((cl_command_queue)opencl_context_queue(g->ctx),
-                             (cl_mem)f->grid[f->cur], CL_TRUE, 0, bytes, soa, 0, NULL, NULL));
+  const gpu_buffer_t grid = {f->grid[f->cur], bytes};
+  TSR_TRY(gpu_buffer_read(g->ctx, &grid, 0, bytes, soa, NULL, err));
   gpu_transpose(g, soa, aos, 0);
 cleanup:
   free(soa);
@@ -271,13 +272,6 @@ tsr_status gpu_d3q19_step(gpu_d3q19_t *g, gpu_d3q19_field_t *f, tsr_error_t *err
   OPENCL_CHECK(clSetKernelArg(g->stream_collide, 2, sizeof g->consts, &g->consts));
   TSR_TRY(gpu_launch_cells(g, g->stream_collide, err));
   f->cur = 1 - f->cur;
-cleanup:
-  return st;
-}
-
-tsr_status gpu_d3q19_finish(gpu_d3q19_t *g, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  OPENCL_CHECK(clFinish((cl_command_queue)opencl_context_queue(g->ctx)));
 cleanup:
   return st;
 }

@@ -134,7 +134,5 @@ TSR_NODISCARD tsr_status gpu_d3q19_moments(gpu_d3q19_t *g, const gpu_d3q19_field
                                            const gpu_d3q19_moments_opts_t *o, double *rho,
                                            double *u, tsr_error_t *err);
 
-/* Waits for the queue. */
-TSR_NODISCARD tsr_status gpu_d3q19_finish(gpu_d3q19_t *g, tsr_error_t *err);
 
 #endif
