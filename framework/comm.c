@@ -61,6 +61,7 @@ struct comm {
   tsr_status start_status; /* first failure of comm_start, reported by comm_finish */
   tsr_error_t start_err;
   comm_stats_t stats;
+  comm_timing_t timing;
 };
 
 static void comm_peer_clear(comm_peer_t *p) {
@@ -359,19 +360,26 @@ cleanup:
   return st;
 }
 
-/* Runs the stage_out or stage_in functions of the listed blocks. */
-static tsr_status comm_stage(comm_t *c, const comm_stage_t *list, int32_t n, bool out,
-                             tsr_error_t *err) {
+typedef enum comm_stage_step { COMM_STAGE_OUT, COMM_STAGE_WAIT, COMM_STAGE_IN } comm_stage_step_t;
+
+/* Runs one staging function of the listed blocks: stage_out or stage_in of each, or
+ * stage_wait of those staged out host-bound whose item has one. */
+static tsr_status comm_stage(comm_t *c, const comm_stage_t *list, int32_t n,
+                             comm_stage_step_t step, tsr_error_t *err) {
+  static const char *what[] = {"staging out", "waiting for the staged data", "staging in"};
   tsr_status st = TSR_OK;
   for (int32_t k = 0; k < n; ++k) {
     const comm_stage_t *s = &list[k];
+    registry_stage_fn fn = step == COMM_STAGE_OUT  ? s->item->stage_out
+                           : step == COMM_STAGE_IN ? s->item->stage_in
+                           : s->host_bound         ? s->item->stage_wait
+                                                   : NULL;
+    if (!fn) continue;
     void *data = block_data_get(patch_block_data(c->patch, s->id), c->data_id);
     TSR_CHECK(data, TSR_ERR_INTERNAL, "BlockID %d has no data item %d", (int)s->id, c->data_id);
-    registry_stage_fn fn = out ? s->item->stage_out : s->item->stage_in;
     st = fn(patch_block(c->patch, s->id), data, s->host_bound, s->item->ctx, err);
     if (st != TSR_OK) {
-      tsr_error_prefix(err, "%s of '%s' on BlockID %d", out ? "staging out" : "staging in",
-                       s->item->name, (int)s->id);
+      tsr_error_prefix(err, "%s of '%s' on BlockID %d", what[step], s->item->name, (int)s->id);
       goto cleanup;
     }
   }
@@ -385,7 +393,12 @@ tsr_status comm_start(comm_t *c, tsr_error_t *err) {
   c->started = true;
   c->start_status = TSR_OK;
   tsr_error_clear(&c->start_err);
-  c->start_status = comm_stage(c, c->stage_out, c->nstage_out, true, &c->start_err);
+  /* data in host memory has no staging: its device time stays exactly 0 */
+  bool staged = c->nstage_out > 0;
+  double t0 = MPI_Wtime();
+  if (staged)
+    c->start_status = comm_stage(c, c->stage_out, c->nstage_out, COMM_STAGE_OUT, &c->start_err);
+  double t1 = MPI_Wtime();
   for (int i = 0; i < c->npeers; ++i) {
     comm_peer_t *p = &c->peers[i];
     int rc = MPI_Irecv(p->recv_buf, (int)p->recv_bytes, MPI_BYTE, p->rank, c->tag, c->mpi,
@@ -393,21 +406,34 @@ tsr_status comm_start(comm_t *c, tsr_error_t *err) {
     if (rc != MPI_SUCCESS && c->start_status == TSR_OK)
       c->start_status = verdict_mpi_error(rc, "MPI_Irecv", __FILE__, __LINE__, &c->start_err);
   }
+  double t2 = MPI_Wtime();
+  /* every transfer is in flight by now: waiting here measures them apart from the
+     extraction (and the receives are posted while they travel) */
+  if (staged && c->start_status == TSR_OK)
+    c->start_status = comm_stage(c, c->stage_out, c->nstage_out, COMM_STAGE_WAIT, &c->start_err);
+  double t3 = MPI_Wtime();
+  if (staged) c->timing.device += (t1 - t0) + (t3 - t2);
+  c->timing.wait += t2 - t1;
   for (int i = 0; i < c->npeers; ++i) {
     comm_peer_t *p = &c->peers[i];
+    double a = MPI_Wtime();
     /* a failed pack still sends, so that no rank waits forever; the verdict in
        comm_finish reports the cause first */
     if (c->start_status == TSR_OK) c->start_status = comm_pack(c, p, &c->start_err);
+    double b = MPI_Wtime();
     int rc = MPI_Isend(p->send_buf, (int)p->send_bytes, MPI_BYTE, p->rank, c->tag, c->mpi,
                        &c->reqs[c->npeers + i]);
     if (rc != MPI_SUCCESS && c->start_status == TSR_OK)
       c->start_status = verdict_mpi_error(rc, "MPI_Isend", __FILE__, __LINE__, &c->start_err);
+    c->timing.extract += b - a;
+    c->timing.wait += MPI_Wtime() - b;
   }
 cleanup:
   return st;
 }
 
-static tsr_status comm_local_copies(comm_t *c, tsr_error_t *err) {
+/* The direct copies between blocks of one hardware, one call per copy item. */
+static tsr_status comm_direct_copies(comm_t *c, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   for (int g = 0; g < c->ngroups; ++g) {
     comm_copy_group_t *grp = &c->groups[g];
@@ -428,6 +454,14 @@ static tsr_status comm_local_copies(comm_t *c, tsr_error_t *err) {
       goto cleanup;
     }
   }
+cleanup:
+  return st;
+}
+
+/* The local pairs of different hardware: extract into scratch (timed as extract), then
+ * insert from it (timed as insert). */
+static tsr_status comm_local_pairs(comm_t *c, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
   for (int64_t k = 0; k < c->nlocals; ++k) {
     const comm_task_t *t = &c->locals[k];
     const block_info_t *s = patch_block(c->patch, t->src), *d = patch_block(c->patch, t->dst);
@@ -436,11 +470,18 @@ static tsr_status comm_local_copies(comm_t *c, tsr_error_t *err) {
     TSR_CHECK(sdata && ddata, TSR_ERR_INTERNAL, "BlockID %d or %d has no data item %d",
               (int)t->src, (int)t->dst, c->data_id);
     size_t written = 0;
-    TSR_TRY(t->ext->extract(s, sdata, t->dir, c->scratch, t->bytes, &written, t->ext->ctx, err));
+    double t0 = MPI_Wtime();
+    st = t->ext->extract(s, sdata, t->dir, c->scratch, t->bytes, &written, t->ext->ctx, err);
+    double t1 = MPI_Wtime();
+    c->timing.extract += t1 - t0;
+    TSR_TRY(st);
     TSR_CHECK(written == t->bytes, TSR_ERR_INTERNAL,
               "extraction '%s' of BlockID %d in direction %s wrote %zu bytes; the metadata "
               "gives %zu", t->ext->name, (int)t->src, direction_name(t->dir), written, t->bytes);
-    TSR_TRY(t->ins->insert(d, ddata, t->dir, c->scratch, t->bytes, t->ins->ctx, err));
+    t1 = MPI_Wtime();
+    st = t->ins->insert(d, ddata, t->dir, c->scratch, t->bytes, t->ins->ctx, err);
+    c->timing.insert += MPI_Wtime() - t1;
+    TSR_TRY(st);
   }
 cleanup:
   return st;
@@ -492,16 +533,28 @@ tsr_status comm_finish(comm_t *c, tsr_error_t *err) {
     *err = c->start_err;
     phase = 0;
   }
-  if (st == TSR_OK) {
-    st = comm_local_copies(c, err);
-    if (st != TSR_OK) phase = 0;
-  }
+  double t0 = MPI_Wtime();
+  if (st == TSR_OK) st = comm_direct_copies(c, err);
+  double t1 = MPI_Wtime();
+  c->timing.copy += t1 - t0;
+  if (st == TSR_OK) st = comm_local_pairs(c, err); /* times itself */
+  if (st != TSR_OK) phase = 0; /* failed before any message was read */
+  double t2 = MPI_Wtime();
   int rc = MPI_Waitall(2 * c->npeers, c->reqs, MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS && st == TSR_OK)
     st = verdict_mpi_error(rc, "MPI_Waitall", __FILE__, __LINE__, err);
+  double t3 = MPI_Wtime();
   for (int i = 0; i < c->npeers && st == TSR_OK; ++i) st = comm_unpack(c, &c->peers[i], err);
-  if (st == TSR_OK) st = comm_stage(c, c->stage_in, c->nstage_in, false, err);
-  return verdict_reduce(c->mpi, st, phase, err);
+  double t4 = MPI_Wtime();
+  if (st == TSR_OK && c->nstage_in > 0)
+    st = comm_stage(c, c->stage_in, c->nstage_in, COMM_STAGE_IN, err);
+  double t5 = MPI_Wtime();
+  st = verdict_reduce(c->mpi, st, phase, err);
+  c->timing.wait += (t3 - t2) + (MPI_Wtime() - t5);
+  c->timing.insert += t4 - t3;
+  if (c->nstage_in > 0) c->timing.device += t5 - t4;
+  c->timing.exchanges++;
+  return st;
 }
 
 tsr_status comm_exchange(comm_t *c, tsr_error_t *err) {
@@ -511,3 +564,5 @@ tsr_status comm_exchange(comm_t *c, tsr_error_t *err) {
 }
 
 comm_stats_t comm_stats(const comm_t *c) { return c->stats; }
+
+comm_timing_t comm_timing(const comm_t *c) { return c->timing; }

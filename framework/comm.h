@@ -16,9 +16,10 @@
  * block holds no data for a direction (its item's size is 0, e.g. a block that is all
  * solid), nothing is sent or copied.
  *
- * comm_start posts the receives, packs and sends; comm_finish does the local copies
- * while messages travel, waits, checks and inserts. Both are collective; comm_finish
- * returns the same verdict on every rank. */
+ * comm_start stages out (and waits for the staged data to reach the host), posts the
+ * receives, packs and sends; comm_finish does the local copies while messages travel,
+ * waits, checks, inserts and stages in. Both are collective; comm_finish returns the
+ * same verdict on every rank. comm_timing says where this process spent the time. */
 #ifndef COMM_H
 #define COMM_H
 
@@ -47,6 +48,24 @@ typedef struct comm_stats {
   int64_t local_bytes;     /* payload bytes of those copies */
 } comm_stats_t;
 
+/* Seconds (MPI_Wtime) this process spent in each phase of its ghost exchanges, summed
+ * over every comm_start/comm_finish pair since comm_create. The phases do not overlap,
+ * so their sum is at most the wall time of the exchanges; what is left is bookkeeping
+ * between the phases. */
+typedef struct comm_timing {
+  double device;  /* seconds in stage_out, stage_wait and stage_in (host<->device transfers
+                     and the device's pack/unpack) */
+  double extract; /* extraction into send buffers, message headers included, and the
+                     extraction half of local pairs of different hardware (into scratch) */
+  double copy;    /* direct block-to-block copies inside this process (copy items) */
+  double wait;    /* MPI: posting MPI_Irecv/MPI_Isend, MPI_Waitall for the messages, and
+                     the verdict that ends comm_finish (an MPI_Allreduce, where ranks that
+                     finish early wait for the others) */
+  double insert;  /* checking and inserting received messages, and the insertion half of
+                     local pairs of different hardware (from scratch) */
+  int64_t exchanges; /* comm_finish calls that followed a comm_start, failed ones included */
+} comm_timing_t;
+
 /* Collective over mpi_comm (duplicated inside). patch and reg are borrowed and must
  * outlive the comm. */
 TSR_NODISCARD tsr_status comm_create(const comm_options_t *opts, patch_t *patch,
@@ -60,5 +79,6 @@ TSR_NODISCARD tsr_status comm_finish(comm_t *c, tsr_error_t *err);
 TSR_NODISCARD tsr_status comm_exchange(comm_t *c, tsr_error_t *err);
 
 comm_stats_t comm_stats(const comm_t *c);
+comm_timing_t comm_timing(const comm_t *c);
 
 #endif

@@ -112,6 +112,7 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
       {".insert", it->insert != NULL, want_insert, want_insert},
       {".copy", it->copy != NULL, want_copy, want_copy},
       {".stage_out", it->stage_out != NULL, false, want_extract},
+      {".stage_wait", it->stage_wait != NULL, false, want_extract},
       {".stage_in", it->stage_in != NULL, false, want_insert},
   };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
@@ -122,6 +123,11 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
               "registry item %s '%s': %s %s item has no %s", kind, it->name, a, kind,
               fields[i].field);
   }
+  /* comm calls stage_wait only for blocks it staged out: alone it would never run */
+  TSR_CHECK(!it->stage_wait || it->stage_out, TSR_ERR_INVALID,
+            "registry item %s '%s': .stage_wait waits for what .stage_out started; give "
+            ".stage_out too, or no .stage_wait",
+            kind, it->name);
 cleanup:
   return st;
 }

@@ -11,7 +11,8 @@
  *   REGISTRY_KIND_KERNEL      .kernel
  *   REGISTRY_KIND_BOUNDARY    .kernel
  *   REGISTRY_KIND_ALLOCATOR   .alloc and .free
- *   REGISTRY_KIND_EXTRACTION  .extract and .size; optionally .stage_out
+ *   REGISTRY_KIND_EXTRACTION  .extract and .size; optionally .stage_out, and
+ *                             .stage_wait (only beside .stage_out)
  *   REGISTRY_KIND_INSERTION   .insert and .size; optionally .stage_in
  *   REGISTRY_KIND_COPY        .copy
  * and no others. */
@@ -69,11 +70,20 @@ typedef struct registry_copy_task {
 typedef tsr_status (*registry_copy_fn)(const registry_copy_task_t *tasks, size_t n, void *ctx,
                                        tsr_error_t *err);
 /* Staging around one ghost exchange, for data that does not live in host memory (a GPU
- * block): stage_out runs once per exchange on every local block that sends anything,
- * before its first extraction or copy (host_bound: extractions into host buffers
- * follow; 0: only direct copies to blocks of the same hardware); stage_in runs once per
- * exchange on every local block that receives anything, after its last insertion or
- * copy. */
+ * block):
+ *   stage_out  runs once per exchange on every local block that sends anything, before
+ *              its first extraction or copy (host_bound: extractions into host buffers
+ *              follow; 0: only direct copies to blocks of the same hardware); it may
+ *              leave a device-to-host transfer in flight;
+ *   stage_wait (optional; NULL: nothing to wait for) waits until what stage_out started
+ *              for host-bound extraction has arrived on the host. comm calls it for
+ *              every block whose stage_out ran with host_bound = 1, after all stage_out
+ *              calls of the exchange and before the first extraction, so that the
+ *              transfer time is measured apart from the extraction (the extraction may
+ *              still wait itself; that is then cheap). host_bound is always 1;
+ *   stage_in   runs once per exchange on every local block that receives anything,
+ *              after its last insertion or copy.
+ * comm_timing (comm.h) counts the time in all three as device time. */
 typedef tsr_status (*registry_stage_fn)(const block_info_t *block, void *data, int host_bound,
                                         void *ctx, tsr_error_t *err);
 /* Work on one block. */
@@ -94,6 +104,7 @@ typedef struct registry_item {
   registry_insert_fn insert;
   registry_copy_fn copy;
   registry_stage_fn stage_out;
+  registry_stage_fn stage_wait;
   registry_stage_fn stage_in;
   void *ctx;        /* borrowed; passed to every function of the item */
 } registry_item_t;

@@ -25,10 +25,20 @@ typedef struct timeloop_sweep {
   const char *kernel;   /* kernel item */
 } timeloop_sweep_t;
 
+/* Seconds (MPI_Wtime) this process spent in each phase of timeloop_step, summed over
+ * every step and sweep. */
 typedef struct timeloop_timing {
-  double exchange;  /* seconds in ghost exchanges (packing, MPI, local copies, unpacking) */
+  double exchange;  /* seconds in ghost exchanges, all of it (comm_start to comm_finish) */
   double boundary;  /* seconds in boundary items */
   double kernel;    /* seconds in kernel items */
+  /* exchange split into the phases of comm_timing (comm.h), summed over the sweeps that
+     exchange; exchange minus their sum is bookkeeping between the phases */
+  double device;    /* stage_out, stage_wait, stage_in: host<->device transfers, pack/unpack */
+  double extract;   /* extraction into send buffers (and into scratch for local pairs of
+                       different hardware) */
+  double copy;      /* direct block-to-block copies inside this process */
+  double wait;      /* MPI: posting, MPI_Waitall, the exchange's verdict */
+  double insert;    /* checking and inserting received messages (and from scratch) */
   int64_t steps;
 } timeloop_timing_t;
 

@@ -237,6 +237,14 @@ cleanup:
   return st;
 }
 
+/* The transfer stage_out left in flight has reached pin_out (comm times it apart from
+ * the extraction, which waits as well: cheap once this has run). */
+static tsr_status lbm_gpu_stage_wait(const block_info_t *b, void *data, int host_bound,
+                                     void *vctx, tsr_error_t *err) {
+  lbm_gpu_block_t *gb = data;
+  return gpu_event_wait(&gb->stage->out_event, err);
+}
+
 /* Byte offset of a direction's values in the message buffers. */
 static size_t lbm_gpu_offset(const lbm_gpu_block_t *gb, int dir) {
   return gpu_d3q19_slot_offset(gb->prog, dir) * gpu_d3q19_esize(gb->prog);
@@ -358,7 +366,8 @@ tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_PDF, .fs = "*", .hs = "gpu", .bs = "*",
        .alloc = lbm_gpu_alloc, .free = lbm_gpu_block_release},
       {.kind = REGISTRY_KIND_EXTRACTION, .name = LBM_PDF, .fs = "*", .hs = "gpu", .bs = live,
-       .extract = lbm_gpu_extract, .size = lbm_size, .stage_out = lbm_gpu_stage_out},
+       .extract = lbm_gpu_extract, .size = lbm_size, .stage_out = lbm_gpu_stage_out,
+       .stage_wait = lbm_gpu_stage_wait},
       {.kind = REGISTRY_KIND_INSERTION, .name = LBM_PDF, .fs = "*", .hs = "gpu", .bs = live,
        .insert = lbm_gpu_insert, .size = lbm_size, .stage_in = lbm_gpu_stage_in},
       {.kind = REGISTRY_KIND_COPY, .name = LBM_PDF, .fs = "*", .hs = "gpu", .bs = live,

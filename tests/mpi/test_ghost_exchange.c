@@ -3,7 +3,10 @@
  * blocks per rank and uneven splits; afterwards every cell of every block must hold
  * exactly what ghost_check_verify expects (exact comparison: values are copied, never
  * computed). Also: a failing extraction on one rank gives the same error on all ranks
- * without a hang. */
+ * without a hang; comm_timing counts the exchanges and its phases fit in the wall time
+ * around them; staging functions run in the documented order (every stage_out, then
+ * stage_wait for each host-bound block, then the extractions) and stage_wait is timed
+ * as device time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -252,6 +255,231 @@ static void test_create_failure_is_shared(void **state) {
   registry_free(&reg);
 }
 
+/* Phases of comm_timing summed (exchanges not included). */
+static double timing_sum(const comm_timing_t *t) {
+  return t->device + t->extract + t->copy + t->wait + t->insert;
+}
+
+/* comm_timing counts every exchange; its phases are non-negative and, not overlapping,
+ * add up to at most the wall time around the exchanges. Data in host memory has no
+ * staging, so its device time is exactly 0. */
+static void test_exchange_timing(void **state) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  tsr_error_t err;
+  tsr_error_clear(&err);
+  registry_t *reg = NULL;
+  patch_t *patch = NULL;
+  comm_t *ex = NULL;
+  patch_options_t o = patch_options_default();
+  for (int a = 0; a < 3; ++a) {
+    o.blocks[a] = a == 0 ? 2 * size : 2; /* 8 blocks per rank: local copies everywhere */
+    o.cells[a] = 6 * o.blocks[a];
+    o.periodic[a] = true;
+  }
+  patch_layout_t layout = {.nranks = size, .my_rank = rank};
+  assert_int_equal(patch_create(&o, &layout, &patch, &err), TSR_OK);
+  assert_int_equal(registry_create(&reg, &err), TSR_OK);
+  assert_int_equal(ghost_check_register(reg, &err), TSR_OK);
+  int field;
+  assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, GHOST_CHECK_FIELD, 0, &field, &err),
+                   TSR_OK);
+  assert_int_equal(data_run_kernel(reg, patch, GHOST_CHECK_FILL, 0, &err), TSR_OK);
+  assert_int_equal(comm_create(&(comm_options_t){.field = GHOST_CHECK_FIELD, .data_id = field,
+                                                 .tag = 5},
+                               patch, reg, MPI_COMM_WORLD, &ex, &err),
+                   TSR_OK);
+  comm_timing_t t = comm_timing(ex);
+  assert_int_equal(t.exchanges, 0);
+  assert_true(timing_sum(&t) == 0.0); /* nothing timed before the first exchange */
+
+  const int n = 25;
+  double wall = 0;
+  for (int k = 0; k < n; ++k) {
+    /* half of them split into start and finish, as an overlapping caller would */
+    double t0 = MPI_Wtime();
+    if (k % 2) {
+      assert_int_equal(comm_exchange(ex, &err), TSR_OK);
+    } else {
+      assert_int_equal(comm_start(ex, &err), TSR_OK);
+      assert_int_equal(comm_finish(ex, &err), TSR_OK);
+    }
+    wall += MPI_Wtime() - t0;
+  }
+  t = comm_timing(ex);
+  comm_stats_t cs = comm_stats(ex);
+  assert_int_equal(t.exchanges, n);
+  assert_true(t.device == 0.0);
+  assert_true(t.extract >= 0 && t.copy >= 0 && t.wait >= 0 && t.insert >= 0);
+  if (timing_sum(&t) > wall)
+    fail_msg("rank %d: phases add up to %g s (device %g, extract %g, copy %g, wait %g, "
+             "insert %g), more than the %g s of wall time around the exchanges",
+             rank, timing_sum(&t), t.device, t.extract, t.copy, t.wait, t.insert, wall);
+  /* what ran was timed: every rank copies locally and waits for the verdict; with
+     neighbours on other ranks it also packs and unpacks messages */
+  assert_true(cs.local_copies > 0);
+  assert_true(t.copy > 0);
+  assert_true(t.wait > 0);
+  if (cs.messages_sent > 0) assert_true(t.extract > 0 && t.insert > 0);
+  if (size > 1) assert_true(cs.messages_sent > 0);
+  /* and the values arrived */
+  ghost_check_report_t rep;
+  assert_int_equal(ghost_check_verify(patch, field, &rep, &err), TSR_OK);
+  assert_int_equal(rep.empty, 0);
+  comm_free(&ex);
+  patch_free(&patch);
+  registry_free(&reg);
+}
+
+/* A field with staging, in host memory for the test: records the order of the calls. */
+typedef struct staged_block {
+  int staged_out, host_bound, waited;
+} staged_block_t;
+
+typedef struct staged_log {
+  int64_t outs, waits, ins, extracts;
+  int64_t out_after_wait;      /* a stage_out that came after a stage_wait */
+  int64_t wait_not_host_bound; /* a stage_wait with host_bound 0 or before stage_out */
+  int64_t extract_unwaited;    /* an extraction from a block not yet waited for */
+} staged_log_t;
+
+#define STAGED_FIELD "staged.field"
+#define STAGED_WAIT_S 0.002 /* each stage_wait spins this long: a transfer's stand-in */
+
+static tsr_status staged_alloc(const block_info_t *b, void *ctx, void **out, tsr_error_t *err) {
+  *out = calloc(1, sizeof(staged_block_t));
+  return *out ? TSR_OK : tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "no memory");
+}
+static void staged_free(void *data, void *ctx) { free(data); }
+static size_t staged_size(const block_info_t *b, int dir, void *ctx) { return 8; }
+static tsr_status staged_out(const block_info_t *b, void *data, int host_bound, void *ctx,
+                             tsr_error_t *err) {
+  staged_log_t *log = *(staged_log_t **)ctx;
+  staged_block_t *s = data;
+  log->outs++;
+  if (log->waits > 0) log->out_after_wait++;
+  *s = (staged_block_t){.staged_out = 1, .host_bound = host_bound};
+  return TSR_OK;
+}
+static tsr_status staged_wait(const block_info_t *b, void *data, int host_bound, void *ctx,
+                              tsr_error_t *err) {
+  staged_log_t *log = *(staged_log_t **)ctx;
+  staged_block_t *s = data;
+  log->waits++;
+  if (!host_bound || !s->staged_out || !s->host_bound) log->wait_not_host_bound++;
+  s->waited = 1;
+  double until = MPI_Wtime() + STAGED_WAIT_S; /* the clock comm_timing reads */
+  while (MPI_Wtime() < until) {
+  }
+  return TSR_OK;
+}
+static tsr_status staged_in(const block_info_t *b, void *data, int host_bound, void *ctx,
+                            tsr_error_t *err) {
+  staged_log_t *log = *(staged_log_t **)ctx;
+  log->ins++;
+  return TSR_OK;
+}
+static tsr_status staged_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
+                                 size_t cap, size_t *written, void *ctx, tsr_error_t *err) {
+  staged_log_t *log = *(staged_log_t **)ctx;
+  const staged_block_t *s = data;
+  log->extracts++;
+  if (!s->waited) log->extract_unwaited++;
+  memset(out, 1, 8);
+  *written = 8;
+  return TSR_OK;
+}
+static tsr_status staged_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
+                                size_t len, void *ctx, tsr_error_t *err) {
+  return TSR_OK;
+}
+static tsr_status staged_copy(const registry_copy_task_t *tasks, size_t n, void *ctx,
+                              tsr_error_t *err) {
+  return TSR_OK;
+}
+
+/* stage_wait runs once per exchange for every block that sends to another rank (its
+ * stage_out ran host-bound), after every stage_out and before any extraction; blocks
+ * with local neighbours only are staged out and in but not waited for. The time spent
+ * in stage_wait shows up as device time. */
+static void test_exchange_stage_wait(void **state) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  tsr_error_t err;
+  tsr_error_clear(&err);
+  registry_t *reg = NULL;
+  patch_t *patch = NULL;
+  comm_t *ex = NULL;
+  staged_log_t log;
+  memset(&log, 0, sizeof log);
+  staged_log_t *logp = &log;
+  patch_options_t o = patch_options_default();
+  o.blocks[0] = 3 * size; /* per rank: 3 blocks in a row, the middle one local only */
+  o.cells[0] = 3 * o.blocks[0];
+  o.cells[1] = o.cells[2] = 3;
+  o.periodic[0] = true;
+  patch_layout_t layout = {.nranks = size, .my_rank = rank};
+  assert_int_equal(patch_create(&o, &layout, &patch, &err), TSR_OK);
+  assert_int_equal(registry_create(&reg, &err), TSR_OK);
+  void *ctx;
+  assert_int_equal(registry_keep(reg, &logp, sizeof logp, &ctx, &err), TSR_OK);
+  const char *f = STAGED_FIELD;
+  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_ALLOCATOR, .name = f,
+                   .fs = "*", .hs = "cpu", .bs = "*", .alloc = staged_alloc, .free = staged_free},
+                   &err), TSR_OK);
+  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_EXTRACTION,
+                   .name = f, .fs = "*", .hs = "cpu", .bs = "*", .extract = staged_extract,
+                   .size = staged_size, .stage_out = staged_out, .stage_wait = staged_wait,
+                   .ctx = ctx}, &err), TSR_OK);
+  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_INSERTION,
+                   .name = f, .fs = "*", .hs = "cpu", .bs = "*", .insert = staged_insert,
+                   .size = staged_size, .stage_in = staged_in, .ctx = ctx}, &err), TSR_OK);
+  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_COPY, .name = f,
+                   .fs = "*", .hs = "cpu", .bs = "*", .copy = staged_copy}, &err), TSR_OK);
+  int id;
+  assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, f, 0, &id, &err), TSR_OK);
+  assert_int_equal(comm_create(&(comm_options_t){.field = f, .data_id = id, .tag = 6}, patch, reg,
+                               MPI_COMM_WORLD, &ex, &err), TSR_OK);
+  /* what the geometry fixes: blocks with any neighbour, and those with a remote one */
+  int64_t linked = 0, remote = 0;
+  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+    int32_t b = patch_local_id(patch, i);
+    int any = 0, far = 0;
+    for (int d = 0; d < DIRECTION_COUNT; ++d) {
+      int32_t nb = patch_neighbor(patch, b, d);
+      if (nb < 0) continue;
+      any = 1;
+      if (patch_block(patch, nb)->rank != rank) far = 1;
+    }
+    linked += any;
+    remote += far;
+  }
+  assert_int_equal(linked, 3);
+  assert_int_equal(remote, size > 1 ? 2 : 0);
+  const int n = 3;
+  for (int k = 0; k < n; ++k) {
+    memset(&log, 0, sizeof log);
+    assert_int_equal(comm_exchange(ex, &err), TSR_OK);
+    assert_int_equal(log.outs, linked);
+    assert_int_equal(log.waits, remote);
+    assert_int_equal(log.ins, linked);
+    assert_int_equal(log.out_after_wait, 0);
+    assert_int_equal(log.wait_not_host_bound, 0);
+    assert_int_equal(log.extract_unwaited, 0);
+    if (size > 1) assert_true(log.extracts > 0);
+  }
+  comm_timing_t t = comm_timing(ex);
+  assert_int_equal(t.exchanges, n);
+  if (t.device < STAGED_WAIT_S * (double)(n * remote))
+    fail_msg("rank %d: device time %g s, but stage_wait alone took %g s", rank, t.device,
+             STAGED_WAIT_S * (double)(n * remote));
+  comm_free(&ex);
+  patch_free(&patch);
+  registry_free(&reg);
+}
+
 int main(int argc, char **argv) {
   mpi_test_init(&argc, &argv);
   const struct CMUnitTest tests[] = {
@@ -259,6 +487,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_exchange_one_cell_blocks),
       cmocka_unit_test(test_exchange_failure_is_shared),
       cmocka_unit_test(test_create_failure_is_shared),
+      cmocka_unit_test(test_exchange_timing),
+      cmocka_unit_test(test_exchange_stage_wait),
   };
   return mpi_test_finish(cmocka_run_group_tests_name("ghost_exchange", tests, NULL, NULL));
 }

@@ -413,6 +413,19 @@ static void test_function_fields_per_kind(void **state) {
                                     .insert = insert_fn, .stage_out = stage_fn),
                           &err),
              TSR_ERR_INVALID, "insertion item has no .stage_out");
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_INSERTION, .size = size_fn,
+                                    .insert = insert_fn, .stage_in = stage_fn,
+                                    .stage_wait = stage_fn),
+                          &err),
+             TSR_ERR_INVALID, "insertion item has no .stage_wait");
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_COPY, .copy = copy_fn, .stage_wait = stage_fn),
+                          &err),
+             TSR_ERR_INVALID, "a copy item has no .stage_wait");
+  /* a wait without the stage_out it waits for would never run */
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_EXTRACTION, .size = size_fn,
+                                    .extract = extract_fn, .stage_wait = stage_fn),
+                          &err),
+             TSR_ERR_INVALID, ".stage_wait waits for what .stage_out started");
   assert_int_equal(registry_count(reg), 0);
 
   /* the right fields for every kind are accepted (one name each) */
@@ -421,7 +434,8 @@ static void test_function_fields_per_kind(void **state) {
   ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_ALLOCATOR, .alloc = alloc_fn, .free = free_fn),
                          &err));
   ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_EXTRACTION, .size = size_fn,
-                                   .extract = extract_fn, .stage_out = stage_fn),
+                                   .extract = extract_fn, .stage_out = stage_fn,
+                                   .stage_wait = stage_fn),
                          &err));
   ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_INSERTION, .size = size_fn, .insert = insert_fn,
                                    .stage_in = stage_fn),
