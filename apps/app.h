@@ -24,5 +24,6 @@ int app_info(MPI_Comm comm, int argc, char **argv);
 int app_exchange_demo(MPI_Comm comm, int argc, char **argv);
 int app_run(MPI_Comm comm, int argc, char **argv);
 int app_bench(MPI_Comm comm, int argc, char **argv);
+int app_plan(MPI_Comm comm, int argc, char **argv);
 
 #endif

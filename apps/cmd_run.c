@@ -36,6 +36,76 @@ cleanup:
   return st;
 }
 
+/* Measured seconds per step of one process, by phase. */
+enum { RUN_KERNEL, RUN_BOUNDARY, RUN_EXTRACT, RUN_DEVICE, RUN_WAIT, RUN_INSERT, RUN_COPY, RUN_PHASES };
+static const char *const run_phase_keys[RUN_PHASES] = {
+    "kernel_s", "boundary_s", "extraction_s", "host_device_s", "mpi_wait_s", "insertion_s",
+    "local_copy_s"};
+enum { RUN_PRINT_MAX = 64 }; /* processes listed on the terminal (summary.json has all) */
+
+/* Gathers every process's measured time per step and phase on rank 0 (rows[nranks *
+ * RUN_PHASES] there; NULL elsewhere). */
+static tsr_status run_gather_phases(MPI_Comm comm, const lbm_sim_t *sim, int64_t steps,
+                                    double *rows, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  timeloop_timing_t t = lbm_sim_timing(sim);
+  double per = steps > 0 ? 1.0 / (double)steps : 0.0;
+  double mine[RUN_PHASES] = {t.kernel * per, t.boundary * per, t.extract * per, t.device * per,
+                             t.wait * per, t.insert * per, t.copy * per};
+  TSR_MPI(MPI_Gather(mine, RUN_PHASES, MPI_DOUBLE, rows, RUN_PHASES, MPI_DOUBLE, 0, comm));
+cleanup:
+  return st;
+}
+
+/* Rank 0: the report rows of the processes, prediction beside measurement
+ * (cells[nranks * RUN_COLUMNS]). */
+enum { RUN_COLUMNS = 9 + RUN_PHASES };
+static void run_fill_processes(const lbm_sim_t *sim, const double *rows, report_item_t *cells) {
+  const lbm_plan_t *plan = lbm_sim_plan(sim);
+  const patch_t *patch = lbm_sim_patch(sim);
+  for (int r = 0; r < plan->nranks; ++r) {
+    const balance_cost_t *c = &plan->cost[r];
+    const node_process_t *q = &plan->procs[r];
+    report_item_t *row = &cells[r * RUN_COLUMNS];
+    int k = 0;
+    row[k++] = REPORT_INT_ITEM("rank", r);
+    row[k++] = REPORT_TEXT_ITEM("node", q->node);
+    row[k++] = REPORT_TEXT_ITEM("hs", simulation_hs_name(q->proc.hs));
+    row[k++] = REPORT_INT_ITEM("blocks", patch_rank_block_count(patch, r));
+    row[k++] = REPORT_INT_ITEM("cells", (int64_t)c->cells);
+    row[k++] = REPORT_REAL_ITEM("mlups_weight", plan->mlups[r]);
+    row[k++] = REPORT_REAL_ITEM("predicted_compute_s", c->compute);
+    row[k++] = REPORT_REAL_ITEM("predicted_comm_s", c->comm);
+    row[k++] = REPORT_REAL_ITEM("predicted_s", c->compute + c->comm);
+    for (int f = 0; f < RUN_PHASES; ++f)
+      row[k++] = REPORT_REAL_ITEM(run_phase_keys[f], rows[r * RUN_PHASES + f]);
+  }
+}
+
+/* Rank 0: the same on the terminal (the first RUN_PRINT_MAX processes). */
+static void run_print_processes(const lbm_sim_t *sim, const double *rows) {
+  const lbm_plan_t *plan = lbm_sim_plan(sim);
+  const patch_t *patch = lbm_sim_patch(sim);
+  printf("per process, ms per step: predicted compute + communication | measured kernel, "
+         "boundary, extraction, host<->device, MPI wait, insertion, local copies\n");
+  for (int r = 0; r < plan->nranks && r < RUN_PRINT_MAX; ++r) {
+    const balance_cost_t *c = &plan->cost[r];
+    const node_process_t *q = &plan->procs[r];
+    const double *m = &rows[r * RUN_PHASES];
+    printf("  rank %d %s %s: %d blocks, %lld cells | %.3f + %.3f | %.3f, %.3f, %.3f, %.3f, "
+           "%.3f, %.3f, %.3f\n",
+           r, q->node, simulation_hs_name(q->proc.hs), (int)patch_rank_block_count(patch, r),
+           (long long)c->cells, 1e3 * c->compute, 1e3 * c->comm, 1e3 * m[RUN_KERNEL],
+           1e3 * m[RUN_BOUNDARY], 1e3 * m[RUN_EXTRACT], 1e3 * m[RUN_DEVICE], 1e3 * m[RUN_WAIT],
+           1e3 * m[RUN_INSERT], 1e3 * m[RUN_COPY]);
+  }
+  if (plan->nranks > RUN_PRINT_MAX)
+    printf("  ... %d more processes in summary.json\n", plan->nranks - RUN_PRINT_MAX);
+  printf("predicted imbalance %.1f%% (largest %.3f ms per step; the block granularity allows "
+         "%.3f ms of compute at best)\n",
+         100.0 * lbm_plan_imbalance(plan), 1e3 * plan->max_seconds, 1e3 * plan->best_compute);
+}
+
 static void run_progress(int64_t step, int64_t steps, double mlups, double elapsed) {
   double left = step > 0 ? elapsed / (double)step * (double)(steps - step) : 0.0;
   printf("step %lld/%lld  %.2f MLUPS  elapsed %.1f s  left %.1f s\n", (long long)step,
@@ -49,6 +119,8 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   tsr_error_clear(err);
   config_t *doc = NULL;
   lbm_sim_t *sim = NULL;
+  double *rows = NULL;
+  report_item_t *cells_table = NULL;
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -92,11 +164,16 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   int64_t cells = lbm_sim_cells(sim);
   if (rank == 0) {
     const patch_options_t *d = &so.domain;
-    printf("tessera run %s: %lldx%lldx%lld cells in %d blocks on %d rank(s), hs %s, %s, "
+    const lbm_plan_t *plan = lbm_sim_plan(sim);
+    int ngpu = 0;
+    for (int r = 0; r < size; ++r) ngpu += plan->procs[r].proc.hs == SIMULATION_HS_GPU;
+    char hs[64];
+    if (ngpu == 0 || ngpu == size) snprintf(hs, sizeof hs, "hs %s", ngpu ? "gpu" : "cpu");
+    else snprintf(hs, sizeof hs, "%d hs gpu + %d hs cpu", ngpu, size - ngpu);
+    printf("tessera run %s: %lldx%lldx%lld cells in %d blocks on %d rank(s), %s, %s, "
            "nu = %g\n",
            config, (long long)d->cells[0], (long long)d->cells[1], (long long)d->cells[2],
-           (int)patch_block_count(patch), size, simulation_hs_name(so.hardware.hs), lbm_fs(&lo),
-           lo.viscosity);
+           (int)patch_block_count(patch), size, hs, lbm_fs(&lo), lo.viscosity);
     fflush(stdout);
   }
   TSR_TRY(run_output(sim, &so, 0, err));
@@ -127,12 +204,25 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   double phase[3] = {tt.exchange, tt.boundary, tt.kernel}, phase_max[3];
   TSR_MPI(MPI_Reduce(phase, phase_max, 3, MPI_DOUBLE, MPI_MAX, 0, comm));
   if (rank == 0) {
+    rows = malloc((size_t)size * RUN_PHASES * sizeof *rows);
+    cells_table = malloc((size_t)size * RUN_COLUMNS * sizeof *cells_table);
+    if (!rows || !cells_table)
+      st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory for the report");
+  }
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  TSR_TRY(run_gather_phases(comm, sim, so.steps, rows, err));
+  if (rank == 0) {
+    const lbm_plan_t *plan = lbm_sim_plan(sim);
+    bool mixed = false;
+    for (int r = 1; r < size; ++r) mixed = mixed || plan->procs[r].proc.hs != plan->procs[0].proc.hs;
+    const char *hs_text = mixed ? "mixed" : simulation_hs_name(plan->procs[0].proc.hs);
+    run_fill_processes(sim, rows, cells_table);
     char path[SIMULATION_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/summary.json", so.output_folder);
     report_item_t items[] = {
         REPORT_TEXT_ITEM("config", config),
         REPORT_TEXT_ITEM("fs", lbm_fs(&lo)),
-        REPORT_TEXT_ITEM("hs", simulation_hs_name(so.hardware.hs)),
+        REPORT_TEXT_ITEM("hs", hs_text),
         REPORT_INT_ITEM("ranks", size),
         REPORT_INT_ITEM("blocks", patch_block_count(patch)),
         REPORT_INT_ITEM("cells", cells),
@@ -143,6 +233,9 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
         REPORT_REAL_ITEM("exchange_seconds_max", phase_max[0]),
         REPORT_REAL_ITEM("boundary_seconds_max", phase_max[1]),
         REPORT_REAL_ITEM("kernel_seconds_max", phase_max[2]),
+        REPORT_REAL_ITEM("predicted_imbalance", lbm_plan_imbalance(plan)),
+        REPORT_REAL_ITEM("predicted_step_s", plan->max_seconds),
+        REPORT_TABLE_ITEM("processes", cells_table, (size_t)size, RUN_COLUMNS),
     };
     st = report_write_json(path, items, sizeof items / sizeof items[0], err);
     printf("summary: %.2f MLUPS, %lld cells, %d blocks, %d rank(s), %lld steps in %.2f s; "
@@ -151,10 +244,13 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
            wall_max, mass, path);
     printf("time per phase (slowest rank): exchange %.2f s, boundary %.2f s, kernel %.2f s\n",
            phase_max[0], phase_max[1], phase_max[2]);
+    run_print_processes(sim, rows);
     fflush(stdout);
   }
   TSR_TRY(verdict_reduce(comm, st, 0, err));
 cleanup:
+  free(rows);
+  free(cells_table);
   lbm_sim_free(&sim);
   config_free(&doc);
   return app_report(comm, st, err);

@@ -78,11 +78,13 @@ int main(int argc, char **argv) {
     rc = app_bench(comm, argc - 1, argv + 1);
   } else if (strcmp(cmd, "run") == 0) {
     rc = app_run(comm, argc - 1, argv + 1);
+  } else if (strcmp(cmd, "plan") == 0) {
+    rc = app_plan(comm, argc - 1, argv + 1);
   } else if (strcmp(cmd, "exchange-demo") == 0) {
     rc = app_exchange_demo(comm, argc - 1, argv + 1);
   } else {
     if (rank == 0)
-      fprintf(stderr, "tessera: unknown command '%s'; commands are: run, bench, info, exchange-demo "
+      fprintf(stderr, "tessera: unknown command '%s'; commands are: run, plan, bench, info, exchange-demo "
               "(tessera --help)\n", cmd);
     rc = 2;
   }

@@ -29,22 +29,49 @@ cleanup:
   return st;
 }
 
-tsr_status report_write_json(const char *path, const report_item_t *items, size_t n,
-                             tsr_error_t *err) {
+/* The items as a new JSON object (tables nest: depth limits the recursion). */
+static tsr_status report_object(const char *path, const report_item_t *items, size_t n, int depth,
+                                json_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  json_t *obj = json_object();
-  char tmp[4096];
-  TSR_CHECK(obj, TSR_ERR_NOMEM, "out of memory writing %s", path);
+  json_t *obj = json_object(), *row = NULL;
+  TSR_CHECK(obj && depth < 4, TSR_ERR_NOMEM, "out of memory (or tables nested too deep) writing %s",
+            path);
   for (size_t i = 0; i < n; ++i) {
     json_t *v = NULL;
     switch (items[i].type) {
     case REPORT_REAL: v = json_real(items[i].real); break;
     case REPORT_INT: v = json_integer(items[i].integer); break;
     case REPORT_TEXT: v = json_string(items[i].text ? items[i].text : ""); break;
+    case REPORT_TABLE:
+      v = json_array();
+      for (size_t r = 0; v && r < items[i].nrows; ++r) {
+        st = report_object(path, items[i].rows + r * items[i].ncols, items[i].ncols, depth + 1,
+                           &row, err);
+        if (st != TSR_OK || json_array_append_new(v, row) != 0) {
+          json_decref(v);
+          v = NULL;
+        }
+        row = NULL;
+        if (st != TSR_OK) goto cleanup;
+      }
+      break;
     }
     TSR_CHECK(v && json_object_set_new(obj, items[i].key, v) == 0, TSR_ERR_INVALID,
               "%s: cannot store '%s' (not finite, or not UTF-8)", path, items[i].key);
   }
+  *out = obj;
+  obj = NULL;
+cleanup:
+  json_decref(obj);
+  return st;
+}
+
+tsr_status report_write_json(const char *path, const report_item_t *items, size_t n,
+                             tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  json_t *obj = NULL;
+  char tmp[4096];
+  TSR_TRY(report_object(path, items, n, 0, &obj, err));
   int m = snprintf(tmp, sizeof tmp, "%s.tmp", path);
   TSR_CHECK(m > 0 && (size_t)m < sizeof tmp, TSR_ERR_INVALID, "path too long: %.200s", path);
   TSR_CHECK(json_dump_file(obj, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0, TSR_ERR_IO,

@@ -1,6 +1,7 @@
 /* report: machine-readable run reports (summary.json) and the output folder.
  *
- * A report is a flat list of named values written as one JSON object, in list order. */
+ * A report is a list of named values written as one JSON object, in list order; a table
+ * value is an array of objects (one per row, e.g. per process). */
 #ifndef REPORT_H
 #define REPORT_H
 
@@ -9,19 +10,24 @@
 
 #include "tsr_error.h"
 
-typedef enum report_type { REPORT_REAL, REPORT_INT, REPORT_TEXT } report_type_t;
+typedef enum report_type { REPORT_REAL, REPORT_INT, REPORT_TEXT, REPORT_TABLE } report_type_t;
 
-typedef struct report_item {
+typedef struct report_item report_item_t;
+struct report_item {
   const char *key;
   report_type_t type;
   double real;
   int64_t integer;
   const char *text;
-} report_item_t;
+  const report_item_t *rows; /* REPORT_TABLE: nrows * ncols items, row after row */
+  size_t nrows, ncols;       /* written as an array of nrows objects */
+};
 
 #define REPORT_REAL_ITEM(k, v) ((report_item_t){.key = (k), .type = REPORT_REAL, .real = (v)})
 #define REPORT_INT_ITEM(k, v) ((report_item_t){.key = (k), .type = REPORT_INT, .integer = (v)})
 #define REPORT_TEXT_ITEM(k, v) ((report_item_t){.key = (k), .type = REPORT_TEXT, .text = (v)})
+#define REPORT_TABLE_ITEM(k, r, nr, nc) \
+  ((report_item_t){.key = (k), .type = REPORT_TABLE, .rows = (r), .nrows = (nr), .ncols = (nc)})
 
 /* Creates the folder and its parents where missing (like mkdir -p). */
 TSR_NODISCARD tsr_status report_make_folder(const char *path, tsr_error_t *err);

@@ -1,6 +1,7 @@
 #include "simulation.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,9 @@ simulation_options_t simulation_options_default(void) {
   o.progress_every = 100;
   o.hardware.hs = SIMULATION_HS_CPU;
   o.hardware.opencl = opencl_select_default();
+  o.hardware.balance = (simulation_balance_t){.throughput = {20.0, 440.0}, .calibrate = false,
+                                              .network_gbs = 10.0, .device_gbs = 12.0,
+                                              .latency_us = 2.0};
   return o;
 }
 
@@ -50,6 +54,9 @@ cleanup:
   return st;
 }
 
+/* Names used in file names and references: [A-Za-z0-9_-]+. */
+static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+
 /* Probes and slices: lists of named outputs. */
 
 static const char *const axis_names[] = {"x", "y", "z", NULL};
@@ -69,15 +76,84 @@ static tsr_status check_list_item(const char *list, const void *items, size_t st
   tsr_status st = TSR_OK;
   const char *base = items;
   const char *name = base + (size_t)i * stride + name_offset;
-  static const char allowed[] =
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
-  TSR_CHECK(name[0] != '\0' && strspn(name, allowed) == strlen(name), TSR_ERR_INVALID,
+  TSR_CHECK(name[0] != '\0' && strspn(name, name_chars) == strlen(name), TSR_ERR_INVALID,
             "output.%s[%d].name = \"%s\": allowed are letters, digits, _ and -", list, i, name);
   for (int q = 0; q < i; ++q)
     TSR_CHECK(strcmp(base + (size_t)q * stride + name_offset, name) != 0, TSR_ERR_INVALID,
               "output.%s[%d].name = \"%s\" is also the name of %s[%d]", list, i, name, list, q);
   TSR_CHECK(every >= 1, TSR_ERR_INVALID, "output.%s[%d].every = %lld: allowed are integers >= 1",
             list, i, (long long)every);
+cleanup:
+  return st;
+}
+
+static tsr_status simulation_hardware_validate(const simulation_hardware_t *h, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const simulation_balance_t *b = &h->balance;
+  for (int k = 0; k < 2; ++k)
+    TSR_CHECK(b->throughput[k] > 0 && isfinite(b->throughput[k]), TSR_ERR_INVALID,
+              "hardware.balance.throughput.%s = %g: allowed are MLUPS > 0",
+              simulation_hs_name((simulation_hs_t)k), b->throughput[k]);
+  TSR_CHECK(b->network_gbs > 0 && isfinite(b->network_gbs), TSR_ERR_INVALID,
+            "hardware.balance.network_gbs = %g: allowed are GB/s > 0", b->network_gbs);
+  TSR_CHECK(b->device_gbs > 0 && isfinite(b->device_gbs), TSR_ERR_INVALID,
+            "hardware.balance.device_gbs = %g: allowed are GB/s > 0", b->device_gbs);
+  TSR_CHECK(b->latency_us >= 0 && isfinite(b->latency_us), TSR_ERR_INVALID,
+            "hardware.balance.latency_us = %g: allowed are microseconds >= 0", b->latency_us);
+  TSR_CHECK(h->nconfigurations >= 0 && h->nconfigurations <= SIMULATION_MAX_CONFIGURATIONS,
+            TSR_ERR_INVALID, "hardware.configurations: %d configurations; at most %d are allowed",
+            h->nconfigurations, SIMULATION_MAX_CONFIGURATIONS);
+  TSR_CHECK(h->nnodes >= 0 && h->nnodes <= SIMULATION_MAX_NODE_RULES, TSR_ERR_INVALID,
+            "hardware.nodes: %d entries; at most %d are allowed", h->nnodes,
+            SIMULATION_MAX_NODE_RULES);
+  TSR_CHECK((h->nconfigurations > 0) == (h->nnodes > 0), TSR_ERR_INVALID,
+            "hardware: %s without %s: give both (configurations say what a node runs, nodes "
+            "which node names use which configuration)",
+            h->nnodes > 0 ? "nodes" : "configurations", h->nnodes > 0 ? "configurations" : "nodes");
+  for (int c = 0; c < h->nconfigurations; ++c) {
+    const simulation_node_config_t *nc = &h->configurations[c];
+    TSR_CHECK(nc->name[0] && strspn(nc->name, name_chars) == strlen(nc->name), TSR_ERR_INVALID,
+              "hardware.configurations[%d].name = \"%s\": allowed are letters, digits, _ and -",
+              c, nc->name);
+    for (int q = 0; q < c; ++q)
+      TSR_CHECK(strcmp(h->configurations[q].name, nc->name) != 0, TSR_ERR_INVALID,
+                "hardware.configurations[%d].name = \"%s\" is also the name of "
+                "configurations[%d]", c, nc->name, q);
+    TSR_CHECK(nc->nentries >= 1 && nc->nentries <= SIMULATION_MAX_ENTRIES, TSR_ERR_INVALID,
+              "hardware.configurations[%d].processes: %d entries; allowed are 1 to %d", c,
+              nc->nentries, SIMULATION_MAX_ENTRIES);
+    int64_t total = 0;
+    for (int e = 0; e < nc->nentries; ++e) {
+      const simulation_process_t *p = &nc->entries[e];
+      TSR_CHECK(p->hs == SIMULATION_HS_CPU || p->hs == SIMULATION_HS_GPU, TSR_ERR_INVALID,
+                "hardware.configurations[%d].processes[%d].hs = %d: allowed are cpu, gpu", c, e,
+                (int)p->hs);
+      TSR_CHECK(p->device >= -1 && p->device <= 1023 && (p->device < 0 || p->hs == SIMULATION_HS_GPU),
+                TSR_ERR_INVALID,
+                "hardware.configurations[%d].processes[%d].device = %d: allowed are 0..1023, "
+                "for hs gpu only", c, e, p->device);
+      TSR_CHECK(p->threads >= 0 && p->threads <= 4096 && (p->threads == 0 || p->hs == SIMULATION_HS_CPU),
+                TSR_ERR_INVALID,
+                "hardware.configurations[%d].processes[%d].threads = %d: allowed are 1..4096, "
+                "for hs cpu only", c, e, p->threads);
+      TSR_CHECK(p->mlups >= 0 && isfinite(p->mlups), TSR_ERR_INVALID,
+                "hardware.configurations[%d].processes[%d].mlups = %g: allowed are MLUPS > 0", c,
+                e, p->mlups);
+      TSR_CHECK(p->count >= 1 && p->count <= SIMULATION_MAX_NODE_PROCESSES, TSR_ERR_INVALID,
+                "hardware.configurations[%d].processes[%d].count = %d: allowed are 1..%d", c, e,
+                p->count, SIMULATION_MAX_NODE_PROCESSES);
+      total += p->count;
+    }
+    TSR_CHECK(total <= SIMULATION_MAX_NODE_PROCESSES, TSR_ERR_INVALID,
+              "hardware.configurations[%d] lists %lld processes; at most %d are allowed", c,
+              (long long)total, SIMULATION_MAX_NODE_PROCESSES);
+  }
+  for (int r = 0; r < h->nnodes; ++r) {
+    TSR_CHECK(h->nodes[r].match[0], TSR_ERR_INVALID, "hardware.nodes[%d].match is empty", r);
+    TSR_CHECK(h->nodes[r].configuration >= 0 && h->nodes[r].configuration < h->nconfigurations,
+              TSR_ERR_INVALID, "hardware.nodes[%d].configuration = %d: allowed are 0..%d", r,
+              h->nodes[r].configuration, h->nconfigurations - 1);
+  }
 cleanup:
   return st;
 }
@@ -117,6 +193,7 @@ tsr_status simulation_options_validate(const simulation_options_t *o, tsr_error_
               (long long)sl->position, axis_names[sl->axis],
               (long long)o->domain.cells[sl->axis] - 1);
   }
+  TSR_TRY(simulation_hardware_validate(&o->hardware, err));
   st = patch_options_validate(&o->domain, err);
   if (st != TSR_OK && err) {
     /* patch messages start with the option ("blocks[0] ..."): make it a key path */
@@ -148,6 +225,135 @@ static tsr_status read_list_item(config_node_t *item, char *name, size_t cap, in
   TSR_TRY(config_string(item, "name", true, name, cap, err));
   *every = 1;
   TSR_TRY(config_int(item, "every", false, 1, INT64_MAX, every, err));
+cleanup:
+  return st;
+}
+
+static const char *const hs_names[] = {"cpu", "gpu", NULL};
+
+/* hardware.configurations[c]: a name and its process entries. */
+static tsr_status read_configuration(config_t *cfg, config_node_t *item, int c,
+                                     simulation_node_config_t *nc, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  size_t n = 0;
+  TSR_TRY(config_string(item, "name", true, nc->name, sizeof nc->name, err));
+  TSR_TRY(config_list(item, "processes", &n, err));
+  if (n < 1 || n > SIMULATION_MAX_ENTRIES) {
+    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                       "%s: hardware.configurations[%d].processes: %zu entries; allowed are 1 "
+                       "to %d (an entry may stand for several processes with \"count\")",
+                       config_source(cfg), c, n, SIMULATION_MAX_ENTRIES);
+    goto cleanup;
+  }
+  for (size_t e = 0; e < n; ++e) {
+    config_node_t *p;
+    simulation_process_t *q = &nc->entries[e];
+    int hs = 0;
+    int64_t device = -1, threads = 0, count = 1;
+    double mlups = 0;
+    TSR_TRY(config_list_item(item, "processes", e, &p, err));
+    TSR_TRY(config_choice(p, "hs", true, hs_names, &hs, err));
+    TSR_TRY(config_int(p, "device", false, 0, 1023, &device, err));
+    TSR_TRY(config_int(p, "threads", false, 1, 4096, &threads, err));
+    TSR_TRY(config_real(p, "mlups", false, 1e-9, 1e12, &mlups, err));
+    TSR_TRY(config_int(p, "count", false, 1, SIMULATION_MAX_NODE_PROCESSES, &count, err));
+    if ((hs == SIMULATION_HS_CPU && device >= 0) || (hs == SIMULATION_HS_GPU && threads > 0)) {
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: hardware.configurations[%d].processes[%zu]: \"%s\" is for hs %s "
+                         "processes, and this one is hs %s", config_source(cfg), c, e,
+                         device >= 0 ? "device" : "threads", device >= 0 ? "gpu" : "cpu",
+                         hs_names[hs]);
+      goto cleanup;
+    }
+    *q = (simulation_process_t){.hs = (simulation_hs_t)hs, .device = (int)device,
+                                .threads = (int)threads, .mlups = mlups, .count = (int)count};
+  }
+  nc->nentries = (int)n;
+cleanup:
+  return st;
+}
+
+/* hardware.balance */
+static tsr_status read_balance(config_node_t *hw, simulation_balance_t *b, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  config_node_t *bal, *tp;
+  TSR_TRY(config_object(hw, "balance", false, &bal, err));
+  if (!bal) goto cleanup;
+  TSR_TRY(config_object(bal, "throughput", false, &tp, err));
+  for (int k = 0; tp && k < 2; ++k)
+    TSR_TRY(config_real(tp, hs_names[k], false, 1e-9, 1e12, &b->throughput[k], err));
+  TSR_TRY(config_bool(bal, "calibrate", false, &b->calibrate, err));
+  TSR_TRY(config_real(bal, "network_gbs", false, 1e-9, 1e9, &b->network_gbs, err));
+  TSR_TRY(config_real(bal, "device_gbs", false, 1e-9, 1e9, &b->device_gbs, err));
+  TSR_TRY(config_real(bal, "latency_us", false, 0, 1e9, &b->latency_us, err));
+cleanup:
+  return st;
+}
+
+static tsr_status read_hardware(config_t *cfg, config_node_t *root, simulation_hardware_t *h,
+                                tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  config_node_t *hw, *ocl;
+  size_t n = 0;
+  int hs = -1;
+  TSR_TRY(config_object(root, "hardware", false, &hw, err));
+  if (!hw) goto cleanup;
+  TSR_TRY(config_choice(hw, "hs", false, hs_names, &hs, err));
+  if (hs >= 0) h->hs = (simulation_hs_t)hs;
+  TSR_TRY(config_object(hw, "opencl", false, &ocl, err));
+  if (ocl) TSR_TRY(read_opencl(cfg, ocl, &h->opencl, err));
+  TSR_TRY(config_string(hw, "kernel_sources", false, h->kernel_sources, sizeof h->kernel_sources,
+                        err));
+  TSR_TRY(config_list(hw, "configurations", &n, err));
+  if (n > SIMULATION_MAX_CONFIGURATIONS) {
+    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                       "%s: hardware.configurations: %zu configurations; at most %d are allowed",
+                       config_source(cfg), n, SIMULATION_MAX_CONFIGURATIONS);
+    goto cleanup;
+  }
+  if (n > 0 && hs >= 0) {
+    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                       "%s: hardware: give hs (one for every process) or configurations (per "
+                       "process), not both", config_source(cfg));
+    goto cleanup;
+  }
+  for (size_t c = 0; c < n; ++c) {
+    config_node_t *item;
+    TSR_TRY(config_list_item(hw, "configurations", c, &item, err));
+    TSR_TRY(read_configuration(cfg, item, (int)c, &h->configurations[c], err));
+  }
+  h->nconfigurations = (int)n;
+  TSR_TRY(config_list(hw, "nodes", &n, err));
+  if (n > SIMULATION_MAX_NODE_RULES) {
+    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                       "%s: hardware.nodes: %zu entries; at most %d are allowed",
+                       config_source(cfg), n, SIMULATION_MAX_NODE_RULES);
+    goto cleanup;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    config_node_t *item;
+    char name[SIMULATION_NAME_MAX];
+    simulation_node_rule_t *rule = &h->nodes[i];
+    TSR_TRY(config_list_item(hw, "nodes", i, &item, err));
+    TSR_TRY(config_string(item, "match", true, rule->match, sizeof rule->match, err));
+    TSR_TRY(config_string(item, "configuration", true, name, sizeof name, err));
+    rule->configuration = -1;
+    for (int c = 0; c < h->nconfigurations; ++c)
+      if (strcmp(h->configurations[c].name, name) == 0) rule->configuration = c;
+    if (rule->configuration < 0) {
+      char known[512] = "";
+      for (int c = 0; c < h->nconfigurations; ++c)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", c ? ", " : "",
+                 h->configurations[c].name);
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: hardware.nodes[%zu].configuration = \"%s\": no configuration has "
+                         "that name; hardware.configurations has: %s", config_source(cfg), i,
+                         name, h->nconfigurations ? known : "none");
+      goto cleanup;
+    }
+  }
+  h->nnodes = (int)n;
+  TSR_TRY(read_balance(hw, &h->balance, err));
 cleanup:
   return st;
 }
@@ -191,18 +397,7 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
     }
     r.nslices = (int)n;
   }
-  config_node_t *hw, *ocl;
-  static const char *const hs_names[] = {"cpu", "gpu", NULL};
-  TSR_TRY(config_object(root, "hardware", false, &hw, err));
-  if (hw) {
-    int hs = (int)r.hardware.hs;
-    TSR_TRY(config_choice(hw, "hs", false, hs_names, &hs, err));
-    r.hardware.hs = (simulation_hs_t)hs;
-    TSR_TRY(config_object(hw, "opencl", false, &ocl, err));
-    if (ocl) TSR_TRY(read_opencl(cfg, ocl, &r.hardware.opencl, err));
-    TSR_TRY(config_string(hw, "kernel_sources", false, r.hardware.kernel_sources,
-                          sizeof r.hardware.kernel_sources, err));
-  }
+  TSR_TRY(read_hardware(cfg, root, &r.hardware, err));
   st = simulation_options_validate(&r, err);
   if (st != TSR_OK) {
     tsr_error_prefix(err, "%s", config_source(cfg));

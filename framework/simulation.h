@@ -25,14 +25,41 @@
  *       "device": 0,              device index within the platform, or
  *       "device_name": "H100"     a substring of the device's name (not both)
  *     },
- *     "kernel_sources": "dir"     OpenCL sources read from this folder instead of the
- *   }                             ones built in (kernel development)
+ *     "kernel_sources": "dir",    OpenCL sources read from this folder instead of the
+ *                                 ones built in (kernel development)
+ *     "configurations": [         node configurations (instead of "hs": per process)
+ *       { "name": "gpu_node",     [A-Za-z0-9_-]+, unique
+ *         "processes": [          the processes of such a node, in rank order on it
+ *           { "hs": "gpu",        cpu or gpu
+ *             "device": 0,        hs gpu: device index in the platform hardware.opencl
+ *                                 selects (default: hardware.opencl's device)
+ *             "threads": 8,       hs cpu: OpenMP threads (default: OMP_NUM_THREADS or
+ *                                 the node's processors shared out)
+ *             "mlups": 400,       throughput for balancing (default: balance.throughput)
+ *             "count": 1 }        this many processes alike (default 1)
+ *         ] }
+ *     ],
+ *     "nodes": [                  which node names use which configuration; the first
+ *       { "match": "gpu*",        entry whose fnmatch(3) pattern (an exact name, or with
+ *         "configuration": "gpu_node" }   * ? [...]) matches the node name wins
+ *     ],
+ *     "balance": {                weights of the static block -> rank assignment
+ *       "throughput": { "cpu": 20, "gpu": 440 },   MLUPS of one process of each hs
+ *       "calibrate": false,       true: every process measures its own kernel at start-up
+ *       "network_gbs": 10,        GB/s between processes
+ *       "device_gbs": 12,         GB/s between host and device (GPU processes)
+ *       "latency_us": 2           microseconds per message
+ *     }
+ *   }
+ * A process finds its node name with MPI_Get_processor_name, or TESSERA_NODE_NAME (see
+ * node.h); its place among the ranks with the same node name picks its entry.
  * Probe and slice names are [A-Za-z0-9_-]+, unique in their list; "every" is >= 1
  * (default 1).
  * Sweeps read their own sections (see lbm_options_read). */
 #ifndef SIMULATION_H
 #define SIMULATION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -44,7 +71,11 @@ enum {
   SIMULATION_PATH_MAX = 256,
   SIMULATION_MAX_PROBES = 16,
   SIMULATION_MAX_SLICES = 8,
-  SIMULATION_NAME_MAX = 64
+  SIMULATION_NAME_MAX = 64,
+  SIMULATION_MAX_CONFIGURATIONS = 16,
+  SIMULATION_MAX_ENTRIES = 16,    /* process entries per configuration */
+  SIMULATION_MAX_NODE_PROCESSES = 4096,
+  SIMULATION_MAX_NODE_RULES = 32
 };
 
 typedef struct simulation_probe {
@@ -62,10 +93,43 @@ typedef struct simulation_slice {
 
 typedef enum simulation_hs { SIMULATION_HS_CPU = 0, SIMULATION_HS_GPU = 1 } simulation_hs_t;
 
-typedef struct simulation_hardware {
+/* One entry of a node configuration: `count` processes alike. */
+typedef struct simulation_process {
   simulation_hs_t hs;
+  int device;    /* hs gpu: device index; -1: the one hardware.opencl selects */
+  int threads;   /* hs cpu: OpenMP threads; 0: the default */
+  double mlups;  /* throughput for balancing; 0: balance.throughput of its hs */
+  int count;     /* >= 1 */
+} simulation_process_t;
+
+typedef struct simulation_node_config {
+  char name[SIMULATION_NAME_MAX];
+  simulation_process_t entries[SIMULATION_MAX_ENTRIES];
+  int nentries;
+} simulation_node_config_t;
+
+typedef struct simulation_node_rule {
+  char match[SIMULATION_NAME_MAX * 2]; /* fnmatch(3) pattern of node names */
+  int configuration;                   /* index into configurations */
+} simulation_node_rule_t;
+
+typedef struct simulation_balance {
+  double throughput[2]; /* MLUPS of one process, by simulation_hs_t */
+  bool calibrate;       /* measure each process's own kernel at start-up instead */
+  double network_gbs;   /* between processes */
+  double device_gbs;    /* between host and device */
+  double latency_us;    /* per message */
+} simulation_balance_t;
+
+typedef struct simulation_hardware {
+  simulation_hs_t hs;   /* every process's hs, when there are no configurations */
   opencl_select_t opencl;
   char kernel_sources[SIMULATION_PATH_MAX]; /* "": the sources built in */
+  simulation_node_config_t configurations[SIMULATION_MAX_CONFIGURATIONS];
+  int nconfigurations;  /* 0: every process as hs and opencl say */
+  simulation_node_rule_t nodes[SIMULATION_MAX_NODE_RULES];
+  int nnodes;
+  simulation_balance_t balance;
 } simulation_hardware_t;
 
 /* "cpu" or "gpu": the hs selector name. */

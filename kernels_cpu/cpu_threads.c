@@ -9,7 +9,11 @@
 int cpu_threads_max(void) { return omp_get_max_threads(); }
 
 void cpu_threads_set(int n) {
-  if (n >= 1) omp_set_num_threads(n);
+  if (n < 1) return;
+  omp_set_num_threads(n);
+#if defined(__SSE__)
+  (void)cpu_threads_flush_denormals((_mm_getcsr() & 0x8040u) == 0x8040u);
+#endif
 }
 
 int cpu_threads_available(void) { return omp_get_num_procs(); }

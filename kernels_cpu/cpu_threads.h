@@ -5,7 +5,9 @@
 /* Threads an OpenMP parallel region of the CPU kernels uses (omp_get_max_threads). */
 int cpu_threads_max(void);
 
-/* Sets the team size for later parallel regions; n >= 1. */
+/* Sets the team size for later parallel regions; n >= 1. The threads of the new team get
+ * the calling thread's flush-to-zero mode (see below), so the mode stays the same on
+ * every thread. */
 void cpu_threads_set(int n);
 
 /* Turns flush-to-zero and denormals-are-zero on (or off) in every thread of the OpenMP

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "data.h"
+#include "cpu_threads.h"
 #include "lbm_gpu.h"
+#include "lbm_plan.h"
 #include "opencl.h"
 #include "node.h"
 #include "image.h"
@@ -16,6 +18,7 @@
 
 struct lbm_sim {
   MPI_Comm comm;
+  lbm_plan_t *plan;      /* the assignment and its prediction (the patch is taken out) */
   opencl_context_t *cl;  /* hs gpu: this process's device */
   lbm_gpu_env_t *gpu;
   patch_t *patch;
@@ -34,6 +37,7 @@ void lbm_sim_free(lbm_sim_t **sim) {
   timeloop_free(&s->loop);
   patch_free(&s->patch); /* GPU blocks release their buffers before the context goes */
   registry_free(&s->reg);
+  lbm_plan_free(&s->plan);
   lbm_gpu_env_free(&s->gpu);
   opencl_context_free(&s->cl);
   free(s->vtk_steps);
@@ -72,45 +76,116 @@ static void lbm_sim_local_bytes(const lbm_sim_t *s, bool gpu, uint64_t *host, ui
   *host += staging;
 }
 
+/* Calibration: this process's MLUPS on one block of the run's largest block size (at most
+ * LBM_CALIBRATE_CELLS cells, scaled down alike along each axis), periodic, without walls,
+ * on its own hardware, measured after two warm-up steps over at least 0.2 s (and 3
+ * steps). Every process calibrates at the same time, so processes sharing a node share
+ * its memory bandwidth as they will in the run. */
+enum { LBM_CALIBRATE_CELLS = 1 << 21 };
+
+static tsr_status lbm_sim_calibrate(const simulation_options_t *so, const lbm_options_t *lo,
+                                    const simulation_process_t *me, double *mlups,
+                                    tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  lbm_sim_t *cal = NULL;
+  simulation_options_t c = simulation_options_default();
+  lbm_options_t l = *lo;
+  double n = 1;
+  for (int a = 0; a < 3; ++a) {
+    int64_t size = (so->domain.cells[a] + so->domain.blocks[a] - 1) / so->domain.blocks[a];
+    c.domain.cells[a] = size;
+    c.domain.periodic[a] = true;
+    n *= (double)size;
+  }
+  double shrink = n > LBM_CALIBRATE_CELLS ? cbrt(LBM_CALIBRATE_CELLS / n) : 1.0;
+  for (int a = 0; a < 3; ++a) {
+    c.domain.cells[a] = (int64_t)((double)c.domain.cells[a] * shrink);
+    if (c.domain.cells[a] < 4) c.domain.cells[a] = 4;
+  }
+  c.hardware.hs = me->hs;
+  c.hardware.opencl = so->hardware.opencl;
+  if (me->device >= 0) {
+    c.hardware.opencl.device = me->device;
+    c.hardware.opencl.device_name[0] = '\0';
+  }
+  memcpy(c.hardware.kernel_sources, so->hardware.kernel_sources, sizeof c.hardware.kernel_sources);
+  l.geometry = geometry_default(); /* all periodic: no walls */
+  l.init = LBM_INIT_UNIFORM;
+  for (int a = 0; a < 3; ++a) l.init_velocity[a] = 0.0;
+  TSR_TRY(lbm_sim_create(MPI_COMM_SELF, &c, &l, &cal, err));
+  TSR_TRY(lbm_sim_step(cal, 2, err));
+  double t0 = MPI_Wtime(), t = 0;
+  int64_t steps = 0;
+  while (steps < 3 || t < 0.2) {
+    TSR_TRY(lbm_sim_step(cal, 1, err));
+    ++steps;
+    t = MPI_Wtime() - t0;
+  }
+  *mlups = (double)cal->cells * (double)steps / t / 1e6;
+cleanup:
+  if (st != TSR_OK) tsr_error_prefix(err, "calibrating (hardware.balance.calibrate)");
+  lbm_sim_free(&cal);
+  return st;
+}
+
+/* This process's OpenCL device: hardware.opencl, with its configuration's device. */
+static tsr_status lbm_sim_open_device(lbm_sim_t *s, const simulation_options_t *so,
+                                      const node_process_t *me, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  opencl_select_t sel = so->hardware.opencl;
+  if (me->proc.device >= 0) {
+    sel.device = me->proc.device;
+    sel.device_name[0] = '\0';
+  }
+  st = opencl_context_create(&sel, &s->cl, err);
+  if (st == TSR_OK) st = lbm_gpu_env_create(s->cl, so->hardware.kernel_sources, &s->gpu, err);
+  if (st != TSR_OK) {
+    if (me->configuration >= 0)
+      tsr_error_prefix(err, "node \"%s\", configuration \"%s\", process %d (hs gpu)", me->node,
+                       so->hardware.configurations[me->configuration].name, me->index);
+    else
+      tsr_error_prefix(err, "hardware.hs = gpu");
+  }
+  return st;
+}
+
 tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const lbm_options_t *lo,
                           lbm_sim_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   int rank, size;
   uint64_t fs = 0;
+  double *mlups = NULL;
+  node_process_t *procs = NULL;
   *out = NULL;
-  uint32_t *hs_of_rank = NULL, hs = 0;
-  const bool gpu = so->hardware.hs == SIMULATION_HS_GPU;
   lbm_sim_t *s = calloc(1, sizeof *s);
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  if (!s) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-  if (st == TSR_OK && gpu) {
-    /* every process of the run opens its device (the same selection everywhere) */
-    st = opencl_context_create(&so->hardware.opencl, &s->cl, err);
-    if (st == TSR_OK)
-      st = lbm_gpu_env_create(s->cl, so->hardware.kernel_sources, &s->gpu, err);
-    if (st != TSR_OK) tsr_error_prefix(err, "hardware.hs = gpu");
-  }
+  procs = calloc((size_t)size, sizeof *procs);
+  mlups = calloc((size_t)size, sizeof *mlups);
+  if (!s || !procs || !mlups)
+    st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  s->comm = comm;
+  s->opts = *lo;
+  /* which hardware this process runs on: its node's configuration */
+  TSR_TRY(node_resolve(comm, &so->hardware, procs, err));
+  const node_process_t *me = &procs[rank];
+  const bool gpu = me->proc.hs == SIMULATION_HS_GPU;
+  if (me->proc.threads > 0) cpu_threads_set(me->proc.threads);
+  if (gpu) st = lbm_sim_open_device(s, so, me, err);
   if (st == TSR_OK) st = registry_create(&s->reg, err);
-  if (st == TSR_OK)
-    st = selector_find(registry_selectors(s->reg), SELECTOR_HS,
-                       simulation_hs_name(so->hardware.hs), &hs, err);
-  if (st == TSR_OK) {
-    s->comm = comm;
-    s->opts = *lo;
-    hs_of_rank = malloc((size_t)size * sizeof *hs_of_rank);
-    if (!hs_of_rank) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-    for (int r = 0; hs_of_rank && r < size; ++r) hs_of_rank[r] = hs;
-  }
-  if (st == TSR_OK) {
-    patch_layout_t layout = {.nranks = size, .my_rank = rank, .hs_of_rank = hs_of_rank};
-    st = patch_create(&so->domain, &layout, &s->patch, err);
-  }
   if (st == TSR_OK) st = lbm_sweep_register(s->reg, &so->domain, lo, s->gpu, err);
-  if (st == TSR_OK) st = lbm_classify(s->patch, s->reg, lo, err);
   if (st == TSR_OK) st = registry_parse_fs(s->reg, lbm_fs(lo), &fs, err);
-  st = verdict_reduce(comm, st, 0, err);
-  if (st != TSR_OK) goto cleanup;
+  if (st == TSR_OK && so->hardware.balance.calibrate)
+    st = lbm_sim_calibrate(so, lo, &me->proc, &mlups[rank], err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  if (so->hardware.balance.calibrate)
+    TSR_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, mlups, 1, MPI_DOUBLE, comm));
+  /* which blocks it runs: every process plans the same assignment */
+  st = lbm_plan_create(so, lo, s->reg, procs, so->hardware.balance.calibrate ? mlups : NULL, size,
+                       rank, &s->plan, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  s->patch = lbm_plan_take_patch(s->plan);
   uint64_t host_bytes, device_bytes, largest;
   lbm_sim_local_bytes(s, gpu, &host_bytes, &device_bytes, &largest);
   if (gpu) { /* the device's limit first: it is the one a GPU run meets */
@@ -118,8 +193,8 @@ tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const l
     snprintf(what, sizeof what, "the %d LBM block(s) of rank %d (PDFs, messages, moments)",
              (int)patch_local_count(s->patch), rank);
     st = opencl_check_memory(s->cl, device_bytes, largest, what, err);
-    TSR_TRY(verdict_reduce(comm, st, 0, err));
   }
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
   TSR_TRY(node_check_memory(comm, host_bytes, "the PDFs of the LBM blocks", err));
   TSR_TRY(data_allocate(comm, s->reg, s->patch, LBM_PDF, fs, &s->pdf_id, err));
   st = timeloop_create(s->patch, s->reg, fs, comm, &s->loop, err);
@@ -131,16 +206,13 @@ tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const l
   /* the step ends when every block's work is done (GPU blocks: their queue is empty) */
   TSR_TRY(timeloop_add_sweep(s->loop, &(timeloop_sweep_t){.name = "wait", .kernel = LBM_WAIT},
                              err));
-  uint32_t solid;
-  TSR_TRY(selector_find(registry_selectors(s->reg), SELECTOR_BS, "solid", &solid, err));
-  for (int32_t id = 0; id < patch_block_count(s->patch); ++id) {
-    const block_info_t *b = patch_block(s->patch, id);
-    if (b->bs != solid) s->cells += (int64_t)b->size[0] * b->size[1] * b->size[2];
-  }
+  for (int32_t id = 0; id < patch_block_count(s->patch); ++id)
+    s->cells += (int64_t)s->plan->block_cells[id];
   *out = s;
   s = NULL;
 cleanup:
-  free(hs_of_rank);
+  free(procs);
+  free(mlups);
   lbm_sim_free(&s);
   return st;
 }
@@ -470,3 +542,4 @@ cleanup:
 patch_t *lbm_sim_patch(const lbm_sim_t *sim) { return sim->patch; }
 timeloop_timing_t lbm_sim_timing(const lbm_sim_t *sim) { return timeloop_timing(sim->loop); }
 int64_t lbm_sim_cells(const lbm_sim_t *sim) { return sim->cells; }
+const lbm_plan_t *lbm_sim_plan(const lbm_sim_t *sim) { return sim->plan; }

@@ -1,6 +1,9 @@
 /* lbm_sim: one LBM simulation assembled from its parts — patch and block assignment,
  * registry with the LBM sweep, block classification, PDF data, and the time loop
  * (exchange "lbm.pdf", boundary "lbm.boundary", kernel "lbm.stream_collide").
+ * Every process runs on the hardware its node configuration gives it (node_resolve: hs,
+ * OpenCL device, OpenMP threads) and gets the blocks lbm_plan assigns it; with
+ * hardware.balance.calibrate, every process first measures its own kernel.
  * Shared by `tessera run` and the validation tests. All functions are collective. */
 #ifndef LBM_SIM_H
 #define LBM_SIM_H
@@ -9,6 +12,7 @@
 #include <stdint.h>
 
 #include "lbm.h"
+#include "lbm_plan.h"
 #include "patch.h"
 #include "registry.h"
 #include "simulation.h"
@@ -63,5 +67,8 @@ patch_t *lbm_sim_patch(const lbm_sim_t *sim);
 timeloop_timing_t lbm_sim_timing(const lbm_sim_t *sim);
 /* Cells updated per step on all ranks (interior cells of every block that is not solid). */
 int64_t lbm_sim_cells(const lbm_sim_t *sim);
+/* The assignment of blocks to processes, each process's hardware and its predicted time
+ * per step (the patch itself is lbm_sim_patch). */
+const lbm_plan_t *lbm_sim_plan(const lbm_sim_t *sim);
 
 #endif

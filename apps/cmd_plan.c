@@ -1,0 +1,221 @@
+/* tessera plan CONFIG --ranks N [--nodes LIST] [--json FILE]: the block -> rank assignment a
+ * run of CONFIG on N processes would use, and its prediction, without starting those
+ * processes or allocating simulation data. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "config.h"
+#include "lbm.h"
+#include "lbm_plan.h"
+#include "node.h"
+#include "registry.h"
+#include "report.h"
+#include "simulation.h"
+#include "verdict.h"
+
+static const char plan_usage[] =
+    "usage: tessera plan CONFIG [--ranks N] [--nodes LIST] [--json FILE]\n"
+    "  LIST: the node of every rank in rank order, e.g. \"gpu[1-4],cpu[01-60]:2\" (a name may\n"
+    "  hold one range; \":n\" ranks on each, default: the processes its configuration lists)\n";
+
+/* BlockIDs of rank r as ranges "0-5,9,12-14" (text grows as needed; *text freed by caller). */
+static tsr_status plan_block_ranges(const patch_t *patch, int r, char **text, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  size_t cap = 64, len = 0;
+  char *s = malloc(cap);
+  TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory listing blocks");
+  s[0] = '\0';
+  int32_t n = patch_block_count(patch);
+  for (int32_t id = 0; id < n; ++id) {
+    if (patch_block(patch, id)->rank != r) continue;
+    int32_t last = id;
+    while (last + 1 < n && patch_block(patch, last + 1)->rank == r) ++last;
+    char item[32];
+    int m = last > id ? snprintf(item, sizeof item, "%s%d-%d", len ? "," : "", (int)id, (int)last)
+                      : snprintf(item, sizeof item, "%s%d", len ? "," : "", (int)id);
+    if (len + (size_t)m + 1 > cap) {
+      cap = 2 * (len + (size_t)m + 1);
+      char *grown = realloc(s, cap);
+      TSR_CHECK(grown, TSR_ERR_NOMEM, "out of memory listing blocks");
+      s = grown;
+    }
+    memcpy(s + len, item, (size_t)m + 1);
+    len += (size_t)m;
+    id = last;
+  }
+  *text = s;
+  s = NULL;
+cleanup:
+  free(s);
+  return st;
+}
+
+/* The device or threads of a process, for the table. */
+static void plan_where(const node_process_t *q, char *out, size_t cap) {
+  if (q->proc.hs == SIMULATION_HS_GPU)
+    q->proc.device >= 0 ? snprintf(out, cap, "device %d", q->proc.device)
+                        : snprintf(out, cap, "device default");
+  else
+    q->proc.threads > 0 ? snprintf(out, cap, "%d threads", q->proc.threads)
+                        : snprintf(out, cap, "threads default");
+}
+
+enum { PLAN_COLUMNS = 13 };
+
+static tsr_status plan_report(const char *config, const char *json, const lbm_plan_t *plan,
+                              double seconds, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const patch_t *patch = plan->patch;
+  int n = plan->nranks;
+  char **ranges = calloc((size_t)n, sizeof *ranges);
+  char (*where)[32] = calloc((size_t)n, sizeof *where);
+  report_item_t *rows = calloc((size_t)n * PLAN_COLUMNS, sizeof *rows);
+  TSR_CHECK(ranges && where && rows, TSR_ERR_NOMEM, "out of memory for the plan of %d ranks", n);
+  double cells = 0;
+  for (int r = 0; r < n; ++r) cells += plan->cost[r].cells;
+  printf("tessera plan %s: %d blocks on %d ranks\n", config, (int)patch_block_count(patch), n);
+  printf("%6s %-16s %-3s %-16s %9s %7s %12s %10s %10s %10s  %s\n", "rank", "node", "hs", "where",
+         "MLUPS", "blocks", "cells", "compute", "comm", "total", "BlockIDs");
+  for (int r = 0; r < n; ++r) {
+    const balance_cost_t *c = &plan->cost[r];
+    const node_process_t *q = &plan->procs[r];
+    TSR_TRY(plan_block_ranges(patch, r, &ranges[r], err));
+    plan_where(q, where[r], sizeof where[r]);
+    printf("%6d %-16s %-3s %-16s %9.1f %7d %12.0f %8.3fms %8.3fms %8.3fms  %s\n", r, q->node,
+           simulation_hs_name(q->proc.hs), where[r], plan->mlups[r], (int)c->blocks, c->cells,
+           1e3 * c->compute, 1e3 * c->comm, 1e3 * (c->compute + c->comm), ranges[r]);
+    report_item_t *row = &rows[(size_t)r * PLAN_COLUMNS];
+    int k = 0;
+    row[k++] = REPORT_INT_ITEM("rank", r);
+    row[k++] = REPORT_TEXT_ITEM("node", q->node);
+    row[k++] = REPORT_TEXT_ITEM("hs", simulation_hs_name(q->proc.hs));
+    row[k++] = REPORT_INT_ITEM("device", q->proc.device);
+    row[k++] = REPORT_INT_ITEM("threads", q->proc.threads);
+    row[k++] = REPORT_REAL_ITEM("mlups_weight", plan->mlups[r]);
+    row[k++] = REPORT_INT_ITEM("blocks", c->blocks);
+    row[k++] = REPORT_INT_ITEM("cells", (int64_t)c->cells);
+    row[k++] = REPORT_REAL_ITEM("predicted_compute_s", c->compute);
+    row[k++] = REPORT_REAL_ITEM("predicted_comm_s", c->comm);
+    row[k++] = REPORT_REAL_ITEM("predicted_s", c->compute + c->comm);
+    row[k++] = REPORT_INT_ITEM("messages", c->messages);
+    row[k++] = REPORT_TEXT_ITEM("block_ids", ranges[r]);
+  }
+  double mlups = plan->max_seconds > 0 ? cells / plan->max_seconds / 1e6 : 0.0;
+  double ratio = plan->best_compute > 0 ? plan->max_seconds / plan->best_compute : 0.0;
+  printf("predicted: %.3f ms per step (slowest rank), mean %.3f ms, imbalance %.1f%%, %.1f MLUPS\n",
+         1e3 * plan->max_seconds, 1e3 * plan->mean_seconds, 100.0 * lbm_plan_imbalance(plan), mlups);
+  printf("best the block granularity allows: %.3f ms of compute per step; this plan's slowest "
+         "rank takes %.3f times that (communication included)\n",
+         1e3 * plan->best_compute, ratio);
+  printf("planned in %.3f s\n", seconds);
+  if (json) {
+    report_item_t items[] = {
+        REPORT_TEXT_ITEM("config", config),
+        REPORT_INT_ITEM("ranks", n),
+        REPORT_INT_ITEM("blocks", patch_block_count(patch)),
+        REPORT_INT_ITEM("cells", (int64_t)cells),
+        REPORT_REAL_ITEM("predicted_step_s", plan->max_seconds),
+        REPORT_REAL_ITEM("predicted_mean_s", plan->mean_seconds),
+        REPORT_REAL_ITEM("predicted_imbalance", lbm_plan_imbalance(plan)),
+        REPORT_REAL_ITEM("predicted_mlups", mlups),
+        REPORT_REAL_ITEM("best_compute_s", plan->best_compute),
+        REPORT_REAL_ITEM("step_over_best", ratio),
+        REPORT_REAL_ITEM("plan_seconds", seconds),
+        REPORT_TABLE_ITEM("processes", rows, (size_t)n, PLAN_COLUMNS),
+    };
+    TSR_TRY(report_write_json(json, items, sizeof items / sizeof items[0], err));
+    printf("written to %s\n", json);
+  }
+cleanup:
+  for (int r = 0; ranges && r < n; ++r) free(ranges[r]);
+  free(ranges);
+  free(where);
+  free(rows);
+  return st;
+}
+
+/* Rank 0's work: the processes, the registry, the plan, the report. */
+static tsr_status plan_make(config_t *doc, const char *config, long ranks, const char *nodes,
+                            const char *json, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  simulation_options_t so;
+  lbm_options_t lo;
+  char **names = NULL;
+  int n = 0;
+  node_process_t *procs = NULL;
+  registry_t *reg = NULL;
+  lbm_plan_t *plan = NULL;
+  double t0 = MPI_Wtime();
+  TSR_TRY(simulation_options_read(doc, &so, err));
+  TSR_TRY(lbm_options_read(doc, &so.domain, &lo, err));
+  TSR_TRY(config_check_unknown(doc, err));
+  if (nodes) {
+    TSR_TRY(node_list_expand(&so.hardware, nodes, 1 << 20, &names, &n, err));
+    TSR_CHECK(ranks < 0 || ranks == n, TSR_ERR_INVALID,
+              "--ranks %ld, and --nodes \"%s\" places %d ranks; give one, or make them agree",
+              ranks, nodes, n);
+  } else {
+    char here[NODE_NAME_MAX];
+    TSR_CHECK(ranks >= 1 && ranks <= (1 << 20), TSR_ERR_INVALID,
+              "--ranks: give the number of processes, 1..%d (or --nodes)", 1 << 20);
+    TSR_TRY(node_name(here, sizeof here, err));
+    n = (int)ranks;
+    names = calloc((size_t)n, sizeof *names);
+    TSR_CHECK(names, TSR_ERR_NOMEM, "out of memory for %d ranks", n);
+    for (int r = 0; r < n; ++r) {
+      names[r] = malloc(strlen(here) + 1);
+      TSR_CHECK(names[r], TSR_ERR_NOMEM, "out of memory for %d ranks", n);
+      memcpy(names[r], here, strlen(here) + 1);
+    }
+  }
+  procs = malloc((size_t)n * sizeof *procs);
+  TSR_CHECK(procs, TSR_ERR_NOMEM, "out of memory for %d ranks", n);
+  TSR_TRY(node_assign(&so.hardware, (const char *const *)names, n, procs, err));
+  TSR_TRY(registry_create(&reg, err));
+  TSR_TRY(lbm_sweep_register(reg, &so.domain, &lo, NULL, err));
+  TSR_TRY(lbm_plan_create(&so, &lo, reg, procs, NULL, n, 0, &plan, err));
+  if (so.hardware.balance.calibrate)
+    printf("note: hardware.balance.calibrate is on: a run measures each process's throughput "
+           "at start-up; this plan uses the configured throughput\n");
+  TSR_TRY(plan_report(config, json, plan, MPI_Wtime() - t0, err));
+cleanup:
+  lbm_plan_free(&plan);
+  registry_free(&reg);
+  free(procs);
+  node_names_free(names, n);
+  return st;
+}
+
+int app_plan(MPI_Comm comm, int argc, char **argv) {
+  tsr_status st = TSR_OK;
+  tsr_error_t e, *err = &e;
+  tsr_error_clear(err);
+  config_t *doc = NULL;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const char *config = NULL, *nodes = NULL, *json = NULL;
+  long ranks = -1;
+  bool bad = false;
+  for (int i = 1; i < argc && !bad; ++i) {
+    if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
+      char *end = NULL;
+      ranks = strtol(argv[++i], &end, 10);
+      bad = !end || *end || ranks < 1;
+    } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) nodes = argv[++i];
+    else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+    else if (argv[i][0] != '-' && !config) config = argv[i];
+    else bad = true;
+  }
+  if (bad || !config || (ranks < 0 && !nodes)) {
+    if (rank == 0) fputs(plan_usage, stderr);
+    return 2;
+  }
+  TSR_TRY(config_load(comm, config, &doc, err));
+  if (rank == 0) st = plan_make(doc, config, ranks, nodes, json, err);
+  st = verdict_reduce(comm, st, 0, err);
+cleanup:
+  config_free(&doc);
+  return app_report(comm, st, err);
+}

@@ -1,0 +1,147 @@
+#include "lbm_plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "direction.h"
+
+void lbm_plan_free(lbm_plan_t **plan) {
+  if (!plan || !*plan) return;
+  lbm_plan_t *p = *plan;
+  patch_free(&p->patch);
+  free(p->procs);
+  free(p->mlups);
+  free(p->cell_seconds);
+  free(p->byte_seconds);
+  free(p->block_cells);
+  free(p->link_bytes);
+  free(p->cost);
+  free(p);
+  *plan = NULL;
+}
+
+patch_t *lbm_plan_take_patch(lbm_plan_t *plan) {
+  patch_t *p = plan->patch;
+  plan->patch = NULL;
+  return p;
+}
+
+double lbm_plan_imbalance(const lbm_plan_t *plan) {
+  return plan->mean_seconds > 0 ? plan->max_seconds / plan->mean_seconds - 1.0 : 0.0;
+}
+
+/* Work and link bytes of every block, from a classified patch: a block sends in
+ * direction d what its extraction item says, unless its neighbour takes nothing there
+ * (a solid block). Sizes do not depend on the hardware (one message layout). */
+static tsr_status lbm_plan_weights(lbm_plan_t *p, const patch_t *patch, registry_t *reg,
+                                   uint64_t fs, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  uint32_t cpu, solid;
+  TSR_TRY(selector_find(registry_selectors(reg), SELECTOR_HS, "cpu", &cpu, err));
+  TSR_TRY(selector_find(registry_selectors(reg), SELECTOR_BS, "solid", &solid, err));
+  for (int32_t id = 0; id < patch_block_count(patch); ++id) {
+    const block_info_t *b = patch_block(patch, id);
+    p->block_cells[id] =
+        b->bs == solid ? 0.0 : (double)b->size[0] * (double)b->size[1] * (double)b->size[2];
+    const registry_item_t *ext;
+    registry_request_t req = {.fs = fs, .hs = cpu, .bs = b->bs};
+    TSR_TRY(registry_lookup(reg, REGISTRY_KIND_EXTRACTION, LBM_PDF, &req, &ext, err));
+    for (int d = 0; d < DIRECTION_COUNT; ++d) {
+      int32_t nid = patch_neighbor(patch, id, d);
+      double bytes = 0;
+      if (nid >= 0 && nid != id) {
+        const block_info_t *n = patch_block(patch, nid);
+        const registry_item_t *ins;
+        registry_request_t nreq = {.fs = fs, .hs = cpu, .bs = n->bs};
+        TSR_TRY(registry_lookup(reg, REGISTRY_KIND_INSERTION, LBM_PDF, &nreq, &ins, err));
+        if (ins->size(n, direction_inverse(d), ins->ctx) > 0)
+          bytes = (double)ext->size(b, d, ext->ctx);
+      }
+      p->link_bytes[(size_t)id * DIRECTION_COUNT + (size_t)d] = bytes;
+    }
+  }
+cleanup:
+  return st;
+}
+
+tsr_status lbm_plan_create(const simulation_options_t *so, const lbm_options_t *lo, registry_t *reg,
+                           const node_process_t *procs, const double *mlups, int nranks,
+                           int my_rank, lbm_plan_t **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  patch_t *probe = NULL;
+  uint32_t *hs_of_rank = NULL;
+  uint64_t fs = 0;
+  *out = NULL;
+  lbm_plan_t *p = calloc(1, sizeof *p);
+  TSR_CHECK(p, TSR_ERR_NOMEM, "out of memory planning the run");
+  TSR_CHECK(nranks >= 1 && my_rank >= 0 && my_rank < nranks, TSR_ERR_INVALID,
+            "cannot plan rank %d of %d", my_rank, nranks);
+  int64_t nb = (int64_t)so->domain.blocks[0] * so->domain.blocks[1] * so->domain.blocks[2];
+  p->nranks = nranks;
+  p->procs = malloc((size_t)nranks * sizeof *p->procs);
+  p->mlups = malloc((size_t)nranks * sizeof *p->mlups);
+  p->cell_seconds = malloc((size_t)nranks * sizeof *p->cell_seconds);
+  p->byte_seconds = malloc((size_t)nranks * sizeof *p->byte_seconds);
+  p->cost = calloc((size_t)nranks, sizeof *p->cost);
+  p->block_cells = malloc((size_t)nb * sizeof *p->block_cells);
+  p->link_bytes = malloc((size_t)nb * DIRECTION_COUNT * sizeof *p->link_bytes);
+  hs_of_rank = malloc((size_t)nranks * sizeof *hs_of_rank);
+  TSR_CHECK(p->procs && p->mlups && p->cell_seconds && p->byte_seconds && p->cost &&
+                p->block_cells && p->link_bytes && hs_of_rank,
+            TSR_ERR_NOMEM, "out of memory planning %d processes and %lld blocks", nranks,
+            (long long)nb);
+  memcpy(p->procs, procs, (size_t)nranks * sizeof *procs);
+
+  /* the weights of the processes */
+  const simulation_balance_t *bal = &so->hardware.balance;
+  for (int r = 0; r < nranks; ++r) {
+    const simulation_process_t *q = &procs[r].proc;
+    double m = mlups ? mlups[r] : q->mlups > 0 ? q->mlups : bal->throughput[q->hs];
+    TSR_CHECK(m > 0 && isfinite(m), TSR_ERR_INVALID,
+              "rank %d (node \"%s\"): throughput %g MLUPS; it must be > 0", r, procs[r].node, m);
+    p->mlups[r] = m;
+    p->cell_seconds[r] = 1.0 / (m * 1e6);
+    p->byte_seconds[r] = 1.0 / (bal->network_gbs * 1e9) +
+                         (q->hs == SIMULATION_HS_GPU ? 1.0 / (bal->device_gbs * 1e9) : 0.0);
+    TSR_TRY(selector_intern(registry_selectors(reg), SELECTOR_HS, simulation_hs_name(q->hs),
+                            &hs_of_rank[r], err));
+  }
+
+  /* the weights of the blocks, from the geometry */
+  TSR_TRY(registry_parse_fs(reg, lbm_fs(lo), &fs, err));
+  patch_layout_t even = {.nranks = nranks, .my_rank = my_rank};
+  TSR_TRY(patch_create(&so->domain, &even, &probe, err));
+  TSR_TRY(lbm_classify(probe, reg, lo, err));
+  TSR_TRY(lbm_plan_weights(p, probe, reg, fs, err));
+  p->model = (balance_model_t){.nranks = nranks, .cell_seconds = p->cell_seconds,
+                               .byte_seconds = p->byte_seconds,
+                               .message_seconds = bal->latency_us * 1e-6,
+                               .block_cells = p->block_cells, .link_bytes = p->link_bytes};
+
+  /* the assignment and its prediction */
+  patch_layout_t layout = {.nranks = nranks, .my_rank = my_rank, .hs_of_rank = hs_of_rank,
+                           .assign = balance_weighted, .assign_ctx = &p->model};
+  TSR_TRY(patch_create(&so->domain, &layout, &p->patch, err));
+  for (int32_t id = 0; id < (int32_t)nb; ++id) /* the classes found above */
+    TSR_TRY(patch_set_bs(p->patch, id, patch_block(probe, id)->bs, err));
+  int *rank_of_block = malloc((size_t)nb * sizeof *rank_of_block);
+  TSR_CHECK(rank_of_block, TSR_ERR_NOMEM, "out of memory planning %lld blocks", (long long)nb);
+  for (int32_t id = 0; id < (int32_t)nb; ++id) rank_of_block[id] = patch_block(p->patch, id)->rank;
+  st = balance_predict(p->patch, &p->model, rank_of_block, p->cost, err);
+  free(rank_of_block);
+  TSR_TRY(st);
+  for (int r = 0; r < nranks; ++r) {
+    double t = p->cost[r].compute + p->cost[r].comm;
+    if (t > p->max_seconds) p->max_seconds = t;
+    p->mean_seconds += t / nranks;
+  }
+  p->best_compute = balance_best_compute(p->patch, &p->model);
+  *out = p;
+  p = NULL;
+cleanup:
+  patch_free(&probe);
+  free(hs_of_rank);
+  lbm_plan_free(&p);
+  return st;
+}

@@ -1,0 +1,163 @@
+/* Heterogeneous runs: one GPU process (the first OpenCL device: PoCL in CI) beside one or
+ * two CPU processes in one simulation equals the CPU-only run bitwise.
+ *
+ * The processes get their hardware from a node configuration (every node name matches
+ * "*": rank 0 is hs gpu, the others hs cpu) and their blocks from the weighted
+ * assignment; the GPU process is given three times the CPU throughput, so it holds
+ * more blocks than each CPU process (checked: the block counts are uneven). CPU and GPU
+ * blocks that are neighbours exchange their ghost layers through MPI in the common
+ * message layout. Cases: the lid-driven cavity (TRT, moving wall; 3x3x3 blocks of
+ * uneven sizes) and a periodic, force-driven Taylor-Green flow (SRT; 4x2x2 blocks), in
+ * DP and SP, 1000 steps. Bitwise: see test_lbm_gpu.c (same collision text on both
+ * sides, no FMA contraction, same order); the largest relative difference is printed
+ * and held to the GPU issue's tolerances too (1e-12 DP, 1e-5 SP). Needs 2 or 3 ranks;
+ * skipped (exit 77) where no OpenCL device exists. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "lbm_case.h"
+#include "mpi_test.h"
+
+enum { STEPS = 1000 };
+
+/* Rank 0 on the GPU at 3x the CPU processes' throughput, the others on the CPU. */
+static void hetero_hardware(simulation_hardware_t *hw, int nranks) {
+  hw->nconfigurations = 1;
+  simulation_node_config_t *nc = &hw->configurations[0];
+  snprintf(nc->name, sizeof nc->name, "mixed");
+  nc->entries[0] = (simulation_process_t){.hs = SIMULATION_HS_GPU, .device = -1, .mlups = 3, .count = 1};
+  nc->entries[1] = (simulation_process_t){.hs = SIMULATION_HS_CPU, .device = -1, .threads = 1,
+                                          .mlups = 1, .count = nranks - 1};
+  nc->nentries = 2;
+  hw->nnodes = 1;
+  snprintf(hw->nodes[0].match, sizeof hw->nodes[0].match, "*");
+  hw->nodes[0].configuration = 0;
+  /* blocks this small cost less to compute than to send: make communication free in the
+     weights, so that the split follows the throughputs */
+  hw->balance.network_gbs = hw->balance.device_gbs = 1e6;
+  hw->balance.latency_us = 0;
+}
+
+typedef enum { CASE_CAVITY, CASE_PERIODIC } case_kind_t;
+static const char *const case_names[] = {"cavity", "periodic taylor-green + force"};
+
+static void case_setup(case_kind_t kind, lbm_precision_t prec, simulation_options_t *so,
+                       lbm_options_t *lo) {
+  *lo = lbm_options_default();
+  lo->precision = prec;
+  lo->viscosity = 0.02;
+  if (kind == CASE_CAVITY) {
+    *so = lbm_case_domain(16, 16, 16, 3, 3, 3, false, false, false);
+    lo->collision = LBM_TRT;
+    lo->geometry.walls[GEOMETRY_YP].kind = GEOMETRY_WALL_MOVING;
+    lo->geometry.walls[GEOMETRY_YP].velocity[0] = 0.08;
+  } else {
+    *so = lbm_case_domain(16, 16, 8, 4, 2, 2, true, true, true);
+    lo->collision = LBM_SRT;
+    lo->init = LBM_INIT_TAYLOR_GREEN;
+    lo->init_velocity[0] = 0.05;
+    lo->force[2] = 2e-5;
+  }
+}
+
+/* The heterogeneous assignment: hs per rank as configured, every process has blocks and
+ * the GPU process more than each CPU process. */
+static void check_assignment(const simulation_options_t *so, const lbm_options_t *lo) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  tsr_error_t err;
+  lbm_sim_t *sim = NULL;
+  if (lbm_sim_create(MPI_COMM_WORLD, so, lo, &sim, &err) != TSR_OK)
+    fail_msg("heterogeneous setup: %s", err.text);
+  const lbm_plan_t *plan = lbm_sim_plan(sim);
+  const patch_t *patch = lbm_sim_patch(sim);
+  int ok = plan->nranks == size;
+  for (int r = 0; ok && r < size; ++r) {
+    ok = plan->procs[r].proc.hs == (r == 0 ? SIMULATION_HS_GPU : SIMULATION_HS_CPU);
+    ok = ok && patch_rank_block_count(patch, r) >= 1;
+    if (r > 0) ok = ok && patch_rank_block_count(patch, 0) > patch_rank_block_count(patch, r);
+  }
+  /* the hs of every block is its owner's */
+  for (int32_t id = 0; ok && id < patch_block_count(patch); ++id) {
+    const block_info_t *b = patch_block(patch, id);
+    const block_info_t *first = patch_block(patch, 0);
+    ok = (b->rank == first->rank) == (b->hs == first->hs);
+  }
+  if (rank == 0) {
+    printf("assignment on %d processes:", size);
+    for (int r = 0; r < size; ++r)
+      printf(" rank %d (%s) %d blocks;", r, simulation_hs_name(plan->procs[r].proc.hs),
+             (int)patch_rank_block_count(patch, r));
+    printf("\n");
+  }
+  lbm_sim_free(&sim);
+  assert_true(ok);
+}
+
+static void check(case_kind_t kind, lbm_precision_t prec) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  simulation_options_t so;
+  lbm_options_t lo;
+  case_setup(kind, prec, &so, &lo);
+  lbm_case_result_t cpu = lbm_case_run(MPI_COMM_WORLD, &so, &lo, STEPS);
+  if (cpu.st != TSR_OK) fail_msg("CPU only: %s", cpu.err.text);
+  hetero_hardware(&so.hardware, size);
+  check_assignment(&so, &lo);
+  lbm_case_result_t mix = lbm_case_run(MPI_COMM_WORLD, &so, &lo, STEPS);
+  if (mix.st != TSR_OK) fail_msg("1 GPU + %d CPU: %s", size - 1, mix.err.text);
+  int ok = 1;
+  if (rank == 0) {
+    size_t n = (size_t)(so.domain.cells[0] * so.domain.cells[1] * so.domain.cells[2]);
+    double worst = 0, umax = 0;
+    size_t unequal = 0;
+    for (size_t k = 0; k < 4 * n; ++k) {
+      double a = k < n ? cpu.rho[k] : cpu.u[k - n], b = k < n ? mix.rho[k] : mix.u[k - n];
+      double scale = k < n ? fabs(a) : 0.1; /* velocities relative to the flow's scale */
+      double rel = fabs(a - b) / scale;
+      if (!(rel <= worst)) worst = rel; /* NaN sticks */
+      if (memcmp(&a, &b, sizeof a) != 0) ++unequal;
+      if (k >= n && fabs(a) > umax) umax = fabs(a);
+    }
+    double tol = prec == LBM_DP ? 1e-12 : 1e-5;
+    printf("%s, %s: 1 GPU + %d CPU processes vs CPU only after %d steps: %zu of %zu values "
+           "differ, largest relative difference %.3g (tolerance %.0e), |u| max %.3g\n",
+           case_names[kind], lbm_fs(&lo), size - 1, STEPS, unequal, 4 * n, worst, tol, umax);
+    ok = unequal == 0 && worst <= tol && umax > 1e-3 && mix.mass == cpu.mass;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  assert_true(ok);
+  lbm_case_free(&cpu);
+  lbm_case_free(&mix);
+}
+
+static void test_cavity(void **state) {
+  for (int p = 0; p < 2; ++p) check(CASE_CAVITY, (lbm_precision_t)p);
+}
+
+static void test_periodic(void **state) {
+  for (int p = 0; p < 2; ++p) check(CASE_PERIODIC, (lbm_precision_t)p);
+}
+
+int main(int argc, char **argv) {
+  mpi_test_init(&argc, &argv);
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2 || !mpi_test_have_opencl()) {
+    MPI_Finalize();
+    return MPI_TEST_SKIPPED;
+  }
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_cavity),
+      cmocka_unit_test(test_periodic),
+  };
+  return mpi_test_finish(cmocka_run_group_tests_name("lbm_hetero", tests, NULL, NULL));
+}
