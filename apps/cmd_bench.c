@@ -122,7 +122,9 @@ static const char bench_usage[] =
     "                     [--no-gpu]\n"
     "  a periodic box of N^3 cells per process (default 128), S timed steps (default 20);\n"
     "  then the same on the first OpenCL device (or device I of the first platform), with\n"
-    "  --gpu-cells N^3 cells per process (default: as --cells); --no-gpu skips it\n";
+    "  --gpu-cells N^3 cells per process (default: as --cells); --no-gpu skips it\n"
+    "       tessera bench --hetero CONFIG [--steps S] [--json FILE]\n"
+    "  the CPU processes of CONFIG alone, its GPU processes alone, and all together\n";
 
 int app_bench(MPI_Comm comm, int argc, char **argv) {
   tsr_status st = TSR_OK;
@@ -131,6 +133,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  if (argc > 1 && strcmp(argv[1], "--hetero") == 0) return app_bench_hetero(comm, argc - 1, argv + 1);
   long n = 128, steps = 20, gn = 0, device = -1;
   int use_gpu = 1;
   const char *json = NULL;

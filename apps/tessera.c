@@ -23,7 +23,17 @@ static const char usage[] =
     "                         and PNG slices the config's output section asks for, into\n"
     "                         the output folder (the config's output.folder, or FOLDER);\n"
     "                         N replaces the config's steps; the config's hardware section\n"
-    "                         says whether blocks run on the CPU or an OpenCL device\n"
+    "                         says what each process runs its blocks on (the CPU or an\n"
+    "                         OpenCL device; per node with node configurations) and how\n"
+    "                         blocks are weighted; the summary lists every process's\n"
+    "                         predicted and measured time per phase\n"
+    "  plan CONFIG [--ranks N] [--nodes LIST] [--json FILE]\n"
+    "                         the block -> rank assignment a run of CONFIG on N processes\n"
+    "                         would use, without running it: per process its node, hs,\n"
+    "                         blocks, cells, predicted time per step and BlockIDs, and the\n"
+    "                         predicted imbalance; LIST names the node of every rank, e.g.\n"
+    "                         \"gpu[1-4],cpu[01-60]:2\" (\":n\": ranks per node, default: the\n"
+    "                         processes its configuration lists)\n"
     "  bench [--cells N] [--steps S] [--json FILE] [--gpu-cells N] [--device I] [--no-gpu]\n"
     "                         MLUPS of the CPU kernels (SP/DP, SRT/TRT, 1/8/64 blocks per\n"
     "                         process) on a periodic box of N^3 cells per process, beside\n"
@@ -36,6 +46,13 @@ static const char usage[] =
     "                         the first device), the same rows on it (hs gpu, a box of\n"
     "                         --gpu-cells^3 cells per process) beside its copy bandwidth\n"
     "                         (clEnqueueCopyBuffer) measured in the same run\n"
+    "  bench --hetero CONFIG [--steps S] [--json FILE]\n"
+    "                         the heterogeneous benchmark: MLUPS of CONFIG's CPU processes\n"
+    "                         alone, its GPU processes alone and all together, and the\n"
+    "                         ratio together / (CPU + GPU)\n"
+    "";
+
+static const char usage_more[] =
     "  info                   MPI ranks and the node of each, OpenMP threads, and every\n"
     "                         OpenCL platform and device (global memory, compute units)\n"
     "  exchange-demo CONFIG   fills a test field whose cells encode their global position,\n"
@@ -49,10 +66,13 @@ static const char usage[] =
     "\n"
     "environment:\n"
     "  TESSERA_NODE_NAME      node name of this process, instead of MPI_Get_processor_name\n"
+    "                         (it picks the node configuration; one machine can play\n"
+    "                         several nodes)\n"
     "  TESSERA_KEEP_DENORMALS set to 1: keep subnormal floats on the CPU threads (by\n"
     "                         default they are flushed to zero, which avoids slow\n"
     "                         subnormal arithmetic)\n"
-    "  OMP_NUM_THREADS        OpenMP threads of each CPU process (default: the processors\n"
+    "  OMP_NUM_THREADS        OpenMP threads of each CPU process, unless its node\n"
+    "                         configuration gives \"threads\" (default: the processors\n"
     "                         the process is bound to, or, unbound, the node's processors\n"
     "                         shared out between the ranks on the node)\n"
     "\n"
@@ -68,7 +88,10 @@ int main(int argc, char **argv) {
   app_default_float_mode();
   const char *cmd = argc > 1 ? argv[1] : NULL;
   if (!cmd || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-    if (rank == 0) fputs(usage, cmd ? stdout : stderr);
+    if (rank == 0) {
+      fputs(usage, cmd ? stdout : stderr);
+      fputs(usage_more, cmd ? stdout : stderr);
+    }
     rc = cmd ? 0 : 2;
   } else if (strcmp(cmd, "--version") == 0) {
     if (rank == 0) printf("tessera %s\n", TESSERA_VERSION);

@@ -115,7 +115,9 @@ tsr_status patch_create(const patch_options_t *opts, const patch_layout_t *layou
               ranks[id], p->nranks - 1);
     block_info_t *b = &p->blocks[id];
     b->rank = ranks[id];
-    b->hs = layout->hs_of_rank ? layout->hs_of_rank[b->rank] : 0;
+    b->hs = layout->hs_of_block  ? layout->hs_of_block[b->id]
+            : layout->hs_of_rank ? layout->hs_of_rank[b->rank]
+                                 : 0;
     p->per_rank[b->rank]++;
   }
 

@@ -54,6 +54,8 @@ typedef struct patch_layout {
   int nranks;                 /* number of processes, >= 1 */
   int my_rank;                /* this process, in 0..nranks-1 */
   const uint32_t *hs_of_rank; /* nranks hs ids (copied); NULL: hs 0 for every rank */
+  const uint32_t *hs_of_block; /* hs id of every block, by BlockID (read during
+                                  patch_create); NULL: each block its rank's hs */
   uint32_t bs;                /* initial bs id of every block */
   patch_assign_fn assign;     /* NULL: balance_morton_even */
   const void *assign_ctx;

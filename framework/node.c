@@ -98,8 +98,8 @@ tsr_status node_assign(const simulation_hardware_t *hw, const char *const *names
     int listed = node_config_processes(nc);
     TSR_CHECK(count[r] <= listed, TSR_ERR_INVALID,
               "node \"%s\" runs %d processes, and its configuration \"%s\" (hardware.nodes[%d] "
-              "matches it) lists %d; start at most %d processes there, or list more",
-              names[r], count[r], nc->name, node_rule_of(hw, names[r]), listed, listed);
+              "matches it) lists %d; start no more than that there, or list more",
+              names[r], count[r], nc->name, node_rule_of(hw, names[r]), listed);
   }
 cleanup:
   free(count);

@@ -148,6 +148,13 @@ static tsr_status simulation_hardware_validate(const simulation_hardware_t *h, t
               "hardware.configurations[%d] lists %lld processes; at most %d are allowed", c,
               (long long)total, SIMULATION_MAX_NODE_PROCESSES);
   }
+  for (int c = 0; c < h->nconfigurations; ++c) { /* a configuration nobody uses is a slip */
+    bool used = false;
+    for (int r = 0; r < h->nnodes; ++r) used = used || h->nodes[r].configuration == c;
+    TSR_CHECK(used, TSR_ERR_INVALID,
+              "hardware.configurations[%d] (\"%s\") is named by no entry of hardware.nodes; "
+              "use it or remove it", c, h->configurations[c].name);
+  }
   for (int r = 0; r < h->nnodes; ++r) {
     TSR_CHECK(h->nodes[r].match[0], TSR_ERR_INVALID, "hardware.nodes[%d].match is empty", r);
     TSR_CHECK(h->nodes[r].configuration >= 0 && h->nodes[r].configuration < h->nconfigurations,
@@ -240,9 +247,10 @@ static tsr_status read_configuration(config_t *cfg, config_node_t *item, int c,
   TSR_TRY(config_list(item, "processes", &n, err));
   if (n < 1 || n > SIMULATION_MAX_ENTRIES) {
     st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
-                       "%s: hardware.configurations[%d].processes: %zu entries; allowed are 1 "
-                       "to %d (an entry may stand for several processes with \"count\")",
-                       config_source(cfg), c, n, SIMULATION_MAX_ENTRIES);
+                       "%s: hardware.configurations[%d].processes: %s; allowed are 1 to %d "
+                       "entries (an entry may stand for several processes with \"count\")",
+                       config_source(cfg), c, n ? "too many entries" : "missing or empty",
+                       SIMULATION_MAX_ENTRIES);
     goto cleanup;
   }
   for (size_t e = 0; e < n; ++e) {

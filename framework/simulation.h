@@ -130,6 +130,11 @@ typedef struct simulation_hardware {
   simulation_node_rule_t nodes[SIMULATION_MAX_NODE_RULES];
   int nnodes;
   simulation_balance_t balance;
+  /* For programs, not configurations: the hs of every block by BlockID, overriding its
+     process's (a process then runs CPU and GPU blocks side by side, and every process
+     opens its OpenCL device when any block is hs gpu). Borrowed; NULL: every block runs
+     on its process's hardware. */
+  const simulation_hs_t *block_hs;
 } simulation_hardware_t;
 
 /* "cpu" or "gpu": the hs selector name. */

@@ -70,7 +70,7 @@ tsr_status lbm_plan_create(const simulation_options_t *so, const lbm_options_t *
                            int my_rank, lbm_plan_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   patch_t *probe = NULL;
-  uint32_t *hs_of_rank = NULL;
+  uint32_t *hs_of_rank = NULL, *hs_of_block = NULL;
   uint64_t fs = 0;
   *out = NULL;
   lbm_plan_t *p = calloc(1, sizeof *p);
@@ -122,6 +122,14 @@ tsr_status lbm_plan_create(const simulation_options_t *so, const lbm_options_t *
   /* the assignment and its prediction */
   patch_layout_t layout = {.nranks = nranks, .my_rank = my_rank, .hs_of_rank = hs_of_rank,
                            .assign = balance_weighted, .assign_ctx = &p->model};
+  if (so->hardware.block_hs) {
+    hs_of_block = malloc((size_t)nb * sizeof *hs_of_block);
+    TSR_CHECK(hs_of_block, TSR_ERR_NOMEM, "out of memory planning %lld blocks", (long long)nb);
+    for (int64_t id = 0; id < nb; ++id)
+      TSR_TRY(selector_intern(registry_selectors(reg), SELECTOR_HS,
+                              simulation_hs_name(so->hardware.block_hs[id]), &hs_of_block[id], err));
+    layout.hs_of_block = hs_of_block;
+  }
   TSR_TRY(patch_create(&so->domain, &layout, &p->patch, err));
   for (int32_t id = 0; id < (int32_t)nb; ++id) /* the classes found above */
     TSR_TRY(patch_set_bs(p->patch, id, patch_block(probe, id)->bs, err));
@@ -142,6 +150,7 @@ tsr_status lbm_plan_create(const simulation_options_t *so, const lbm_options_t *
 cleanup:
   patch_free(&probe);
   free(hs_of_rank);
+  free(hs_of_block);
   lbm_plan_free(&p);
   return st;
 }

@@ -49,14 +49,16 @@ void lbm_sim_free(lbm_sim_t **sim) {
  * layer, flags and moments per block; with hs gpu the grids go to the device (*device,
  * plus message and moment buffers) and the host holds one block's grids at a time while
  * it initialises them. *largest: the largest single device buffer (one grid). */
-static void lbm_sim_local_bytes(const lbm_sim_t *s, bool gpu, uint64_t *host, uint64_t *device,
+static void lbm_sim_local_bytes(const lbm_sim_t *s, uint64_t *host, uint64_t *device,
                                 uint64_t *largest) {
   uint64_t es = s->opts.precision == LBM_SP ? 4 : 8, staging = 0;
-  uint32_t solid = UINT32_MAX;
+  uint32_t solid = UINT32_MAX, gpu_hs = UINT32_MAX;
   tsr_error_t ignored;
   *host = *device = *largest = 0;
   if (selector_find(registry_selectors(s->reg), SELECTOR_BS, "solid", &solid, &ignored) != TSR_OK)
     solid = UINT32_MAX;
+  if (selector_find(registry_selectors(s->reg), SELECTOR_HS, "gpu", &gpu_hs, &ignored) != TSR_OK)
+    gpu_hs = UINT32_MAX;
   for (int32_t i = 0; i < patch_local_count(s->patch); ++i) {
     const block_info_t *b = patch_block(s->patch, patch_local_id(s->patch, i));
     if (b->bs == solid) continue;
@@ -65,7 +67,7 @@ static void lbm_sim_local_bytes(const lbm_sim_t *s, bool gpu, uint64_t *host, ui
                            (uint64_t)(b->size[2] + 2);
     uint64_t grids = 2 * with_ghosts * 19 * es, faces = with_ghosts - cells;
     *host += cells * (1 + 4 * 8);
-    if (!gpu) {
+    if (b->hs != gpu_hs) {
       *host += grids;
       continue;
     }
@@ -170,7 +172,10 @@ tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const l
   /* which hardware this process runs on: its node's configuration */
   TSR_TRY(node_resolve(comm, &so->hardware, procs, err));
   const node_process_t *me = &procs[rank];
-  const bool gpu = me->proc.hs == SIMULATION_HS_GPU;
+  bool gpu = me->proc.hs == SIMULATION_HS_GPU; /* this process has GPU blocks */
+  int64_t nb = (int64_t)so->domain.blocks[0] * so->domain.blocks[1] * so->domain.blocks[2];
+  for (int64_t id = 0; so->hardware.block_hs && id < nb; ++id)
+    gpu = gpu || so->hardware.block_hs[id] == SIMULATION_HS_GPU;
   if (me->proc.threads > 0) cpu_threads_set(me->proc.threads);
   if (gpu) st = lbm_sim_open_device(s, so, me, err);
   if (st == TSR_OK) st = registry_create(&s->reg, err);
@@ -187,7 +192,7 @@ tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const l
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   s->patch = lbm_plan_take_patch(s->plan);
   uint64_t host_bytes, device_bytes, largest;
-  lbm_sim_local_bytes(s, gpu, &host_bytes, &device_bytes, &largest);
+  lbm_sim_local_bytes(s, &host_bytes, &device_bytes, &largest);
   if (gpu) { /* the device's limit first: it is the one a GPU run meets */
     char what[96];
     snprintf(what, sizeof what, "the %d LBM block(s) of rank %d (PDFs, messages, moments)",

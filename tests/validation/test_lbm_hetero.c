@@ -10,7 +10,10 @@
  * uneven sizes) and a periodic, force-driven Taylor-Green flow (SRT; 4x2x2 blocks), in
  * DP and SP, 1000 steps. Bitwise: see test_lbm_gpu.c (same collision text on both
  * sides, no FMA contraction, same order); the largest relative difference is printed
- * and held to the GPU issue's tolerances too (1e-12 DP, 1e-5 SP). Needs 2 or 3 ranks;
+ * and held to the GPU issue's tolerances too (1e-12 DP, 1e-5 SP). A third test puts CPU
+ * and GPU blocks side by side in every process (a checkerboard of hs over the blocks,
+ * through hardware.block_hs), so that neighbours of different hardware also exchange
+ * inside one process (extraction into scratch, insertion). Needs 2 or 3 ranks;
  * skipped (exit 77) where no OpenCL device exists. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -101,7 +104,21 @@ static void check_assignment(const simulation_options_t *so, const lbm_options_t
   assert_true(ok);
 }
 
-static void check(case_kind_t kind, lbm_precision_t prec) {
+typedef enum { MIX_PROCESSES, MIX_BLOCKS } mix_kind_t;
+
+/* Blocks of both kinds in every process: a checkerboard of hs over the block grid. */
+static simulation_hs_t *checkerboard(const simulation_options_t *so) {
+  const int *nb = so->domain.blocks;
+  simulation_hs_t *hs = malloc((size_t)nb[0] * nb[1] * nb[2] * sizeof *hs);
+  assert_non_null(hs);
+  for (int z = 0, id = 0; z < nb[2]; ++z)
+    for (int y = 0; y < nb[1]; ++y)
+      for (int x = 0; x < nb[0]; ++x, ++id)
+        hs[id] = (x + y + z) % 2 ? SIMULATION_HS_GPU : SIMULATION_HS_CPU;
+  return hs;
+}
+
+static void check(case_kind_t kind, lbm_precision_t prec, mix_kind_t mix) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -110,17 +127,25 @@ static void check(case_kind_t kind, lbm_precision_t prec) {
   case_setup(kind, prec, &so, &lo);
   lbm_case_result_t cpu = lbm_case_run(MPI_COMM_WORLD, &so, &lo, STEPS);
   if (cpu.st != TSR_OK) fail_msg("CPU only: %s", cpu.err.text);
-  hetero_hardware(&so.hardware, size);
-  check_assignment(&so, &lo);
-  lbm_case_result_t mix = lbm_case_run(MPI_COMM_WORLD, &so, &lo, STEPS);
-  if (mix.st != TSR_OK) fail_msg("1 GPU + %d CPU: %s", size - 1, mix.err.text);
+  simulation_hs_t *board = NULL;
+  if (mix == MIX_PROCESSES) {
+    hetero_hardware(&so.hardware, size);
+    check_assignment(&so, &lo);
+  } else {
+    board = checkerboard(&so);
+    so.hardware.block_hs = board;
+  }
+  lbm_case_result_t mix_run = lbm_case_run(MPI_COMM_WORLD, &so, &lo, STEPS);
+  free(board);
+  if (mix_run.st != TSR_OK) fail_msg("heterogeneous: %s", mix_run.err.text);
+  const lbm_case_result_t *mixr = &mix_run;
   int ok = 1;
   if (rank == 0) {
     size_t n = (size_t)(so.domain.cells[0] * so.domain.cells[1] * so.domain.cells[2]);
     double worst = 0, umax = 0;
     size_t unequal = 0;
     for (size_t k = 0; k < 4 * n; ++k) {
-      double a = k < n ? cpu.rho[k] : cpu.u[k - n], b = k < n ? mix.rho[k] : mix.u[k - n];
+      double a = k < n ? cpu.rho[k] : cpu.u[k - n], b = k < n ? mixr->rho[k] : mixr->u[k - n];
       double scale = k < n ? fabs(a) : 0.1; /* velocities relative to the flow's scale */
       double rel = fabs(a - b) / scale;
       if (!(rel <= worst)) worst = rel; /* NaN sticks */
@@ -128,23 +153,33 @@ static void check(case_kind_t kind, lbm_precision_t prec) {
       if (k >= n && fabs(a) > umax) umax = fabs(a);
     }
     double tol = prec == LBM_DP ? 1e-12 : 1e-5;
-    printf("%s, %s: 1 GPU + %d CPU processes vs CPU only after %d steps: %zu of %zu values "
-           "differ, largest relative difference %.3g (tolerance %.0e), |u| max %.3g\n",
-           case_names[kind], lbm_fs(&lo), size - 1, STEPS, unequal, 4 * n, worst, tol, umax);
-    ok = unequal == 0 && worst <= tol && umax > 1e-3 && mix.mass == cpu.mass;
+    char what[64];
+    if (mix == MIX_PROCESSES) snprintf(what, sizeof what, "1 GPU + %d CPU processes", size - 1);
+    else snprintf(what, sizeof what, "CPU and GPU blocks in each of %d processes", size);
+    printf("%s, %s: %s vs CPU only after %d steps: %zu of %zu values differ, largest relative "
+           "difference %.3g (tolerance %.0e), |u| max %.3g\n",
+           case_names[kind], lbm_fs(&lo), what, STEPS, unequal, 4 * n, worst, tol, umax);
+    ok = unequal == 0 && worst <= tol && umax > 1e-3 && mixr->mass == cpu.mass;
   }
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
   assert_true(ok);
   lbm_case_free(&cpu);
-  lbm_case_free(&mix);
+  lbm_case_free(&mix_run);
 }
 
 static void test_cavity(void **state) {
-  for (int p = 0; p < 2; ++p) check(CASE_CAVITY, (lbm_precision_t)p);
+  for (int p = 0; p < 2; ++p) check(CASE_CAVITY, (lbm_precision_t)p, MIX_PROCESSES);
 }
 
 static void test_periodic(void **state) {
-  for (int p = 0; p < 2; ++p) check(CASE_PERIODIC, (lbm_precision_t)p);
+  for (int p = 0; p < 2; ++p) check(CASE_PERIODIC, (lbm_precision_t)p, MIX_PROCESSES);
+}
+
+/* CPU and GPU blocks side by side in one process: neighbours of different hardware
+ * exchange through extraction and insertion inside the process, and through MPI. */
+static void test_blocks_mixed_in_process(void **state) {
+  for (int k = 0; k < 2; ++k)
+    for (int p = 0; p < 2; ++p) check((case_kind_t)k, (lbm_precision_t)p, MIX_BLOCKS);
 }
 
 int main(int argc, char **argv) {
@@ -158,6 +193,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cavity),
       cmocka_unit_test(test_periodic),
+      cmocka_unit_test(test_blocks_mixed_in_process),
   };
   return mpi_test_finish(cmocka_run_group_tests_name("lbm_hetero", tests, NULL, NULL));
 }
