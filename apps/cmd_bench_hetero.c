@@ -76,10 +76,7 @@ static simulation_options_t hetero_alone(const simulation_options_t *so, simulat
   o.hardware.nconfigurations = 0;
   o.hardware.nnodes = 0;
   o.hardware.hs = hs;
-  if (hs == SIMULATION_HS_GPU && me->proc.device >= 0) {
-    o.hardware.opencl.device = me->proc.device;
-    o.hardware.opencl.device_name[0] = '\0';
-  }
+  o.hardware.opencl = simulation_process_device(&so->hardware, &me->proc);
   return o;
 }
 

@@ -23,6 +23,16 @@ simulation_options_t simulation_options_default(void) {
 
 const char *simulation_hs_name(simulation_hs_t hs) { return hs == SIMULATION_HS_GPU ? "gpu" : "cpu"; }
 
+opencl_select_t simulation_process_device(const simulation_hardware_t *h,
+                                          const simulation_process_t *p) {
+  opencl_select_t sel = h->opencl;
+  if (p->device >= 0) {
+    sel.device = p->device;
+    sel.device_name[0] = '\0';
+  }
+  return sel;
+}
+
 /* hardware.opencl: a platform and a device, each by index or by name, not both. */
 static tsr_status read_opencl(config_t *cfg, config_node_t *ocl, opencl_select_t *sel,
                               tsr_error_t *err) {

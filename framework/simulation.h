@@ -153,6 +153,11 @@ typedef struct simulation_options {
   simulation_hardware_t hardware;
 } simulation_options_t;
 
+/* The OpenCL device a process opens: hardware.opencl, with the device index of its
+ * process entry where the entry gives one. */
+opencl_select_t simulation_process_device(const simulation_hardware_t *h,
+                                          const simulation_process_t *p);
+
 simulation_options_t simulation_options_default(void);
 TSR_NODISCARD tsr_status simulation_options_validate(const simulation_options_t *o, tsr_error_t *err);
 

@@ -105,11 +105,7 @@ static tsr_status lbm_sim_calibrate(const simulation_options_t *so, const lbm_op
     if (c.domain.cells[a] < 4) c.domain.cells[a] = 4;
   }
   c.hardware.hs = me->hs;
-  c.hardware.opencl = so->hardware.opencl;
-  if (me->device >= 0) {
-    c.hardware.opencl.device = me->device;
-    c.hardware.opencl.device_name[0] = '\0';
-  }
+  c.hardware.opencl = simulation_process_device(&so->hardware, me);
   memcpy(c.hardware.kernel_sources, so->hardware.kernel_sources, sizeof c.hardware.kernel_sources);
   l.geometry = geometry_default(); /* all periodic: no walls */
   l.init = LBM_INIT_UNIFORM;
@@ -134,11 +130,7 @@ cleanup:
 static tsr_status lbm_sim_open_device(lbm_sim_t *s, const simulation_options_t *so,
                                       const node_process_t *me, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  opencl_select_t sel = so->hardware.opencl;
-  if (me->proc.device >= 0) {
-    sel.device = me->proc.device;
-    sel.device_name[0] = '\0';
-  }
+  opencl_select_t sel = simulation_process_device(&so->hardware, &me->proc);
   st = opencl_context_create(&sel, &s->cl, err);
   if (st == TSR_OK) st = lbm_gpu_env_create(s->cl, so->hardware.kernel_sources, &s->gpu, err);
   if (st != TSR_OK) {
