@@ -2,6 +2,7 @@
 #ifndef LBM_CASE_H
 #define LBM_CASE_H
 
+#include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,28 @@ static inline simulation_options_t lbm_case_domain(int nx, int ny, int nz, int b
   so.domain.periodic[1] = py;
   so.domain.periodic[2] = pz;
   return so;
+}
+
+/* Two runs' fields on rank 0: values that differ in any bit, the largest relative
+ * difference (density relative to itself, velocity to the flow's scale 0.1; NaN sticks)
+ * and the largest |u| component of run a. n: cells of the domain. */
+typedef struct lbm_case_diff {
+  size_t unequal, values;
+  double worst, umax;
+} lbm_case_diff_t;
+
+static inline lbm_case_diff_t lbm_case_compare(const lbm_case_result_t *a,
+                                               const lbm_case_result_t *b, size_t n) {
+  lbm_case_diff_t d = {0, 4 * n, 0, 0};
+  for (size_t k = 0; k < 4 * n; ++k) {
+    double x = k < n ? a->rho[k] : a->u[k - n], y = k < n ? b->rho[k] : b->u[k - n];
+    double scale = k < n ? fabs(x) : 0.1;
+    double rel = fabs(x - y) / scale;
+    if (!(rel <= d.worst)) d.worst = rel;
+    if (memcmp(&x, &y, sizeof x) != 0) ++d.unequal;
+    if (k >= n && fabs(x) > d.umax) d.umax = fabs(x);
+  }
+  return d;
 }
 
 #endif

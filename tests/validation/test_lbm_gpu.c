@@ -61,21 +61,12 @@ static void check(case_kind_t kind, int nb, lbm_precision_t prec) {
   int ok = 1;
   if (rank == 0) {
     size_t n = (size_t)(so.domain.cells[0] * so.domain.cells[1] * so.domain.cells[2]);
-    double worst = 0, umax = 0;
-    size_t unequal = 0;
-    for (size_t k = 0; k < 4 * n; ++k) {
-      double a = k < n ? cpu.rho[k] : cpu.u[k - n], b = k < n ? gpu.rho[k] : gpu.u[k - n];
-      double scale = k < n ? fabs(a) : 0.1; /* velocities relative to the flow's scale */
-      double rel = fabs(a - b) / scale;
-      if (!(rel <= worst)) worst = rel; /* NaN sticks */
-      if (memcmp(&a, &b, sizeof a) != 0) ++unequal;
-      if (k >= n && fabs(a) > umax) umax = fabs(a);
-    }
+    lbm_case_diff_t d = lbm_case_compare(&cpu, &gpu, n);
     double tol = prec == LBM_DP ? 1e-12 : 1e-5;
     printf("%s, %s, %d block(s): hs gpu vs hs cpu after %d steps: %zu of %zu values differ, "
            "largest relative difference %.3g (tolerance %.0e), |u| max %.3g\n",
-           case_names[kind], lbm_fs(&lo), nb * nb * nb, STEPS, unequal, 4 * n, worst, tol, umax);
-    ok = unequal == 0 && worst <= tol && umax > 1e-3 && gpu.mass == cpu.mass;
+           case_names[kind], lbm_fs(&lo), nb * nb * nb, STEPS, d.unequal, d.values, d.worst, tol, d.umax);
+    ok = d.unequal == 0 && d.worst <= tol && d.umax > 1e-3 && gpu.mass == cpu.mass;
   }
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
   assert_true(ok);
