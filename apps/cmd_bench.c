@@ -28,8 +28,10 @@ typedef struct bench_row {
 
 /* MLUPS of streaming alone (d3q19_stream_only) on one n^3 field per process: the same
  * loop, loads and stores as the stream-collide kernels without the arithmetic, so the
- * ceiling of the layout's access pattern on this machine. 0 when out of memory. */
-static double stream_only_mlups(long n, long steps, int sp) {
+ * ceiling of the layout's access pattern on this machine; with pull 0, the same loop
+ * copying every cell from itself (d3q19_copy_cells), the ceiling of the loop without the
+ * pull. 0 when out of memory. */
+static double stream_only_mlups(long n, long steps, int sp, int pull) {
   aos_dims_t d = {(int)n, (int)n, (int)n, D3Q19_Q};
   size_t elems = aos_field_elements(&d), es = sp ? sizeof(float) : sizeof(double);
   void *a = malloc(elems * es), *b = malloc(elems * es);
@@ -45,8 +47,11 @@ static double stream_only_mlups(long n, long steps, int sp) {
       const long reps = pass == 0 ? 1 : steps;
       const double t0 = omp_get_wtime();
       for (long k = 0; k < reps; ++k) {
-        if (sp) d3q19_stream_only_f32(k % 2 ? b : a, k % 2 ? a : b, &d);
-        else d3q19_stream_only_f64(k % 2 ? b : a, k % 2 ? a : b, &d);
+        void *src = k % 2 ? b : a, *dst = k % 2 ? a : b;
+        if (sp && pull) d3q19_stream_only_f32(src, dst, &d);
+        else if (sp) d3q19_copy_cells_f32(src, dst, &d);
+        else if (pull) d3q19_stream_only_f64(src, dst, &d);
+        else d3q19_copy_cells_f64(src, dst, &d);
       }
       t = omp_get_wtime() - t0;
     }
@@ -181,16 +186,21 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
         TSR_TRY(bench_case(comm, n, steps, SIMULATION_HS_CPU, NULL, (lbm_precision_t)p,
                            (lbm_collision_t)c, splits[k], bw_sum, 57.0, &rows[nrows++], err));
       }
-  /* the access pattern's ceiling, every process at once like the rows above */
-  double ceiling[2] = {0, 0};
-  for (int p = 0; p < 2; ++p) {
+  /* the access pattern's ceilings, every process at once like the rows above: with the
+     pull (ceiling[0..1]) and without it (ceiling[2..3]) */
+  double ceiling[4] = {0, 0, 0, 0};
+  for (int q = 0; q < 4; ++q) {
+    const int p = q % 2, pull = q < 2;
     MPI_Barrier(comm);
-    double m = stream_only_mlups(n, steps, p);
-    TSR_MPI(MPI_Allreduce(&m, &ceiling[p], 1, MPI_DOUBLE, MPI_SUM, comm));
+    double m = stream_only_mlups(n, steps, p, pull);
+    TSR_MPI(MPI_Allreduce(&m, &ceiling[q], 1, MPI_DOUBLE, MPI_SUM, comm));
     if (rank == 0) {
+      static const char *const names[4] = {"stream,dp", "stream,sp", "cells,dp", "cells,sp"};
       const double bound = bw_sum * 1e9 / (57.0 * (p ? 4.0 : 8.0)) / 1e6;
-      printf("%-11s %8d %10.2f %12.2f %8.1f%%   (streaming alone: ceiling of the kernels' loads and stores)\n",
-             p ? "stream,sp" : "stream,dp", 1, ceiling[p], bound, 100.0 * ceiling[p] / bound);
+      printf("%-11s %8d %10.2f %12.2f %8.1f%%   (%s)\n", names[q], 1, ceiling[q], bound,
+             100.0 * ceiling[q] / bound,
+             pull ? "streaming alone: ceiling of the kernels' loads and stores"
+                  : "each cell copied from itself through the same loop: no pull");
     }
   }
   /* the OpenCL device: its copy bandwidth, then the same rows with hs gpu */
@@ -245,7 +255,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
                              (lbm_collision_t)c, splits[k], gpu_gbs, 38.0, &rows[nrows++], err));
   }
   if (rank == 0 && json) {
-    report_item_t items[8 + 24 * 5];
+    report_item_t items[10 + 24 * 5];
     char keys[24 * 5][64];
     size_t m = 0;
     items[m++] = REPORT_INT_ITEM("processes", size);
@@ -254,6 +264,8 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
     items[m++] = REPORT_REAL_ITEM("copy_bandwidth_gbs", bw_sum);
     items[m++] = REPORT_REAL_ITEM("stream_only_dp_1blocks_mlups", ceiling[0]);
     items[m++] = REPORT_REAL_ITEM("stream_only_sp_1blocks_mlups", ceiling[1]);
+    items[m++] = REPORT_REAL_ITEM("copy_cells_dp_1blocks_mlups", ceiling[2]);
+    items[m++] = REPORT_REAL_ITEM("copy_cells_sp_1blocks_mlups", ceiling[3]);
     if (use_gpu) {
       items[m++] = REPORT_INT_ITEM("gpu_cells_per_process", (int64_t)gn * gn * gn);
       items[m++] = REPORT_REAL_ITEM("gpu_copy_bandwidth_gbs", gpu_gbs);

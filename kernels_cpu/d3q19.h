@@ -64,6 +64,13 @@ void d3q19_stream_only_f64(const double *restrict src, double *restrict dst,
 void d3q19_stream_only_f32(const float *restrict src, float *restrict dst,
                          const aos_dims_t *dims);
 
+/* dst(x)_i = src(x)_i, through the same loop, loads and stores: the pull taken out, so
+ * that beside d3q19_stream_only it shows what the pull's access pattern costs. */
+void d3q19_copy_cells_f64(const double *restrict src, double *restrict dst,
+                        const aos_dims_t *dims);
+void d3q19_copy_cells_f32(const float *restrict src, float *restrict dst,
+                        const aos_dims_t *dims);
+
 /* The collision's constants (d3q19_collide.h: D3Q19_CONSTS_COUNT values in the order of
  * D3Q19_CONSTS_FIELDS) for the parameters, SRT (trt 0) or TRT (1), in the storage
  * precision: what other devices' kernels need to compute exactly what these do. */

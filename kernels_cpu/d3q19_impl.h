@@ -77,7 +77,7 @@ void LBM_FN(d3q19_collision_constants)(const d3q19_params_t *p, int trt, REAL *o
   }
 
 /* The five kernel variants of a code path whose functions are named P_<variant>, and
- * the one of them a run uses (trt: 0 SRT, 1 TRT, 2 streaming alone). */
+ * the one of them a run uses (trt: 0 SRT, 1 TRT, 2 streaming alone, 3 copy of cells). */
 #define LBM_VARIANTS(DEFINE, P)                                                          \
   DEFINE(P##_srt, LBM_COLLIDE_CELL(0, 0))                                                \
   DEFINE(P##_srt_force, LBM_COLLIDE_CELL(0, 1))                                          \
@@ -85,7 +85,7 @@ void LBM_FN(d3q19_collision_constants)(const d3q19_params_t *p, int trt, REAL *o
   DEFINE(P##_trt_force, LBM_COLLIDE_CELL(1, 1))                                          \
   DEFINE(P##_copy, LBM_COPY_CELL)
 #define LBM_PICK(P)                                                                      \
-  (trt == 2 ? LBM_FN(P##_copy)                                                           \
+  (trt >= 2 ? LBM_FN(P##_copy)                                                           \
    : trt    ? (p->use_force ? LBM_FN(P##_trt_force) : LBM_FN(P##_trt))                   \
             : (p->use_force ? LBM_FN(P##_srt_force) : LBM_FN(P##_srt)))
 
@@ -129,7 +129,8 @@ typedef void (*LBM_FN(d3q19_collide_vec_fn))(int n, const REAL *restrict s,
 #define LBM_VW 0
 #endif
 
-/* trt: 0 SRT, 1 TRT, 2 streaming alone */
+/* trt: 0 SRT, 1 TRT, 2 streaming alone, 3 every cell's values copied from the same cell
+   (no pull) */
 static void LBM_FN(d3q19_stream_collide)(const REAL *restrict src, REAL *restrict dst,
                                          const aos_dims_t *dims, const d3q19_params_t *p,
                                          int trt) {
@@ -140,6 +141,8 @@ static void LBM_FN(d3q19_stream_collide)(const REAL *restrict src, REAL *restric
   for (int i = 0; i < D3Q19_Q; ++i)
     off[i] = ((ptrdiff_t)d3q19_c[i][0] + (ptrdiff_t)d3q19_c[i][1] * sx +
               (ptrdiff_t)d3q19_c[i][2] * sxy) * -D3Q19_Q + i;
+  if (trt == 3)
+    for (int i = 0; i < D3Q19_Q; ++i) off[i] = i;
   LBM_FN(d3q19_consts_t) k;
   LBM_FN(d3q19_consts_init)(&k, p, trt);
   const LBM_FN(d3q19_collide_fn) collide = LBM_PICK(d3q19_collide);
@@ -197,6 +200,12 @@ void LBM_FN(d3q19_stream_only)(const REAL *restrict src, REAL *restrict dst,
                              const aos_dims_t *dims) {
   const d3q19_params_t p = {1.0, 1.0, 1.0, {0, 0, 0}, 0};
   LBM_FN(d3q19_stream_collide)(src, dst, dims, &p, 2);
+}
+
+void LBM_FN(d3q19_copy_cells)(const REAL *restrict src, REAL *restrict dst,
+                             const aos_dims_t *dims) {
+  const d3q19_params_t p = {1.0, 1.0, 1.0, {0, 0, 0}, 0};
+  LBM_FN(d3q19_stream_collide)(src, dst, dims, &p, 3);
 }
 
 void LBM_FN(d3q19_init)(REAL *f, const aos_dims_t *dims, const d3q19_params_t *p, int shifted,

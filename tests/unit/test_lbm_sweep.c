@@ -102,20 +102,22 @@ static void test_rest_is_steady(void **state) {
  * single precision. */
 static double slot_value(size_t k) { return (double)(k % 65521) * 0.25 - 1000.0; }
 
-#define CHECK_STREAM_ONLY(REAL, SFX)                                                     \
+/* FN streams (PULL 1: dst(x)_i = src(x - c_i)_i) or copies (PULL 0: src(x)_i). */
+#define CHECK_STREAM_ONLY(REAL, FN, PULL)                                                \
   do {                                                                                   \
     size_t n = aos_field_elements(&d);                                                   \
     REAL *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);                         \
     for (size_t k = 0; k < n; ++k) a[k] = (REAL)slot_value(k), b[k] = (REAL)-7;          \
-    d3q19_stream_only_##SFX(a, b, &d);                                                   \
+    FN(a, b, &d);                                                                        \
     for (int z = -1; z <= d.nz; ++z)                                                     \
       for (int y = -1; y <= d.ny; ++y)                                                   \
         for (int x = -1; x <= d.nx; ++x)                                                 \
           for (int i = 0; i < D3Q19_Q; ++i) {                                            \
             bool ghost = x < 0 || y < 0 || z < 0 || x == d.nx || y == d.ny || z == d.nz; \
             REAL want = ghost ? (REAL)-7                                                 \
-                              : a[aos_index(&d, x - d3q19_c[i][0], y - d3q19_c[i][1],    \
-                                            z - d3q19_c[i][2], i)];                      \
+                              : a[aos_index(&d, x - PULL * d3q19_c[i][0],                \
+                                            y - PULL * d3q19_c[i][1],                    \
+                                            z - PULL * d3q19_c[i][2], i)];               \
             if (b[aos_index(&d, x, y, z, i)] != want)                                    \
               fail_msg("nx %d: cell (%d,%d,%d) slot %d", d.nx, x, y, z, i);              \
           }                                                                              \
@@ -124,13 +126,16 @@ static double slot_value(size_t k) { return (double)(k % 65521) * 0.25 - 1000.0;
   } while (0)
 
 /* Streaming alone: dst(x)_i = src(x - c_i)_i for every interior cell, ghosts untouched;
- * row lengths below, at and between the vector widths (8 cells DP, 16 SP). */
+ * the copy of cells: dst(x)_i = src(x)_i; row lengths below, at and between the vector
+ * widths (8 cells DP, 16 SP). */
 static void test_stream_only(void **state) {
   const int widths[] = {1, 5, 8, 13, 16, 21, 37};
   for (size_t w = 0; w < sizeof widths / sizeof widths[0]; ++w) {
     aos_dims_t d = {widths[w], 3, 2, D3Q19_Q};
-    CHECK_STREAM_ONLY(double, f64);
-    CHECK_STREAM_ONLY(float, f32);
+    CHECK_STREAM_ONLY(double, d3q19_stream_only_f64, 1);
+    CHECK_STREAM_ONLY(float, d3q19_stream_only_f32, 1);
+    CHECK_STREAM_ONLY(double, d3q19_copy_cells_f64, 0);
+    CHECK_STREAM_ONLY(float, d3q19_copy_cells_f32, 0);
   }
 }
 
