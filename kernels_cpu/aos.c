@@ -71,11 +71,26 @@ size_t aos_unpack(void *restrict field, const aos_dims_t *dims, size_t esize, co
   return bytes;
 }
 
-/* One job, the element size known at compile time for the common sizes. */
+/* Rows ahead whose cells an x-face job asks for before it copies them. */
+#define AOS_PREFETCH_ROWS 8
+
+/* One job, the element size known at compile time for the common sizes. A job one cell
+ * wide in x (an x face, an edge along y or z) goes from row to row: every cell is lines
+ * of its own, far from the last one, which no hardware prefetcher predicts; so the
+ * source and destination lines of the cell AOS_PREFETCH_ROWS rows ahead are asked for
+ * (bytes lo .. hi of the cell: the listed components). */
 #define AOS_COPY_JOB(ESIZE)                                                              \
   do {                                                                                   \
+    const int pf = j->extent[0] == 1;                                                    \
     for (int z = 0; z < j->extent[2]; ++z)                                               \
-      for (int y = 0; y < j->extent[1]; ++y)                                             \
+      for (int y = 0; y < j->extent[1]; ++y) {                                           \
+        if (pf && y + AOS_PREFETCH_ROWS < j->extent[1]) {                                \
+          const int ya = y + AOS_PREFETCH_ROWS;                                          \
+          aos_prefetch((const uint8_t *)j->src + aos_index(&j->src_dims, j->src_lo[0],   \
+                       j->src_lo[1] + ya, j->src_lo[2] + z, 0) * (ESIZE), lo, hi, 0);    \
+          aos_prefetch((const uint8_t *)j->dst + aos_index(&j->dst_dims, j->dst_lo[0],   \
+                       j->dst_lo[1] + ya, j->dst_lo[2] + z, 0) * (ESIZE), lo, hi, 1);    \
+        }                                                                                \
         for (int x = 0; x < j->extent[0]; ++x) {                                         \
           const uint8_t *s = (const uint8_t *)j->src +                                   \
               aos_index(&j->src_dims, j->src_lo[0] + x, j->src_lo[1] + y, j->src_lo[2] + z, 0) * (ESIZE); \
@@ -84,12 +99,28 @@ size_t aos_unpack(void *restrict field, const aos_dims_t *dims, size_t esize, co
           for (int k = 0; k < j->ncomps; ++k)                                            \
             memcpy(d + (size_t)j->comps[k] * (ESIZE), s + (size_t)j->comps[k] * (ESIZE), (ESIZE)); \
         }                                                                                \
+      }                                                                                  \
   } while (0)
+
+/* Asks for the lines of bytes lo..hi of the cell at c, for reading or writing. */
+static inline void aos_prefetch(const uint8_t *c, size_t lo, size_t hi, int write) {
+  const uintptr_t a = (uintptr_t)c + lo, b = (uintptr_t)c + hi;
+  for (uintptr_t l = a & ~(uintptr_t)63; l <= b; l += 64) {
+    if (write) __builtin_prefetch((const void *)l, 1, 3);
+    else __builtin_prefetch((const void *)l, 0, 3);
+  }
+}
 
 void aos_copy_boxes(const aos_copy_job_t *jobs, size_t n, size_t esize) {
 #pragma omp parallel for schedule(dynamic, 4) if (n > 8)
   for (size_t i = 0; i < n; ++i) {
     const aos_copy_job_t *j = &jobs[i];
+    int cmin = j->ncomps ? j->comps[0] : 0, cmax = cmin;
+    for (int k = 1; k < j->ncomps; ++k) {
+      if (j->comps[k] < cmin) cmin = j->comps[k];
+      if (j->comps[k] > cmax) cmax = j->comps[k];
+    }
+    const size_t lo = (size_t)cmin * esize, hi = (size_t)cmax * esize + esize - 1;
     if (esize == 8) AOS_COPY_JOB(8);
     else if (esize == 4) AOS_COPY_JOB(4);
     else AOS_COPY_JOB(esize);
