@@ -34,17 +34,9 @@
 #include "balance.h"
 #include "direction.h"
 #include "patch.h"
+#include "patch_test.h"
 #include "tsr_error.h"
 #include "unit_test.h"
-
-static patch_options_t opts3(int64_t cx, int64_t cy, int64_t cz, int bx, int by, int bz,
-                             bool px, bool py, bool pz) {
-  patch_options_t o = patch_options_default();
-  o.cells[0] = cx, o.cells[1] = cy, o.cells[2] = cz;
-  o.blocks[0] = bx, o.blocks[1] = by, o.blocks[2] = bz;
-  o.periodic[0] = px, o.periodic[1] = py, o.periodic[2] = pz;
-  return o;
-}
 
 /* A one-rank patch: balance functions only read its geometry. */
 static patch_t *make_patch(const patch_options_t *o) {

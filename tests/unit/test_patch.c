@@ -23,17 +23,9 @@
 #include "block_data.h"
 #include "direction.h"
 #include "patch.h"
+#include "patch_test.h"
 #include "tsr_error.h"
 #include "unit_test.h"
-
-static patch_options_t opts3(int64_t cx, int64_t cy, int64_t cz, int bx, int by, int bz,
-                             bool px, bool py, bool pz) {
-  patch_options_t o = patch_options_default();
-  o.cells[0] = cx, o.cells[1] = cy, o.cells[2] = cz;
-  o.blocks[0] = bx, o.blocks[1] = by, o.blocks[2] = bz;
-  o.periodic[0] = px, o.periodic[1] = py, o.periodic[2] = pz;
-  return o;
-}
 
 static patch_t *make_patch(const patch_options_t *o, int nranks, int my_rank) {
   tsr_error_t err;
