@@ -12,13 +12,14 @@
 #include "gpu_buffer.h"
 #include "opencl.h"
 #include "cpu_threads.h"
-#include "d3q19.h"
+#include "lbm_kernels.h"
 #include "lbm_sim.h"
 #include "report.h"
 #include "verdict.h"
 
 typedef struct bench_row {
   simulation_hs_t hs;
+  grid_layout_t layout; /* CPU rows */
   lbm_precision_t prec;
   lbm_collision_t coll;
   int blocks_per_process;
@@ -26,33 +27,39 @@ typedef struct bench_row {
   double exchange_share; /* share of the step spent in the ghost exchange (slowest rank) */
 } bench_row_t;
 
-/* MLUPS of streaming alone (d3q19_stream_only) on one n^3 field per process: the same
+/* Values moved per cell update by the D3Q19 CPU kernels of a layout and precision: Q
+ * read, Q written, and Q more where the stores read their lines first (no nontemporal
+ * stores). */
+static double cpu_values_per_cell(grid_layout_t layout, lbm_precision_t prec) {
+  const lbm_kernels_t *k = lbm_kernels_find(&lattice_d3q19, layout, prec == LBM_DP);
+  return (double)k->lattice->q * (k->nontemporal ? 2.0 : 3.0);
+}
+
+/* MLUPS of streaming alone (LBM_VARIANT_STREAM) on one n^3 field per process: the same
  * loop, loads and stores as the stream-collide kernels without the arithmetic, so the
  * ceiling of the layout's access pattern on this machine; with pull 0, the same loop
- * copying every cell from itself (d3q19_copy_cells), the ceiling of the loop without the
+ * copying every cell from itself (LBM_VARIANT_COPY), the ceiling of the loop without the
  * pull. 0 when out of memory. */
-static double stream_only_mlups(long n, long steps, int sp, int pull) {
-  aos_dims_t d = {(int)n, (int)n, (int)n, D3Q19_Q};
-  size_t elems = aos_field_elements(&d), es = sp ? sizeof(float) : sizeof(double);
-  void *a = malloc(elems * es), *b = malloc(elems * es);
+static double stream_only_mlups(long n, long steps, grid_layout_t layout, int sp, int pull) {
+  const lbm_kernels_t *k = lbm_kernels_find(&lattice_d3q19, layout, !sp);
+  const int size[3] = {(int)n, (int)n, (int)n};
+  grid_dims_t d = grid_dims_make(size, k->lattice->q, k->lattice->reach, layout, k->esize);
+  size_t bytes = (d.elements * k->esize + 63) / 64 * 64;
+  void *a = aligned_alloc(64, bytes), *b = aligned_alloc(64, bytes);
   double mlups = 0;
   if (a && b) {
-    const d3q19_params_t p = {1.0, 1.0, 1.0, {0, 0, 0}, 0};
+    const lbm_params_t p = {1.0, 1.0, 1.0, {0, 0, 0}, 0};
     double t = 0;
     for (int pass = 0; pass < 2; ++pass) { /* first touch and one warm-up step, then timed */
-      if (pass == 0) {
-        if (sp) d3q19_init_f32(a, &d, &p, 1, NULL, NULL), d3q19_init_f32(b, &d, &p, 1, NULL, NULL);
-        else d3q19_init_f64(a, &d, &p, 1, NULL, NULL), d3q19_init_f64(b, &d, &p, 1, NULL, NULL);
+      if (pass == 0) { /* unshifted: no line of zeros (some machines move those faster) */
+        k->init(a, &d, &p, 0, NULL, NULL);
+        k->init(b, &d, &p, 0, NULL, NULL);
       }
       const long reps = pass == 0 ? 1 : steps;
       const double t0 = omp_get_wtime();
-      for (long k = 0; k < reps; ++k) {
-        void *src = k % 2 ? b : a, *dst = k % 2 ? a : b;
-        if (sp && pull) d3q19_stream_only_f32(src, dst, &d);
-        else if (sp) d3q19_copy_cells_f32(src, dst, &d);
-        else if (pull) d3q19_stream_only_f64(src, dst, &d);
-        else d3q19_copy_cells_f64(src, dst, &d);
-      }
+      for (long r = 0; r < reps; ++r)
+        k->stream_collide(r % 2 ? b : a, r % 2 ? a : b, &d, &p,
+                          pull ? LBM_VARIANT_STREAM : LBM_VARIANT_COPY);
       t = omp_get_wtime() - t0;
     }
     mlups = (double)n * (double)n * (double)n * (double)steps / t / 1e6;
@@ -66,9 +73,10 @@ static double stream_only_mlups(long n, long steps, int sp, int pull) {
  * process, timed over steps steps after 3 warm-up steps; bound from bandwidth gbs and
  * values_per_cell moved per cell update. */
 static tsr_status bench_case(MPI_Comm comm, long n, long steps, simulation_hs_t hs,
-                             const opencl_select_t *device, lbm_precision_t prec,
-                             lbm_collision_t coll, int blocks_per_axis, double gbs,
-                             double values_per_cell, bench_row_t *r, tsr_error_t *err) {
+                             const opencl_select_t *device, grid_layout_t layout,
+                             lbm_precision_t prec, lbm_collision_t coll, int blocks_per_axis,
+                             double gbs, double values_per_cell, bench_row_t *r,
+                             tsr_error_t *err) {
   tsr_status st = TSR_OK;
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -82,6 +90,7 @@ static tsr_status bench_case(MPI_Comm comm, long n, long steps, simulation_hs_t 
   so.hardware.hs = hs;
   if (device) so.hardware.opencl = *device;
   lbm_options_t lo = lbm_options_default();
+  lo.cpu_layout = layout;
   lo.precision = prec;
   lo.collision = coll;
   lo.shifted = true;
@@ -104,6 +113,7 @@ static tsr_status bench_case(MPI_Comm comm, long n, long steps, simulation_hs_t 
   TSR_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm));
   TSR_MPI(MPI_Allreduce(&share, &share_max, 1, MPI_DOUBLE, MPI_MAX, comm));
   r->hs = hs;
+  r->layout = layout;
   r->prec = prec;
   r->coll = coll;
   r->blocks_per_process = blocks_per_axis * blocks_per_axis * blocks_per_axis;
@@ -113,7 +123,11 @@ static tsr_status bench_case(MPI_Comm comm, long n, long steps, simulation_hs_t 
   r->fraction = r->mlups / r->bound_mlups;
   r->exchange_share = share_max;
   if (rank == 0) {
-    printf("%-6s %-4s %8d %10.2f %12.2f %8.1f%% %8.1f%%\n", lbm_fs(&lo),
+    /* GPU fields are SoA whatever the CPU layout: their label leaves the layout out */
+    char label[32];
+    snprintf(label, sizeof label, "%s", lbm_fs(&lo));
+    if (hs == SIMULATION_HS_GPU) label[6] = '\0';
+    printf("%-10s %-4s %8d %10.2f %12.2f %8.1f%% %8.1f%%\n", label,
            hs == SIMULATION_HS_GPU ? "gpu" : "", r->blocks_per_process, r->mlups, r->bound_mlups,
            100.0 * r->fraction, 100.0 * r->exchange_share);
     fflush(stdout);
@@ -171,33 +185,45 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
     printf("memory bandwidth (copy, %zu MiB arrays, write-allocate counted): %.2f GB/s summed "
            "over processes (%.2f GB/s STREAM-counted on rank 0)\n",
            copy_bytes >> 20, bw_sum, bw.copy_gbs_plain);
-    printf("bytes per cell update: 19 PDFs read + 19 written + 19 write-allocated = 57 values "
-           "(456 B DP, 228 B SP)\n\n");
-    printf("%-6s %-4s %8s %10s %12s %9s %9s\n", "fs", "", "blocks", "MLUPS", "bound MLUPS",
+    for (int l = 0; l < 2; ++l) {
+      const double v = cpu_values_per_cell((grid_layout_t)l, LBM_DP);
+      printf("bytes per cell update, %s: %.0f values (%.0f B DP, %.0f B SP)%s\n",
+             grid_layout_name((grid_layout_t)l), v, 8 * v, 4 * v,
+             v < 57 ? ": 19 PDFs read + 19 written with nontemporal stores (no write-allocate)"
+                    : ": 19 PDFs read + 19 written + 19 write-allocated");
+    }
+    printf("\n%-10s %-4s %8s %10s %12s %9s %9s\n", "fs", "", "blocks", "MLUPS", "bound MLUPS",
            "fraction", "exchange");
   }
   if (gn == 0) gn = n;
-  bench_row_t rows[24];
+  bench_row_t rows[36];
   int nrows = 0;
   const int splits[3] = {1, 2, 4};
-  for (int p = 0; p < 2; ++p)
-    for (int c = 0; c < 2; ++c)
-      for (int k = 0; k < 3; ++k) {
-        TSR_TRY(bench_case(comm, n, steps, SIMULATION_HS_CPU, NULL, (lbm_precision_t)p,
-                           (lbm_collision_t)c, splits[k], bw_sum, 57.0, &rows[nrows++], err));
-      }
+  for (int l = 1; l >= 0; --l)
+    for (int p = 0; p < 2; ++p)
+      for (int c = 0; c < 2; ++c)
+        for (int k = 0; k < 3; ++k) {
+          TSR_TRY(bench_case(comm, n, steps, SIMULATION_HS_CPU, NULL, (grid_layout_t)l,
+                             (lbm_precision_t)p, (lbm_collision_t)c, splits[k], bw_sum,
+                             cpu_values_per_cell((grid_layout_t)l, (lbm_precision_t)p),
+                             &rows[nrows++], err));
+        }
   /* the access pattern's ceilings, every process at once like the rows above: with the
      pull (ceiling[0..1]) and without it (ceiling[2..3]) */
-  double ceiling[4] = {0, 0, 0, 0};
-  for (int q = 0; q < 4; ++q) {
-    const int p = q % 2, pull = q < 2;
+  double ceiling[8] = {0};
+  for (int q = 0; q < 8; ++q) {
+    const int p = q % 2, pull = (q / 2) % 2 == 0;
+    const grid_layout_t layout = q < 4 ? GRID_SOA : GRID_AOS;
     MPI_Barrier(comm);
-    double m = stream_only_mlups(n, steps, p, pull);
+    double m = stream_only_mlups(n, steps, layout, p, pull);
     TSR_MPI(MPI_Allreduce(&m, &ceiling[q], 1, MPI_DOUBLE, MPI_SUM, comm));
     if (rank == 0) {
-      static const char *const names[4] = {"stream,dp", "stream,sp", "cells,dp", "cells,sp"};
-      const double bound = bw_sum * 1e9 / (57.0 * (p ? 4.0 : 8.0)) / 1e6;
-      printf("%-11s %8d %10.2f %12.2f %8.1f%%   (%s)\n", names[q], 1, ceiling[q], bound,
+      static const char *const names[8] = {"stream,dp,soa", "stream,sp,soa", "cells,dp,soa",
+                                           "cells,sp,soa", "stream,dp,aos", "stream,sp,aos",
+                                           "cells,dp,aos", "cells,sp,aos"};
+      const double bound =
+          bw_sum * 1e9 / (cpu_values_per_cell(layout, (lbm_precision_t)p) * (p ? 4.0 : 8.0)) / 1e6;
+      printf("%-15s %8d %10.2f %12.2f %8.1f%%   (%s)\n", names[q], 1, ceiling[q], bound,
              100.0 * ceiling[q] / bound,
              pull ? "streaming alone: ceiling of the kernels' loads and stores"
                   : "each cell copied from itself through the same loop: no pull");
@@ -251,21 +277,26 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
     for (int p = gpu_dp ? 0 : 1; p < 2; ++p)
       for (int c = 0; c < 2; ++c)
         for (int k = 0; k < 3; ++k)
-          TSR_TRY(bench_case(comm, gn, steps, SIMULATION_HS_GPU, &sel, (lbm_precision_t)p,
-                             (lbm_collision_t)c, splits[k], gpu_gbs, 38.0, &rows[nrows++], err));
+          TSR_TRY(bench_case(comm, gn, steps, SIMULATION_HS_GPU, &sel, GRID_AOS,
+                             (lbm_precision_t)p, (lbm_collision_t)c, splits[k], gpu_gbs, 38.0,
+                             &rows[nrows++], err));
   }
   if (rank == 0 && json) {
-    report_item_t items[10 + 24 * 5];
-    char keys[24 * 5][64];
+    report_item_t items[14 + 36 * 5];
+    char keys[36 * 5][64];
     size_t m = 0;
     items[m++] = REPORT_INT_ITEM("processes", size);
     items[m++] = REPORT_INT_ITEM("threads_per_process", cpu_threads_max());
     items[m++] = REPORT_INT_ITEM("cells_per_process", (int64_t)n * n * n);
     items[m++] = REPORT_REAL_ITEM("copy_bandwidth_gbs", bw_sum);
-    items[m++] = REPORT_REAL_ITEM("stream_only_dp_1blocks_mlups", ceiling[0]);
-    items[m++] = REPORT_REAL_ITEM("stream_only_sp_1blocks_mlups", ceiling[1]);
-    items[m++] = REPORT_REAL_ITEM("copy_cells_dp_1blocks_mlups", ceiling[2]);
-    items[m++] = REPORT_REAL_ITEM("copy_cells_sp_1blocks_mlups", ceiling[3]);
+    items[m++] = REPORT_REAL_ITEM("stream_only_dp_soa_1blocks_mlups", ceiling[0]);
+    items[m++] = REPORT_REAL_ITEM("stream_only_sp_soa_1blocks_mlups", ceiling[1]);
+    items[m++] = REPORT_REAL_ITEM("copy_cells_dp_soa_1blocks_mlups", ceiling[2]);
+    items[m++] = REPORT_REAL_ITEM("copy_cells_sp_soa_1blocks_mlups", ceiling[3]);
+    items[m++] = REPORT_REAL_ITEM("stream_only_dp_aos_1blocks_mlups", ceiling[4]);
+    items[m++] = REPORT_REAL_ITEM("stream_only_sp_aos_1blocks_mlups", ceiling[5]);
+    items[m++] = REPORT_REAL_ITEM("copy_cells_dp_aos_1blocks_mlups", ceiling[6]);
+    items[m++] = REPORT_REAL_ITEM("copy_cells_sp_aos_1blocks_mlups", ceiling[7]);
     if (use_gpu) {
       items[m++] = REPORT_INT_ITEM("gpu_cells_per_process", (int64_t)gn * gn * gn);
       items[m++] = REPORT_REAL_ITEM("gpu_copy_bandwidth_gbs", gpu_gbs);
@@ -277,8 +308,10 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
       const char *what[5] = {"mlups", "bound_mlups", "fraction", "bytes_per_cell", "exchange_share"};
       double val[5] = {r->mlups, r->bound_mlups, r->fraction, r->bytes_per_cell, r->exchange_share};
       for (int q = 0; q < 5; ++q) {
-        snprintf(keys[5 * i + q], sizeof keys[0], "%s%s_%dblocks_%s",
-                 r->hs == SIMULATION_HS_GPU ? "gpu_" : "", fs, r->blocks_per_process, what[q]);
+        snprintf(keys[5 * i + q], sizeof keys[0], "%s%s%s_%dblocks_%s",
+                 r->hs == SIMULATION_HS_GPU ? "gpu_" : "", fs,
+                 r->hs == SIMULATION_HS_GPU ? "" : r->layout == GRID_SOA ? "_soa" : "_aos",
+                 r->blocks_per_process, what[q]);
         items[m++] = REPORT_REAL_ITEM(keys[5 * i + q], val[q]);
       }
     }

@@ -1,19 +1,24 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include "gpu_d3q19.h"
 
+#include "lattice_defs.h"
+#include "lbm_collide.h"
+
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* the program source, generated at build time from d3q19_collide.h and d3q19.cl */
+/* the program source, generated at build time from lattice_defs.h, lbm_collide.h and
+   lbm.cl */
 extern const char gpu_d3q19_source[];
 extern const size_t gpu_d3q19_source_size;
 
-/* the collision constants: D3Q19_CONSTS_COUNT of kernels_cpu/d3q19_collide.h */
-enum { GPU_Q = 19, GPU_CONSTS = 6 * 19 + 10 };
+/* the lattice of these programs, and the count of its collision constants */
+#define GPU_LATTICE "D3Q19"
+enum { GPU_Q = LATTICE_D3Q19_Q, GPU_CONSTS = LBM_CONSTS_COUNT(LATTICE_D3Q19_Q) };
 
-/* a row of the ghost tables of d3q19.cl (GHOST_TAB ints) */
+/* a row of the ghost tables of lbm.cl (GHOST_TAB ints) */
 enum { GPU_TAB = 16, GPU_T_ITEM = 12, GPU_T_OFFSET = 13 };
 
 struct gpu_d3q19 {
@@ -28,7 +33,7 @@ struct gpu_d3q19 {
   int nitems;                              /* slice cells of all slots */
 };
 
-/* The ghost table of d3q19.cl for one side (send or recv slices), filling the slot
+/* The ghost table of lbm.cl for one side (send or recv slices), filling the slot
  * offsets. */
 static tsr_status gpu_ghost_table(gpu_d3q19_t *g, const gpu_d3q19_slice_t *sl, cl_mem *out,
                                   tsr_error_t *err) {
@@ -79,19 +84,19 @@ cleanup:
 }
 
 
-/* The two source files from folder dir, concatenated. */
+/* The source files from folder dir, concatenated. */
 static tsr_status gpu_read_sources(const char *dir, char **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const char *names[2] = {"d3q19_collide.h", "d3q19.cl"};
+  const char *names[3] = {"lattice_defs.h", "lbm_collide.h", "lbm.cl"};
   char *text = NULL;
   size_t len = 0;
   FILE *fp = NULL;
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < 3; ++i) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
     fp = fopen(path, "rb");
     TSR_CHECK(fp, TSR_ERR_IO, "cannot open OpenCL source %s (the kernel source folder must "
-              "hold d3q19_collide.h and d3q19.cl)", path);
+              "hold lattice_defs.h, lbm_collide.h and lbm.cl)", path);
     TSR_CHECK(fseek(fp, 0, SEEK_END) == 0, TSR_ERR_IO, "cannot read %s", path);
     long sz = ftell(fp);
     TSR_CHECK(sz >= 0 && fseek(fp, 0, SEEK_SET) == 0, TSR_ERR_IO, "cannot read %s", path);
@@ -137,20 +142,21 @@ tsr_status gpu_d3q19_create(opencl_context_t *ctx, const gpu_d3q19_spec_t *spec,
   g->moments_double = desc->double_precision ? 1 : 0;
   char options[256];
   snprintf(options, sizeof options,
-           "-DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DTRT=%d -DFORCE=%d -DMOMENTS_DOUBLE=%d",
-           spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], spec->trt ? 1 : 0,
+           "-DLATTICE_NAME=%s -DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DTRT=%d -DFORCE=%d "
+           "-DMOMENTS_DOUBLE=%d",
+           GPU_LATTICE, spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], spec->trt ? 1 : 0,
            spec->force ? 1 : 0, g->moments_double);
   TSR_TRY(opencl_build_program(ctx, source ? source : gpu_d3q19_source, options,
-                               spec->source_dir ? "d3q19.cl (from the kernel source folder)"
-                                                : "d3q19.cl",
+                               spec->source_dir ? "lbm.cl (from the kernel source folder)"
+                                                : "lbm.cl",
                                &program, err));
   g->program = program;
   cl_int rc = CL_SUCCESS;
-  TSR_TRY(gpu_kernel(g, "d3q19_stream_collide", &g->stream_collide, err));
-  TSR_TRY(gpu_kernel(g, "d3q19_boundary", &g->boundary, err));
-  TSR_TRY(gpu_kernel(g, "d3q19_pack", &g->pack, err));
-  TSR_TRY(gpu_kernel(g, "d3q19_unpack", &g->unpack, err));
-  TSR_TRY(gpu_kernel(g, "d3q19_moments", &g->moments, err));
+  TSR_TRY(gpu_kernel(g, "lbm_stream_collide", &g->stream_collide, err));
+  TSR_TRY(gpu_kernel(g, "lbm_boundary", &g->boundary, err));
+  TSR_TRY(gpu_kernel(g, "lbm_pack", &g->pack, err));
+  TSR_TRY(gpu_kernel(g, "lbm_unpack", &g->unpack, err));
+  TSR_TRY(gpu_kernel(g, "lbm_moments", &g->moments, err));
   TSR_TRY(gpu_ghost_table(g, spec->recv, &g->tab_recv, err));
   TSR_TRY(gpu_ghost_table(g, spec->send, &g->tab_send, err)); /* its offsets stay */
   g->consts = clCreateBuffer(opencl_context_cl(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,

@@ -5,11 +5,11 @@
 tsr_status cpu_copy_run(const registry_copy_task_t *tasks, size_t n, const cpu_copy_layout_t *l,
                         tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  aos_copy_job_t *jobs = malloc((n ? n : 1) * sizeof *jobs);
+  grid_copy_job_t *jobs = malloc((n ? n : 1) * sizeof *jobs);
   TSR_CHECK(jobs, TSR_ERR_NOMEM, "out of memory for %zu block-to-block copies", n);
   for (size_t i = 0; i < n; ++i) {
     const registry_copy_task_t *t = &tasks[i];
-    aos_copy_job_t *j = &jobs[i];
+    grid_copy_job_t *j = &jobs[i];
     void *src, *dst;
     int slo[3], shi[3], dlo[3], dhi[3];
     l->field(t->src, t->src_data, &src, &j->src_dims);
@@ -29,7 +29,7 @@ tsr_status cpu_copy_run(const registry_copy_task_t *tasks, size_t n, const cpu_c
     j->comps = l->comps + (size_t)t->dir * (size_t)l->stride;
     j->ncomps = l->ncomps[t->dir];
   }
-  aos_copy_boxes(jobs, n, l->esize);
+  grid_copy_boxes(jobs, n, l->esize);
 cleanup:
   free(jobs);
   return st;

@@ -1,5 +1,6 @@
 /* cpu_copy: direct ghost-layer copies between CPU blocks of one process (the
- * REGISTRY_KIND_COPY items of CPU fields), as AoS box copies spread over the OpenMP
+ * REGISTRY_KIND_COPY items of CPU fields), as box copies (grid.h, either layout, the two
+ * blocks' layouts may differ) spread over the OpenMP
  * threads: for each task, the sender's slice direction_send_slice(dir) goes into the
  * receiver's ghost slice direction_recv_slice(dir), components per direction as given. */
 #ifndef CPU_COPY_H
@@ -7,14 +8,14 @@
 
 #include <stddef.h>
 
-#include "aos.h"
+#include "grid.h"
 #include "direction.h"
 #include "registry.h"
 #include "tsr_error.h"
 
-/* The AoS field of a block's data item (the grid a ghost exchange fills). */
+/* The field of a block's data item (the grid a ghost exchange fills) and its dims. */
 typedef void (*cpu_copy_field_fn)(const block_info_t *b, const void *data, void **field,
-                                  aos_dims_t *dims);
+                                  grid_dims_t *dims);
 
 typedef struct cpu_copy_layout {
   cpu_copy_field_fn field;

@@ -4,14 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aos.h"
+#include "grid.h"
 #include "cpu_copy.h"
 #include "direction.h"
 
 static const int ghost_check_all_comps[GHOST_CHECK_COMPS] = {0, 1};
 
-static aos_dims_t ghost_check_dims(const block_info_t *b) {
-  return (aos_dims_t){b->size[0], b->size[1], b->size[2], GHOST_CHECK_COMPS};
+static grid_dims_t ghost_check_dims(const block_info_t *b) {
+  return grid_dims_make(b->size, GHOST_CHECK_COMPS, 1, GRID_AOS, sizeof(double));
 }
 
 double ghost_check_code(int64_t gx, int64_t gy, int64_t gz, int comp) {
@@ -21,8 +21,8 @@ double ghost_check_code(int64_t gx, int64_t gy, int64_t gz, int comp) {
 
 static tsr_status ghost_check_alloc(const block_info_t *b, void *ctx, void **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  aos_dims_t d = ghost_check_dims(b);
-  size_t n = aos_field_elements(&d);
+  grid_dims_t d = ghost_check_dims(b);
+  size_t n = d.elements;
   double *f = malloc(n * sizeof *f);
   TSR_CHECK(f, TSR_ERR_NOMEM, "out of memory: %zu bytes for the ghost check field of BlockID %d",
             n * sizeof *f, (int)b->id);
@@ -42,14 +42,14 @@ static tsr_status ghost_check_extract(const block_info_t *b, const void *data, i
                                       uint8_t *out, size_t cap, size_t *written, void *ctx,
                                       tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  aos_dims_t d = ghost_check_dims(b);
+  grid_dims_t d = ghost_check_dims(b);
   int lo[3], hi[3];
   direction_send_slice(b->size, dir, lo, hi);
-  size_t need = aos_slice_bytes(lo, hi, GHOST_CHECK_COMPS, sizeof(double));
+  size_t need = grid_slice_bytes(lo, hi, GHOST_CHECK_COMPS, sizeof(double));
   TSR_CHECK(need <= cap, TSR_ERR_INTERNAL,
             "ghost check extraction of BlockID %d in direction %s needs %zu bytes, has %zu",
             (int)b->id, direction_name(dir), need, cap);
-  *written = aos_pack(data, &d, sizeof(double), lo, hi, ghost_check_all_comps, GHOST_CHECK_COMPS, out);
+  *written = grid_pack(data, &d, sizeof(double), lo, hi, ghost_check_all_comps, GHOST_CHECK_COMPS, out);
 cleanup:
   return st;
 }
@@ -57,20 +57,20 @@ cleanup:
 static tsr_status ghost_check_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
                                      size_t len, void *ctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  aos_dims_t d = ghost_check_dims(b);
+  grid_dims_t d = ghost_check_dims(b);
   int lo[3], hi[3];
   direction_recv_slice(b->size, dir, lo, hi);
-  size_t need = aos_slice_bytes(lo, hi, GHOST_CHECK_COMPS, sizeof(double));
+  size_t need = grid_slice_bytes(lo, hi, GHOST_CHECK_COMPS, sizeof(double));
   TSR_CHECK(need == len, TSR_ERR_CORRUPT,
             "ghost check insertion into BlockID %d from direction %s: %zu bytes, expected %zu",
             (int)b->id, direction_name(dir), len, need);
-  aos_unpack(data, &d, sizeof(double), lo, hi, ghost_check_all_comps, GHOST_CHECK_COMPS, in);
+  grid_unpack(data, &d, sizeof(double), lo, hi, ghost_check_all_comps, GHOST_CHECK_COMPS, in);
 cleanup:
   return st;
 }
 
 static void ghost_check_field(const block_info_t *b, const void *data, void **field,
-                              aos_dims_t *dims) {
+                              grid_dims_t *dims) {
   *field = (void *)data;
   *dims = ghost_check_dims(b);
 }
@@ -94,13 +94,13 @@ static tsr_status ghost_check_fill(const block_info_t *b, block_data_t *data, vo
   double *f = block_data_get(data, id);
   TSR_CHECK(f, TSR_ERR_INTERNAL, "BlockID %d has no '%s' data to fill", (int)b->id,
             GHOST_CHECK_FIELD);
-  aos_dims_t d = ghost_check_dims(b);
+  grid_dims_t d = ghost_check_dims(b);
   for (int z = -1; z <= d.nz; ++z)
     for (int y = -1; y <= d.ny; ++y)
       for (int x = -1; x <= d.nx; ++x) {
         bool ghost = x < 0 || y < 0 || z < 0 || x == d.nx || y == d.ny || z == d.nz;
         for (int c = 0; c < GHOST_CHECK_COMPS; ++c)
-          f[aos_index(&d, x, y, z, c)] =
+          f[grid_index(&d, x, y, z, c)] =
               ghost ? GHOST_CHECK_EMPTY
                     : ghost_check_code(b->lo[0] + x, b->lo[1] + y, b->lo[2] + z, c);
       }
@@ -146,7 +146,7 @@ tsr_status ghost_check_verify(const patch_t *patch, int data_id, ghost_check_rep
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
     const double *f = block_data_get(patch_block_data(patch, b->id), data_id);
     TSR_CHECK(f, TSR_ERR_INTERNAL, "BlockID %d has no '%s' data", (int)b->id, GHOST_CHECK_FIELD);
-    aos_dims_t d = ghost_check_dims(b);
+    grid_dims_t d = ghost_check_dims(b);
     for (int z = -1; z <= d.nz; ++z)
       for (int y = -1; y <= d.ny; ++y)
         for (int x = -1; x <= d.nx; ++x) {
@@ -169,7 +169,7 @@ tsr_status ghost_check_verify(const patch_t *patch, int data_id, ghost_check_rep
           }
           for (int c = 0; c < GHOST_CHECK_COMPS; ++c) {
             double want = exists ? ghost_check_code(g[0], g[1], g[2], c) : GHOST_CHECK_EMPTY;
-            double have = f[aos_index(&d, x, y, z, c)];
+            double have = f[grid_index(&d, x, y, z, c)];
             if (have == want) continue;
             if (rep->mismatches++ == 0)
               tsr_error_set(err, TSR_ERR_CORRUPT, __FILE__, __LINE__,

@@ -4,10 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aos.h"
 #include "cpu_copy.h"
 #include "direction.h"
-#include "d3q19.h"
+#include "grid.h"
 #include "lbm_gpu.h"
 #include "lbm_impl.h"
 
@@ -16,6 +15,8 @@
 lbm_options_t lbm_options_default(void) {
   lbm_options_t o;
   memset(&o, 0, sizeof o);
+  o.lattice = &lattice_d3q19;
+  o.cpu_layout = GRID_SOA;
   o.collision = LBM_TRT;
   o.precision = LBM_DP;
   o.viscosity = 1.0 / 6.0;
@@ -30,6 +31,10 @@ double lbm_omega(const lbm_options_t *o) { return 1.0 / (3.0 * o->viscosity + 0.
 
 tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  TSR_CHECK(o->lattice != NULL, TSR_ERR_INVALID, "lbm.lattice: none given; allowed are %s",
+            lattice_names());
+  TSR_CHECK(o->cpu_layout == GRID_AOS || o->cpu_layout == GRID_SOA, TSR_ERR_INVALID,
+            "lbm.cpu_layout: unknown value %d; allowed are soa, aos", (int)o->cpu_layout);
   TSR_CHECK(o->collision == LBM_SRT || o->collision == LBM_TRT, TSR_ERR_INVALID,
             "lbm.collision: unknown value %d; allowed are srt, trt", (int)o->collision);
   TSR_CHECK(o->precision == LBM_DP || o->precision == LBM_SP, TSR_ERR_INVALID,
@@ -81,6 +86,8 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   static const char *const collisions[] = {"srt", "trt", NULL};
   static const char *const precisions[] = {"dp", "sp", NULL};
   static const char *const inits[] = {"uniform", "taylor_green", NULL};
+  static const char *const layouts[] = {"aos", "soa", NULL};
+  static const char *const lattices[] = {"d3q19", NULL};
   static const char *const faces[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
   static const char *const walls[] = {"noslip", "moving", NULL};
   lbm_options_t r = lbm_options_default();
@@ -88,6 +95,12 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   int v;
   TSR_TRY(config_object(root, "lbm", false, &lbm, err));
   if (lbm) {
+    v = 0;
+    TSR_TRY(config_choice(lbm, "lattice", false, lattices, &v, err));
+    r.lattice = lattice_find(lattices[v]);
+    v = (int)r.cpu_layout;
+    TSR_TRY(config_choice(lbm, "cpu_layout", false, layouts, &v, err));
+    r.cpu_layout = (grid_layout_t)v;
     v = (int)r.collision;
     TSR_TRY(config_choice(lbm, "collision", false, collisions, &v, err));
     r.collision = (lbm_collision_t)v;
@@ -151,16 +164,17 @@ cleanup:
 }
 
 const char *lbm_fs(const lbm_options_t *o) {
-  static const char *const names[2][2] = {{"srt,dp", "srt,sp"}, {"trt,dp", "trt,sp"}};
-  return names[o->collision == LBM_TRT][o->precision == LBM_SP];
+  static const char *const names[2][2][2] = {{{"srt,dp,aos", "srt,dp,soa"}, {"srt,sp,aos", "srt,sp,soa"}},
+                                             {{"trt,dp,aos", "trt,dp,soa"}, {"trt,sp,aos", "trt,sp,soa"}}};
+  return names[o->collision == LBM_TRT][o->precision == LBM_SP][o->cpu_layout == GRID_SOA];
 }
 
 /* ---- what the items share ---- */
 
-size_t lbm_cells(const aos_dims_t *d) { return (size_t)d->nx * (size_t)d->ny * (size_t)d->nz; }
+size_t lbm_cells(const grid_dims_t *d) { return (size_t)d->nx * (size_t)d->ny * (size_t)d->nz; }
 
 void lbm_block_clear(lbm_block_t *b) {
-  free(b->src);
+  free(b->src); /* aligned_alloc'd: free releases it */
   free(b->dst);
   free(b->links);
   free(b->flags);
@@ -205,38 +219,41 @@ static void lbm_initial(int x, int y, int z, void *vctx, double out[4]) {
   out[0] = o->rho0 + 3.0 * p;
 }
 
-tsr_status lbm_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
+/* 64-byte aligned storage for n values of esize bytes (NULL when out of memory). */
+static void *lbm_aligned(size_t n, size_t esize) {
+  size_t bytes = (n * esize + 63) / 64 * 64;
+  return aligned_alloc(64, bytes ? bytes : 64);
+}
+
+tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layout_t layout,
+                            lbm_block_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const lbm_ctx_t *c = vctx;
+  const lattice_t *l = c->lattice;
   lbm_block_t *lb = calloc(1, sizeof *lb);
   *out = NULL;
   TSR_CHECK(lb, TSR_ERR_NOMEM, "out of memory for the LBM data of BlockID %d", (int)b->id);
-  lb->dims = (aos_dims_t){b->size[0], b->size[1], b->size[2], D3Q19_Q};
   lb->esize = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double);
+  lb->dims = grid_dims_make(b->size, l->q, l->reach, layout, lb->esize);
   if (b->bs == c->bs_solid) goto done; /* all solid: no PDFs */
 
-  size_t n = aos_field_elements(&lb->dims), cells = lbm_cells(&lb->dims);
-  lb->src = malloc(n * lb->esize);
-  lb->dst = malloc(n * lb->esize);
+  const lbm_kernels_t *kern = c->kernels[layout];
+  size_t n = lb->dims.elements, cells = lbm_cells(&lb->dims);
+  lb->src = lbm_aligned(n, lb->esize);
+  lb->dst = lbm_aligned(n, lb->esize);
   lb->flags = malloc(cells);
   lb->rho = malloc(cells * sizeof *lb->rho);
   lb->u = malloc(3 * cells * sizeof *lb->u);
   TSR_CHECK(lb->src && lb->dst && lb->flags && lb->rho && lb->u, TSR_ERR_NOMEM,
-            "out of memory: BlockID %d needs %.1f MiB for its PDFs (2 grids of %zu cells with "
-            "ghost layer, %zu bytes per value)",
-            (int)b->id, 2.0 * (double)(n * lb->esize) / 1048576.0, n / D3Q19_Q, lb->esize);
+            "out of memory: BlockID %d needs %.1f MiB for its PDFs (2 grids of %zu values "
+            "with ghost layer and padding, %zu bytes per value)",
+            (int)b->id, 2.0 * (double)(n * lb->esize) / 1048576.0, n, lb->esize);
   lbm_init_ctx_t ic = {c, b};
-  if (lb->esize == sizeof(float)) {
-    d3q19_init_f32(lb->src, &lb->dims, &c->params, c->opts.shifted, lbm_initial, &ic);
-    d3q19_init_f32(lb->dst, &lb->dims, &c->params, c->opts.shifted, lbm_initial, &ic);
-  } else {
-    d3q19_init_f64(lb->src, &lb->dims, &c->params, c->opts.shifted, lbm_initial, &ic);
-    d3q19_init_f64(lb->dst, &lb->dims, &c->params, c->opts.shifted, lbm_initial, &ic);
-  }
+  kern->init(lb->src, &lb->dims, &c->params, c->opts.shifted, lbm_initial, &ic);
+  kern->init(lb->dst, &lb->dims, &c->params, c->opts.shifted, lbm_initial, &ic);
 
   /* flags of the interior, and bounce-back links from every fluid cell to each wall cell
      (interior or ghost) it pulls from */
-  const aos_dims_t *d = &lb->dims;
+  const grid_dims_t *d = &lb->dims;
   size_t cap = 0, k = 0;
   for (int z = 0; z < d->nz; ++z)
     for (int y = 0; y < d->ny; ++y)
@@ -244,24 +261,25 @@ tsr_status lbm_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t 
         uint8_t fl = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + x, b->lo[1] + y, b->lo[2] + z);
         lb->flags[k] = fl;
         if (fl != GEOMETRY_FLUID || b->bs != c->bs_boundary) continue;
-        for (int i = 1; i < D3Q19_Q; ++i) {
-          int sx = x - d3q19_c[i][0], sy = y - d3q19_c[i][1], sz = z - d3q19_c[i][2];
+        for (int i = 1; i < l->q; ++i) {
+          int sx = x - l->c[0][i], sy = y - l->c[1][i], sz = z - l->c[2][i];
           uint8_t sf = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + sx, b->lo[1] + sy,
                                      b->lo[2] + sz);
           if (sf == GEOMETRY_FLUID) continue;
           if (lb->nlinks == cap) {
             cap = cap ? 2 * cap : 256;
-            d3q19_link_t *g = realloc(lb->links, cap * sizeof *g);
+            lbm_link_t *g = realloc(lb->links, cap * sizeof *g);
             TSR_CHECK(g, TSR_ERR_NOMEM, "out of memory for the boundary links of BlockID %d", (int)b->id);
             lb->links = g;
           }
           double uw[3];
           geometry_flag_velocity(&c->opts.geometry, sf, uw);
-          double cu = d3q19_c[i][0] * uw[0] + d3q19_c[i][1] * uw[1] + d3q19_c[i][2] * uw[2];
-          lb->links[lb->nlinks++] = (d3q19_link_t){
-              .to = aos_index(d, sx, sy, sz, i),
-              .from = aos_index(d, x, y, z, d3q19_inverse(i)),
-              .extra = 6.0 * d3q19_w[i] * c->opts.rho0 * cu};
+          double cu = l->c[0][i] * uw[0] + l->c[1][i] * uw[1] + l->c[2][i] * uw[2];
+          /* moving wall: 2 w_i rho0 c_i.u_w / c_s^2 */
+          lb->links[lb->nlinks++] = (lbm_link_t){
+              .to = grid_index(d, sx, sy, sz, i),
+              .from = grid_index(d, x, y, z, l->inv[i]),
+              .extra = 2.0 * l->inv_cs2 * l->w[i] * c->opts.rho0 * cu};
         }
       }
 done:
@@ -270,6 +288,20 @@ done:
 cleanup:
   lbm_block_release(lb, NULL);
   return st;
+}
+
+/* The allocator items of the two CPU layouts (a block of options.block_layout takes the
+   layout given there). */
+static tsr_status lbm_alloc_aos(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
+  const lbm_ctx_t *c = vctx;
+  grid_layout_t l = c->opts.block_layout ? c->opts.block_layout[b->id] : GRID_AOS;
+  return lbm_alloc_layout(b, c, l, (lbm_block_t **)out, err);
+}
+
+static tsr_status lbm_alloc_soa(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
+  const lbm_ctx_t *c = vctx;
+  grid_layout_t l = c->opts.block_layout ? c->opts.block_layout[b->id] : GRID_SOA;
+  return lbm_alloc_layout(b, c, l, (lbm_block_t **)out, err);
 }
 
 static lbm_block_t *lbm_get(block_data_t *data, const lbm_ctx_t *c) {
@@ -296,7 +328,7 @@ static tsr_status lbm_extract(const block_info_t *b, const void *data, int dir, 
             direction_name(dir), need, cap);
   int lo[3], hi[3];
   direction_send_slice(b->size, dir, lo, hi);
-  *written = aos_pack(lb->src, &lb->dims, lb->esize, lo, hi, c->comps[dir], c->ncomps[dir], out);
+  *written = grid_pack(lb->src, &lb->dims, lb->esize, lo, hi, c->comps[dir], c->ncomps[dir], out);
 cleanup:
   return st;
 }
@@ -312,7 +344,7 @@ static tsr_status lbm_insert(const block_info_t *b, void *data, int dir, const u
             direction_name(dir), len, need);
   int lo[3], hi[3];
   direction_recv_slice(b->size, dir, lo, hi);
-  aos_unpack(lb->src, &lb->dims, lb->esize, lo, hi, c->comps[dir], c->ncomps[dir], in);
+  grid_unpack(lb->src, &lb->dims, lb->esize, lo, hi, c->comps[dir], c->ncomps[dir], in);
 cleanup:
   return st;
 }
@@ -328,7 +360,7 @@ tsr_status lbm_nothing_insert(const block_info_t *b, void *data, int dir, const 
   return TSR_OK;
 }
 
-static void lbm_field(const block_info_t *b, const void *data, void **field, aos_dims_t *dims) {
+static void lbm_field(const block_info_t *b, const void *data, void **field, grid_dims_t *dims) {
   const lbm_block_t *lb = data;
   *field = lb->src;
   *dims = lb->dims;
@@ -339,7 +371,8 @@ static tsr_status lbm_copy(const registry_copy_task_t *tasks, size_t n, void *vc
   const lbm_ctx_t *c = vctx;
   cpu_copy_layout_t layout = {.field = lbm_field,
                               .esize = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double),
-                              .comps = &c->comps[0][0], .stride = 5, .ncomps = c->ncomps};
+                              .comps = &c->comps[0][0], .stride = LATTICE_MAX_Q,
+                              .ncomps = c->ncomps};
   return cpu_copy_run(tasks, n, &layout, err);
 }
 
@@ -349,15 +382,14 @@ tsr_status lbm_nothing(const block_info_t *b, block_data_t *data, void *vctx, ts
   return TSR_OK;
 }
 
-static tsr_status lbm_boundary_f64(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err) {
-  lbm_block_t *lb = lbm_get(data, vctx);
-  d3q19_boundary_apply_f64(lb->src, lb->links, lb->nlinks);
-  return TSR_OK;
+static const lbm_kernels_t *lbm_kernels_of(const lbm_ctx_t *c, const lbm_block_t *lb) {
+  return c->kernels[lb->dims.layout];
 }
 
-static tsr_status lbm_boundary_f32(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err) {
+static tsr_status lbm_boundary(const block_info_t *b, block_data_t *data, void *vctx,
+                               tsr_error_t *err) {
   lbm_block_t *lb = lbm_get(data, vctx);
-  d3q19_boundary_apply_f32(lb->src, lb->links, lb->nlinks);
+  lbm_kernels_of(vctx, lb)->boundary(lb->src, lb->links, lb->nlinks);
   return TSR_OK;
 }
 
@@ -367,19 +399,16 @@ static void lbm_swap(lbm_block_t *lb) {
   lb->dst = t;
 }
 
-#define LBM_SC_ITEM(NAME, KERNEL, T)                                                     \
-  static tsr_status NAME(const block_info_t *b, block_data_t *data, void *vctx,          \
-                         tsr_error_t *err) {                                             \
-    const lbm_ctx_t *c = vctx;                                                           \
-    lbm_block_t *lb = lbm_get(data, c);                                                  \
-    KERNEL((const T *)lb->src, (T *)lb->dst, &lb->dims, &c->params);                     \
-    lbm_swap(lb);                                                                        \
-    return TSR_OK;                                                                       \
-  }
-LBM_SC_ITEM(lbm_sc_srt_f64, d3q19_stream_collide_srt_f64, double)
-LBM_SC_ITEM(lbm_sc_trt_f64, d3q19_stream_collide_trt_f64, double)
-LBM_SC_ITEM(lbm_sc_srt_f32, d3q19_stream_collide_srt_f32, float)
-LBM_SC_ITEM(lbm_sc_trt_f32, d3q19_stream_collide_trt_f32, float)
+static tsr_status lbm_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
+                                     tsr_error_t *err) {
+  const lbm_ctx_t *c = vctx;
+  lbm_block_t *lb = lbm_get(data, c);
+  lbm_kernels_of(c, lb)->stream_collide(
+      lb->src, lb->dst, &lb->dims, &c->params,
+      c->opts.collision == LBM_TRT ? LBM_VARIANT_TRT : LBM_VARIANT_SRT);
+  lbm_swap(lb);
+  return TSR_OK;
+}
 
 void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb) {
   size_t cells = lbm_cells(&lb->dims);
@@ -390,18 +419,11 @@ void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb) {
   }
 }
 
-static tsr_status lbm_moments_f64_item(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err) {
+static tsr_status lbm_moments_item(const block_info_t *b, block_data_t *data, void *vctx,
+                                   tsr_error_t *err) {
   const lbm_ctx_t *c = vctx;
   lbm_block_t *lb = lbm_get(data, c);
-  d3q19_moments_f64(lb->src, &lb->dims, &c->params, c->opts.shifted, lb->rho, lb->u);
-  lbm_mask_walls(c, lb);
-  return TSR_OK;
-}
-
-static tsr_status lbm_moments_f32_item(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err) {
-  const lbm_ctx_t *c = vctx;
-  lbm_block_t *lb = lbm_get(data, c);
-  d3q19_moments_f32(lb->src, &lb->dims, &c->params, c->opts.shifted, lb->rho, lb->u);
+  lbm_kernels_of(c, lb)->moments(lb->src, &lb->dims, &c->params, c->opts.shifted, lb->rho, lb->u);
   lbm_mask_walls(c, lb);
   return TSR_OK;
 }
@@ -441,9 +463,14 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
   c.domain = *domain;
   c.gpu = gpu;
   double omega = lbm_omega(o);
-  c.params = (d3q19_params_t){
+  c.lattice = o->lattice;
+  c.kernels[GRID_AOS] = lbm_kernels_find(o->lattice, GRID_AOS, o->precision == LBM_DP);
+  c.kernels[GRID_SOA] = lbm_kernels_find(o->lattice, GRID_SOA, o->precision == LBM_DP);
+  TSR_CHECK(c.kernels[GRID_AOS] && c.kernels[GRID_SOA], TSR_ERR_INTERNAL,
+            "no CPU kernels for lattice %s", o->lattice->name);
+  c.params = (lbm_params_t){
       .omega_plus = omega,
-      .omega_minus = o->collision == LBM_TRT ? d3q19_omega_minus(omega, o->magic) : omega,
+      .omega_minus = o->collision == LBM_TRT ? lbm_omega_minus(omega, o->magic) : omega,
       .rho0 = o->rho0,
       .force = {o->force[0], o->force[1], o->force[2]},
       .use_force = o->force[0] != 0 || o->force[1] != 0 || o->force[2] != 0};
@@ -452,22 +479,22 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid", &c.bs_fluid, err));
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid_boundary", &c.bs_boundary, err));
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "solid", &c.bs_solid, err));
-  for (int d = 0; d < DIRECTION_COUNT; ++d)
-    for (int i = 1; i < D3Q19_Q; ++i) {
-      bool crosses = true;
-      for (int a = 0; a < 3; ++a)
-        if (direction_offsets[d][a] != 0 && d3q19_c[i][a] != direction_offsets[d][a]) crosses = false;
-      if (crosses) c.comps[d][c.ncomps[d]++] = i;
-    }
+  for (int d = 0; d < DIRECTION_COUNT; ++d) {
+    const int off[3] = {direction_offsets[d][0], direction_offsets[d][1], direction_offsets[d][2]};
+    c.ncomps[d] = lattice_crossing(c.lattice, off, c.comps[d]);
+  }
   void *ctx;
   TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
   TSR_TRY(registry_exclusive(reg, "srt,trt", err));
   TSR_TRY(registry_exclusive(reg, "sp,dp", err));
+  TSR_TRY(registry_exclusive(reg, "aos,soa", err));
 
   const char *live = "fluid|fluid_boundary";
   const registry_item_t items[] = {
-      {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = "*",
-       .alloc = lbm_alloc, .free = lbm_block_release},
+      {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_PDF, .fs = "aos", .hs = "cpu", .bs = "*",
+       .alloc = lbm_alloc_aos, .free = lbm_block_release},
+      {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_PDF, .fs = "soa", .hs = "cpu", .bs = "*",
+       .alloc = lbm_alloc_soa, .free = lbm_block_release},
       {.kind = REGISTRY_KIND_EXTRACTION, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = live,
        .extract = lbm_extract, .size = lbm_size},
       {.kind = REGISTRY_KIND_INSERTION, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = live,
@@ -478,26 +505,16 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
        .extract = lbm_nothing_extract, .size = lbm_size},
       {.kind = REGISTRY_KIND_INSERTION, .name = LBM_PDF, .fs = "*", .hs = "cpu|gpu", .bs = "solid",
        .insert = lbm_nothing_insert, .size = lbm_size},
-      {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "dp", .hs = "cpu",
-       .bs = "fluid_boundary", .kernel = lbm_boundary_f64},
-      {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "sp", .hs = "cpu",
-       .bs = "fluid_boundary", .kernel = lbm_boundary_f32},
+      {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "cpu",
+       .bs = "fluid_boundary", .kernel = lbm_boundary},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "cpu|gpu",
        .bs = "fluid|solid", .kernel = lbm_nothing},
-      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "srt,dp", .hs = "cpu",
-       .bs = live, .kernel = lbm_sc_srt_f64},
-      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "trt,dp", .hs = "cpu",
-       .bs = live, .kernel = lbm_sc_trt_f64},
-      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "srt,sp", .hs = "cpu",
-       .bs = live, .kernel = lbm_sc_srt_f32},
-      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "trt,sp", .hs = "cpu",
-       .bs = live, .kernel = lbm_sc_trt_f32},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
+       .bs = live, .kernel = lbm_stream_collide},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "cpu|gpu",
        .bs = "solid", .kernel = lbm_nothing},
-      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "dp", .hs = "cpu", .bs = live,
-       .kernel = lbm_moments_f64_item},
-      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "sp", .hs = "cpu", .bs = live,
-       .kernel = lbm_moments_f32_item},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "cpu", .bs = live,
+       .kernel = lbm_moments_item},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "cpu|gpu",
        .bs = "solid", .kernel = lbm_nothing},
       /* CPU work is done when its item returns; GPU blocks wait for their queue */

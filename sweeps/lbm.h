@@ -25,6 +25,8 @@
 #include "block_data.h"
 #include "config.h"
 #include "geometry.h"
+#include "grid.h"
+#include "lattice.h"
 #include "lbm_gpu.h"
 #include "patch.h"
 #include "registry.h"
@@ -41,6 +43,11 @@ typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1 } lbm_precision_t;
 typedef enum lbm_init_kind { LBM_INIT_UNIFORM = 0, LBM_INIT_TAYLOR_GREEN = 1 } lbm_init_kind_t;
 
 typedef struct lbm_options {
+  const lattice_t *lattice;    /* the velocity set (static storage, lattice.h) */
+  grid_layout_t cpu_layout;    /* the field layout of CPU blocks */
+  const grid_layout_t *block_layout; /* per BlockID, borrowed (must outlive the sweep's
+                                        registry); NULL: every CPU block in cpu_layout.
+                                        Not a configuration key: tests mix layouts */
   lbm_collision_t collision;
   lbm_precision_t precision;
   double viscosity;      /* kinematic, lattice units: omega = 1 / (3 nu + 1/2) */
@@ -53,7 +60,7 @@ typedef struct lbm_options {
   geometry_t geometry;
 } lbm_options_t;
 
-/* TRT, double precision, nu = 1/6 (omega = 1), Lambda = 3/16, rho0 = 1, no force, at rest,
+/* D3Q19, SoA on CPU blocks, TRT, double precision, nu = 1/6 (omega = 1), Lambda = 3/16, rho0 = 1, no force, at rest,
  * all non-periodic faces no-slip, no obstacles. */
 lbm_options_t lbm_options_default(void);
 TSR_NODISCARD tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err);

@@ -5,6 +5,7 @@
 
 #include "gpu_buffer.h"
 #include "gpu_d3q19.h"
+#include "lbm_collide.h"
 #include "lbm_impl.h"
 
 struct lbm_gpu_env {
@@ -83,18 +84,15 @@ static tsr_status lbm_gpu_program(const lbm_ctx_t *c, const int size[3], gpu_d3q
     snd->ncomps = rcv->ncomps = c->ncomps[d];
     for (int k = 0; k < c->ncomps[d]; ++k) snd->comps[k] = rcv->comps[k] = c->comps[d][k];
   }
-  double k64[D3Q19_CONSTS_COUNT];
-  float k32[D3Q19_CONSTS_COUNT];
-  d3q19_collision_constants_f64(&c->params, spec.trt, k64);
-  d3q19_collision_constants_f32(&c->params, spec.trt, k32);
+  double consts[LBM_CONSTS_COUNT(LATTICE_MAX_Q)]; /* room for either precision */
+  c->kernels[GRID_AOS]->constants(&c->params, spec.trt, consts);
   gpu_d3q19_t **gp = realloc(e->progs, (size_t)(e->nprogs + 1) * sizeof *gp);
   TSR_CHECK(gp, TSR_ERR_NOMEM, "out of memory for GPU programs");
   e->progs = gp;
   gpu_d3q19_spec_t *sp = realloc(e->specs, (size_t)(e->nprogs + 1) * sizeof *sp);
   TSR_CHECK(sp, TSR_ERR_NOMEM, "out of memory for GPU programs");
   e->specs = sp;
-  TSR_TRY(gpu_d3q19_create(e->cl, &spec, spec.dp ? (const void *)k64 : (const void *)k32,
-                           &e->progs[e->nprogs], err));
+  TSR_TRY(gpu_d3q19_create(e->cl, &spec, consts, &e->progs[e->nprogs], err));
   e->specs[e->nprogs] = spec;
   *out = e->progs[e->nprogs++];
 cleanup:
@@ -165,7 +163,7 @@ static tsr_status lbm_gpu_alloc(const block_info_t *b, void *vctx, void **out, t
   gb->stage = calloc(1, sizeof *gb->stage);
   TSR_CHECK(gb->stage, TSR_ERR_NOMEM, "out of memory for the LBM data of BlockID %d", (int)b->id);
   /* the host builds the block exactly as for the CPU: initial PDFs, flags, links */
-  TSR_TRY(lbm_alloc(b, vctx, (void **)&h, err));
+  TSR_TRY(lbm_alloc_layout(b, c, GRID_AOS, &h, err));
   gb->host = *h;
   free(h);
   h = NULL;

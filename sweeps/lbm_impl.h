@@ -5,28 +5,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "aos.h"
-#include "d3q19.h"
 #include "direction.h"
+#include "grid.h"
+#include "lattice.h"
+#include "lbm_kernels.h"
 #include "lbm.h"
 #include "lbm_gpu.h"
 
 typedef struct lbm_ctx {
   lbm_options_t opts;
   patch_options_t domain;
-  d3q19_params_t params;
+  lbm_params_t params;
+  const lattice_t *lattice;
+  const lbm_kernels_t *kernels[2]; /* per CPU layout (grid_layout_t) */
   int pdf_id;
   uint32_t bs_fluid, bs_boundary, bs_solid;
-  int comps[DIRECTION_COUNT][5]; /* PDFs crossing each direction */
+  int comps[DIRECTION_COUNT][LATTICE_MAX_Q]; /* PDFs crossing each direction */
   int ncomps[DIRECTION_COUNT];
   lbm_gpu_env_t *gpu; /* NULL: this process has no OpenCL device */
 } lbm_ctx_t;
 
 typedef struct lbm_block {
-  aos_dims_t dims;
+  grid_dims_t dims;
   size_t esize;
-  void *src, *dst;       /* NULL for a solid block */
-  d3q19_link_t *links;
+  void *src, *dst;       /* NULL for a solid block; 64-byte aligned */
+  lbm_link_t *links;
   size_t nlinks;
   uint8_t *flags;        /* interior cells */
   double *rho, *u;       /* moments */
@@ -34,11 +37,13 @@ typedef struct lbm_block {
 
 
 /* Interior cells of a block. */
-size_t lbm_cells(const aos_dims_t *d);
+size_t lbm_cells(const grid_dims_t *d);
 
-/* The CPU block: initial PDFs (both grids), flags, bounce-back links, moment arrays; a
- * solid block gets the struct alone. The GPU allocator starts from it. */
-tsr_status lbm_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err);
+/* The CPU block in a layout: initial PDFs (both grids), flags, bounce-back links (element
+ * indices of that layout), moment arrays; a solid block gets the struct alone. The GPU
+ * allocator starts from the AoS block. */
+tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layout_t layout,
+                            lbm_block_t **out, tsr_error_t *err);
 void lbm_block_release(void *data, void *ctx);
 /* Frees the arrays of a block (not the struct) and sets them to NULL. */
 void lbm_block_clear(lbm_block_t *b);

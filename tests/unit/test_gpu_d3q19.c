@@ -2,7 +2,7 @@
 /* The OpenCL D3Q19 stream-collide (kernels_gpu, SoA) against the CPU kernel (kernels_cpu,
  * AoS) on the same block: the same field in, bitwise the same field out, for SRT and TRT,
  * with and without force, in single and double precision, over several steps. Both
- * evaluate the macros of d3q19_collide.h with contraction off, so no tolerance is
+ * evaluate the macros of lbm_collide.h with contraction off, so no tolerance is
  * needed. Also: a device index that does not exist and a kernel source folder with a
  * broken kernel give clear errors (the build log included).
  *
@@ -18,67 +18,70 @@
 
 #include <cmocka.h>
 
-#include "aos.h"
-#include "d3q19.h"
 #include "gpu_d3q19.h"
+#include "grid.h"
+#include "lbm_collide.h"
+#include "lbm_kernels.h"
 #include "opencl.h"
 
 static opencl_context_t *ctx;
 
-/* n steps on both devices from the same random field; compares all interior cells. */
-#define COMPARE(REAL, SFX, DP)                                                           \
-  do {                                                                                   \
-    aos_dims_t d = {13, 6, 5, D3Q19_Q};                                                  \
-    size_t ne = aos_field_elements(&d);                                                  \
-    REAL *a = malloc(ne * sizeof *a), *b = malloc(ne * sizeof *b), *g = malloc(ne * sizeof *g); \
-    REAL consts[D3Q19_CONSTS_COUNT];                                                     \
-    srand(4242);                                                                         \
-    for (size_t k = 0; k < ne; ++k)                                                      \
-      a[k] = (REAL)(d3q19_w[k % D3Q19_Q] * (0.9 + 0.2 * rand() / (double)RAND_MAX));     \
-    memcpy(b, a, ne * sizeof *a);                                                        \
-    d3q19_params_t p = {.omega_plus = 1.6, .omega_minus = d3q19_omega_minus(1.6, 3.0 / 16), \
-                        .rho0 = 1, .force = {2e-5, -1e-5, 3e-6}, .use_force = force};    \
-    d3q19_collision_constants_##SFX(&p, trt, consts);                                    \
-    gpu_d3q19_spec_t spec = {.n = {d.nx, d.ny, d.nz}, .dp = DP, .trt = trt, .force = force}; \
-    gpu_d3q19_t *gp = NULL;                                                              \
-    gpu_d3q19_field_t f;                                                                 \
-    if (gpu_d3q19_create(ctx, &spec, consts, &gp, &err) != TSR_OK) fail_msg("%s", err.text); \
-    if (gpu_d3q19_field_create(gp, &f, &err) != TSR_OK) fail_msg("%s", err.text);       \
-    if (gpu_d3q19_upload(gp, &f, a, &err) != TSR_OK) fail_msg("%s", err.text);          \
-    /* the ghost layer stays as it was: the same on both sides */                        \
-    for (int s = 0; s < 3; ++s) {                                                        \
-      REAL *src = s % 2 ? b : a, *dst = s % 2 ? a : b;                                   \
-      if (trt) d3q19_stream_collide_trt_##SFX(src, dst, &d, &p);                         \
-      else d3q19_stream_collide_srt_##SFX(src, dst, &d, &p);                             \
-      if (gpu_d3q19_step(gp, &f, &err) != TSR_OK) fail_msg("%s", err.text);             \
-    }                                                                                    \
-    memcpy(g, b, ne * sizeof *g); /* ghosts as on the CPU */                             \
-    if (gpu_d3q19_download(gp, &f, g, &err) != TSR_OK) fail_msg("%s", err.text);        \
-    int bad = 0;                                                                         \
-    for (int z = 0; z < d.nz; ++z)                                                       \
-      for (int y = 0; y < d.ny; ++y)                                                     \
-        for (int x = 0; x < d.nx; ++x)                                                   \
-          for (int i = 0; i < D3Q19_Q; ++i) {                                            \
-            size_t k = aos_index(&d, x, y, z, i);                                        \
-            if (memcmp(&g[k], &b[k], sizeof(REAL)) != 0 && bad++ < 3)                    \
-              print_message(#SFX " trt %d force %d: cell (%d,%d,%d) slot %d: cpu %.17g gpu %.17g\n", \
-                            trt, force, x, y, z, i, (double)b[k], (double)g[k]);        \
-          }                                                                              \
-    gpu_d3q19_field_free(&f);                                                            \
-    gpu_d3q19_free(&gp);                                                                 \
-    free(a);                                                                             \
-    free(b);                                                                             \
-    free(g);                                                                             \
-    assert_int_equal(bad, 0);                                                            \
-  } while (0)
+/* 3 steps on both devices from the same random field; compares all interior cells. */
+static void compare(int dp, int trt, int force) {
+  tsr_error_t err;
+  const lbm_kernels_t *k = lbm_kernels_find(&lattice_d3q19, GRID_AOS, dp);
+  const int n[3] = {13, 6, 5};
+  const grid_dims_t d = grid_dims_make(n, k->lattice->q, 1, GRID_AOS, k->esize);
+  const size_t ne = d.elements, es = k->esize;
+  uint8_t *a = malloc(ne * es), *b = malloc(ne * es), *g = malloc(ne * es);
+  double consts[LBM_CONSTS_COUNT(LATTICE_MAX_Q)];
+  srand(4242);
+  for (size_t e = 0; e < ne; ++e) {
+    const double v = k->lattice->w[e % (size_t)k->lattice->q] * (0.9 + 0.2 * rand() / (double)RAND_MAX);
+    if (dp) ((double *)a)[e] = v;
+    else ((float *)a)[e] = (float)v;
+  }
+  memcpy(b, a, ne * es);
+  lbm_params_t p = {.omega_plus = 1.6, .omega_minus = lbm_omega_minus(1.6, 3.0 / 16),
+                    .rho0 = 1, .force = {2e-5, -1e-5, 3e-6}, .use_force = force};
+  k->constants(&p, trt, consts);
+  gpu_d3q19_spec_t spec = {.n = {d.nx, d.ny, d.nz}, .dp = dp, .trt = trt, .force = force};
+  gpu_d3q19_t *gp = NULL;
+  gpu_d3q19_field_t f;
+  if (gpu_d3q19_create(ctx, &spec, consts, &gp, &err) != TSR_OK) fail_msg("%s", err.text);
+  if (gpu_d3q19_field_create(gp, &f, &err) != TSR_OK) fail_msg("%s", err.text);
+  if (gpu_d3q19_upload(gp, &f, a, &err) != TSR_OK) fail_msg("%s", err.text);
+  /* the ghost layer stays as it was: the same on both sides */
+  for (int s = 0; s < 3; ++s) {
+    k->stream_collide(s % 2 ? b : a, s % 2 ? a : b, &d, &p, trt ? LBM_VARIANT_TRT : LBM_VARIANT_SRT);
+    if (gpu_d3q19_step(gp, &f, &err) != TSR_OK) fail_msg("%s", err.text);
+  }
+  memcpy(g, b, ne * es); /* ghosts as on the CPU */
+  if (gpu_d3q19_download(gp, &f, g, &err) != TSR_OK) fail_msg("%s", err.text);
+  int bad = 0;
+  for (int z = 0; z < d.nz; ++z)
+    for (int y = 0; y < d.ny; ++y)
+      for (int x = 0; x < d.nx; ++x)
+        for (int i = 0; i < k->lattice->q; ++i) {
+          size_t e = grid_index(&d, x, y, z, i);
+          if (memcmp(g + e * es, b + e * es, es) != 0 && bad++ < 3)
+            print_message("dp %d trt %d force %d: cell (%d,%d,%d) slot %d differs\n", dp, trt,
+                          force, x, y, z, i);
+        }
+  gpu_d3q19_field_free(&f);
+  gpu_d3q19_free(&gp);
+  free(a);
+  free(b);
+  free(g);
+  assert_int_equal(bad, 0);
+}
 
 static void test_cpu_gpu_bitwise(void **state) {
   (void)state;
-  tsr_error_t err;
   for (int trt = 0; trt < 2; ++trt)
     for (int force = 0; force < 2; ++force) {
-      COMPARE(float, f32, 0);
-      if (opencl_context_desc(ctx)->double_precision) COMPARE(double, f64, 1);
+      compare(0, trt, force);
+      if (opencl_context_desc(ctx)->double_precision) compare(1, trt, force);
     }
 }
 
@@ -97,32 +100,38 @@ static void test_bad_device(void **state) {
   assert_non_null(strstr(err.text, "no OpenCL platform name contains \"no such platform\""));
 }
 
-/* A kernel source folder whose d3q19.cl does not compile: the build log is in the error. */
+/* A kernel source folder whose lbm.cl does not compile: the build log is in the error. */
 static void test_build_failure(void **state) {
   (void)state;
   tsr_error_t err;
   char dir[] = "/tmp/tessera_cl_XXXXXX";
   assert_non_null(mkdtemp(dir));
   char path[256];
-  snprintf(path, sizeof path, "%s/d3q19_collide.h", dir);
-  FILE *fp = fopen(path, "w");
-  assert_non_null(fp);
-  fputs("/* empty */\n", fp);
-  fclose(fp);
-  snprintf(path, sizeof path, "%s/d3q19.cl", dir);
+  const char *empty[2] = {"lattice_defs.h", "lbm_collide.h"};
+  FILE *fp;
+  for (int i = 0; i < 2; ++i) {
+    snprintf(path, sizeof path, "%s/%s", dir, empty[i]);
+    fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("/* empty */\n", fp);
+    fclose(fp);
+  }
+  snprintf(path, sizeof path, "%s/lbm.cl", dir);
   fp = fopen(path, "w");
   assert_non_null(fp);
-  fputs("__kernel void d3q19_stream_collide(__global float *f) { f[0] = undeclared_name; }\n", fp);
+  fputs("__kernel void lbm_stream_collide(__global float *f) { f[0] = undeclared_name; }\n", fp);
   fclose(fp);
-  float consts[D3Q19_CONSTS_COUNT] = {0};
+  float consts[LBM_CONSTS_COUNT(LATTICE_MAX_Q)] = {0};
   gpu_d3q19_spec_t spec = {.n = {4, 4, 4}, .dp = 0, .trt = 1, .source_dir = dir};
   gpu_d3q19_t *gp = NULL;
   assert_int_equal(gpu_d3q19_create(ctx, &spec, consts, &gp, &err), TSR_ERR_OPENCL);
   assert_non_null(strstr(err.text, "CL_BUILD_PROGRAM_FAILURE"));
   assert_non_null(strstr(err.text, "undeclared_name"));
   remove(path);
-  snprintf(path, sizeof path, "%s/d3q19_collide.h", dir);
-  remove(path);
+  for (int i = 0; i < 2; ++i) {
+    snprintf(path, sizeof path, "%s/%s", dir, empty[i]);
+    remove(path);
+  }
   rmdir(dir);
 }
 

@@ -16,9 +16,26 @@ typedef struct lbm_case_result {
   double *rho, *u;      /* whole domain on rank 0 (NULL elsewhere); free with free() */
 } lbm_case_result_t;
 
+/* Where >= 0: the CPU layout (grid_layout_t) every lbm_case_run uses instead of the
+ * options' own (a test run once per layout). */
+static int lbm_case_layout = -1;
+
+/* Parses "--cpu-layout aos|soa" (argc 3) into lbm_case_layout; 0 when the arguments are
+ * that or nothing, else -1. */
+static inline int lbm_case_args(int argc, char **argv) {
+  if (argc == 1) return 0;
+  if (argc != 3 || strcmp(argv[1], "--cpu-layout") != 0) return -1;
+  if (strcmp(argv[2], "aos") == 0) lbm_case_layout = GRID_AOS;
+  else if (strcmp(argv[2], "soa") == 0) lbm_case_layout = GRID_SOA;
+  else return -1;
+  return 0;
+}
+
 /* Runs `steps` steps of the case on comm; fields gathered on rank 0 of comm. */
 static inline lbm_case_result_t lbm_case_run(MPI_Comm comm, const simulation_options_t *so,
-                                             const lbm_options_t *lo, int64_t steps) {
+                                             const lbm_options_t *lo_in, int64_t steps) {
+  lbm_options_t opts = *lo_in, *lo = &opts;
+  if (lbm_case_layout >= 0) opts.cpu_layout = (grid_layout_t)lbm_case_layout;
   lbm_case_result_t r;
   memset(&r, 0, sizeof r);
   lbm_sim_t *sim = NULL;

@@ -5,8 +5,12 @@
  * Taylor-Green flow, and a force-driven channel around an obstacle that fills whole
  * blocks (solid blocks that allocate nothing and exchange nothing). Exact comparison:
  * the kernels do the same arithmetic per cell whatever the block, and ghost layers are
- * copies. With the argument "--hs gpu" every run uses the OpenCL kernels instead
- * (hardware.hs = gpu on the first device; skipped, exit 77, where there is none). */
+ * copies. The 1-block reference uses the reference CPU layout (AoS), the split runs the
+ * default (SoA), so the layouts are checked against each other on whole runs too; with
+ * "--cpu-layout mixed" the split runs give their blocks AoS and SoA alternately
+ * (neighbours of different layouts exchange through the same copies and messages).
+ * With "--hs gpu" every run uses the OpenCL kernels instead (hardware.hs = gpu on the
+ * first device; skipped, exit 77, where there is none). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +28,8 @@ typedef enum { CASE_CAVITY, CASE_TAYLOR_GREEN, CASE_CHANNEL_OBSTACLE } case_kind
 static const char *const case_names[] = {"cavity", "taylor-green", "channel+obstacle"};
 
 static simulation_hs_t test_hs = SIMULATION_HS_CPU;
+static int test_mixed; /* split runs: AoS and SoA blocks alternating */
+static grid_layout_t block_layouts[64];
 
 static void case_setup(case_kind_t kind, const int blocks[3], simulation_options_t *so,
                        lbm_options_t *lo) {
@@ -64,6 +70,7 @@ static void check_case(case_kind_t kind, lbm_collision_t coll, lbm_precision_t p
   lo.collision = coll;
   lo.precision = prec;
   lbm_case_result_t ref = {0};
+  lo.cpu_layout = GRID_AOS;
   if (rank == 0) {
     ref = lbm_case_run(MPI_COMM_SELF, &so, &lo, steps);
     if (ref.st != TSR_OK) fail_msg("reference: %s", ref.err.text);
@@ -73,6 +80,11 @@ static void check_case(case_kind_t kind, lbm_collision_t coll, lbm_precision_t p
     case_setup(kind, grids[g], &so, &lo);
     lo.collision = coll;
     lo.precision = prec;
+    if (test_mixed) {
+      for (int id = 0; id < 64; ++id) /* a checkerboard over the block grid's x-y-z */
+        block_layouts[id] = (grid_layout_t)((id + id / grids[g][0] + id / (grids[g][0] * grids[g][1])) % 2);
+      lo.block_layout = block_layouts;
+    }
     lbm_case_result_t r = lbm_case_run(MPI_COMM_WORLD, &so, &lo, steps);
     if (r.st != TSR_OK) fail_msg("%s", r.err.text);
     int same = 1;
@@ -97,8 +109,9 @@ static void check_case(case_kind_t kind, lbm_collision_t coll, lbm_precision_t p
     lbm_case_free(&r);
   }
   if (rank == 0) {
-    printf("%s %s, hs %s: 8, 2x4 and 4x2 blocks bitwise equal to 1 block after %lld steps\n",
-           case_names[kind], lbm_fs(&lo), simulation_hs_name(test_hs), (long long)steps);
+    printf("%s %s, hs %s: 8, 2x4 and 4x2 blocks (%s) bitwise equal to 1 block (aos) after "
+           "%lld steps\n", case_names[kind], lbm_fs(&lo), simulation_hs_name(test_hs),
+           test_mixed ? "aos and soa mixed" : "soa", (long long)steps);
     lbm_case_free(&ref);
   }
 }
@@ -124,8 +137,10 @@ int main(int argc, char **argv) {
       MPI_Finalize();
       return MPI_TEST_SKIPPED;
     }
+  } else if (argc == 3 && strcmp(argv[1], "--cpu-layout") == 0 && strcmp(argv[2], "mixed") == 0) {
+    test_mixed = 1;
   } else if (argc != 1) {
-    fprintf(stderr, "usage: %s [--hs gpu]\n", argv[0]);
+    fprintf(stderr, "usage: %s [--hs gpu | --cpu-layout mixed]\n", argv[0]);
     MPI_Finalize();
     return 2;
   }

@@ -1,7 +1,8 @@
 /* Physics of the D3Q19 CPU sweep against analytic solutions (one rank):
  * Poiseuille channel (TRT exact, SRT second order), mass conservation in a closed
  * cavity and a periodic box, Taylor-Green decay, and the accuracy gain of the shifted
- * storage f - w_i rho0 in single precision. */
+ * storage f - w_i rho0 in single precision. "--cpu-layout aos|soa" runs every case in
+ * that CPU layout (default: the default layout). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -302,6 +303,11 @@ static void test_cavity_ghia_re100(void **state) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
+  if (lbm_case_args(argc, argv) != 0) {
+    fprintf(stderr, "usage: %s [--cpu-layout aos|soa]\n", argv[0]);
+    MPI_Finalize();
+    return 2;
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_poiseuille_trt_exact),
       cmocka_unit_test(test_poiseuille_srt_second_order),

@@ -1,11 +1,12 @@
-/* d3q19.cl: D3Q19 kernels on the GPU layout (SoA). The program source is
- * kernels_cpu/d3q19_collide.h followed by this file, so the collision is the same
- * expressions in the same order as on the CPU; contraction into FMA is off.
+/* lbm.cl: lattice Boltzmann kernels on the GPU layout (SoA), for any lattice of
+ * kernels_cpu/lattice_defs.h. The program source is kernels_cpu/lattice_defs.h,
+ * kernels_cpu/lbm_collide.h and this file, so the collision is the same expressions in
+ * the same order as on the CPU; contraction into FMA is off.
  *
- * Build defines: REAL_DOUBLE (0 or 1), NX, NY, NZ (interior cells of the block), TRT and
- * FORCE (0 or 1). A field holds 19 arrays (one per direction) of SX*SY*SZ cells, the
- * ghost layer included, x fastest: f[i * NCELLS + x + SX * (y + SY * z)] for cell
- * (x - 1, y - 1, z - 1) of the block. Velocity set and order as kernels_cpu/d3q19.h. */
+ * Build defines: LATTICE_NAME (D3Q19, ...), REAL_DOUBLE (0 or 1), NX, NY, NZ (interior
+ * cells of the block), TRT and FORCE (0 or 1). A field holds Q arrays (one per
+ * direction) of SX*SY*SZ cells, the ghost layer included, x fastest:
+ * f[i * NCELLS + x + SX * (y + SY * z)] for cell (x - 1, y - 1, z - 1) of the block. */
 #pragma OPENCL FP_CONTRACT OFF
 #if REAL_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -18,39 +19,31 @@
 #define SZ (NZ + 2)
 #define NCELLS ((long)SX * SY * SZ)
 
-typedef struct d3q19_consts {
-  D3Q19_CONSTS_FIELDS(REAL)
-} d3q19_consts_t;
+/* The lattice's tables, read with constant indices in unrolled loops (folded away). */
+__constant int lat_cx[LAT(Q)] = {LAT(CX)};
+__constant int lat_cy[LAT(Q)] = {LAT(CY)};
+__constant int lat_cz[LAT(Q)] = {LAT(CZ)};
+__constant int lat_inv[LAT(Q)] = {LAT(INV)};
+#define LAT_CX(i) lat_cx[i]
+#define LAT_CY(i) lat_cy[i]
+#define LAT_CZ(i) lat_cz[i]
+#define LAT_INV(i) lat_inv[i]
 
-/* cell offset of c_i, per direction */
-#define C_0 0
-#define C_1 1
-#define C_2 (-1)
-#define C_3 SX
-#define C_4 (-SX)
-#define C_5 (SX * SY)
-#define C_6 (-(SX * SY))
-#define C_7 (1 + SX)
-#define C_8 (-1 - SX)
-#define C_9 (1 - SX)
-#define C_10 (-1 + SX)
-#define C_11 (1 + SX * SY)
-#define C_12 (-1 - SX * SY)
-#define C_13 (1 - SX * SY)
-#define C_14 (-1 + SX * SY)
-#define C_15 (SX + SX * SY)
-#define C_16 (-SX - SX * SY)
-#define C_17 (SX - SX * SY)
-#define C_18 (-SX + SX * SY)
+typedef struct lbm_consts {
+  LBM_CONSTS_FIELDS(REAL)
+} lbm_consts_t;
+
+/* cell offset of c_i */
+#define C_OFF(I) ((long)LAT_CX(I) + SX * ((long)LAT_CY(I) + SY * (long)LAT_CZ(I)))
 
 #define LBM_T REAL
 #define LBM_ZERO ((REAL)0)
-#define LBM_LD(I) src[(long)(I) * NCELLS + cell - (long)(C_##I)]
+#define LBM_LD(I) src[(long)(I) * NCELLS + cell - C_OFF(I)]
 #define LBM_ST(I, V) dst[(long)(I) * NCELLS + cell] = (V)
 
 /* Pull stream and collide of every interior cell; global size (NX, NY, NZ) or more. */
-__kernel void d3q19_stream_collide(__global const REAL *restrict src, __global REAL *restrict dst,
-                                   __constant d3q19_consts_t *k) {
+__kernel void lbm_stream_collide(__global const REAL *restrict src, __global REAL *restrict dst,
+                                 __constant lbm_consts_t *k) {
   const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
   if (x >= NX || y >= NY || z >= NZ) return;
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
@@ -61,7 +54,7 @@ __kernel void d3q19_stream_collide(__global const REAL *restrict src, __global R
 /* Bounce-back links of a block: f[to] = f[from] + extra, independent of each other
  * (links write wall slots and read fluid slots). idx holds (to, from) pairs of field
  * element indices. */
-__kernel void d3q19_boundary(__global REAL *f, __global const ulong2 *idx,
+__kernel void lbm_boundary(__global REAL *f, __global const ulong2 *idx,
                              __global const REAL *extra, const ulong n) {
   const size_t k = get_global_id(0);
   if (k >= n) return;
@@ -95,7 +88,7 @@ static long ghost_cell(__constant const int *t, const int k) {
 }
 
 /* Writes the crossing PDFs of all slots into out; one work item per slice cell. */
-__kernel void d3q19_pack(__global const REAL *f, __global REAL *out, __constant int *tab,
+__kernel void lbm_pack(__global const REAL *f, __global REAL *out, __constant int *tab,
                          const int nitems) {
   const int g = get_global_id(0);
   if (g >= nitems) return;
@@ -111,7 +104,7 @@ __kernel void d3q19_pack(__global const REAL *f, __global REAL *out, __constant 
  * (data that came through the host) or a neighbour's pack buffer on this device. */
 #define GHOST_SRC(S) __global const REAL *s##S, const long o##S
 #define GHOST_CASE(S) case S: src = s##S + o##S; break;
-__kernel void d3q19_unpack(__global REAL *f, __constant int *tab, const int nitems,
+__kernel void lbm_unpack(__global REAL *f, __constant int *tab, const int nitems,
                            const uint mask, GHOST_SRC(0), GHOST_SRC(1), GHOST_SRC(2),
                            GHOST_SRC(3), GHOST_SRC(4), GHOST_SRC(5), GHOST_SRC(6), GHOST_SRC(7),
                            GHOST_SRC(8), GHOST_SRC(9), GHOST_SRC(10), GHOST_SRC(11),
@@ -135,7 +128,7 @@ __kernel void d3q19_unpack(__global REAL *f, __constant int *tab, const int nite
 }
 
 /* Density and velocity of every interior cell, x fastest: out[n] = rho, out[N + 3n + a]
- * = u_a (N interior cells), summed in the order of the CPU moments (d3q19_moments_*),
+ * = u_a (N interior cells), summed in the order of the CPU moments (lbm_kernels_t.moments),
  * in double precision where the device has it (MOMENTS_DOUBLE). fhalf: -1/2 with a body
  * force (stored PDFs carry the whole force of the step, the velocity half of it), else 0. */
 #if MOMENTS_DOUBLE
@@ -143,10 +136,7 @@ __kernel void d3q19_unpack(__global REAL *f, __constant int *tab, const int nite
 #else
 #define MREAL float
 #endif
-__constant int d3q19_cx[19] = {0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0};
-__constant int d3q19_cy[19] = {0, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 0, 0, 1, -1, 1, -1};
-__constant int d3q19_cz[19] = {0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, 1, -1, -1, 1, 1, -1, -1, 1};
-__kernel void d3q19_moments(__global const REAL *f, __global MREAL *out, const MREAL rho0,
+__kernel void lbm_moments(__global const REAL *f, __global MREAL *out, const MREAL rho0,
                             const MREAL fhalf, const MREAL fx, const MREAL fy, const MREAL fz,
                             const int shifted) {
   const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
@@ -154,12 +144,12 @@ __kernel void d3q19_moments(__global const REAL *f, __global MREAL *out, const M
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
   const long n = (long)x + NX * ((long)y + NY * (long)z), N = (long)NX * NY * NZ;
   MREAL rho = 0, jx = 0, jy = 0, jz = 0;
-  for (int i = 0; i < 19; ++i) {
+  for (int i = 0; i < LAT(Q); ++i) {
     const MREAL v = (MREAL)f[(long)i * NCELLS + cell];
     rho += v;
-    jx += (MREAL)d3q19_cx[i] * v;
-    jy += (MREAL)d3q19_cy[i] * v;
-    jz += (MREAL)d3q19_cz[i] * v;
+    jx += (MREAL)lat_cx[i] * v;
+    jy += (MREAL)lat_cy[i] * v;
+    jz += (MREAL)lat_cz[i] * v;
   }
   out[n] = shifted ? rho + rho0 : rho;
   out[N + 3 * n] = (jx + fhalf * fx) / rho0;

@@ -1,0 +1,169 @@
+#include "grid.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes of a line, the alignment of SoA rows; lines of skew between SoA components. */
+enum { GRID_LINE = 64, GRID_PAGE = 4096, GRID_SKEW_LINES = 3 };
+
+static ptrdiff_t grid_round_up(ptrdiff_t v, ptrdiff_t m) { return (v + m - 1) / m * m; }
+
+grid_dims_t grid_dims_make(const int n[3], int ncomp, int ghost, grid_layout_t layout,
+                           size_t esize) {
+  grid_dims_t d;
+  memset(&d, 0, sizeof d);
+  d.nx = n[0];
+  d.ny = n[1];
+  d.nz = n[2];
+  d.ncomp = ncomp;
+  d.ghost = ghost;
+  d.layout = layout;
+  const ptrdiff_t g = ghost, ex = n[0] + 2 * g, ey = n[1] + 2 * g, ez = n[2] + 2 * g;
+  if (layout == GRID_AOS) {
+    d.sc = 1;
+    d.sx = ncomp;
+    d.sy = d.sx * ex;
+    d.sz = d.sy * ey;
+    d.origin = g * (d.sx + d.sy + d.sz);
+    d.elements = (size_t)(d.sz * ez);
+  } else {
+    const ptrdiff_t line = GRID_LINE / (ptrdiff_t)esize, page = GRID_PAGE / (ptrdiff_t)esize;
+    const ptrdiff_t front = grid_round_up(g, line); /* x = 0 starts a line */
+    d.sx = 1;
+    d.sy = grid_round_up(front + n[0] + g, line);
+    d.sz = d.sy * ey;
+    d.sc = grid_round_up(d.sz * ez, page) + GRID_SKEW_LINES * line;
+    d.origin = front + g * (d.sy + d.sz);
+    d.elements = (size_t)(d.sc * ncomp);
+  }
+  return d;
+}
+
+const char *grid_layout_name(grid_layout_t layout) { return layout == GRID_SOA ? "soa" : "aos"; }
+
+size_t grid_index_checked(const grid_dims_t *d, int x, int y, int z, int c) {
+  const int g = d->ghost;
+  if (x < -g || x >= d->nx + g || y < -g || y >= d->ny + g || z < -g || z >= d->nz + g ||
+      c < 0 || c >= d->ncomp) {
+    fprintf(stderr, "grid_index: (%d, %d, %d) component %d outside a field of %dx%dx%d cells "
+            "with %d components and a ghost layer of %d\n", x, y, z, c, d->nx, d->ny, d->nz,
+            d->ncomp, g);
+    abort();
+  }
+  return grid_index(d, x, y, z, c);
+}
+
+size_t grid_slice_bytes(const int lo[3], const int hi[3], int ncomps, size_t esize) {
+  size_t cells = 1;
+  for (int a = 0; a < 3; ++a) cells *= (size_t)(hi[a] > lo[a] ? hi[a] - lo[a] : 0);
+  return cells * (size_t)ncomps * esize;
+}
+
+/* The pack/unpack loop, with the element size known at compile time for the common
+   sizes. */
+#define GRID_COPY_BOX(ESIZE, TO_BUFFER)                                                  \
+  do {                                                                                   \
+    const int sx = hi[0] - lo[0], sy = hi[1] - lo[1];                                    \
+    _Pragma("omp parallel for collapse(2) if (bytes > (1 << 20))")                       \
+    for (int z = lo[2]; z < hi[2]; ++z)                                                  \
+      for (int y = lo[1]; y < hi[1]; ++y) {                                              \
+        size_t row = ((size_t)(z - lo[2]) * (size_t)sy + (size_t)(y - lo[1])) *          \
+                     (size_t)sx * (size_t)ncomps;                                        \
+        for (int x = lo[0]; x < hi[0]; ++x) {                                            \
+          size_t cell = grid_index(dims, x, y, z, 0);                                    \
+          size_t at = row + (size_t)(x - lo[0]) * (size_t)ncomps;                        \
+          for (int k = 0; k < ncomps; ++k) {                                             \
+            uint8_t *f = (uint8_t *)field_bytes +                                        \
+                         (cell + (size_t)((ptrdiff_t)comps[k] * dims->sc)) * (ESIZE);    \
+            uint8_t *b = (uint8_t *)buf_bytes + (at + (size_t)k) * (ESIZE);              \
+            if (TO_BUFFER) memcpy(b, f, (ESIZE));                                        \
+            else memcpy(f, b, (ESIZE));                                                  \
+          }                                                                              \
+        }                                                                                \
+      }                                                                                  \
+  } while (0)
+
+size_t grid_pack(const void *restrict field, const grid_dims_t *dims, size_t esize,
+                 const int lo[3], const int hi[3], const int *restrict comps, int ncomps,
+                 uint8_t *restrict out) {
+  size_t bytes = grid_slice_bytes(lo, hi, ncomps, esize);
+  const void *field_bytes = field;
+  void *buf_bytes = out;
+  if (esize == 8) GRID_COPY_BOX(8, 1);
+  else if (esize == 4) GRID_COPY_BOX(4, 1);
+  else GRID_COPY_BOX(esize, 1);
+  return bytes;
+}
+
+size_t grid_unpack(void *restrict field, const grid_dims_t *dims, size_t esize,
+                   const int lo[3], const int hi[3], const int *restrict comps, int ncomps,
+                   const uint8_t *restrict in) {
+  size_t bytes = grid_slice_bytes(lo, hi, ncomps, esize);
+  void *field_bytes = field;
+  const void *buf_bytes = in;
+  if (esize == 8) GRID_COPY_BOX(8, 0);
+  else if (esize == 4) GRID_COPY_BOX(4, 0);
+  else GRID_COPY_BOX(esize, 0);
+  return bytes;
+}
+
+/* Rows ahead whose cells a job one cell wide in x asks for before it copies them. */
+#define GRID_PREFETCH_ROWS 8
+
+/* Asks for the lines of the listed components of the cell at element e of a field. */
+static inline void grid_prefetch(const uint8_t *field, size_t e, const grid_dims_t *d,
+                                 const int *comps, int ncomps, size_t esize, int write) {
+  uintptr_t last = 0;
+  for (int k = 0; k < ncomps; ++k) {
+    const uintptr_t l = ((uintptr_t)(field + (e + (size_t)(comps[k] * d->sc)) * esize)) &
+                        ~(uintptr_t)63;
+    if (l == last) continue;
+    last = l;
+    if (write) __builtin_prefetch((const void *)l, 1, 3);
+    else __builtin_prefetch((const void *)l, 0, 3);
+  }
+}
+
+/* One job, the element size known at compile time for the common sizes. A job one cell
+ * wide in x (an x face, an edge along y or z) goes from row to row: every cell is lines
+ * of its own, far from the last one, which no hardware prefetcher predicts; so the
+ * source and destination lines of the cell GRID_PREFETCH_ROWS rows ahead are asked for.
+ * Within a row, component by component: contiguous runs in the SoA layout. */
+#define GRID_COPY_JOB(ESIZE)                                                             \
+  do {                                                                                   \
+    const int pf = j->extent[0] == 1;                                                    \
+    const grid_dims_t *sd = &j->src_dims, *dd = &j->dst_dims;                            \
+    for (int z = 0; z < j->extent[2]; ++z)                                               \
+      for (int y = 0; y < j->extent[1]; ++y) {                                           \
+        if (pf && y + GRID_PREFETCH_ROWS < j->extent[1]) {                               \
+          const int ya = y + GRID_PREFETCH_ROWS;                                         \
+          grid_prefetch(j->src, grid_index(sd, j->src_lo[0], j->src_lo[1] + ya,          \
+                        j->src_lo[2] + z, 0), sd, j->comps, j->ncomps, (ESIZE), 0);      \
+          grid_prefetch(j->dst, grid_index(dd, j->dst_lo[0], j->dst_lo[1] + ya,          \
+                        j->dst_lo[2] + z, 0), dd, j->comps, j->ncomps, (ESIZE), 1);      \
+        }                                                                                \
+        const size_t s0 = grid_index(sd, j->src_lo[0], j->src_lo[1] + y, j->src_lo[2] + z, 0); \
+        const size_t d0 = grid_index(dd, j->dst_lo[0], j->dst_lo[1] + y, j->dst_lo[2] + z, 0); \
+        for (int k = 0; k < j->ncomps; ++k) {                                            \
+          const uint8_t *s = (const uint8_t *)j->src + (s0 + (size_t)(j->comps[k] * sd->sc)) * (ESIZE); \
+          uint8_t *d = (uint8_t *)j->dst + (d0 + (size_t)(j->comps[k] * dd->sc)) * (ESIZE); \
+          if (sd->sx == 1 && dd->sx == 1) {                                              \
+            memcpy(d, s, (size_t)j->extent[0] * (ESIZE));                                \
+            continue;                                                                    \
+          }                                                                              \
+          for (int x = 0; x < j->extent[0]; ++x)                                         \
+            memcpy(d + (size_t)(x * dd->sx) * (ESIZE), s + (size_t)(x * sd->sx) * (ESIZE), (ESIZE)); \
+        }                                                                                \
+      }                                                                                  \
+  } while (0)
+
+void grid_copy_boxes(const grid_copy_job_t *jobs, size_t n, size_t esize) {
+#pragma omp parallel for schedule(dynamic, 4) if (n > 8)
+  for (size_t i = 0; i < n; ++i) {
+    const grid_copy_job_t *j = &jobs[i];
+    if (esize == 8) GRID_COPY_JOB(8);
+    else if (esize == 4) GRID_COPY_JOB(4);
+    else GRID_COPY_JOB(esize);
+  }
+}

@@ -1,0 +1,89 @@
+/* grid: the CPU field layouts of a block and their slice packing and box copies.
+ *
+ * A field of a block with nx*ny*nz interior cells, ncomp values per cell and a ghost
+ * layer of width g is a strided array: the value of component c of local cell (x, y, z)
+ * (-g <= x < nx + g, ...) is element origin + x sx + y sy + z sz + c sc. Two layouts:
+ *   GRID_AOS  array of structures (the design card's reference CPU layout): a cell's
+ *             values are adjacent; cells run x fastest, then y, then z; no padding.
+ *   GRID_SOA  structure of arrays: one array per component, x fastest. Rows are padded
+ *             so that cell x = 0 of every row starts a 64-byte line (the vector unit's
+ *             width) and the row holds the ghost cells on both sides; components lie a
+ *             few lines off a multiple of 4 KiB apart, so that the rows of the
+ *             components of one cell do not all fall into the same cache sets.
+ * The allocation of a field (grid_dims.elements values) must be 64-byte aligned.
+ *
+ * grid_pack/grid_unpack copy the cells of a box [lo, hi) in z-y-x order, and for each
+ * cell the listed components in list order, to or from a contiguous byte buffer of
+ * elements of esize bytes (4: float, 8: double), in host byte order: the common message
+ * layout, the same for both layouts. Plain C: no MPI, no registry; OpenMP threads where
+ * the box is large. */
+#ifndef GRID_H
+#define GRID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum grid_layout { GRID_AOS = 0, GRID_SOA = 1 } grid_layout_t;
+
+typedef struct grid_dims {
+  int nx, ny, nz;       /* interior cells */
+  int ncomp;            /* components per cell */
+  int ghost;            /* ghost layer width */
+  grid_layout_t layout;
+  ptrdiff_t sx, sy, sz, sc; /* element strides of x, y, z and the component */
+  ptrdiff_t origin;     /* element of cell (0, 0, 0), component 0 */
+  size_t elements;      /* elements of the whole field: ghosts and padding included */
+} grid_dims_t;
+
+/* The dims of a field of n[3] interior cells in a layout, for elements of esize bytes
+ * (the SoA padding is in bytes). */
+grid_dims_t grid_dims_make(const int n[3], int ncomp, int ghost, grid_layout_t layout,
+                           size_t esize);
+
+/* "aos" or "soa". */
+const char *grid_layout_name(grid_layout_t layout);
+
+/* Element index of component c of local cell (x, y, z). */
+static inline size_t grid_index(const grid_dims_t *d, int x, int y, int z, int c) {
+  return (size_t)(d->origin + (ptrdiff_t)x * d->sx + (ptrdiff_t)y * d->sy +
+                  (ptrdiff_t)z * d->sz + (ptrdiff_t)c * d->sc);
+}
+
+/* grid_index with bounds checks: aborts with a message on a coordinate or component
+ * outside the field. For debugging kernels. */
+size_t grid_index_checked(const grid_dims_t *d, int x, int y, int z, int c);
+
+/* Bytes grid_pack writes for a box and a component list. */
+size_t grid_slice_bytes(const int lo[3], const int hi[3], int ncomps, size_t esize);
+
+/* Copies the box out of the field; returns the bytes written. */
+size_t grid_pack(const void *restrict field, const grid_dims_t *dims, size_t esize,
+                 const int lo[3], const int hi[3], const int *restrict comps, int ncomps,
+                 uint8_t *restrict out);
+
+/* Copies a buffer written by grid_pack (same box size and component list, from a field
+ * of either layout) into the box. */
+size_t grid_unpack(void *restrict field, const grid_dims_t *dims, size_t esize,
+                   const int lo[3], const int hi[3], const int *restrict comps, int ncomps,
+                   const uint8_t *restrict in);
+
+/* One box copied between two fields with the same element size (of the same layout or
+ * not): cells [src_lo, src_lo + extent) of src to [dst_lo, dst_lo + extent) of dst, the
+ * listed components only. */
+typedef struct grid_copy_job {
+  const void *src;
+  grid_dims_t src_dims;
+  int src_lo[3];
+  void *dst;
+  grid_dims_t dst_dims;
+  int dst_lo[3];
+  int extent[3];
+  const int *comps;
+  int ncomps;
+} grid_copy_job_t;
+
+/* Carries out n independent jobs (no two may write the same element), spread over the
+ * OpenMP threads. */
+void grid_copy_boxes(const grid_copy_job_t *jobs, size_t n, size_t esize);
+
+#endif

@@ -1,0 +1,59 @@
+#include "lattice.h"
+
+#include <string.h>
+
+#define LATTICE_DEFINE(lower, UPPER)                                                     \
+  static const int lower##_cx[] = {LATTICE_##UPPER##_CX};                                \
+  static const int lower##_cy[] = {LATTICE_##UPPER##_CY};                                \
+  static const int lower##_cz[] = {LATTICE_##UPPER##_CZ};                                \
+  static const int lower##_inv[] = {LATTICE_##UPPER##_INV};                              \
+  static const double lower##_w[] = {LATTICE_##UPPER##_W};                               \
+  _Static_assert(sizeof lower##_cx / sizeof(int) == LATTICE_##UPPER##_Q &&                \
+                     sizeof lower##_cy / sizeof(int) == LATTICE_##UPPER##_Q &&            \
+                     sizeof lower##_cz / sizeof(int) == LATTICE_##UPPER##_Q &&            \
+                     sizeof lower##_inv / sizeof(int) == LATTICE_##UPPER##_Q &&           \
+                     sizeof lower##_w / sizeof(double) == LATTICE_##UPPER##_Q,            \
+                 #lower ": every table has Q entries");
+LATTICE_LIST(LATTICE_DEFINE)
+
+#define LATTICE_ENTRY(lower, UPPER)                                                      \
+  const lattice_t lattice_##lower = {                                                    \
+      .name = #lower, .d = LATTICE_##UPPER##_D, .q = LATTICE_##UPPER##_Q,                \
+      .reach = LATTICE_##UPPER##_REACH, .inv_cs2 = LATTICE_##UPPER##_INV_CS2,            \
+      .c = {lower##_cx, lower##_cy, lower##_cz}, .inv = lower##_inv, .w = lower##_w};
+LATTICE_LIST(LATTICE_ENTRY)
+#undef LATTICE_ENTRY
+
+#define LATTICE_POINTER(lower, UPPER) &lattice_##lower,
+static const lattice_t *const lattices[] = {LATTICE_LIST(LATTICE_POINTER)};
+#undef LATTICE_POINTER
+enum { LATTICE_COUNT = sizeof lattices / sizeof lattices[0] };
+
+const lattice_t *const *lattice_all(int *n) {
+  *n = LATTICE_COUNT;
+  return lattices;
+}
+
+const lattice_t *lattice_find(const char *name) {
+  for (int k = 0; name && k < LATTICE_COUNT; ++k)
+    if (strcmp(lattices[k]->name, name) == 0) return lattices[k];
+  return NULL;
+}
+
+const char *lattice_names(void) {
+#define LATTICE_NAME_ITEM(lower, UPPER) ", " #lower
+  static const char names[] = LATTICE_LIST(LATTICE_NAME_ITEM);
+#undef LATTICE_NAME_ITEM
+  return names + 2;
+}
+
+int lattice_crossing(const lattice_t *l, const int off[3], int *out) {
+  int n = 0;
+  for (int i = 0; i < l->q; ++i) {
+    int crosses = off[0] != 0 || off[1] != 0 || off[2] != 0;
+    for (int a = 0; a < 3; ++a)
+      if (off[a] != 0 && l->c[a][i] != off[a]) crosses = 0;
+    if (crosses) out[n++] = i;
+  }
+  return n;
+}

@@ -1,0 +1,38 @@
+/* lattice: the velocity sets of lattice_defs.h as run-time descriptors, for host code
+ * that loops over a lattice chosen by the configuration (initialisation, boundary
+ * links, which values cross a block face, edge or corner). Kernels read the same
+ * tables at compile time through lattice_defs.h. */
+#ifndef LATTICE_H
+#define LATTICE_H
+
+#include "lattice_defs.h"
+
+typedef struct lattice {
+  const char *name; /* "d3q19", ... */
+  int d, q, reach;
+  int inv_cs2;      /* 1 / c_s^2 */
+  const int *c[3];  /* c[a][i]: component a of c_i */
+  const int *inv;   /* inv[i]: the direction with c = -c_i */
+  const double *w;  /* w[i] */
+} lattice_t;
+
+/* The lattice of this name, NULL for an unknown name. Static storage. */
+const lattice_t *lattice_find(const char *name);
+
+/* Every lattice, in the order of LATTICE_LIST; *n gets their number. */
+const lattice_t *const *lattice_all(int *n);
+
+/* The descriptors by name: lattice_d2q9, lattice_d3q7, ... */
+#define LATTICE_DECLARE(lower, UPPER) extern const lattice_t lattice_##lower;
+LATTICE_LIST(LATTICE_DECLARE)
+#undef LATTICE_DECLARE
+
+/* "d2q9, d3q7, ..." (static storage), for messages. */
+const char *lattice_names(void);
+
+/* The directions i whose c_i crosses a block boundary in the direction with offsets
+ * off (each in {-1, 0, 1}): every non-zero component of off equals that of c_i. Writes
+ * them in increasing order to out (room for LATTICE_MAX_Q) and returns their number. */
+int lattice_crossing(const lattice_t *l, const int off[3], int *out);
+
+#endif

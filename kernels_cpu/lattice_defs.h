@@ -1,0 +1,96 @@
+/* lattice_defs.h: the velocity sets as data, for C and OpenCL C alike (macros only).
+ *
+ * For each lattice L (D2Q9, D3Q7, D3Q15, D3Q19, D3Q27):
+ *   LATTICE_L_D        dimension (2 or 3; a 2-D lattice has c_z = 0)
+ *   LATTICE_L_Q        number of velocities
+ *   LATTICE_L_REACH    largest |c_i| component (the ghost width its streaming needs)
+ *   LATTICE_L_INV_CS2  1 / c_s^2, an integer (3 for the flow lattices, 4 for D3Q7)
+ *   LATTICE_L_CX, _CY, _CZ  the components of c_0 .. c_{Q-1}, initializer lists
+ *   LATTICE_L_INV      the direction with c = -c_i, per i
+ *   LATTICE_L_W        the weights w_i (double literals; host code only)
+ * c_0 = 0; the other directions come in pairs (i, inverse of i), the first of a pair
+ * before the second. D3Q19 is D3Q27 without its corners, in the same order.
+ * Weights: Qian, d'Humieres & Lallemand (1992); D3Q7 with c_s^2 = 1/4 as used for
+ * advection-diffusion (Krueger et al., The Lattice Boltzmann Method, 2017, ch. 8).
+ *
+ * A kernel template picks one lattice with LATTICE_NAME (e.g. `#define LATTICE_NAME
+ * D3Q19`; OpenCL programs get it in their -D prelude) and reads it through LAT(Q),
+ * LAT(CX), ... */
+#ifndef LATTICE_DEFS_H
+#define LATTICE_DEFS_H
+
+#define LATTICE_CAT3_(a, b, c) a##b##c
+#define LATTICE_CAT3(a, b, c) LATTICE_CAT3_(a, b, c)
+/* LAT(Q) -> LATTICE_<LATTICE_NAME>_Q, once LATTICE_NAME is defined. */
+#define LAT(field) LATTICE_CAT3(LATTICE_, LATTICE_NAME, _##field)
+
+/* Every lattice, as X(lower-case name, upper-case name). */
+#define LATTICE_LIST(X) X(d2q9, D2Q9) X(d3q7, D3Q7) X(d3q15, D3Q15) X(d3q19, D3Q19) X(d3q27, D3Q27)
+#define LATTICE_MAX_Q 27
+
+/* D2Q9: rest, 4 axes, 4 diagonals */
+#define LATTICE_D2Q9_D 2
+#define LATTICE_D2Q9_Q 9
+#define LATTICE_D2Q9_REACH 1
+#define LATTICE_D2Q9_INV_CS2 3
+#define LATTICE_D2Q9_CX 0, 1, -1, 0, 0, 1, -1, 1, -1
+#define LATTICE_D2Q9_CY 0, 0, 0, 1, -1, 1, -1, -1, 1
+#define LATTICE_D2Q9_CZ 0, 0, 0, 0, 0, 0, 0, 0, 0
+#define LATTICE_D2Q9_INV 0, 2, 1, 4, 3, 6, 5, 8, 7
+#define LATTICE_D2Q9_W                                                                   \
+  4.0 / 9, 1.0 / 9, 1.0 / 9, 1.0 / 9, 1.0 / 9, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36
+
+/* D3Q7: rest and the 6 axes (advection-diffusion, c_s^2 = 1/4) */
+#define LATTICE_D3Q7_D 3
+#define LATTICE_D3Q7_Q 7
+#define LATTICE_D3Q7_REACH 1
+#define LATTICE_D3Q7_INV_CS2 4
+#define LATTICE_D3Q7_CX 0, 1, -1, 0, 0, 0, 0
+#define LATTICE_D3Q7_CY 0, 0, 0, 1, -1, 0, 0
+#define LATTICE_D3Q7_CZ 0, 0, 0, 0, 0, 1, -1
+#define LATTICE_D3Q7_INV 0, 2, 1, 4, 3, 6, 5
+#define LATTICE_D3Q7_W 1.0 / 4, 1.0 / 8, 1.0 / 8, 1.0 / 8, 1.0 / 8, 1.0 / 8, 1.0 / 8
+
+/* D3Q15: rest, 6 axes, 8 space diagonals */
+#define LATTICE_D3Q15_D 3
+#define LATTICE_D3Q15_Q 15
+#define LATTICE_D3Q15_REACH 1
+#define LATTICE_D3Q15_INV_CS2 3
+#define LATTICE_D3Q15_CX 0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, -1, 1
+#define LATTICE_D3Q15_CY 0, 0, 0, 1, -1, 0, 0, 1, -1, 1, -1, -1, 1, 1, -1
+#define LATTICE_D3Q15_CZ 0, 0, 0, 0, 0, 1, -1, 1, -1, -1, 1, 1, -1, 1, -1
+#define LATTICE_D3Q15_INV 0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13
+#define LATTICE_D3Q15_W                                                                  \
+  2.0 / 9, 1.0 / 9, 1.0 / 9, 1.0 / 9, 1.0 / 9, 1.0 / 9, 1.0 / 9, 1.0 / 72, 1.0 / 72,     \
+      1.0 / 72, 1.0 / 72, 1.0 / 72, 1.0 / 72, 1.0 / 72, 1.0 / 72
+
+/* D3Q19: rest, 6 axes, 12 face diagonals */
+#define LATTICE_D3Q19_D 3
+#define LATTICE_D3Q19_Q 19
+#define LATTICE_D3Q19_REACH 1
+#define LATTICE_D3Q19_INV_CS2 3
+#define LATTICE_D3Q19_CX 0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0
+#define LATTICE_D3Q19_CY 0, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 0, 0, 1, -1, 1, -1
+#define LATTICE_D3Q19_CZ 0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, 1, -1, -1, 1, 1, -1, -1, 1
+#define LATTICE_D3Q19_INV 0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13, 16, 15, 18, 17
+#define LATTICE_D3Q19_W                                                                  \
+  1.0 / 3, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 36, 1.0 / 36, \
+      1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36,      \
+      1.0 / 36, 1.0 / 36
+
+/* D3Q27: D3Q19, then the 8 space diagonals */
+#define LATTICE_D3Q27_D 3
+#define LATTICE_D3Q27_Q 27
+#define LATTICE_D3Q27_REACH 1
+#define LATTICE_D3Q27_INV_CS2 3
+#define LATTICE_D3Q27_CX LATTICE_D3Q19_CX, 1, -1, 1, -1, 1, -1, -1, 1
+#define LATTICE_D3Q27_CY LATTICE_D3Q19_CY, 1, -1, 1, -1, -1, 1, 1, -1
+#define LATTICE_D3Q27_CZ LATTICE_D3Q19_CZ, 1, -1, -1, 1, 1, -1, 1, -1
+#define LATTICE_D3Q27_INV LATTICE_D3Q19_INV, 20, 19, 22, 21, 24, 23, 26, 25
+#define LATTICE_D3Q27_W                                                                  \
+  8.0 / 27, 2.0 / 27, 2.0 / 27, 2.0 / 27, 2.0 / 27, 2.0 / 27, 2.0 / 27, 1.0 / 54, 1.0 / 54, \
+      1.0 / 54, 1.0 / 54, 1.0 / 54, 1.0 / 54, 1.0 / 54, 1.0 / 54, 1.0 / 54, 1.0 / 54,      \
+      1.0 / 54, 1.0 / 54, 1.0 / 216, 1.0 / 216, 1.0 / 216, 1.0 / 216, 1.0 / 216,            \
+      1.0 / 216, 1.0 / 216, 1.0 / 216
+
+#endif

@@ -1,0 +1,171 @@
+/* lbm_collide.h: the lattice Boltzmann collision, written once for every lattice and
+ * every device. The CPU kernels (lbm_kernels_impl.h: AoS and SoA, scalar and vector)
+ * and the OpenCL kernels (kernels_gpu/lbm.cl, whose program source is
+ * lattice_defs.h, this file and the .cl file) expand these macros, so every device and
+ * layout evaluates the same expressions in the same order; with floating-point
+ * contraction off everywhere the results are bitwise equal.
+ *
+ * Equilibrium (incompressible, He & Luo), with a = 1/c_s^2:
+ *   f_eq_i = w_i [ rho + rho0 (a c_i.u + a^2/2 (c_i.u)^2 - a/2 u.u) ],  u = j / rho0.
+ * TRT relaxes the symmetric part of each pair (i, inverse of i) with omega_plus and the
+ * antisymmetric part with omega_minus; SRT is TRT with one rate. Body force F (Guo's
+ * scheme, split into symmetric and antisymmetric parts):
+ *   u = (j + F/2) / rho0,
+ *   S_i^- = (1 - omega_minus/2) a w_i c_i.F,
+ *   S_i^+ = (1 - omega_plus/2)  w_i (a^2 (c_i.u)(c_i.F) - a u.F).
+ * All arithmetic in the storage precision.
+ *
+ * Macros only, C99 and OpenCL C. At the point of expansion the user defines:
+ *   LATTICE_NAME  the lattice (lattice_defs.h), and LAT_CX(i), LAT_CY(i), LAT_CZ(i),
+ *                 LAT_INV(i): its tables, readable with a constant index so that the
+ *                 unrolled loops below fold them to literals
+ *   REAL          the storage precision (float or double)
+ *   LBM_T         the type of one cell's values (REAL, or a vector of REAL whose lanes
+ *                 are cells)
+ *   LBM_ZERO      a zero of type LBM_T
+ *   LBM_LD(I)     the value pulled into direction I of the cell
+ *   LBM_ST(I, V)  stores V as the post-collision value of direction I
+ *   k             a pointer to the constants, a struct of LBM_CONSTS_FIELDS(REAL)
+ * and expands LBM_COLLIDE_CONSTS; then LBM_COLLIDE_CELL(TRT_, FORCE_) with literal 0/1.
+ * Loops over directions are unrolled (LBM_UNROLL), so every lattice's collision is
+ * straight-line code with its c_i as constants. */
+#ifndef LBM_COLLIDE_H
+#define LBM_COLLIDE_H
+
+#ifdef __OPENCL_VERSION__
+#define LBM_UNROLL _Pragma("unroll")
+#else
+#define LBM_UNROLL _Pragma("GCC unroll 32")
+#endif
+
+/* The collision's constants in the storage precision, computed on the host
+ * (lbm_collision_constants):
+ *   w[i], wr3[i] = a w_i rho0, cf[i] = c_i.F, cf3[i] = a c_i.F,
+ *   spw[i] = (1 - omega_plus/2) w_i, smw3cf[i] = (1 - omega_minus/2) w_i a c_i.F,
+ *   rho0, 1/rho0, omega_plus, omega_minus (= omega_plus for SRT), F, F/2. */
+#define LBM_CONSTS_FIELDS(T)                                                             \
+  T w[LAT(Q)], wr3[LAT(Q)];                                                              \
+  T cf[LAT(Q)], cf3[LAT(Q)], spw[LAT(Q)], smw3cf[LAT(Q)];                                \
+  T rho0, inv_rho0, op, om, fx, fy, fz, hfx, hfy, hfz;
+#define LBM_CONSTS_COUNT(Q) (6 * (Q) + 10)
+
+/* a = 1/c_s^2 and the equilibrium's other coefficients a^2/2, a/2 and a^2 (exact). */
+#define LBM_A1 ((REAL)LAT(INV_CS2))
+#define LBM_A2 ((REAL)(LAT(INV_CS2) * LAT(INV_CS2)) * (REAL)0.5)
+#define LBM_A3 ((REAL)LAT(INV_CS2) * (REAL)0.5)
+#define LBM_A4 ((REAL)(LAT(INV_CS2) * LAT(INV_CS2)))
+
+/* ACC += C * V for an integer constant C, written so that +-1 and 0 cost nothing and the
+ * first non-zero term starts the sum (no 0 + x): the sum is the explicit one of the
+ * terms in direction order. SEEN is an int that tracks whether a term came. */
+#define LBM_SIGNED_ADD(ACC, SEEN, C, V)                                                  \
+  do {                                                                                   \
+    const int c_ = (C);                                                                  \
+    if (c_ != 0) {                                                                       \
+      if (SEEN)                                                                          \
+        ACC = c_ == 1 ? ACC + (V) : c_ == -1 ? ACC - (V) : ACC + (REAL)c_ * (V);          \
+      else                                                                               \
+        ACC = c_ == 1 ? (V) : c_ == -1 ? -(V) : (REAL)c_ * (V);                           \
+      SEEN = 1;                                                                          \
+    }                                                                                    \
+  } while (0)
+
+/* CU = c_I . (ux, uy, uz) */
+#define LBM_DOT_U(CU, I)                                                                 \
+  do {                                                                                   \
+    int seen_u_ = 0;                                                                     \
+    CU = LBM_ZERO;                                                                       \
+    LBM_SIGNED_ADD(CU, seen_u_, LAT_CX(I), ux);                                          \
+    LBM_SIGNED_ADD(CU, seen_u_, LAT_CY(I), uy);                                          \
+    if (LAT(D) == 3) LBM_SIGNED_ADD(CU, seen_u_, LAT_CZ(I), uz);                         \
+  } while (0)
+
+/* The moments of the pulled values f[]: explicit sums in direction order. FORCE_ is a
+ * literal, so the force terms vanish at compile time. */
+#define LBM_CELL_MOMENTS(FORCE_)                                                              \
+  LBM_T f[LAT(Q)];                                                                       \
+  LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) f[i_] = LBM_LD(i_);                     \
+  LBM_T rho = f[0];                                                                      \
+  LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) rho = rho + f[i_];                      \
+  LBM_T jx = LBM_ZERO, jy = LBM_ZERO, jz = LBM_ZERO;                                     \
+  {                                                                                      \
+    int sx_ = 0, sy_ = 0, sz_ = 0;                                                       \
+    LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) {                                     \
+      LBM_SIGNED_ADD(jx, sx_, LAT_CX(i_), f[i_]);                                        \
+      LBM_SIGNED_ADD(jy, sy_, LAT_CY(i_), f[i_]);                                        \
+      if (LAT(D) == 3) LBM_SIGNED_ADD(jz, sz_, LAT_CZ(i_), f[i_]);                       \
+    }                                                                                    \
+  }                                                                                      \
+  const LBM_T ux = (FORCE_ ? jx + hfx : jx) * inv_rho0;                                  \
+  const LBM_T uy = (FORCE_ ? jy + hfy : jy) * inv_rho0;                                  \
+  const LBM_T uz = LAT(D) == 3 ? (FORCE_ ? jz + hfz : jz) * inv_rho0 : LBM_ZERO;         \
+  const LBM_T usq = LAT(D) == 3 ? LBM_A3 * (ux * ux + uy * uy + uz * uz)                 \
+                                : LBM_A3 * (ux * ux + uy * uy);                          \
+  const LBM_T uf3 = !FORCE_        ? LBM_ZERO                                            \
+                    : LAT(D) == 3 ? LBM_A1 * (ux * fx + uy * fy + uz * fz)               \
+                                  : LBM_A1 * (ux * fx + uy * fy);                        \
+  (void)uf3
+
+/* SRT, one pair (I, K = inverse of I): f_eq = w (rho + rho0 ((a cu + a^2/2 cu cu) - usq))
+ * with cu -> -cu for K. */
+#define LBM_SRT_PAIR(FORCE_, I, K, CU)                                                   \
+  do {                                                                                   \
+    const LBM_T cu = (CU);                                                               \
+    const LBM_T lin = LBM_A1 * cu, sym = LBM_A2 * cu * cu;                               \
+    const LBM_T feqi = k->w[I] * (rho + rho0 * (lin + sym - usq));                       \
+    const LBM_T feqk = k->w[I] * (rho + rho0 * (sym - lin - usq));                       \
+    LBM_T oi = f[I] - op * (f[I] - feqi), ok = f[K] - op * (f[K] - feqk);                \
+    if (FORCE_) {                                                                        \
+      const LBM_T a9 = LBM_A4 * cu * k->cf[I];                                           \
+      oi = oi + k->spw[I] * (k->cf3[I] + a9 - uf3);                                      \
+      ok = ok + k->spw[I] * (k->cf3[K] + a9 - uf3);                                      \
+    }                                                                                    \
+    LBM_ST(I, oi);                                                                       \
+    LBM_ST(K, ok);                                                                       \
+  } while (0)
+
+/* TRT, one pair: symmetric and antisymmetric parts relax with omega_plus, omega_minus. */
+#define LBM_TRT_PAIR(FORCE_, I, K, CU)                                                   \
+  do {                                                                                   \
+    const LBM_T cu = (CU);                                                               \
+    const LBM_T eqp = k->w[I] * (rho + rho0 * (LBM_A2 * cu * cu - usq));                 \
+    const LBM_T eqm = k->wr3[I] * cu;                                                    \
+    const LBM_T fp = (REAL)0.5 * (f[I] + f[K]), fm = (REAL)0.5 * (f[I] - f[K]);          \
+    const LBM_T dp = op * (fp - eqp), dm = om * (fm - eqm);                              \
+    if (FORCE_) {                                                                        \
+      const LBM_T sp_ = k->spw[I] * (LBM_A4 * cu * k->cf[I] - uf3);                      \
+      LBM_ST(I, f[I] - dp - dm + sp_ + k->smw3cf[I]);                                    \
+      LBM_ST(K, f[K] - dp + dm + sp_ - k->smw3cf[I]);                                    \
+    } else {                                                                             \
+      LBM_ST(I, f[I] - dp - dm);                                                         \
+      LBM_ST(K, f[K] - dp + dm);                                                         \
+    }                                                                                    \
+  } while (0)
+
+/* The collision of one cell, in the type LBM_T (REAL, or a vector of REAL whose lanes
+ * are cells): the rest direction, then every pair (i, inverse of i) with i first. */
+#define LBM_COLLIDE_CELL(TRT_, FORCE_)                                                   \
+  LBM_CELL_MOMENTS(FORCE_);                                                                   \
+  /* rest: c_0.u = 0 */                                                                  \
+  const LBM_T feq0 = k->w[0] * (rho - rho0 * usq);                                       \
+  LBM_T o0 = f[0] - op * (f[0] - feq0);                                                  \
+  if (FORCE_) o0 = o0 + k->spw[0] * -uf3;                                                \
+  LBM_ST(0, o0);                                                                         \
+  LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) {                                       \
+    const int k_ = LAT_INV(i_);                                                          \
+    if (k_ > i_) {                                                                       \
+      LBM_T cu_;                                                                         \
+      LBM_DOT_U(cu_, i_);                                                                \
+      if (TRT_) LBM_TRT_PAIR(FORCE_, i_, k_, cu_);                                       \
+      else LBM_SRT_PAIR(FORCE_, i_, k_, cu_);                                            \
+    }                                                                                    \
+  }
+
+#define LBM_COLLIDE_CONSTS                                                               \
+  const REAL rho0 = k->rho0, inv_rho0 = k->inv_rho0, op = k->op, om = k->om;             \
+  const REAL fx = k->fx, fy = k->fy, fz = k->fz, hfx = k->hfx, hfy = k->hfy,             \
+             hfz = k->hfz;                                                               \
+  (void)rho0, (void)inv_rho0, (void)op, (void)om, (void)fx, (void)fy, (void)fz, (void)hfx, \
+      (void)hfy, (void)hfz
+
+#endif

@@ -1,0 +1,90 @@
+/* lbm_kernels: lattice Boltzmann kernels for every lattice of lattice_defs.h, both CPU
+ * layouts (grid.h: AoS and SoA) and both precisions, written once (lbm_kernels_impl.h
+ * over the collision of lbm_collide.h) and instantiated per lattice at compile time.
+ * lbm_kernels_find hands out the set for a lattice, layout and precision.
+ *
+ * Stream-collide: pull, two grids. dst(x) = collide(src(x - c_i)) for every interior
+ * cell; the ghost layer of src must hold what streams in (neighbours' post-collision
+ * values or boundary values). No boundary branches. The equations are those of
+ * lbm_collide.h. The stored PDFs may be f_i or f_i - w_i rho0 ("shifted", for
+ * single-precision accuracy); the kernels are the same for both, since the collision
+ * sees only differences f - f_eq and the sum of the stored values, rho or rho - rho0,
+ * enters the equilibrium in the same place. Only initialisation and the density
+ * read-out differ. Every cell goes through the same operations in the same order
+ * whatever its position, block, layout or vector lane: the layouts give bitwise equal
+ * results, and so do the OpenCL kernels (kernels_gpu/lbm.cl). */
+#ifndef LBM_KERNELS_H
+#define LBM_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grid.h"
+#include "lattice.h"
+
+typedef struct lbm_params {
+  double omega_plus;   /* 1/tau; viscosity nu = c_s^2 (1/omega_plus - 1/2) */
+  double omega_minus;  /* TRT only: from the magic parameter, see lbm_omega_minus */
+  double rho0;         /* reference density */
+  double force[3];     /* body force density */
+  int use_force;       /* 0: the force terms are skipped */
+} lbm_params_t;
+
+/* omega_minus for magic parameter Lambda = (1/omega_plus - 1/2)(1/omega_minus - 1/2). */
+double lbm_omega_minus(double omega_plus, double lambda);
+
+/* What a stream-collide call does. STREAM: streaming alone, dst(x)_i = src(x - c_i)_i,
+ * with the kernels' loop, loads and stores: the ceiling of the access pattern. COPY:
+ * dst(x)_i = src(x)_i, the pull taken out. Both for tessera bench. */
+typedef enum lbm_variant {
+  LBM_VARIANT_SRT = 0,
+  LBM_VARIANT_TRT = 1,
+  LBM_VARIANT_STREAM = 2,
+  LBM_VARIANT_COPY = 3
+} lbm_variant_t;
+
+/* Initial density and velocity of interior cell (x, y, z) into out[4] (rho, u). Called
+ * from several OpenMP threads at once. */
+typedef void (*lbm_init_fn)(int x, int y, int z, void *ctx, double out[4]);
+
+/* Boundary links: dst slot = src slot value + extra, both element indices into the
+ * field (grid_index). No link reads a slot another link writes (links write wall slots
+ * and read fluid slots), so they are applied in parallel. */
+typedef struct lbm_link {
+  size_t to;     /* ghost or solid cell's slot i */
+  size_t from;   /* fluid cell's slot inverse(i) */
+  double extra;  /* moving-wall term 2 a w_i rho0 c_i.u_w, 0 for no-slip */
+} lbm_link_t;
+
+typedef struct lbm_kernels {
+  const lattice_t *lattice;
+  grid_layout_t layout;
+  size_t esize;        /* bytes per value: 4 (sp) or 8 (dp) */
+  int nontemporal;     /* 1: stream-collide writes whole lines with nontemporal stores */
+  /* One pull stream-collide of the interior (the field's dims: ncomp = Q, ghost >= reach). */
+  void (*stream_collide)(const void *restrict src, void *restrict dst, const grid_dims_t *d,
+                         const lbm_params_t *p, lbm_variant_t v);
+  /* Every cell (ghosts included) to the equilibrium of the density and velocity init
+   * gives for interior cells (NULL: rho0 and rest), and of (rho0, 0) for ghosts;
+   * shifted storage subtracts w_i rho0. */
+  void (*init)(void *f, const grid_dims_t *d, const lbm_params_t *p, int shifted,
+               lbm_init_fn init, void *ctx);
+  /* Density and velocity of every interior cell of a stored (post-collision) field into
+   * rho[n] and u[3n] (n = nx*ny*nz, x fastest), summed in double precision in direction
+   * order: u = (j - F/2) / rho0, the velocity the collision of the step saw, since j
+   * after collision carries the step's whole force. */
+  void (*moments)(const void *f, const grid_dims_t *d, const lbm_params_t *p, int shifted,
+                  double *rho, double *u);
+  void (*boundary)(void *f, const lbm_link_t *links, size_t n);
+  /* The collision's constants for the parameters (lbm_collide.h:
+   * LBM_CONSTS_COUNT(Q) values in the order of LBM_CONSTS_FIELDS), SRT (trt 0) or TRT
+   * (1), in the storage precision: what other devices' kernels need to compute exactly
+   * what these do. */
+  void (*constants)(const lbm_params_t *p, int trt, void *out);
+} lbm_kernels_t;
+
+/* The kernels of a lattice, layout and precision (dp 1: double, 0: single); NULL for an
+ * unknown lattice. Static storage. */
+const lbm_kernels_t *lbm_kernels_find(const lattice_t *lattice, grid_layout_t layout, int dp);
+
+#endif

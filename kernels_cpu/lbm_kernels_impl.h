@@ -1,0 +1,333 @@
+/* lbm_kernels_impl.h: the CPU kernels of one lattice in one precision, written once for
+ * every lattice. Included by the generated lbm_kernels_<lattice>.c only, with
+ * LATTICE_NAME (D3Q19, ...), LNAME (d3q19, ...), REAL (float or double) and SFX (f32 or
+ * f64) defined; defines the lbm_kernels_t of both layouts, lbm_kernels_<LNAME>_<SFX>_aos
+ * and _soa. The collision itself is lbm_collide.h.
+ *
+ * Stream-collide goes along x rows, every row the same way whatever block it is in:
+ *   SoA: vectors of 64 bytes of cells (8 doubles, 16 floats); each direction's pulled
+ *        values are one unaligned load from its array, each result one aligned store
+ *        (nontemporal where the ISA has them) to its array. The cells of a row past the
+ *        last whole vector take the portable code.
+ *   AoS: where the CPU has AVX-512, vectors of cells with gathers of stride Q and the
+ *        results transposed back into the cell layout in registers (lbm_simd.h); rows
+ *        shorter than a vector, and every row on other CPUs, take the portable code.
+ *   Portable code: runs of at most LBM_CHUNK cells, vectorised by the compiler over x;
+ *        the results go to a per-thread buffer of Q rows, then to the field (AoS: put
+ *        back into the cell layout and written out as one contiguous run).
+ * Every cell goes through the same operations in the same order whatever its position,
+ * block, run or layout, and the kernels are compiled without floating-point
+ * contraction. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "lbm_collide.h"
+#include "lbm_kernels.h"
+#include "lbm_simd.h"
+
+#define LBM_CAT3_(a, b, c) a##_##b##_##c
+#define LBM_CAT3(a, b, c) LBM_CAT3_(a, b, c)
+#define LBM_FN(name) LBM_CAT3(name, LNAME, SFX)
+#define LBM_CAT2_(a, b) a##_##b
+#define LBM_CAT2(a, b) LBM_CAT2_(a, b)
+#define LBM_P(name) LBM_CAT2(name, SFX) /* precision-only helpers of lbm_simd.h */
+
+/* The lattice's tables, read with constant indices in unrolled loops (folded away). */
+static const int LBM_FN(lat_cx)[LAT(Q)] = {LAT(CX)};
+static const int LBM_FN(lat_cy)[LAT(Q)] = {LAT(CY)};
+static const int LBM_FN(lat_cz)[LAT(Q)] = {LAT(CZ)};
+static const int LBM_FN(lat_inv)[LAT(Q)] = {LAT(INV)};
+static const double LBM_FN(lat_w)[LAT(Q)] = {LAT(W)};
+#define LAT_CX(i) LBM_FN(lat_cx)[i]
+#define LAT_CY(i) LBM_FN(lat_cy)[i]
+#define LAT_CZ(i) LBM_FN(lat_cz)[i]
+#define LAT_INV(i) LBM_FN(lat_inv)[i]
+
+/* Per-run constants of the collision, in the storage precision (lbm_collide.h). */
+typedef struct LBM_FN(consts) {
+  LBM_CONSTS_FIELDS(REAL)
+} LBM_FN(consts_t);
+
+static void LBM_FN(consts_init)(LBM_FN(consts_t) *k, const lbm_params_t *p, int trt) {
+  const REAL rho0 = (REAL)p->rho0;
+  const REAL fx = (REAL)p->force[0], fy = (REAL)p->force[1], fz = (REAL)p->force[2];
+  const REAL sp = (REAL)(1.0 - 0.5 * p->omega_plus);
+  const REAL sm = (REAL)(1.0 - 0.5 * (trt ? p->omega_minus : p->omega_plus));
+  for (int i = 0; i < LAT(Q); ++i) {
+    const REAL w = (REAL)LBM_FN(lat_w)[i];
+    const REAL cf = (REAL)LAT_CX(i) * fx + (REAL)LAT_CY(i) * fy + (REAL)LAT_CZ(i) * fz;
+    k->w[i] = w;
+    k->wr3[i] = w * rho0 * LBM_A1;
+    k->cf[i] = cf;
+    k->cf3[i] = LBM_A1 * cf;
+    k->spw[i] = sp * w;
+    k->smw3cf[i] = sm * w * LBM_A1 * cf;
+  }
+  k->rho0 = rho0;
+  k->inv_rho0 = (REAL)(1.0 / p->rho0);
+  k->op = (REAL)p->omega_plus;
+  k->om = (REAL)(trt ? p->omega_minus : p->omega_plus);
+  k->fx = fx;
+  k->fy = fy;
+  k->fz = fz;
+  k->hfx = (REAL)0.5 * fx;
+  k->hfy = (REAL)0.5 * fy;
+  k->hfz = (REAL)0.5 * fz;
+}
+
+static void LBM_FN(constants)(const lbm_params_t *p, int trt, void *out) {
+  LBM_FN(consts_t) k;
+  _Static_assert(sizeof k == LBM_CONSTS_COUNT(LAT(Q)) * sizeof(REAL), "constants are packed");
+  LBM_FN(consts_init)(&k, p, trt);
+  memcpy(out, &k, sizeof k);
+}
+
+/* Streaming alone (no collision): each pulled value is stored as it is. */
+#define LBM_COPY_CELL                                                                    \
+  LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) LBM_ST(i_, LBM_LD(i_));
+
+/* The five kernel variants of a code path whose functions are named P_<variant>, and
+ * the one of them a call uses. */
+#define LBM_VARIANTS(DEFINE, P)                                                          \
+  DEFINE(P##_srt, LBM_COLLIDE_CELL(0, 0))                                                \
+  DEFINE(P##_srt_force, LBM_COLLIDE_CELL(0, 1))                                          \
+  DEFINE(P##_trt, LBM_COLLIDE_CELL(1, 0))                                                \
+  DEFINE(P##_trt_force, LBM_COLLIDE_CELL(1, 1))                                          \
+  DEFINE(P##_copy, LBM_COPY_CELL)
+#define LBM_PICK(P)                                                                      \
+  (v >= LBM_VARIANT_STREAM ? LBM_FN(P##_copy)                                            \
+   : v == LBM_VARIANT_TRT  ? (p->use_force ? LBM_FN(P##_trt_force) : LBM_FN(P##_trt))    \
+                           : (p->use_force ? LBM_FN(P##_srt_force) : LBM_FN(P##_srt)))
+
+/* Portable code: n <= LBM_CHUNK cells from s (the first cell's component 0 in the
+ * source field, cells XS elements apart) into out (one row per direction). */
+#define LBM_LD(I) s[off[I] + (ptrdiff_t)x * XS_]
+#define LBM_ST(I, V) out[I][x] = (V)
+#define LBM_DEFINE_RUN(NAME, BODY)                                                       \
+  static void LBM_FN(NAME)(int n, const REAL *restrict s, const ptrdiff_t *restrict off, \
+                           REAL (*restrict out)[LBM_CHUNK],                              \
+                           const LBM_FN(consts_t) *restrict k) {                         \
+    LBM_COLLIDE_CONSTS;                                                                  \
+    _Pragma("omp simd")                                                                  \
+    for (int x = 0; x < n; ++x) {                                                        \
+      BODY                                                                               \
+    }                                                                                    \
+  }
+#define LBM_T REAL
+#define LBM_ZERO ((REAL)0)
+#define XS_ LAT(Q)
+LBM_VARIANTS(LBM_DEFINE_RUN, run_aos)
+#undef XS_
+#define XS_ 1
+LBM_VARIANTS(LBM_DEFINE_RUN, run_soa)
+#undef XS_
+#undef LBM_T
+#undef LBM_ZERO
+#undef LBM_LD
+#undef LBM_ST
+typedef void (*LBM_FN(run_fn))(int n, const REAL *restrict s, const ptrdiff_t *restrict off,
+                               REAL (*restrict out)[LBM_CHUNK],
+                               const LBM_FN(consts_t) *restrict k);
+
+/* SoA vector code: one vector of cells from s (the first cell's component 0 in the
+ * source field; off: element offsets of the pulled values) to d (the same cell in the
+ * destination field, 64-byte aligned; sc: the component stride). */
+#define LBM_T LBM_P(lbm_vec)
+#define LBM_ZERO ((LBM_T){0})
+#define LBM_LD(I) LBM_P(lbm_vload)(s + off[I])
+#define LBM_ST(I, V) LBM_P(lbm_vstore)(d + (ptrdiff_t)(I) * sc, (V))
+#define LBM_DEFINE_VEC_SOA(NAME, BODY)                                                   \
+  static void LBM_FN(NAME)(const REAL *restrict s, const ptrdiff_t *restrict off,        \
+                           REAL *restrict d, ptrdiff_t sc,                               \
+                           const LBM_FN(consts_t) *restrict k) {                         \
+    LBM_COLLIDE_CONSTS;                                                                  \
+    BODY                                                                                 \
+  }
+LBM_VARIANTS(LBM_DEFINE_VEC_SOA, vec_soa)
+#undef LBM_LD
+#undef LBM_ST
+typedef void (*LBM_FN(vec_soa_fn))(const REAL *restrict s, const ptrdiff_t *restrict off,
+                                   REAL *restrict d, ptrdiff_t sc,
+                                   const LBM_FN(consts_t) *restrict k);
+
+#ifdef LBM_AOS_SIMD
+/* AoS vector code: the first n <= one vector of cells from s (the first cell's slot 0
+ * in the source field) to d (the same cell in the destination field). */
+#define LBM_LD(I) LBM_P(lbm_gather)(s + off[I], lanes, LAT(Q))
+#define LBM_ST(I, V) o[I] = (V)
+#define LBM_DEFINE_VEC_AOS(NAME, BODY)                                                   \
+  static void LBM_FN(NAME)(int n, const REAL *restrict s, const ptrdiff_t *restrict off, \
+                           REAL *restrict d, const LBM_FN(consts_t) *restrict k) {       \
+    LBM_COLLIDE_CONSTS;                                                                  \
+    const unsigned lanes = (1u << n) - 1;                                                \
+    LBM_T o[LAT(Q)];                                                                     \
+    BODY                                                                                 \
+    LBM_P(lbm_put)(o, d, n, LAT(Q));                                                     \
+  }
+LBM_VARIANTS(LBM_DEFINE_VEC_AOS, vec_aos)
+#undef LBM_LD
+#undef LBM_ST
+typedef void (*LBM_FN(vec_aos_fn))(int n, const REAL *restrict s, const ptrdiff_t *restrict off,
+                                   REAL *restrict d, const LBM_FN(consts_t) *restrict k);
+#endif
+#undef LBM_T
+#undef LBM_ZERO
+
+#define LBM_VW LBM_P(LBM_VW)
+
+static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vdst,
+                                   const grid_dims_t *d, const lbm_params_t *p,
+                                   lbm_variant_t v) {
+  const REAL *restrict src = vsrc;
+  REAL *restrict dst = vdst;
+  const int nx = d->nx, ny = d->ny, nz = d->nz;
+  const bool soa = d->layout == GRID_SOA;
+  /* element offset of the value pulled into slot i, from the cell's slot 0 */
+  ptrdiff_t off[LAT(Q)];
+  int newest = 0; /* the direction whose source row is the furthest ahead */
+  for (int i = 0; i < LAT(Q); ++i) {
+    const ptrdiff_t row = (ptrdiff_t)LAT_CY(i) * d->sy + (ptrdiff_t)LAT_CZ(i) * d->sz;
+    off[i] = (ptrdiff_t)i * d->sc;
+    if (v != LBM_VARIANT_COPY) off[i] -= (ptrdiff_t)LAT_CX(i) * d->sx + row;
+    if (-row > -((ptrdiff_t)LAT_CY(newest) * d->sy + (ptrdiff_t)LAT_CZ(newest) * d->sz))
+      newest = i;
+  }
+  (void)newest;
+  LBM_FN(consts_t) k;
+  LBM_FN(consts_init)(&k, p, v == LBM_VARIANT_TRT);
+  const LBM_FN(run_fn) run = soa ? LBM_PICK(run_soa) : LBM_PICK(run_aos);
+  const LBM_FN(vec_soa_fn) vec_soa = LBM_PICK(vec_soa);
+#ifdef LBM_AOS_SIMD
+  const LBM_FN(vec_aos_fn) vec_aos = LBM_PICK(vec_aos);
+#endif
+#pragma omp parallel
+  {
+    LBM_ALIGNED REAL out[LAT(Q)][LBM_CHUNK];
+    LBM_ALIGNED REAL cells[LBM_CHUNK * LAT(Q)];
+#pragma omp for collapse(2) schedule(static)
+    for (int z = 0; z < nz; ++z)
+      for (int y = 0; y < ny; ++y) {
+        const ptrdiff_t row = d->origin + (ptrdiff_t)y * d->sy + (ptrdiff_t)z * d->sz;
+        int x0 = 0;
+        if (soa) {
+          for (; x0 + LBM_VW <= nx; x0 += LBM_VW)
+            vec_soa(src + row + x0, off, dst + row + x0, d->sc, &k);
+          if (x0 < nx) {
+            const int n = nx - x0;
+            run(n, src + row + x0, off, out, &k);
+            for (int i = 0; i < LAT(Q); ++i)
+              memcpy(dst + row + x0 + (ptrdiff_t)i * d->sc, out[i], (size_t)n * sizeof(REAL));
+          }
+          continue;
+        }
+#ifdef LBM_AOS_SIMD
+        /* vectors; the last one of a row may have lanes masked off. Rows shorter than
+           a vector take the portable code. Of the source rows of a row only one, the
+           one the newest direction pulls from, is new to the caches when rows advance
+           along y then z: its lines are asked for two vectors ahead (prefetches past
+           the row's end are harmless). */
+        if (nx >= LBM_VW)
+          for (; x0 < nx; x0 += LBM_VW) {
+            lbm_prefetch_run((uintptr_t)(src + row + (ptrdiff_t)x0 * LAT(Q) + off[newest]) +
+                                 2u * 64u * LAT(Q), LAT(Q));
+            vec_aos(nx - x0 < LBM_VW ? nx - x0 : LBM_VW, src + row + (ptrdiff_t)x0 * LAT(Q),
+                    off, dst + row + (ptrdiff_t)x0 * LAT(Q), &k);
+          }
+#endif
+        for (; x0 < nx; x0 += LBM_CHUNK) {
+          const int n = nx - x0 < LBM_CHUNK ? nx - x0 : LBM_CHUNK;
+          const ptrdiff_t base = row + (ptrdiff_t)x0 * LAT(Q);
+          run(n, src + base, off, out, &k);
+          /* back to the cell layout, then out to the field in one sweep of stores */
+          for (int x = 0; x < n; ++x)
+            for (int i = 0; i < LAT(Q); ++i) cells[x * LAT(Q) + i] = out[i][x];
+          LBM_P(lbm_store_run)(dst + base, cells, (size_t)n * LAT(Q));
+        }
+      }
+    lbm_store_fence();
+  }
+}
+
+static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, int shifted,
+                         lbm_init_fn init, void *ctx) {
+  REAL *f = vf;
+  const int g = d->ghost;
+  /* parallel like the kernels, so that pages land near the threads that use them */
+#pragma omp parallel for schedule(static)
+  for (int z = -g; z < d->nz + g; ++z)
+    for (int y = -g; y < d->ny + g; ++y)
+      for (int x = -g; x < d->nx + g; ++x) {
+        bool ghost = x < 0 || y < 0 || z < 0 || x >= d->nx || y >= d->ny || z >= d->nz;
+        double m[4] = {p->rho0, 0, 0, 0};
+        if (!ghost && init) init(x, y, z, ctx, m);
+        double usq = 0.5 * LAT(INV_CS2) * (m[1] * m[1] + m[2] * m[2] + m[3] * m[3]);
+        for (int i = 0; i < LAT(Q); ++i) {
+          double cu = LAT_CX(i) * m[1] + LAT_CY(i) * m[2] + LAT_CZ(i) * m[3];
+          double rho = shifted ? m[0] - p->rho0 : m[0];
+          f[grid_index(d, x, y, z, i)] =
+              (REAL)(LBM_FN(lat_w)[i] *
+                     (rho + p->rho0 * (LAT(INV_CS2) * cu +
+                                       0.5 * LAT(INV_CS2) * LAT(INV_CS2) * cu * cu - usq)));
+        }
+      }
+}
+
+static void LBM_FN(moments)(const void *vf, const grid_dims_t *d, const lbm_params_t *p,
+                            int shifted, double *rho_out, double *u_out) {
+  const REAL *f = vf;
+  /* stored PDFs are post-collision: their momentum holds the whole force of the step,
+     the fluid velocity half of it */
+  const double half = p->use_force ? -0.5 : 0.0;
+  const int *c[3] = {LBM_FN(lat_cx), LBM_FN(lat_cy), LBM_FN(lat_cz)};
+#pragma omp parallel for schedule(static)
+  for (int z = 0; z < d->nz; ++z)
+    for (int y = 0; y < d->ny; ++y)
+      for (int x = 0; x < d->nx; ++x) {
+        const size_t n = ((size_t)z * (size_t)d->ny + (size_t)y) * (size_t)d->nx + (size_t)x;
+        const size_t cell = grid_index(d, x, y, z, 0);
+        double rho = 0, j[3] = {0, 0, 0};
+        for (int i = 0; i < LAT(Q); ++i) {
+          const double fi = (double)f[cell + (size_t)((ptrdiff_t)i * d->sc)];
+          rho += fi;
+          for (int a = 0; a < 3; ++a) j[a] += c[a][i] * fi;
+        }
+        rho_out[n] = shifted ? rho + p->rho0 : rho;
+        for (int a = 0; a < 3; ++a) u_out[3 * n + (size_t)a] = (j[a] + half * p->force[a]) / p->rho0;
+      }
+}
+
+static void LBM_FN(boundary)(void *vf, const lbm_link_t *links, size_t n) {
+  REAL *f = vf;
+  /* links write wall slots and read fluid slots: independent, in any order */
+#pragma omp parallel for schedule(static) if (n > 8192)
+  for (size_t k = 0; k < n; ++k) f[links[k].to] = f[links[k].from] + (REAL)links[k].extra;
+}
+
+/* The two sets: lbm_kernels_aos_<LNAME>_<SFX> and lbm_kernels_soa_<LNAME>_<SFX>. */
+#define LBM_DEFINE_SET(NAME, LAYOUT)                                                     \
+  const lbm_kernels_t LBM_FN(NAME) = {.lattice = &LBM_CAT2(lattice, LNAME),              \
+                                      .layout = LAYOUT,                                  \
+                                      .esize = sizeof(REAL),                             \
+                                      .nontemporal = LBM_NONTEMPORAL,                    \
+                                      .stream_collide = LBM_FN(stream_collide),          \
+                                      .init = LBM_FN(init),                              \
+                                      .moments = LBM_FN(moments),                        \
+                                      .boundary = LBM_FN(boundary),                      \
+                                      .constants = LBM_FN(constants)};
+LBM_DEFINE_SET(lbm_kernels_aos, GRID_AOS)
+LBM_DEFINE_SET(lbm_kernels_soa, GRID_SOA)
+
+#undef LBM_DEFINE_SET
+#undef LBM_FN
+#undef LBM_P
+#undef LBM_VW
+#undef LBM_COPY_CELL
+#undef LBM_VARIANTS
+#undef LBM_PICK
+#undef LBM_DEFINE_RUN
+#undef LBM_DEFINE_VEC_SOA
+#undef LBM_DEFINE_VEC_AOS
+#undef LAT_CX
+#undef LAT_CY
+#undef LAT_CZ
+#undef LAT_INV

@@ -1,3 +1,0 @@
-__kernel void d3q19_stream_collide(__global const REAL *src) {
-  this is not OpenCL C;
-}

@@ -1,0 +1,3 @@
+__kernel void lbm_stream_collide(__global const REAL *src) {
+  this is not OpenCL C;
+}

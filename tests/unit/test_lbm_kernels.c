@@ -1,0 +1,397 @@
+/* The lattices and the CPU LBM kernels of every lattice, layout and precision: the
+ * descriptors' moments (weights, isotropy, inverses); a resting fluid staying at rest;
+ * streaming alone moving every value to the right slot; a cell's update not depending
+ * on where in its row it lies (vector lanes, masked last vector, scalar rest); AoS and
+ * SoA giving bitwise the same cells; the moments read-out; packing a slice of one
+ * layout and unpacking it into the other. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cmocka.h>
+
+#include "grid.h"
+#include "lattice.h"
+#include "lbm_kernels.h"
+
+/* A field of a kernel set's layout and precision; values set and read as doubles. */
+typedef struct field {
+  grid_dims_t d;
+  size_t esize;
+  void *v;
+} field_t;
+
+static field_t field_make(const lbm_kernels_t *k, int nx, int ny, int nz) {
+  const int n[3] = {nx, ny, nz};
+  field_t f = {.d = grid_dims_make(n, k->lattice->q, k->lattice->reach, k->layout, k->esize),
+               .esize = k->esize};
+  size_t bytes = (f.d.elements * f.esize + 63) / 64 * 64;
+  f.v = aligned_alloc(64, bytes);
+  assert_non_null(f.v);
+  memset(f.v, 0, bytes);
+  return f;
+}
+
+static double field_get(const field_t *f, int x, int y, int z, int i) {
+  size_t k = grid_index_checked(&f->d, x, y, z, i);
+  return f->esize == 4 ? (double)((const float *)f->v)[k] : ((const double *)f->v)[k];
+}
+
+static void field_set(field_t *f, int x, int y, int z, int i, double v) {
+  size_t k = grid_index_checked(&f->d, x, y, z, i);
+  if (f->esize == 4) ((float *)f->v)[k] = (float)v;
+  else ((double *)f->v)[k] = v;
+}
+
+/* The bits of one value (comparisons that must be bitwise, NaN-safe). */
+static uint64_t field_bits(const field_t *f, int x, int y, int z, int i) {
+  size_t k = grid_index_checked(&f->d, x, y, z, i);
+  uint64_t b = 0;
+  memcpy(&b, (const uint8_t *)f->v + k * f->esize, f->esize);
+  return b;
+}
+
+/* Runs the block for the kernel set k of every lattice, layout (lay_) and precision (dp_). */
+#define FOR_EACH_SET(...)                                                                \
+  do {                                                                                   \
+    int nl_;                                                                             \
+    const lattice_t *const *all_ = lattice_all(&nl_);                                    \
+    for (int li_ = 0; li_ < nl_; ++li_)                                                  \
+      for (int lay_ = 0; lay_ < 2; ++lay_)                                               \
+        for (int dp_ = 0; dp_ < 2; ++dp_) {                                              \
+          const lbm_kernels_t *k = lbm_kernels_find(all_[li_], (grid_layout_t)lay_, dp_); \
+          assert_non_null(k);                                                            \
+          assert_ptr_equal(k->lattice, all_[li_]);                                       \
+          __VA_ARGS__                                                                    \
+        }                                                                                \
+  } while (0)
+
+/* Every lattice: the weights sum to 1; sum w c_a = 0; sum w c_a c_b = c_s^2 delta_ab;
+ * the third moments vanish; for the flow lattices (all but D3Q7) the fourth moments are
+ * c_s^4 (delta_ab delta_cd + delta_ac delta_bd + delta_ad delta_bc) over the lattice's
+ * dimensions: what the Navier-Stokes equations need. inverse(i) has c = -c_i; the
+ * reach is the largest |c_i| component; 2-D lattices have c_z = 0. Tolerance 1e-15:
+ * sums of a few dozen products of rationals rounded to doubles. */
+static void test_lattice_moments(void **state) {
+  int n;
+  const lattice_t *const *all = lattice_all(&n);
+  assert_int_equal(n, 5);
+  for (int l = 0; l < n; ++l) {
+    const lattice_t *lat = all[l];
+    const double cs2 = 1.0 / lat->inv_cs2;
+    assert_ptr_equal(lattice_find(lat->name), lat);
+    double m0 = 0, m1[3] = {0}, m2[3][3] = {{0}}, m3[3][3][3] = {{{0}}};
+    int reach = 0;
+    for (int i = 0; i < lat->q; ++i) {
+      const int *ci[3] = {&lat->c[0][i], &lat->c[1][i], &lat->c[2][i]};
+      m0 += lat->w[i];
+      for (int a = 0; a < 3; ++a) {
+        m1[a] += lat->w[i] * *ci[a];
+        if (abs(*ci[a]) > reach) reach = abs(*ci[a]);
+        assert_int_equal(lat->c[a][lat->inv[i]], -*ci[a]);
+        for (int b = 0; b < 3; ++b) {
+          m2[a][b] += lat->w[i] * *ci[a] * *ci[b];
+          for (int c = 0; c < 3; ++c) m3[a][b][c] += lat->w[i] * *ci[a] * *ci[b] * *ci[c];
+        }
+      }
+      if (lat->d == 2) assert_int_equal(lat->c[2][i], 0);
+    }
+    assert_int_equal(lat->c[0][0] | lat->c[1][0] | lat->c[2][0], 0);
+    assert_int_equal(reach, lat->reach);
+    assert_true(fabs(m0 - 1) < 1e-15);
+    for (int a = 0; a < 27; ++a) assert_true(fabs(m3[a / 9][(a / 3) % 3][a % 3]) < 1e-15);
+    for (int a = 0; a < 3; ++a) {
+      assert_true(fabs(m1[a]) < 1e-15);
+      for (int b = 0; b < 3; ++b) {
+        const double want = a == b && a < lat->d ? cs2 : 0;
+        if (fabs(m2[a][b] - want) > 1e-15)
+          fail_msg("%s: second moment (%d,%d) %.17g, want %.17g", lat->name, a, b, m2[a][b], want);
+      }
+    }
+    if (lat->inv_cs2 != 3) continue; /* D3Q7: not a flow lattice */
+    for (int a = 0; a < lat->d; ++a)
+      for (int b = 0; b < lat->d; ++b)
+        for (int c = 0; c < lat->d; ++c)
+          for (int e = 0; e < lat->d; ++e) {
+            double m4 = 0;
+            for (int i = 0; i < lat->q; ++i)
+              m4 += lat->w[i] * lat->c[a][i] * lat->c[b][i] * lat->c[c][i] * lat->c[e][i];
+            const double want =
+                cs2 * cs2 * ((a == b && c == e) + (a == c && b == e) + (a == e && b == c));
+            if (fabs(m4 - want) > 1e-15)
+              fail_msg("%s: fourth moment (%d,%d,%d,%d) %.17g, want %.17g", lat->name, a, b, c,
+                       e, m4, want);
+          }
+  }
+  assert_null(lattice_find("d3q18"));
+}
+
+/* The values crossing a face, edge and corner come from the c_i: D3Q19 sends 5 per face
+ * cell, 1 per edge cell, none per corner; D3Q27 9, 3, 1. */
+static void test_lattice_crossing(void **state) {
+  int out[LATTICE_MAX_Q];
+  const int face[3] = {1, 0, 0}, edge[3] = {0, -1, 1}, corner[3] = {-1, 1, 1};
+  assert_int_equal(lattice_crossing(&lattice_d3q19, face, out), 5);
+  assert_int_equal(lattice_crossing(&lattice_d3q19, edge, out), 1);
+  assert_int_equal(lattice_crossing(&lattice_d3q19, corner, out), 0);
+  assert_int_equal(lattice_crossing(&lattice_d3q27, face, out), 9);
+  assert_int_equal(lattice_crossing(&lattice_d3q27, edge, out), 3);
+  assert_int_equal(lattice_crossing(&lattice_d3q27, corner, out), 1);
+  assert_int_equal(lattice_crossing(&lattice_d3q15, edge, out), 2);
+  assert_int_equal(lattice_crossing(&lattice_d2q9, face, out), 3);
+  assert_int_equal(lattice_crossing(&lattice_d3q7, face, out), 1);
+  assert_int_equal(lattice_d3q7.c[0][out[0]], 1);
+}
+
+/* A resting fluid in equilibrium stays at rest (ghost layer at rest too): bitwise with the
+ * shifted storage, where every stored value is 0; otherwise within 4 ulp of the storage
+ * precision, as the stored weights do not sum to exactly 1 in floating point. */
+static void test_rest_is_steady(void **state) {
+  FOR_EACH_SET({
+    field_t a = field_make(k, 5, 4, 3), b = field_make(k, 5, 4, 3);
+    lbm_params_t p = {.omega_plus = 1.3, .omega_minus = lbm_omega_minus(1.3, 3.0 / 16), .rho0 = 1};
+    const double tol = 4 * (dp_ ? 2.2e-16 : 1.2e-7);
+    for (int shifted = 0; shifted < 2; ++shifted) {
+      k->init(a.v, &a.d, &p, shifted, NULL, NULL);
+      k->init(b.v, &b.d, &p, shifted, NULL, NULL);
+      for (int v = 0; v < 2; ++v) {
+        k->stream_collide(a.v, b.v, &a.d, &p, (lbm_variant_t)v);
+        for (int z = 0; z < a.d.nz; ++z)
+          for (int y = 0; y < a.d.ny; ++y)
+            for (int x = 0; x < a.d.nx; ++x)
+              for (int i = 0; i < k->lattice->q; ++i) {
+                const double va = field_get(&a, x, y, z, i), vb = field_get(&b, x, y, z, i);
+                if (shifted ? (va != 0.0 || vb != 0.0) : fabs(vb - va) > tol * fabs(va))
+                  fail_msg("%s %s dp %d shifted %d variant %d: (%d,%d,%d) slot %d: %.17g -> %.17g",
+                           k->lattice->name, grid_layout_name(k->layout), dp_, shifted, v, x, y,
+                           z, i, va, vb);
+              }
+      }
+    }
+    free(a.v);
+    free(b.v);
+  });
+}
+
+/* A value per slot that differs between all slots of a small field and is exact in
+ * single precision. */
+static double slot_value(int x, int y, int z, int i) {
+  return (double)((((z + 2) * 61 + (y + 2)) * 67 + (x + 2)) * 29 + i) * 0.25 - 1000.0;
+}
+
+/* Streaming alone: dst(x)_i = src(x - c_i)_i for every interior cell, ghosts untouched;
+ * the copy of cells: dst(x)_i = src(x)_i; row lengths below, at and between the vector
+ * widths (8 cells DP, 16 SP). */
+static void test_stream_only(void **state) {
+  const int widths[] = {1, 5, 8, 13, 16, 21, 37};
+  FOR_EACH_SET({
+    const lattice_t *l = k->lattice;
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; ++w)
+      for (int pull = 0; pull < 2; ++pull) {
+        field_t a = field_make(k, widths[w], 3, 2), b = field_make(k, widths[w], 3, 2);
+        const int g = a.d.ghost;
+        for (int z = -g; z < a.d.nz + g; ++z)
+          for (int y = -g; y < a.d.ny + g; ++y)
+            for (int x = -g; x < a.d.nx + g; ++x)
+              for (int i = 0; i < l->q; ++i) {
+                field_set(&a, x, y, z, i, slot_value(x, y, z, i));
+                field_set(&b, x, y, z, i, -7);
+              }
+        const lbm_params_t p = {1.0, 1.0, 1.0, {0, 0, 0}, 0};
+        k->stream_collide(a.v, b.v, &a.d, &p, pull ? LBM_VARIANT_STREAM : LBM_VARIANT_COPY);
+        for (int z = -g; z < a.d.nz + g; ++z)
+          for (int y = -g; y < a.d.ny + g; ++y)
+            for (int x = -g; x < a.d.nx + g; ++x)
+              for (int i = 0; i < l->q; ++i) {
+                bool ghost = x < 0 || y < 0 || z < 0 || x >= a.d.nx || y >= a.d.ny || z >= a.d.nz;
+                double want = ghost ? -7
+                                    : field_get(&a, x - pull * l->c[0][i], y - pull * l->c[1][i],
+                                                z - pull * l->c[2][i], i);
+                if (field_get(&b, x, y, z, i) != want)
+                  fail_msg("%s %s dp %d pull %d nx %d: cell (%d,%d,%d) slot %d", l->name,
+                           grid_layout_name(k->layout), dp_, pull, a.d.nx, x, y, z, i);
+              }
+        free(a.v);
+        free(b.v);
+      }
+  });
+}
+
+/* Random PDFs near the weights, the same values in whatever field they are written to:
+ * value of cell (x + xoff, y, z) slot i. */
+static double pdf_value(const lattice_t *l, int x, int y, int z, int i) {
+  uint32_t h = (uint32_t)((((z + 5) * 131 + (y + 5)) * 137 + (x + 5)) * 31 + i) * 2654435761u;
+  h ^= h >> 15;
+  h *= 2246822519u;
+  h ^= h >> 13;
+  return l->w[i] * (0.9 + 0.2 * (double)(h & 0xffffff) / 16777216.0);
+}
+
+static void fill_pdfs(field_t *f, const lattice_t *l, int xoff) {
+  const int g = f->d.ghost;
+  for (int z = -g; z < f->d.nz + g; ++z)
+    for (int y = -g; y < f->d.ny + g; ++y)
+      for (int x = -g; x < f->d.nx + g; ++x)
+        for (int i = 0; i < l->q; ++i) field_set(f, x, y, z, i, pdf_value(l, x + xoff, y, z, i));
+}
+
+/* One stream-collide step of a field 37 cells wide (whole vectors, then a partial one)
+ * against a field 5 cells wide (no whole vector) holding cells 16..20 of the first with
+ * their neighbours, and against the 37-wide field of the other layout: the cells must
+ * come out bitwise equal, for each collision, with and without force. */
+static void test_row_position_and_layouts(void **state) {
+  int nl;
+  const lattice_t *const *all = lattice_all(&nl);
+  for (int li = 0; li < nl; ++li)
+    for (int dp = 0; dp < 2; ++dp) {
+      const lattice_t *l = all[li];
+      const lbm_kernels_t *ks[2] = {lbm_kernels_find(l, GRID_AOS, dp), lbm_kernels_find(l, GRID_SOA, dp)};
+      field_t wa[2], wb[2], na[2], nb[2];
+      for (int s = 0; s < 2; ++s) {
+        wa[s] = field_make(ks[s], 37, 3, 2);
+        wb[s] = field_make(ks[s], 37, 3, 2);
+        na[s] = field_make(ks[s], 5, 3, 2);
+        nb[s] = field_make(ks[s], 5, 3, 2);
+        fill_pdfs(&wa[s], l, 0);
+        fill_pdfs(&na[s], l, 16);
+      }
+      for (int variant = 0; variant < 4; ++variant) {
+        lbm_params_t p = {.omega_plus = 1.7, .omega_minus = lbm_omega_minus(1.7, 0.25),
+                          .rho0 = 1, .force = {1e-4, -2e-5, l->d == 3 ? 3e-5 : 0},
+                          .use_force = variant & 1};
+        const lbm_variant_t v = variant & 2 ? LBM_VARIANT_TRT : LBM_VARIANT_SRT;
+        for (int s = 0; s < 2; ++s) {
+          ks[s]->stream_collide(wa[s].v, wb[s].v, &wa[s].d, &p, v);
+          ks[s]->stream_collide(na[s].v, nb[s].v, &na[s].d, &p, v);
+        }
+        for (int s = 0; s < 2; ++s)
+          for (int z = 0; z < 2; ++z)
+            for (int y = 0; y < 3; ++y)
+              for (int x = 0; x < 37; ++x)
+                for (int i = 0; i < l->q; ++i) {
+                  const uint64_t want = field_bits(&wb[0], x, y, z, i);
+                  if (field_bits(&wb[s], x, y, z, i) != want)
+                    fail_msg("%s dp %d variant %d: cell (%d,%d,%d) slot %d: SoA differs from AoS",
+                             l->name, dp, variant, x, y, z, i);
+                  if (x >= 16 && x < 21 && field_bits(&nb[s], x - 16, y, z, i) != want)
+                    fail_msg("%s %s dp %d variant %d: cell (%d,%d,%d) slot %d differs with its "
+                             "place in the row", l->name, grid_layout_name(ks[s]->layout), dp,
+                             variant, x, y, z, i);
+                }
+      }
+      for (int s = 0; s < 2; ++s) {
+        free(wa[s].v);
+        free(wb[s].v);
+        free(na[s].v);
+        free(nb[s].v);
+      }
+    }
+}
+
+/* The moments of the initial equilibrium give back the density and velocity it was made
+ * from (to 1e-14 relative in DP, 1e-6 in SP: the equilibrium's values rounded to the
+ * storage precision), the same in both layouts bitwise. */
+static void init_flow(int x, int y, int z, void *ctx, double out[4]) {
+  out[0] = 1.0 + 0.01 * x - 0.02 * y;
+  out[1] = 0.01 * (y + 1);
+  out[2] = -0.02 * (z + 1);
+  out[3] = *(const int *)ctx == 3 ? 0.005 * x : 0;
+}
+
+static void test_moments(void **state) {
+  int nl;
+  const lattice_t *const *all = lattice_all(&nl);
+  for (int li = 0; li < nl; ++li)
+    for (int dp = 0; dp < 2; ++dp)
+      for (int shifted = 0; shifted < 2; ++shifted) {
+        const lattice_t *l = all[li];
+        if (l->inv_cs2 != 3) continue; /* D3Q7's moments give no momentum of its equilibrium */
+        double *rho[2], *u[2];
+        int dim = l->d;
+        for (int s = 0; s < 2; ++s) {
+          const lbm_kernels_t *k = lbm_kernels_find(l, (grid_layout_t)s, dp);
+          field_t f = field_make(k, 6, 4, l->d == 3 ? 3 : 1);
+          const lbm_params_t p = {.omega_plus = 1, .omega_minus = 1, .rho0 = 1};
+          k->init(f.v, &f.d, &p, shifted, init_flow, &dim);
+          const size_t n = (size_t)f.d.nx * (size_t)f.d.ny * (size_t)f.d.nz;
+          rho[s] = malloc(n * sizeof(double));
+          u[s] = malloc(3 * n * sizeof(double));
+          k->moments(f.v, &f.d, &p, shifted, rho[s], u[s]);
+          size_t c = 0;
+          for (int z = 0; z < f.d.nz; ++z)
+            for (int y = 0; y < f.d.ny; ++y)
+              for (int x = 0; x < f.d.nx; ++x, ++c) {
+                double m[4];
+                init_flow(x, y, z, &dim, m);
+                const double tol = dp ? 1e-14 : 1e-6;
+                assert_true(fabs(rho[s][c] - m[0]) < tol);
+                for (int a = 0; a < 3; ++a) assert_true(fabs(u[s][3 * c + (size_t)a] - m[1 + a]) < tol);
+              }
+          if (s == 1) {
+            assert_memory_equal(rho[0], rho[1], n * sizeof(double));
+            assert_memory_equal(u[0], u[1], 3 * n * sizeof(double));
+          }
+          free(f.v);
+        }
+        for (int s = 0; s < 2; ++s) {
+          free(rho[s]);
+          free(u[s]);
+        }
+      }
+}
+
+/* A slice packed from one layout and unpacked into the other lands in the same cells
+ * (both ways), and a box copy between the layouts moves the same values. */
+static void test_pack_across_layouts(void **state) {
+  const lbm_kernels_t *ka = lbm_kernels_find(&lattice_d3q19, GRID_AOS, 1);
+  const lbm_kernels_t *ks = lbm_kernels_find(&lattice_d3q19, GRID_SOA, 1);
+  field_t src[2] = {field_make(ka, 9, 5, 4), field_make(ks, 9, 5, 4)};
+  field_t dst[2] = {field_make(ka, 9, 5, 4), field_make(ks, 9, 5, 4)};
+  for (int s = 0; s < 2; ++s) fill_pdfs(&src[s], &lattice_d3q19, 0);
+  const int lo[3] = {0, 1, 3}, hi[3] = {9, 4, 4}, comps[5] = {5, 11, 14, 15, 18};
+  const int rlo[3] = {0, 1, -1};
+  const size_t bytes = grid_slice_bytes(lo, hi, 5, 8);
+  uint8_t *buf[2] = {malloc(bytes), malloc(bytes)};
+  for (int s = 0; s < 2; ++s)
+    assert_int_equal(grid_pack(src[s].v, &src[s].d, 8, lo, hi, comps, 5, buf[s]), bytes);
+  assert_memory_equal(buf[0], buf[1], bytes);
+  const int rhi[3] = {9, 4, 0};
+  for (int s = 0; s < 2; ++s)
+    assert_int_equal(grid_unpack(dst[s].v, &dst[s].d, 8, rlo, rhi, comps, 5, buf[1 - s]), bytes);
+  grid_copy_job_t jobs[2];
+  for (int s = 0; s < 2; ++s)
+    jobs[s] = (grid_copy_job_t){.src = src[s].v, .src_dims = src[s].d, .src_lo = {0, 1, 0},
+                                .dst = dst[1 - s].v, .dst_dims = dst[1 - s].d, .dst_lo = {0, 1, 4},
+                                .extent = {9, 3, 1}, .comps = comps, .ncomps = 5};
+  grid_copy_boxes(jobs, 2, 8);
+  for (int s = 0; s < 2; ++s)
+    for (int y = 1; y < 4; ++y)
+      for (int x = 0; x < 9; ++x)
+        for (int k = 0; k < 5; ++k) {
+          assert_true(field_get(&dst[s], x, y, -1, comps[k]) == field_get(&src[0], x, y, 3, comps[k]));
+          assert_true(field_get(&dst[s], x, y, 4, comps[k]) == field_get(&src[0], x, y, 0, comps[k]));
+        }
+  for (int s = 0; s < 2; ++s) {
+    free(src[s].v);
+    free(dst[s].v);
+    free(buf[s]);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_lattice_moments),
+      cmocka_unit_test(test_lattice_crossing),
+      cmocka_unit_test(test_rest_is_steady),
+      cmocka_unit_test(test_stream_only),
+      cmocka_unit_test(test_row_position_and_layouts),
+      cmocka_unit_test(test_moments),
+      cmocka_unit_test(test_pack_across_layouts),
+  };
+  return cmocka_run_group_tests_name("lbm_kernels", tests, NULL, NULL);
+}
