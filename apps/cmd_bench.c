@@ -48,7 +48,7 @@ static double stream_only_mlups(long n, long steps, grid_layout_t layout, int sp
   void *a = aligned_alloc(64, bytes), *b = aligned_alloc(64, bytes);
   double mlups = 0;
   if (a && b) {
-    const lbm_params_t p = {1.0, 1.0, 1.0, {0, 0, 0}, 0};
+    const lbm_params_t p = {.omega_plus = 1.0, .omega_minus = 1.0, .rho0 = 1.0};
     double t = 0;
     for (int pass = 0; pass < 2; ++pass) { /* first touch and one warm-up step, then timed */
       if (pass == 0) { /* unshifted: no line of zeros (some machines move those faster) */

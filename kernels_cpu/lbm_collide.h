@@ -13,6 +13,11 @@
  *   u = (j + F/2) / rho0,
  *   S_i^- = (1 - omega_minus/2) a w_i c_i.F,
  *   S_i^+ = (1 - omega_plus/2)  w_i (a^2 (c_i.u)(c_i.F) - a u.F).
+ * Advection-diffusion (the ADE variants, for a scalar C such as a temperature, with a
+ * given advection velocity u; D3Q7 is made for it): C = sum f_i is the only conserved
+ * moment, f_eq_i = w_i C (1 + a c_i.u); SRT relaxes with omega_plus, TRT the symmetric
+ * part with omega_plus and the antisymmetric part (which sets the diffusivity
+ * D = c_s^2 (1/omega_minus - 1/2)) with omega_minus.
  * All arithmetic in the storage precision.
  *
  * Macros only, C99 and OpenCL C. At the point of expansion the user defines:
@@ -26,7 +31,8 @@
  *   LBM_LD(I)     the value pulled into direction I of the cell
  *   LBM_ST(I, V)  stores V as the post-collision value of direction I
  *   k             a pointer to the constants, a struct of LBM_CONSTS_FIELDS(REAL)
- * and expands LBM_COLLIDE_CONSTS; then LBM_COLLIDE_CELL(TRT_, FORCE_) with literal 0/1.
+ * and expands LBM_COLLIDE_CONSTS; then LBM_COLLIDE_CELL(TRT_, FORCE_) or
+ * LBM_ADE_CELL(TRT_) with literal 0/1.
  * Loops over directions are unrolled (LBM_UNROLL), so every lattice's collision is
  * straight-line code with its c_i as constants. */
 #ifndef LBM_COLLIDE_H
@@ -42,12 +48,13 @@
  * (lbm_collision_constants):
  *   w[i], wr3[i] = a w_i rho0, cf[i] = c_i.F, cf3[i] = a c_i.F,
  *   spw[i] = (1 - omega_plus/2) w_i, smw3cf[i] = (1 - omega_minus/2) w_i a c_i.F,
- *   rho0, 1/rho0, omega_plus, omega_minus (= omega_plus for SRT), F, F/2. */
+ *   rho0, 1/rho0, omega_plus, omega_minus (= omega_plus for SRT), F, F/2, and the
+ *   advection velocity of the ADE variants. */
 #define LBM_CONSTS_FIELDS(T)                                                             \
   T w[LAT(Q)], wr3[LAT(Q)];                                                              \
   T cf[LAT(Q)], cf3[LAT(Q)], spw[LAT(Q)], smw3cf[LAT(Q)];                                \
-  T rho0, inv_rho0, op, om, fx, fy, fz, hfx, hfy, hfz;
-#define LBM_CONSTS_COUNT(Q) (6 * (Q) + 10)
+  T rho0, inv_rho0, op, om, fx, fy, fz, hfx, hfy, hfz, ax, ay, az;
+#define LBM_CONSTS_COUNT(Q) (6 * (Q) + 13)
 
 /* a = 1/c_s^2 and the equilibrium's other coefficients a^2/2, a/2 and a^2 (exact). */
 #define LBM_A1 ((REAL)LAT(INV_CS2))
@@ -158,6 +165,40 @@
       LBM_DOT_U(cu_, i_);                                                                \
       if (TRT_) LBM_TRT_PAIR(FORCE_, i_, k_, cu_);                                       \
       else LBM_SRT_PAIR(FORCE_, i_, k_, cu_);                                            \
+    }                                                                                    \
+  }
+
+/* Advection-diffusion of one cell: C and the constant advection velocity, then the rest
+ * direction and every pair (i, inverse of i); f_eq_i = w_i (C + C a c_i.u). */
+#define LBM_ADE_CELL(TRT_)                                                               \
+  LBM_T f[LAT(Q)];                                                                       \
+  LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) f[i_] = LBM_LD(i_);                     \
+  LBM_T rho = f[0];                                                                      \
+  LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) rho = rho + f[i_];                      \
+  const REAL ux = k->ax, uy = k->ay, uz = k->az;                                         \
+  (void)uz;                                                                              \
+  LBM_ST(0, f[0] - op * (f[0] - k->w[0] * rho));                                         \
+  LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) {                                       \
+    const int k_ = LAT_INV(i_);                                                          \
+    if (k_ > i_) {                                                                       \
+      REAL cu_;                                                                          \
+      {                                                                                  \
+        int seen_u_ = 0;                                                                 \
+        cu_ = (REAL)0;                                                                   \
+        LBM_SIGNED_ADD(cu_, seen_u_, LAT_CX(i_), ux);                                    \
+        LBM_SIGNED_ADD(cu_, seen_u_, LAT_CY(i_), uy);                                    \
+        if (LAT(D) == 3) LBM_SIGNED_ADD(cu_, seen_u_, LAT_CZ(i_), uz);                   \
+      }                                                                                  \
+      const LBM_T lin = rho * (LBM_A1 * cu_);                                            \
+      if (TRT_) {                                                                        \
+        const LBM_T fp = (REAL)0.5 * (f[i_] + f[k_]), fm = (REAL)0.5 * (f[i_] - f[k_]);  \
+        const LBM_T dp = op * (fp - k->w[i_] * rho), dm = om * (fm - k->w[i_] * lin);    \
+        LBM_ST(i_, f[i_] - dp - dm);                                                     \
+        LBM_ST(k_, f[k_] - dp + dm);                                                     \
+      } else {                                                                           \
+        LBM_ST(i_, f[i_] - op * (f[i_] - k->w[i_] * (rho + lin)));                       \
+        LBM_ST(k_, f[k_] - op * (f[k_] - k->w[i_] * (rho - lin)));                       \
+      }                                                                                  \
     }                                                                                    \
   }
 

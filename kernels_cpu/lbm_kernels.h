@@ -28,19 +28,24 @@ typedef struct lbm_params {
   double rho0;         /* reference density */
   double force[3];     /* body force density */
   int use_force;       /* 0: the force terms are skipped */
+  double velocity[3];  /* advection velocity of the ADE variants */
 } lbm_params_t;
 
 /* omega_minus for magic parameter Lambda = (1/omega_plus - 1/2)(1/omega_minus - 1/2). */
 double lbm_omega_minus(double omega_plus, double lambda);
 
-/* What a stream-collide call does. STREAM: streaming alone, dst(x)_i = src(x - c_i)_i,
- * with the kernels' loop, loads and stores: the ceiling of the access pattern. COPY:
+/* What a stream-collide call does. SRT, TRT: the flow collision (lbm_collide.h).
+ * ADE_SRT, ADE_TRT: advection-diffusion of a scalar with the advection velocity of the
+ * parameters (no force). STREAM: streaming alone, dst(x)_i = src(x - c_i)_i, with the
+ * kernels' loop, loads and stores: the ceiling of the access pattern. COPY:
  * dst(x)_i = src(x)_i, the pull taken out. Both for tessera bench. */
 typedef enum lbm_variant {
   LBM_VARIANT_SRT = 0,
   LBM_VARIANT_TRT = 1,
   LBM_VARIANT_STREAM = 2,
-  LBM_VARIANT_COPY = 3
+  LBM_VARIANT_COPY = 3,
+  LBM_VARIANT_ADE_SRT = 4,
+  LBM_VARIANT_ADE_TRT = 5
 } lbm_variant_t;
 
 /* Initial density and velocity of interior cell (x, y, z) into out[4] (rho, u). Called
@@ -78,8 +83,8 @@ typedef struct lbm_kernels {
   void (*boundary)(void *f, const lbm_link_t *links, size_t n);
   /* The collision's constants for the parameters (lbm_collide.h:
    * LBM_CONSTS_COUNT(Q) values in the order of LBM_CONSTS_FIELDS), SRT (trt 0) or TRT
-   * (1), in the storage precision: what other devices' kernels need to compute exactly
-   * what these do. */
+   * (1), flow or ADE alike, in the storage precision: what other devices' kernels need
+   * to compute exactly what these do. */
   void (*constants)(const lbm_params_t *p, int trt, void *out);
 } lbm_kernels_t;
 

@@ -73,6 +73,9 @@ static void LBM_FN(consts_init)(LBM_FN(consts_t) *k, const lbm_params_t *p, int 
   k->hfx = (REAL)0.5 * fx;
   k->hfy = (REAL)0.5 * fy;
   k->hfz = (REAL)0.5 * fz;
+  k->ax = (REAL)p->velocity[0];
+  k->ay = (REAL)p->velocity[1];
+  k->az = (REAL)p->velocity[2];
 }
 
 static void LBM_FN(constants)(const lbm_params_t *p, int trt, void *out) {
@@ -86,18 +89,22 @@ static void LBM_FN(constants)(const lbm_params_t *p, int trt, void *out) {
 #define LBM_COPY_CELL                                                                    \
   LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) LBM_ST(i_, LBM_LD(i_));
 
-/* The five kernel variants of a code path whose functions are named P_<variant>, and
+/* The seven kernel variants of a code path whose functions are named P_<variant>, and
  * the one of them a call uses. */
 #define LBM_VARIANTS(DEFINE, P)                                                          \
   DEFINE(P##_srt, LBM_COLLIDE_CELL(0, 0))                                                \
   DEFINE(P##_srt_force, LBM_COLLIDE_CELL(0, 1))                                          \
   DEFINE(P##_trt, LBM_COLLIDE_CELL(1, 0))                                                \
   DEFINE(P##_trt_force, LBM_COLLIDE_CELL(1, 1))                                          \
+  DEFINE(P##_ade_srt, LBM_ADE_CELL(0))                                                   \
+  DEFINE(P##_ade_trt, LBM_ADE_CELL(1))                                                   \
   DEFINE(P##_copy, LBM_COPY_CELL)
 #define LBM_PICK(P)                                                                      \
-  (v >= LBM_VARIANT_STREAM ? LBM_FN(P##_copy)                                            \
-   : v == LBM_VARIANT_TRT  ? (p->use_force ? LBM_FN(P##_trt_force) : LBM_FN(P##_trt))    \
-                           : (p->use_force ? LBM_FN(P##_srt_force) : LBM_FN(P##_srt)))
+  (v == LBM_VARIANT_ADE_SRT   ? LBM_FN(P##_ade_srt)                                      \
+   : v == LBM_VARIANT_ADE_TRT ? LBM_FN(P##_ade_trt)                                      \
+   : v >= LBM_VARIANT_STREAM  ? LBM_FN(P##_copy)                                         \
+   : v == LBM_VARIANT_TRT     ? (p->use_force ? LBM_FN(P##_trt_force) : LBM_FN(P##_trt)) \
+                              : (p->use_force ? LBM_FN(P##_srt_force) : LBM_FN(P##_srt)))
 
 /* Portable code: n <= LBM_CHUNK cells from s (the first cell's component 0 in the
  * source field, cells XS elements apart) into out (one row per direction). */
@@ -194,7 +201,7 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
   }
   (void)newest;
   LBM_FN(consts_t) k;
-  LBM_FN(consts_init)(&k, p, v == LBM_VARIANT_TRT);
+  LBM_FN(consts_init)(&k, p, v == LBM_VARIANT_TRT || v == LBM_VARIANT_ADE_TRT);
   const LBM_FN(run_fn) run = soa ? LBM_PICK(run_soa) : LBM_PICK(run_aos);
   const LBM_FN(vec_soa_fn) vec_soa = LBM_PICK(vec_soa);
 #ifdef LBM_AOS_SIMD

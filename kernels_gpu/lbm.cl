@@ -4,7 +4,8 @@
  * the same order as on the CPU; contraction into FMA is off.
  *
  * Build defines: LATTICE_NAME (D3Q19, ...), REAL_DOUBLE (0 or 1), NX, NY, NZ (interior
- * cells of the block), TRT and FORCE (0 or 1). A field holds Q arrays (one per
+ * cells of the block), TRT, FORCE and ADE (0 or 1; ADE: the advection-diffusion
+ * collision instead of the flow's). A field holds Q arrays (one per
  * direction) of SX*SY*SZ cells, the ghost layer included, x fastest:
  * f[i * NCELLS + x + SX * (y + SY * z)] for cell (x - 1, y - 1, z - 1) of the block. */
 #pragma OPENCL FP_CONTRACT OFF
@@ -48,7 +49,11 @@ __kernel void lbm_stream_collide(__global const REAL *restrict src, __global REA
   if (x >= NX || y >= NY || z >= NZ) return;
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
   LBM_COLLIDE_CONSTS;
+#if ADE
+  LBM_ADE_CELL(TRT)
+#else
   LBM_COLLIDE_CELL(TRT, FORCE)
+#endif
 }
 
 /* Bounce-back links of a block: f[to] = f[from] + extra, independent of each other
@@ -62,18 +67,18 @@ __kernel void lbm_boundary(__global REAL *f, __global const ulong2 *idx,
   f[l.x] = f[l.y] + extra[k];
 }
 
-/* Ghost exchange. The 18 slots are the faces and edges of the block in the numbering of
- * blocks/direction.h; a table row per slot (GHOST_TAB ints): the slice's first cell
- * (lo, 3), its extent (3), the number of crossing PDFs and their directions (5), the
- * slot's first work item and its first element in the message buffer. A slot's values
- * are its cells in z-y-x order, each with its crossing PDFs in list order: the common
- * message layout of every hardware. */
-#define GHOST_SLOTS 18
-#define GHOST_TAB 16
+/* Ghost exchange. The 26 slots are the faces, edges and corners of the block in the
+ * numbering of blocks/direction.h; a table row per slot (GHOST_TAB ints): the slice's
+ * first cell (lo, 3), its extent (3), the number of crossing PDFs and their directions
+ * (up to 9), the slot's first work item and its first element in the message buffer.
+ * A slot's values are its cells in z-y-x order, each with its crossing PDFs in list
+ * order: the common message layout of every hardware. */
+#define GHOST_SLOTS 26
 #define T_NCOMP 6
 #define T_COMP 7
-#define T_ITEM 12
-#define T_OFFSET 13
+#define T_ITEM 16
+#define T_OFFSET 17
+#define GHOST_TAB 18
 
 /* The slot of work item g, and the field cell of its slice cell. */
 static int ghost_slot(__constant const int *tab, const int g) {
@@ -109,7 +114,9 @@ __kernel void lbm_unpack(__global REAL *f, __constant int *tab, const int nitems
                            GHOST_SRC(3), GHOST_SRC(4), GHOST_SRC(5), GHOST_SRC(6), GHOST_SRC(7),
                            GHOST_SRC(8), GHOST_SRC(9), GHOST_SRC(10), GHOST_SRC(11),
                            GHOST_SRC(12), GHOST_SRC(13), GHOST_SRC(14), GHOST_SRC(15),
-                           GHOST_SRC(16), GHOST_SRC(17)) {
+                           GHOST_SRC(16), GHOST_SRC(17), GHOST_SRC(18), GHOST_SRC(19),
+                           GHOST_SRC(20), GHOST_SRC(21), GHOST_SRC(22), GHOST_SRC(23),
+                           GHOST_SRC(24), GHOST_SRC(25)) {
   const int g = get_global_id(0);
   if (g >= nitems) return;
   const int s = ghost_slot(tab, g);
@@ -119,6 +126,8 @@ __kernel void lbm_unpack(__global REAL *f, __constant int *tab, const int nitems
     GHOST_CASE(0) GHOST_CASE(1) GHOST_CASE(2) GHOST_CASE(3) GHOST_CASE(4) GHOST_CASE(5)
     GHOST_CASE(6) GHOST_CASE(7) GHOST_CASE(8) GHOST_CASE(9) GHOST_CASE(10) GHOST_CASE(11)
     GHOST_CASE(12) GHOST_CASE(13) GHOST_CASE(14) GHOST_CASE(15) GHOST_CASE(16) GHOST_CASE(17)
+    GHOST_CASE(18) GHOST_CASE(19) GHOST_CASE(20) GHOST_CASE(21) GHOST_CASE(22) GHOST_CASE(23)
+    GHOST_CASE(24) GHOST_CASE(25)
   }
   __constant const int *t = tab + s * GHOST_TAB;
   const int k = g - t[T_ITEM];

@@ -59,6 +59,17 @@ cleanup:
   return st;
 }
 
+/* What the lattice asks of the domain: a 2-D lattice runs on one cell along z. */
+static tsr_status lbm_check_domain(const lbm_options_t *o, const patch_options_t *domain,
+                                   tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_CHECK(o->lattice->d == 3 || domain->cells[2] == 1, TSR_ERR_INVALID,
+            "lbm.lattice = \"%s\" is two-dimensional: domain.cells[2] must be 1, not %lld",
+            o->lattice->name, (long long)domain->cells[2]);
+cleanup:
+  return st;
+}
+
 static tsr_status lbm_read_shape(config_node_t *n, geometry_shape_t *s, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   static const char *const shapes[] = {"box", "sphere", "cylinder", NULL};
@@ -87,7 +98,8 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   static const char *const precisions[] = {"dp", "sp", NULL};
   static const char *const inits[] = {"uniform", "taylor_green", NULL};
   static const char *const layouts[] = {"aos", "soa", NULL};
-  static const char *const lattices[] = {"d3q19", NULL};
+  /* the flow lattices (D3Q7 has too few moments for the Navier-Stokes equations) */
+  static const char *const lattices[] = {"d2q9", "d3q15", "d3q19", "d3q27", NULL};
   static const char *const faces[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
   static const char *const walls[] = {"noslip", "moving", NULL};
   lbm_options_t r = lbm_options_default();
@@ -95,7 +107,7 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   int v;
   TSR_TRY(config_object(root, "lbm", false, &lbm, err));
   if (lbm) {
-    v = 0;
+    v = 2;
     TSR_TRY(config_choice(lbm, "lattice", false, lattices, &v, err));
     r.lattice = lattice_find(lattices[v]);
     v = (int)r.cpu_layout;
@@ -154,6 +166,7 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   }
   r.geometry.nshapes = (int)n;
   st = lbm_options_validate(&r, err);
+  if (st == TSR_OK) st = lbm_check_domain(&r, domain, err);
   if (st != TSR_OK) {
     tsr_error_prefix(err, "%s", config_source(cfg));
     goto cleanup;
@@ -459,6 +472,7 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
   lbm_ctx_t c;
   memset(&c, 0, sizeof c);
   TSR_TRY(lbm_options_validate(o, err));
+  TSR_TRY(lbm_check_domain(o, domain, err));
   c.opts = *o;
   c.domain = *domain;
   c.gpu = gpu;

@@ -1,14 +1,17 @@
-/* lbm: the D3Q19 lattice Boltzmann sweep on CPU blocks (AoS, OpenMP) and on OpenCL
- * devices (SoA; lbm_gpu.h).
+/* lbm: the lattice Boltzmann sweep (any flow lattice of kernels_cpu/lattice.h) on CPU
+ * blocks (OpenMP; SoA or AoS) and on OpenCL devices (SoA; lbm_gpu.h).
  *
- * lbm_sweep_register adds to the registry, under the fs switches srt|trt and sp|dp:
- *   allocator  "lbm.pdf"            PDFs (two grids), flags and boundary links of a block;
- *                                   a solid block gets none
- *   extraction/insertion "lbm.pdf"  the PDFs that cross a face (5) or edge (1) of a
- *                                   block, in the common message layout, in the run's
- *                                   precision; nothing for solid blocks
+ * lbm_sweep_register adds to the registry, under the fs switches srt|trt, sp|dp and
+ * soa|aos (the layout of CPU blocks):
+ *   allocator  "lbm.pdf"            PDFs (two grids, in the layout of the fs), flags and
+ *                                   boundary links of a block; a solid block gets none
+ *   extraction/insertion "lbm.pdf"  the PDFs that cross a face, edge or corner of a
+ *                                   block (D3Q19: 5, 1, 0), in the common message layout,
+ *                                   in the run's precision; nothing for solid blocks
+ *   copy       "lbm.pdf"            ghost copies between CPU blocks of a process, of any
+ *                                   two layouts
  *   boundary   "lbm.boundary"       bounce-back links of fluid_boundary blocks: no-slip
- *                                   and moving walls (6 w_i rho0 c_i.u_w)
+ *                                   and moving walls (2 w_i rho0 c_i.u_w / c_s^2)
  *   kernel     "lbm.stream_collide" pull stream + SRT/TRT collide, then swaps the grids
  *   kernel     "lbm.moments"        density and velocity of every cell into the block's
  *                                   moment arrays (lbm_block_moments), for output

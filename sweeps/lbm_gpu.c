@@ -4,15 +4,15 @@
 #include <string.h>
 
 #include "gpu_buffer.h"
-#include "gpu_d3q19.h"
+#include "gpu_lbm.h"
 #include "lbm_collide.h"
 #include "lbm_impl.h"
 
 struct lbm_gpu_env {
   opencl_context_t *cl;
   char *source_dir; /* NULL: built in */
-  gpu_d3q19_t **progs;
-  gpu_d3q19_spec_t *specs;
+  gpu_lbm_t **progs;
+  gpu_lbm_spec_t *specs;
   int nprogs;
 };
 
@@ -38,7 +38,7 @@ cleanup:
 void lbm_gpu_env_free(lbm_gpu_env_t **env) {
   if (!env || !*env) return;
   lbm_gpu_env_t *e = *env;
-  for (int k = 0; k < e->nprogs; ++k) gpu_d3q19_free(&e->progs[k]);
+  for (int k = 0; k < e->nprogs; ++k) gpu_lbm_free(&e->progs[k]);
   free(e->progs);
   free(e->specs);
   free(e->source_dir);
@@ -49,18 +49,19 @@ void lbm_gpu_env_free(lbm_gpu_env_t **env) {
 opencl_context_t *lbm_gpu_env_context(const lbm_gpu_env_t *env) { return env->cl; }
 
 /* The program for blocks of this size, built on first use. */
-static tsr_status lbm_gpu_program(const lbm_ctx_t *c, const int size[3], gpu_d3q19_t **out,
+static tsr_status lbm_gpu_program(const lbm_ctx_t *c, const int size[3], gpu_lbm_t **out,
                                   tsr_error_t *err) {
   tsr_status st = TSR_OK;
   lbm_gpu_env_t *e = c->gpu;
-  gpu_d3q19_spec_t spec;
+  gpu_lbm_spec_t spec;
   memset(&spec, 0, sizeof spec);
   for (int a = 0; a < 3; ++a) spec.n[a] = size[a];
   spec.dp = c->opts.precision == LBM_DP;
+  spec.lattice = c->lattice;
   spec.trt = c->opts.collision == LBM_TRT;
   spec.force = c->params.use_force;
   for (int k = 0; k < e->nprogs; ++k) {
-    const gpu_d3q19_spec_t *s = &e->specs[k];
+    const gpu_lbm_spec_t *s = &e->specs[k];
     if (memcmp(s->n, spec.n, sizeof spec.n) == 0 && s->dp == spec.dp && s->trt == spec.trt &&
         s->force == spec.force) {
       *out = e->progs[k];
@@ -68,9 +69,9 @@ static tsr_status lbm_gpu_program(const lbm_ctx_t *c, const int size[3], gpu_d3q
     }
   }
   spec.source_dir = e->source_dir;
-  for (int d = 0; d < GPU_D3Q19_SLOTS; ++d) {
+  for (int d = 0; d < GPU_LBM_SLOTS; ++d) {
     int lo[3], hi[3];
-    gpu_d3q19_slice_t *snd = &spec.send[d], *rcv = &spec.recv[d];
+    gpu_lbm_slice_t *snd = &spec.send[d], *rcv = &spec.recv[d];
     direction_send_slice(size, d, lo, hi);
     for (int a = 0; a < 3; ++a) {
       snd->lo[a] = lo[a];
@@ -81,18 +82,21 @@ static tsr_status lbm_gpu_program(const lbm_ctx_t *c, const int size[3], gpu_d3q
       rcv->lo[a] = lo[a];
       rcv->extent[a] = hi[a] - lo[a];
     }
+    TSR_CHECK(c->ncomps[d] <= GPU_LBM_MAX_COMPS, TSR_ERR_INTERNAL,
+              "lattice %s: %d PDFs cross direction %s, the OpenCL ghost tables hold %d",
+              c->lattice->name, c->ncomps[d], direction_name(d), GPU_LBM_MAX_COMPS);
     snd->ncomps = rcv->ncomps = c->ncomps[d];
     for (int k = 0; k < c->ncomps[d]; ++k) snd->comps[k] = rcv->comps[k] = c->comps[d][k];
   }
   double consts[LBM_CONSTS_COUNT(LATTICE_MAX_Q)]; /* room for either precision */
   c->kernels[GRID_AOS]->constants(&c->params, spec.trt, consts);
-  gpu_d3q19_t **gp = realloc(e->progs, (size_t)(e->nprogs + 1) * sizeof *gp);
+  gpu_lbm_t **gp = realloc(e->progs, (size_t)(e->nprogs + 1) * sizeof *gp);
   TSR_CHECK(gp, TSR_ERR_NOMEM, "out of memory for GPU programs");
   e->progs = gp;
-  gpu_d3q19_spec_t *sp = realloc(e->specs, (size_t)(e->nprogs + 1) * sizeof *sp);
+  gpu_lbm_spec_t *sp = realloc(e->specs, (size_t)(e->nprogs + 1) * sizeof *sp);
   TSR_CHECK(sp, TSR_ERR_NOMEM, "out of memory for GPU programs");
   e->specs = sp;
-  TSR_TRY(gpu_d3q19_create(e->cl, &spec, consts, &e->progs[e->nprogs], err));
+  TSR_TRY(gpu_lbm_create(e->cl, &spec, consts, &e->progs[e->nprogs], err));
   e->specs[e->nprogs] = spec;
   *out = e->progs[e->nprogs++];
 cleanup:
@@ -108,16 +112,16 @@ typedef struct lbm_gpu_stage {
   int packed;                          /* the pack buffer holds this exchange's values */
   int host_in;                         /* insertions filled pin_in */
   uint32_t mask;                       /* slots to unpack */
-  gpu_d3q19_source_t src[GPU_D3Q19_SLOTS];
+  gpu_lbm_source_t src[GPU_LBM_SLOTS];
 } lbm_gpu_stage_t;
 
 typedef struct lbm_gpu_block {
   lbm_block_t host; /* first member: lbm_block_moments reads flags, rho and u from it;
                        src, dst and links stay NULL (they live on the device) */
   opencl_context_t *cl;
-  gpu_d3q19_t *prog; /* borrowed from the environment */
-  gpu_d3q19_field_t field;
-  gpu_d3q19_links_t links;
+  gpu_lbm_t *prog; /* borrowed from the environment */
+  gpu_lbm_field_t field;
+  gpu_lbm_links_t links;
   gpu_buffer_t out, in, moments;
   gpu_pinned_t pin_out, pin_in;
   lbm_gpu_stage_t *stage;
@@ -137,8 +141,8 @@ static void lbm_gpu_block_release(void *data, void *vctx) {
     if (gpu_event_wait(&gb->stage->in_event, &ignored) != TSR_OK) { /* as above */ }
     free(gb->stage);
   }
-  gpu_d3q19_field_free(&gb->field);
-  gpu_d3q19_links_free(&gb->links);
+  gpu_lbm_field_free(&gb->field);
+  gpu_lbm_links_free(&gb->links);
   gpu_buffer_free(&gb->out);
   gpu_buffer_free(&gb->in);
   gpu_buffer_free(&gb->moments);
@@ -170,8 +174,8 @@ static tsr_status lbm_gpu_alloc(const block_info_t *b, void *vctx, void **out, t
   if (!gb->host.src) goto done; /* solid: nothing on the device */
   gb->cl = c->gpu->cl;
   TSR_TRY(lbm_gpu_program(c, b->size, &gb->prog, err));
-  TSR_TRY(gpu_d3q19_field_create(gb->prog, &gb->field, err));
-  TSR_TRY(gpu_d3q19_upload(gb->prog, &gb->field, gb->host.src, err));
+  TSR_TRY(gpu_lbm_field_create(gb->prog, &gb->field, err));
+  TSR_TRY(gpu_lbm_upload(gb->prog, &gb->field, gb->host.src, err));
   free(gb->host.src);
   free(gb->host.dst);
   gb->host.src = gb->host.dst = NULL;
@@ -189,16 +193,16 @@ static tsr_status lbm_gpu_alloc(const block_info_t *b, void *vctx, void **out, t
       extra[k] = gb->host.links[k].extra;
     }
   }
-  TSR_TRY(gpu_d3q19_links_create(gb->prog, to, from, extra, n, &gb->links, err));
+  TSR_TRY(gpu_lbm_links_create(gb->prog, to, from, extra, n, &gb->links, err));
   free(gb->host.links);
   gb->host.links = NULL;
 
-  size_t msg = gpu_d3q19_message_values(gb->prog) * gpu_d3q19_esize(gb->prog);
+  size_t msg = gpu_lbm_message_values(gb->prog) * gpu_lbm_esize(gb->prog);
   TSR_TRY(gpu_buffer_create(gb->cl, msg, "ghost messages (pack)", &gb->out, err));
   TSR_TRY(gpu_buffer_create(gb->cl, msg, "ghost messages (unpack)", &gb->in, err));
   TSR_TRY(gpu_pinned_create(gb->cl, msg, "ghost messages to the host", &gb->pin_out, err));
   TSR_TRY(gpu_pinned_create(gb->cl, msg, "ghost messages from the host", &gb->pin_in, err));
-  TSR_TRY(gpu_buffer_create(gb->cl, gpu_d3q19_moments_bytes(gb->prog), "moments", &gb->moments,
+  TSR_TRY(gpu_buffer_create(gb->cl, gpu_lbm_moments_bytes(gb->prog), "moments", &gb->moments,
                             err));
 done:
   gb->host.src = gb->host.dst = NULL;
@@ -226,7 +230,7 @@ static tsr_status lbm_gpu_stage_out(const block_info_t *b, void *data, int host_
   lbm_gpu_block_t *gb = data;
   lbm_gpu_stage_t *s = gb->stage;
   TSR_TRY(gpu_event_wait(&s->out_event, err));
-  TSR_TRY(gpu_d3q19_pack(gb->prog, &gb->field, &gb->out, err));
+  TSR_TRY(gpu_lbm_pack(gb->prog, &gb->field, &gb->out, err));
   s->packed = 1;
   if (host_bound) /* one transfer of every face and edge, left in flight */
     TSR_TRY(gpu_buffer_read(gb->cl, &gb->out, 0, gb->out.bytes, gb->pin_out.host, &s->out_event,
@@ -245,7 +249,7 @@ static tsr_status lbm_gpu_stage_wait(const block_info_t *b, void *data, int host
 
 /* Byte offset of a direction's values in the message buffers. */
 static size_t lbm_gpu_offset(const lbm_gpu_block_t *gb, int dir) {
-  return gpu_d3q19_slot_offset(gb->prog, dir) * gpu_d3q19_esize(gb->prog);
+  return gpu_lbm_slot_offset(gb->prog, dir) * gpu_lbm_esize(gb->prog);
 }
 
 static tsr_status lbm_gpu_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
@@ -253,11 +257,11 @@ static tsr_status lbm_gpu_extract(const block_info_t *b, const void *data, int d
   tsr_status st = TSR_OK;
   const lbm_gpu_block_t *gb = data;
   size_t need = lbm_size(b, dir, vctx);
-  TSR_CHECK(need <= cap && dir < GPU_D3Q19_SLOTS && gb->stage->packed, TSR_ERR_INTERNAL,
+  TSR_CHECK(need <= cap && dir < GPU_LBM_SLOTS && gb->stage->packed, TSR_ERR_INTERNAL,
             "LBM extraction of GPU BlockID %d in direction %s: %zu bytes needed, %zu given%s",
             (int)b->id, direction_name(dir), need, cap,
             gb->stage->packed ? "" : " (not staged out)");
-  TSR_CHECK(need == gpu_d3q19_slot_values(gb->prog, dir) * gpu_d3q19_esize(gb->prog),
+  TSR_CHECK(need == gpu_lbm_slot_values(gb->prog, dir) * gpu_lbm_esize(gb->prog),
             TSR_ERR_INTERNAL, "LBM extraction of GPU BlockID %d: message layouts disagree",
             (int)b->id);
   TSR_TRY(gpu_event_wait(&gb->stage->out_event, err));
@@ -273,12 +277,12 @@ static tsr_status lbm_gpu_insert(const block_info_t *b, void *data, int dir, con
   lbm_gpu_block_t *gb = data;
   lbm_gpu_stage_t *s = gb->stage;
   size_t need = lbm_size(b, dir, vctx);
-  TSR_CHECK(need == len && dir < GPU_D3Q19_SLOTS && gb->prog, TSR_ERR_CORRUPT,
+  TSR_CHECK(need == len && dir < GPU_LBM_SLOTS && gb->prog, TSR_ERR_CORRUPT,
             "LBM insertion into GPU BlockID %d from direction %s: %zu bytes, expected %zu",
             (int)b->id, direction_name(dir), len, need);
   TSR_TRY(gpu_event_wait(&s->in_event, err)); /* the last write has left pin_in */
   memcpy((uint8_t *)gb->pin_in.host + lbm_gpu_offset(gb, dir), in, len);
-  s->src[dir] = (gpu_d3q19_source_t){&gb->in, gpu_d3q19_slot_offset(gb->prog, dir)};
+  s->src[dir] = (gpu_lbm_source_t){&gb->in, gpu_lbm_slot_offset(gb->prog, dir)};
   s->mask |= 1u << dir;
   s->host_in = 1;
 cleanup:
@@ -292,7 +296,7 @@ static tsr_status lbm_gpu_stage_in(const block_info_t *b, void *data, int host_b
   lbm_gpu_stage_t *s = gb->stage;
   if (s->host_in) /* one transfer of every slot that came through the host */
     TSR_TRY(gpu_buffer_write(gb->cl, &gb->in, 0, gb->in.bytes, gb->pin_in.host, &s->in_event, err));
-  TSR_TRY(gpu_d3q19_unpack(gb->prog, &gb->field, s->src, s->mask, err));
+  TSR_TRY(gpu_lbm_unpack(gb->prog, &gb->field, s->src, s->mask, err));
 cleanup:
   s->mask = 0;
   s->host_in = 0;
@@ -307,15 +311,15 @@ static tsr_status lbm_gpu_copy(const registry_copy_task_t *tasks, size_t n, void
     const registry_copy_task_t *t = &tasks[k];
     const lbm_gpu_block_t *from = t->src_data;
     lbm_gpu_block_t *to = t->dst_data;
-    TSR_CHECK(from->prog && to->prog && from->stage->packed && t->dir < GPU_D3Q19_SLOTS &&
+    TSR_CHECK(from->prog && to->prog && from->stage->packed && t->dir < GPU_LBM_SLOTS &&
               from->cl == to->cl,
               TSR_ERR_INTERNAL, "GPU copy BlockID %d -> %d in direction %s: blocks not ready",
               (int)t->src->id, (int)t->dst->id, direction_name(t->dir));
-    TSR_CHECK(gpu_d3q19_slot_values(from->prog, t->dir) == gpu_d3q19_slot_values(to->prog, t->dir),
+    TSR_CHECK(gpu_lbm_slot_values(from->prog, t->dir) == gpu_lbm_slot_values(to->prog, t->dir),
               TSR_ERR_INTERNAL, "GPU copy BlockID %d -> %d in direction %s: slices differ",
               (int)t->src->id, (int)t->dst->id, direction_name(t->dir));
     to->stage->src[t->dir] =
-        (gpu_d3q19_source_t){&from->out, gpu_d3q19_slot_offset(from->prog, t->dir)};
+        (gpu_lbm_source_t){&from->out, gpu_lbm_slot_offset(from->prog, t->dir)};
     to->stage->mask |= 1u << t->dir;
   }
 cleanup:
@@ -327,14 +331,14 @@ cleanup:
 static tsr_status lbm_gpu_boundary(const block_info_t *b, block_data_t *data, void *vctx,
                                    tsr_error_t *err) {
   lbm_gpu_block_t *gb = lbm_gpu_get(data, vctx);
-  return gpu_d3q19_boundary(gb->prog, &gb->field, &gb->links, err);
+  return gpu_lbm_boundary(gb->prog, &gb->field, &gb->links, err);
 }
 
 static tsr_status lbm_gpu_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
                                          tsr_error_t *err) {
   lbm_gpu_block_t *gb = lbm_gpu_get(data, vctx);
   gb->stage->packed = 0;
-  return gpu_d3q19_step(gb->prog, &gb->field, err);
+  return gpu_lbm_step(gb->prog, &gb->field, err);
 }
 
 static tsr_status lbm_gpu_moments(const block_info_t *b, block_data_t *data, void *vctx,
@@ -342,11 +346,11 @@ static tsr_status lbm_gpu_moments(const block_info_t *b, block_data_t *data, voi
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
   lbm_gpu_block_t *gb = lbm_gpu_get(data, c);
-  gpu_d3q19_moments_opts_t mo = {.rho0 = c->opts.rho0,
+  gpu_lbm_moments_opts_t mo = {.rho0 = c->opts.rho0,
                                  .force = {c->params.force[0], c->params.force[1], c->params.force[2]},
                                  .use_force = c->params.use_force,
                                  .shifted = c->opts.shifted};
-  TSR_TRY(gpu_d3q19_moments(gb->prog, &gb->field, &gb->moments, &mo, gb->host.rho, gb->host.u, err));
+  TSR_TRY(gpu_lbm_moments(gb->prog, &gb->field, &gb->moments, &mo, gb->host.rho, gb->host.u, err));
   lbm_mask_walls(c, &gb->host);
 cleanup:
   return st;

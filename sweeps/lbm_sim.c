@@ -8,6 +8,8 @@
 
 #include "data.h"
 #include "cpu_threads.h"
+#include "gpu_lbm.h"
+#include "grid.h"
 #include "lbm_gpu.h"
 #include "lbm_plan.h"
 #include "opencl.h"
@@ -65,15 +67,17 @@ static void lbm_sim_local_bytes(const lbm_sim_t *s, uint64_t *host, uint64_t *de
     uint64_t cells = (uint64_t)b->size[0] * (uint64_t)b->size[1] * (uint64_t)b->size[2];
     uint64_t with_ghosts = (uint64_t)(b->size[0] + 2) * (uint64_t)(b->size[1] + 2) *
                            (uint64_t)(b->size[2] + 2);
-    uint64_t grids = 2 * with_ghosts * 19 * es, faces = with_ghosts - cells;
+    const lattice_t *l = s->opts.lattice;
+    uint64_t grids = 2 * with_ghosts * (uint64_t)l->q * es, faces = with_ghosts - cells;
     *host += cells * (1 + 4 * 8);
-    if (b->hs != gpu_hs) {
-      *host += grids;
+    if (b->hs != gpu_hs) { /* with the layout's padding */
+      grid_dims_t d = grid_dims_make(b->size, l->q, l->reach, s->opts.cpu_layout, es);
+      *host += 2 * d.elements * es;
       continue;
     }
     if (grids > staging) staging = grids;
     if (grids / 2 > *largest) *largest = grids / 2;
-    *device += grids + cells * 4 * 8 + 2 * faces * 5 * es;
+    *device += grids + cells * 4 * 8 + 2 * faces * GPU_LBM_MAX_COMPS * es;
   }
   *host += staging;
 }

@@ -202,7 +202,7 @@ static void test_stream_only(void **state) {
                 field_set(&a, x, y, z, i, slot_value(x, y, z, i));
                 field_set(&b, x, y, z, i, -7);
               }
-        const lbm_params_t p = {1.0, 1.0, 1.0, {0, 0, 0}, 0};
+        const lbm_params_t p = {.omega_plus = 1.0, .omega_minus = 1.0, .rho0 = 1.0};
         k->stream_collide(a.v, b.v, &a.d, &p, pull ? LBM_VARIANT_STREAM : LBM_VARIANT_COPY);
         for (int z = -g; z < a.d.nz + g; ++z)
           for (int y = -g; y < a.d.ny + g; ++y)
@@ -243,7 +243,8 @@ static void fill_pdfs(field_t *f, const lattice_t *l, int xoff) {
 /* One stream-collide step of a field 37 cells wide (whole vectors, then a partial one)
  * against a field 5 cells wide (no whole vector) holding cells 16..20 of the first with
  * their neighbours, and against the 37-wide field of the other layout: the cells must
- * come out bitwise equal, for each collision, with and without force. */
+ * come out bitwise equal, for each collision, with and without force, and for the
+ * advection-diffusion collisions. */
 static void test_row_position_and_layouts(void **state) {
   int nl;
   const lattice_t *const *all = lattice_all(&nl);
@@ -260,11 +261,15 @@ static void test_row_position_and_layouts(void **state) {
         fill_pdfs(&wa[s], l, 0);
         fill_pdfs(&na[s], l, 16);
       }
-      for (int variant = 0; variant < 4; ++variant) {
+      for (int variant = 0; variant < 6; ++variant) {
         lbm_params_t p = {.omega_plus = 1.7, .omega_minus = lbm_omega_minus(1.7, 0.25),
                           .rho0 = 1, .force = {1e-4, -2e-5, l->d == 3 ? 3e-5 : 0},
-                          .use_force = variant & 1};
-        const lbm_variant_t v = variant & 2 ? LBM_VARIANT_TRT : LBM_VARIANT_SRT;
+                          .use_force = variant < 4 && (variant & 1),
+                          .velocity = {0.03, -0.02, l->d == 3 ? 0.01 : 0}};
+        const lbm_variant_t v = variant == 4   ? LBM_VARIANT_ADE_SRT
+                                : variant == 5 ? LBM_VARIANT_ADE_TRT
+                                : variant & 2  ? LBM_VARIANT_TRT
+                                               : LBM_VARIANT_SRT;
         for (int s = 0; s < 2; ++s) {
           ks[s]->stream_collide(wa[s].v, wb[s].v, &wa[s].d, &p, v);
           ks[s]->stream_collide(na[s].v, nb[s].v, &na[s].d, &p, v);

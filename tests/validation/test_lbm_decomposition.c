@@ -31,13 +31,17 @@ static simulation_hs_t test_hs = SIMULATION_HS_CPU;
 static int test_mixed; /* split runs: AoS and SoA blocks alternating */
 static grid_layout_t block_layouts[64];
 
+static const lattice_t *test_lattice; /* NULL: the default */
+
 static void case_setup(case_kind_t kind, const int blocks[3], simulation_options_t *so,
                        lbm_options_t *lo) {
   *lo = lbm_options_default();
+  if (test_lattice) lo->lattice = test_lattice;
   lo->viscosity = 0.03;
   switch (kind) {
   case CASE_CAVITY:
-    *so = lbm_case_domain(12, 12, 12, blocks[0], blocks[1], blocks[2], false, false, false);
+    *so = lbm_case_domain(12, 12, lo->lattice->d == 3 ? 12 : 1, blocks[0], blocks[1], blocks[2],
+                          false, false, lo->lattice->d == 2);
     lo->geometry.walls[GEOMETRY_YP].kind = GEOMETRY_WALL_MOVING;
     lo->geometry.walls[GEOMETRY_YP].velocity[0] = 0.08;
     break;
@@ -58,12 +62,14 @@ static void case_setup(case_kind_t kind, const int blocks[3], simulation_options
   so->hardware.hs = test_hs;
 }
 
-static void check_case(case_kind_t kind, lbm_collision_t coll, lbm_precision_t prec) {
+static const int default_grids[][3] = {{2, 2, 2}, {2, 4, 1}, {4, 2, 1}};
+
+static void check_case_grids(case_kind_t kind, lbm_collision_t coll, lbm_precision_t prec,
+                             const int (*grids)[3], size_t ngrids) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const int64_t steps = 60;
   const int one[3] = {1, 1, 1};
-  const int grids[][3] = {{2, 2, 2}, {2, 4, 1}, {4, 2, 1}};
   simulation_options_t so;
   lbm_options_t lo;
   case_setup(kind, one, &so, &lo);
@@ -76,7 +82,7 @@ static void check_case(case_kind_t kind, lbm_collision_t coll, lbm_precision_t p
     if (ref.st != TSR_OK) fail_msg("reference: %s", ref.err.text);
   }
   size_t n = (size_t)(so.domain.cells[0] * so.domain.cells[1] * so.domain.cells[2]);
-  for (size_t g = 0; g < sizeof grids / sizeof grids[0]; ++g) {
+  for (size_t g = 0; g < ngrids; ++g) {
     case_setup(kind, grids[g], &so, &lo);
     lo.collision = coll;
     lo.precision = prec;
@@ -109,11 +115,36 @@ static void check_case(case_kind_t kind, lbm_collision_t coll, lbm_precision_t p
     lbm_case_free(&r);
   }
   if (rank == 0) {
-    printf("%s %s, hs %s: 8, 2x4 and 4x2 blocks (%s) bitwise equal to 1 block (aos) after "
-           "%lld steps\n", case_names[kind], lbm_fs(&lo), simulation_hs_name(test_hs),
+    printf("%s %s %s, hs %s: %zu splits (%s) bitwise equal to 1 block (aos) after %lld steps\n",
+           case_names[kind], lo.lattice->name, lbm_fs(&lo), simulation_hs_name(test_hs), ngrids,
            test_mixed ? "aos and soa mixed" : "soa", (long long)steps);
     lbm_case_free(&ref);
   }
+}
+
+static void check_case(case_kind_t kind, lbm_collision_t coll, lbm_precision_t prec) {
+  check_case_grids(kind, coll, prec, default_grids, sizeof default_grids / sizeof default_grids[0]);
+}
+
+/* Every flow lattice: the cavity split along each axis alone and along all (2-D: along
+ * x, y and both); SRT and TRT in both precisions on the CPU, TRT DP and SRT SP on the
+ * GPU (every block size is an OpenCL program to build). */
+static void test_lattices(void **state) {
+  const lattice_t *lats[] = {&lattice_d2q9, &lattice_d3q15, &lattice_d3q19, &lattice_d3q27};
+  const int grids3[][3] = {{2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 2, 2}};
+  const int grids2[][3] = {{2, 1, 1}, {1, 2, 1}, {2, 2, 1}};
+  for (size_t l = 0; l < sizeof lats / sizeof lats[0]; ++l) {
+    test_lattice = lats[l];
+    for (int c = 0; c < 2; ++c)
+      for (int p = 0; p < 2; ++p) {
+        if (test_hs == SIMULATION_HS_GPU && c == p) continue;
+        if (lats[l]->d == 3)
+          check_case_grids(CASE_CAVITY, (lbm_collision_t)c, (lbm_precision_t)p, grids3, 4);
+        else
+          check_case_grids(CASE_CAVITY, (lbm_collision_t)c, (lbm_precision_t)p, grids2, 3);
+      }
+  }
+  test_lattice = NULL;
 }
 
 static void test_cavity(void **state) {
@@ -148,6 +179,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_cavity),
       cmocka_unit_test(test_taylor_green),
       cmocka_unit_test(test_channel_obstacle),
+      cmocka_unit_test(test_lattices),
   };
   return mpi_test_finish(cmocka_run_group_tests_name("lbm_decomposition", tests, NULL, NULL));
 }

@@ -17,12 +17,15 @@
 static const double PI = 3.14159265358979323846;
 
 /* Body-force driven channel: periodic x and z, no-slip walls at y, steady state after
- * `steps`. Returns the L2 relative error of u_x against the parabola
- * u(y) = F / (2 rho0 nu) * y' (H - y'), y' = y + 1/2 (walls half-way between cells). */
-static double poiseuille_error(lbm_collision_t coll, lbm_precision_t prec, int ny, double nu,
-                               int64_t steps) {
-  simulation_options_t so = lbm_case_domain(2, ny, 2, 1, 1, 1, true, false, true);
+ * `steps`, on lattice lat (2-D lattices on one cell along z). Returns the L2 relative
+ * error of u_x against the parabola u(y) = F / (2 rho0 nu) * y' (H - y'), y' = y + 1/2
+ * (walls half-way between cells). */
+static double poiseuille_error_on(const lattice_t *lat, lbm_collision_t coll,
+                                  lbm_precision_t prec, int ny, double nu, int64_t steps) {
+  const int nz = lat->d == 3 ? 2 : 1;
+  simulation_options_t so = lbm_case_domain(2, ny, nz, 1, 1, 1, true, false, true);
   lbm_options_t lo = lbm_options_default();
+  lo.lattice = lat;
   lo.collision = coll;
   lo.precision = prec;
   lo.viscosity = nu;
@@ -33,7 +36,7 @@ static double poiseuille_error(lbm_collision_t coll, lbm_precision_t prec, int n
   double e2 = 0, n2 = 0;
   for (int y = 0; y < ny; ++y) {
     double yy = y + 0.5, exact = lo.force[0] / (2.0 * nu) * yy * (ny - yy);
-    for (int z = 0; z < 2; ++z)
+    for (int z = 0; z < nz; ++z)
       for (int x = 0; x < 2; ++x) {
         size_t g = (size_t)((z * ny + y) * 2 + x);
         e2 += (r.u[3 * g] - exact) * (r.u[3 * g] - exact);
@@ -43,6 +46,11 @@ static double poiseuille_error(lbm_collision_t coll, lbm_precision_t prec, int n
   }
   lbm_case_free(&r);
   return sqrt(e2 / n2);
+}
+
+static double poiseuille_error(lbm_collision_t coll, lbm_precision_t prec, int ny, double nu,
+                               int64_t steps) {
+  return poiseuille_error_on(&lattice_d3q19, coll, prec, ny, nu, steps);
 }
 
 /* TRT with Lambda = 3/16 and half-way bounce-back reproduces the parabola exactly: the
@@ -160,10 +168,12 @@ static double tg_amplitude(const double *u, int nx, int ny, int nz) {
 /* The Taylor-Green vortex decays as exp(-nu (kx^2 + ky^2) t). The measured rate must
  * match to 1%: the lattice's own error at 32 cells per wavelength is O((k dx)^2) ~ 4e-2
  * of the viscous term at most, far less in practice (printed). */
-static double tg_rate_error(lbm_collision_t coll, lbm_precision_t prec, bool shifted, double *amp_out) {
-  const int n = 32;
-  simulation_options_t so = lbm_case_domain(n, n, 2, 2, 2, 1, true, true, true);
+static double tg_rate_error_on(const lattice_t *lat, lbm_collision_t coll, lbm_precision_t prec,
+                               bool shifted, double *amp_out) {
+  const int n = 32, nz = lat->d == 3 ? 2 : 1;
+  simulation_options_t so = lbm_case_domain(n, n, nz, 2, 2, 1, true, true, true);
   lbm_options_t lo = lbm_options_default();
+  lo.lattice = lat;
   lo.collision = coll;
   lo.precision = prec;
   lo.shifted = shifted;
@@ -174,11 +184,15 @@ static double tg_rate_error(lbm_collision_t coll, lbm_precision_t prec, bool shi
   lbm_case_result_t r = lbm_case_run(MPI_COMM_WORLD, &so, &lo, steps);
   if (r.st != TSR_OK) fail_msg("%s", r.err.text);
   double k2 = 2 * (2 * PI / n) * (2 * PI / n);
-  double a = tg_amplitude(r.u, n, n, 2);
+  double a = tg_amplitude(r.u, n, n, nz);
   double rate = -log(a / lo.init_velocity[0]) / (double)steps, want = lo.viscosity * k2;
   if (amp_out) *amp_out = a;
   lbm_case_free(&r);
   return fabs(rate - want) / want;
+}
+
+static double tg_rate_error(lbm_collision_t coll, lbm_precision_t prec, bool shifted, double *amp_out) {
+  return tg_rate_error_on(&lattice_d3q19, coll, prec, shifted, amp_out);
 }
 
 static void test_taylor_green_decay(void **state) {
@@ -301,6 +315,40 @@ static void test_cavity_ghia_re100(void **state) {
   lbm_case_free(&r);
 }
 
+/* Every flow lattice (D2Q9 on one cell along z): the TRT Poiseuille channel exact to
+ * round-off (as test_poiseuille_trt_exact, nu = 1/6), the Taylor-Green decay rate within
+ * 1% (SRT and TRT), and the mass of a closed cavity with a moving lid kept to 1e-12
+ * relative (as test_mass_conservation). */
+static void test_flow_lattices(void **state) {
+  const lattice_t *lats[] = {&lattice_d2q9, &lattice_d3q15, &lattice_d3q19, &lattice_d3q27};
+  for (size_t l = 0; l < sizeof lats / sizeof lats[0]; ++l) {
+    const lattice_t *lat = lats[l];
+    const double nu = 1.0 / 6.0, rate = nu * (PI / 8) * (PI / 8);
+    const double ep = poiseuille_error_on(lat, LBM_TRT, LBM_DP, 8, nu, (int64_t)(35.0 / rate));
+    const double et = tg_rate_error_on(lat, LBM_TRT, LBM_DP, false, NULL);
+    const double es = tg_rate_error_on(lat, LBM_SRT, LBM_DP, false, NULL);
+    const int nz = lat->d == 3 ? 16 : 1;
+    simulation_options_t so = lbm_case_domain(16, 16, nz, 2, 2, 1, false, false, lat->d == 2);
+    lbm_options_t lo = lbm_options_default();
+    lo.lattice = lat;
+    lo.viscosity = 0.02;
+    lo.geometry.walls[GEOMETRY_YP].kind = GEOMETRY_WALL_MOVING;
+    lo.geometry.walls[GEOMETRY_YP].velocity[0] = 0.05;
+    lbm_case_result_t r = lbm_case_run(MPI_COMM_WORLD, &so, &lo, 300);
+    if (r.st != TSR_OK) fail_msg("%s", r.err.text);
+    const double dm = fabs(r.mass - r.mass0) / r.mass0;
+    double umax = 0;
+    for (size_t g = 0; g < (size_t)(16 * 16 * nz); ++g) umax = fmax(umax, fabs(r.u[3 * g]));
+    lbm_case_free(&r);
+    printf("%s: Poiseuille TRT L2 error %.2e; Taylor-Green rate error TRT %.2e, SRT %.2e; "
+           "cavity mass change %.1e (max |u_x| %.3f)\n", lat->name, ep, et, es, dm, umax);
+    assert_true(ep < 1e-11);
+    assert_true(et < 1e-2 && es < 1e-2);
+    assert_true(dm < 1e-12);
+    assert_true(umax > 1e-3);
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   if (lbm_case_args(argc, argv) != 0) {
@@ -316,6 +364,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_taylor_green_decay),
       cmocka_unit_test(test_single_precision_shifted_storage),
       cmocka_unit_test(test_cavity_ghia_re100),
+      cmocka_unit_test(test_flow_lattices),
   };
   int failed = cmocka_run_group_tests_name("lbm_physics", tests, NULL, NULL);
   MPI_Finalize();

@@ -1,7 +1,8 @@
 #define _DEFAULT_SOURCE /* mkdtemp */
-/* The OpenCL D3Q19 stream-collide (kernels_gpu, SoA) against the CPU kernel (kernels_cpu,
- * AoS) on the same block: the same field in, bitwise the same field out, for SRT and TRT,
- * with and without force, in single and double precision, over several steps. Both
+/* The OpenCL LBM stream-collide (kernels_gpu, SoA) against the CPU kernel (kernels_cpu,
+ * AoS) on the same block: the same field in, bitwise the same field out, for every
+ * lattice, SRT and TRT, with and without force, in single and double precision, over
+ * several steps. Both
  * evaluate the macros of lbm_collide.h with contraction off, so no tolerance is
  * needed. Also: a device index that does not exist and a kernel source folder with a
  * broken kernel give clear errors (the build log included).
@@ -18,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "gpu_d3q19.h"
+#include "gpu_lbm.h"
 #include "grid.h"
 #include "lbm_collide.h"
 #include "lbm_kernels.h"
@@ -27,9 +28,9 @@
 static opencl_context_t *ctx;
 
 /* 3 steps on both devices from the same random field; compares all interior cells. */
-static void compare(int dp, int trt, int force) {
+static void compare(const lattice_t *l, int dp, int trt, int force, int ade) {
   tsr_error_t err;
-  const lbm_kernels_t *k = lbm_kernels_find(&lattice_d3q19, GRID_AOS, dp);
+  const lbm_kernels_t *k = lbm_kernels_find(l, GRID_AOS, dp);
   const int n[3] = {13, 6, 5};
   const grid_dims_t d = grid_dims_make(n, k->lattice->q, 1, GRID_AOS, k->esize);
   const size_t ne = d.elements, es = k->esize;
@@ -43,21 +44,25 @@ static void compare(int dp, int trt, int force) {
   }
   memcpy(b, a, ne * es);
   lbm_params_t p = {.omega_plus = 1.6, .omega_minus = lbm_omega_minus(1.6, 3.0 / 16),
-                    .rho0 = 1, .force = {2e-5, -1e-5, 3e-6}, .use_force = force};
+                    .rho0 = 1, .force = {2e-5, -1e-5, l->d == 3 ? 3e-6 : 0}, .use_force = force,
+                    .velocity = {0.02, 0.01, l->d == 3 ? -0.03 : 0}};
   k->constants(&p, trt, consts);
-  gpu_d3q19_spec_t spec = {.n = {d.nx, d.ny, d.nz}, .dp = dp, .trt = trt, .force = force};
-  gpu_d3q19_t *gp = NULL;
-  gpu_d3q19_field_t f;
-  if (gpu_d3q19_create(ctx, &spec, consts, &gp, &err) != TSR_OK) fail_msg("%s", err.text);
-  if (gpu_d3q19_field_create(gp, &f, &err) != TSR_OK) fail_msg("%s", err.text);
-  if (gpu_d3q19_upload(gp, &f, a, &err) != TSR_OK) fail_msg("%s", err.text);
+  gpu_lbm_spec_t spec = {.lattice = k->lattice, .n = {d.nx, d.ny, d.nz}, .dp = dp, .trt = trt,
+                         .force = force, .ade = ade};
+  gpu_lbm_t *gp = NULL;
+  gpu_lbm_field_t f;
+  if (gpu_lbm_create(ctx, &spec, consts, &gp, &err) != TSR_OK) fail_msg("%s", err.text);
+  if (gpu_lbm_field_create(gp, &f, &err) != TSR_OK) fail_msg("%s", err.text);
+  if (gpu_lbm_upload(gp, &f, a, &err) != TSR_OK) fail_msg("%s", err.text);
   /* the ghost layer stays as it was: the same on both sides */
   for (int s = 0; s < 3; ++s) {
-    k->stream_collide(s % 2 ? b : a, s % 2 ? a : b, &d, &p, trt ? LBM_VARIANT_TRT : LBM_VARIANT_SRT);
-    if (gpu_d3q19_step(gp, &f, &err) != TSR_OK) fail_msg("%s", err.text);
+    const lbm_variant_t v = ade ? (trt ? LBM_VARIANT_ADE_TRT : LBM_VARIANT_ADE_SRT)
+                                : (trt ? LBM_VARIANT_TRT : LBM_VARIANT_SRT);
+    k->stream_collide(s % 2 ? b : a, s % 2 ? a : b, &d, &p, v);
+    if (gpu_lbm_step(gp, &f, &err) != TSR_OK) fail_msg("%s", err.text);
   }
   memcpy(g, b, ne * es); /* ghosts as on the CPU */
-  if (gpu_d3q19_download(gp, &f, g, &err) != TSR_OK) fail_msg("%s", err.text);
+  if (gpu_lbm_download(gp, &f, g, &err) != TSR_OK) fail_msg("%s", err.text);
   int bad = 0;
   for (int z = 0; z < d.nz; ++z)
     for (int y = 0; y < d.ny; ++y)
@@ -65,11 +70,11 @@ static void compare(int dp, int trt, int force) {
         for (int i = 0; i < k->lattice->q; ++i) {
           size_t e = grid_index(&d, x, y, z, i);
           if (memcmp(g + e * es, b + e * es, es) != 0 && bad++ < 3)
-            print_message("dp %d trt %d force %d: cell (%d,%d,%d) slot %d differs\n", dp, trt,
-                          force, x, y, z, i);
+            print_message("%s dp %d trt %d force %d ade %d: cell (%d,%d,%d) slot %d differs\n",
+                          l->name, dp, trt, force, ade, x, y, z, i);
         }
-  gpu_d3q19_field_free(&f);
-  gpu_d3q19_free(&gp);
+  gpu_lbm_field_free(&f);
+  gpu_lbm_free(&gp);
   free(a);
   free(b);
   free(g);
@@ -78,11 +83,14 @@ static void compare(int dp, int trt, int force) {
 
 static void test_cpu_gpu_bitwise(void **state) {
   (void)state;
-  for (int trt = 0; trt < 2; ++trt)
-    for (int force = 0; force < 2; ++force) {
-      compare(0, trt, force);
-      if (opencl_context_desc(ctx)->double_precision) compare(1, trt, force);
-    }
+  int nl;
+  const lattice_t *const *all = lattice_all(&nl);
+  for (int li = 0; li < nl; ++li)
+    for (int trt = 0; trt < 2; ++trt)
+      for (int mode = 0; mode < 3; ++mode) { /* no force, force, advection-diffusion */
+        compare(all[li], 0, trt, mode == 1, mode == 2);
+        if (opencl_context_desc(ctx)->double_precision) compare(all[li], 1, trt, mode == 1, mode == 2);
+      }
 }
 
 static void test_bad_device(void **state) {
@@ -122,9 +130,10 @@ static void test_build_failure(void **state) {
   fputs("__kernel void lbm_stream_collide(__global float *f) { f[0] = undeclared_name; }\n", fp);
   fclose(fp);
   float consts[LBM_CONSTS_COUNT(LATTICE_MAX_Q)] = {0};
-  gpu_d3q19_spec_t spec = {.n = {4, 4, 4}, .dp = 0, .trt = 1, .source_dir = dir};
-  gpu_d3q19_t *gp = NULL;
-  assert_int_equal(gpu_d3q19_create(ctx, &spec, consts, &gp, &err), TSR_ERR_OPENCL);
+  gpu_lbm_spec_t spec = {.lattice = &lattice_d3q19, .n = {4, 4, 4}, .dp = 0, .trt = 1,
+                         .source_dir = dir};
+  gpu_lbm_t *gp = NULL;
+  assert_int_equal(gpu_lbm_create(ctx, &spec, consts, &gp, &err), TSR_ERR_OPENCL);
   assert_non_null(strstr(err.text, "CL_BUILD_PROGRAM_FAILURE"));
   assert_non_null(strstr(err.text, "undeclared_name"));
   remove(path);
@@ -156,7 +165,7 @@ int main(void) {
       cmocka_unit_test(test_bad_device),
       cmocka_unit_test(test_build_failure),
   };
-  int rc = cmocka_run_group_tests_name("gpu_d3q19", tests, NULL, NULL);
+  int rc = cmocka_run_group_tests_name("gpu_lbm", tests, NULL, NULL);
   opencl_context_free(&ctx);
   return rc;
 }

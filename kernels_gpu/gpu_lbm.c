@@ -1,5 +1,5 @@
 #define CL_TARGET_OPENCL_VERSION 120
-#include "gpu_d3q19.h"
+#include "gpu_lbm.h"
 
 #include "lattice_defs.h"
 #include "lbm_collide.h"
@@ -11,40 +11,37 @@
 
 /* the program source, generated at build time from lattice_defs.h, lbm_collide.h and
    lbm.cl */
-extern const char gpu_d3q19_source[];
-extern const size_t gpu_d3q19_source_size;
+extern const char gpu_lbm_source[];
+extern const size_t gpu_lbm_source_size;
 
-/* the lattice of these programs, and the count of its collision constants */
-#define GPU_LATTICE "D3Q19"
-enum { GPU_Q = LATTICE_D3Q19_Q, GPU_CONSTS = LBM_CONSTS_COUNT(LATTICE_D3Q19_Q) };
+/* a row of the ghost tables of lbm.cl (GHOST_TAB ints): first cell (3), extent (3),
+   number of PDFs, their directions (GPU_LBM_MAX_COMPS), first work item, first value */
+enum { GPU_T_COMP = 7, GPU_T_ITEM = GPU_T_COMP + GPU_LBM_MAX_COMPS, GPU_T_OFFSET, GPU_TAB };
 
-/* a row of the ghost tables of lbm.cl (GHOST_TAB ints) */
-enum { GPU_TAB = 16, GPU_T_ITEM = 12, GPU_T_OFFSET = 13 };
-
-struct gpu_d3q19 {
+struct gpu_lbm {
   opencl_context_t *ctx;
-  gpu_d3q19_spec_t spec;
-  size_t esize, ncells;
+  gpu_lbm_spec_t spec;
+  size_t esize, ncells, q;
   int moments_double;
   cl_program program;
   cl_kernel stream_collide, boundary, pack, unpack, moments;
   cl_mem consts, tab_send, tab_recv;
-  size_t slot_offset[GPU_D3Q19_SLOTS + 1]; /* values; [SLOTS]: total */
+  size_t slot_offset[GPU_LBM_SLOTS + 1]; /* values; [SLOTS]: total */
   int nitems;                              /* slice cells of all slots */
 };
 
 /* The ghost table of lbm.cl for one side (send or recv slices), filling the slot
  * offsets. */
-static tsr_status gpu_ghost_table(gpu_d3q19_t *g, const gpu_d3q19_slice_t *sl, cl_mem *out,
+static tsr_status gpu_ghost_table(gpu_lbm_t *g, const gpu_lbm_slice_t *sl, cl_mem *out,
                                   tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  int tab[GPU_D3Q19_SLOTS * GPU_TAB];
+  int tab[GPU_LBM_SLOTS * GPU_TAB];
   long long items = 0, values = 0;
   memset(tab, 0, sizeof tab);
-  for (int s = 0; s < GPU_D3Q19_SLOTS; ++s) {
+  for (int s = 0; s < GPU_LBM_SLOTS; ++s) {
     int *t = tab + s * GPU_TAB;
     long long cells = 1;
-    TSR_CHECK(sl[s].ncomps >= 0 && sl[s].ncomps <= GPU_D3Q19_MAX_COMPS, TSR_ERR_INTERNAL,
+    TSR_CHECK(sl[s].ncomps >= 0 && sl[s].ncomps <= GPU_LBM_MAX_COMPS, TSR_ERR_INTERNAL,
               "ghost slot %d: %d PDFs", s, sl[s].ncomps);
     for (int a = 0; a < 3; ++a) {
       t[a] = sl[s].lo[a];
@@ -52,7 +49,7 @@ static tsr_status gpu_ghost_table(gpu_d3q19_t *g, const gpu_d3q19_slice_t *sl, c
       cells *= sl[s].extent[a];
     }
     t[6] = sl[s].ncomps;
-    for (int c = 0; c < sl[s].ncomps; ++c) t[7 + c] = sl[s].comps[c];
+    for (int c = 0; c < sl[s].ncomps; ++c) t[GPU_T_COMP + c] = sl[s].comps[c];
     t[GPU_T_ITEM] = (int)items;
     t[GPU_T_OFFSET] = (int)values;
     g->slot_offset[s] = (size_t)values;
@@ -62,7 +59,7 @@ static tsr_status gpu_ghost_table(gpu_d3q19_t *g, const gpu_d3q19_slice_t *sl, c
               "a block of %dx%dx%d cells has too many ghost values for the OpenCL pack kernel "
               "(more than 2^31); use smaller blocks", g->spec.n[0], g->spec.n[1], g->spec.n[2]);
   }
-  g->slot_offset[GPU_D3Q19_SLOTS] = (size_t)values;
+  g->slot_offset[GPU_LBM_SLOTS] = (size_t)values;
   g->nitems = (int)items;
   cl_int rc = CL_SUCCESS;
   *out = clCreateBuffer(opencl_context_cl(g->ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
@@ -73,7 +70,7 @@ cleanup:
   return st;
 }
 
-static tsr_status gpu_kernel(gpu_d3q19_t *g, const char *name, cl_kernel *out, tsr_error_t *err) {
+static tsr_status gpu_kernel(gpu_lbm_t *g, const char *name, cl_kernel *out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_int rc = CL_SUCCESS;
   *out = clCreateKernel(g->program, name, &rc);
@@ -118,10 +115,10 @@ cleanup:
   return st;
 }
 
-tsr_status gpu_d3q19_create(opencl_context_t *ctx, const gpu_d3q19_spec_t *spec,
-                            const void *consts, gpu_d3q19_t **out, tsr_error_t *err) {
+tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
+                            const void *consts, gpu_lbm_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  gpu_d3q19_t *g = NULL;
+  gpu_lbm_t *g = NULL;
   char *source = NULL;
   void *program = NULL;
   *out = NULL;
@@ -129,24 +126,30 @@ tsr_status gpu_d3q19_create(opencl_context_t *ctx, const gpu_d3q19_spec_t *spec,
   TSR_CHECK(!spec->dp || desc->double_precision, TSR_ERR_INVALID,
             "double precision (fs dp) asked for, but OpenCL device %s does not support doubles",
             desc->name);
-  TSR_CHECK(spec->n[0] > 0 && spec->n[1] > 0 && spec->n[2] > 0, TSR_ERR_INTERNAL,
-            "gpu_d3q19_create: empty block");
+  TSR_CHECK(spec->lattice && spec->n[0] > 0 && spec->n[1] > 0 && spec->n[2] > 0, TSR_ERR_INTERNAL,
+            "gpu_lbm_create: empty block");
   g = calloc(1, sizeof *g);
   TSR_CHECK(g, TSR_ERR_NOMEM, "out of memory for a GPU program");
   g->ctx = ctx;
   g->spec = *spec;
   g->spec.source_dir = NULL;
   g->esize = spec->dp ? sizeof(double) : sizeof(float);
+  g->q = (size_t)spec->lattice->q;
   g->ncells = (size_t)(spec->n[0] + 2) * (size_t)(spec->n[1] + 2) * (size_t)(spec->n[2] + 2);
   if (spec->source_dir) TSR_TRY(gpu_read_sources(spec->source_dir, &source, err));
   g->moments_double = desc->double_precision ? 1 : 0;
-  char options[256];
+  char options[320], upper[16];
+  size_t ln = strlen(spec->lattice->name);
+  for (size_t c = 0; c <= ln && c < sizeof upper; ++c)
+    upper[c] = (char)(spec->lattice->name[c] >= 'a' && spec->lattice->name[c] <= 'z'
+                          ? spec->lattice->name[c] - 'a' + 'A' : spec->lattice->name[c]);
+  upper[sizeof upper - 1] = '\0';
   snprintf(options, sizeof options,
            "-DLATTICE_NAME=%s -DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DTRT=%d -DFORCE=%d "
-           "-DMOMENTS_DOUBLE=%d",
-           GPU_LATTICE, spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], spec->trt ? 1 : 0,
-           spec->force ? 1 : 0, g->moments_double);
-  TSR_TRY(opencl_build_program(ctx, source ? source : gpu_d3q19_source, options,
+           "-DADE=%d -DMOMENTS_DOUBLE=%d",
+           upper, spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], spec->trt ? 1 : 0,
+           spec->force ? 1 : 0, spec->ade ? 1 : 0, g->moments_double);
+  TSR_TRY(opencl_build_program(ctx, source ? source : gpu_lbm_source, options,
                                spec->source_dir ? "lbm.cl (from the kernel source folder)"
                                                 : "lbm.cl",
                                &program, err));
@@ -160,20 +163,20 @@ tsr_status gpu_d3q19_create(opencl_context_t *ctx, const gpu_d3q19_spec_t *spec,
   TSR_TRY(gpu_ghost_table(g, spec->recv, &g->tab_recv, err));
   TSR_TRY(gpu_ghost_table(g, spec->send, &g->tab_send, err)); /* its offsets stay */
   g->consts = clCreateBuffer(opencl_context_cl(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                             (size_t)GPU_CONSTS * g->esize, (void *)consts, &rc);
+                             (size_t)LBM_CONSTS_COUNT(g->q) * g->esize, (void *)consts, &rc);
   TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateBuffer (collision constants) failed: %s",
             opencl_error_name(rc));
   *out = g;
   g = NULL;
 cleanup:
-  gpu_d3q19_free(&g);
+  gpu_lbm_free(&g);
   free(source);
   return st;
 }
 
-void gpu_d3q19_free(gpu_d3q19_t **gp) {
+void gpu_lbm_free(gpu_lbm_t **gp) {
   if (!gp || !*gp) return;
-  gpu_d3q19_t *g = *gp;
+  gpu_lbm_t *g = *gp;
   cl_kernel kernels[] = {g->stream_collide, g->boundary, g->pack, g->unpack, g->moments};
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k)
     if (kernels[k]) clReleaseKernel(kernels[k]);
@@ -185,12 +188,12 @@ void gpu_d3q19_free(gpu_d3q19_t **gp) {
   *gp = NULL;
 }
 
-size_t gpu_d3q19_grid_bytes(const gpu_d3q19_t *g) { return g->ncells * GPU_Q * g->esize; }
+size_t gpu_lbm_grid_bytes(const gpu_lbm_t *g) { return g->ncells * g->q * g->esize; }
 
-tsr_status gpu_d3q19_field_create(gpu_d3q19_t *g, gpu_d3q19_field_t *f, tsr_error_t *err) {
+tsr_status gpu_lbm_field_create(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   memset(f, 0, sizeof *f);
-  const size_t bytes = gpu_d3q19_grid_bytes(g);
+  const size_t bytes = gpu_lbm_grid_bytes(g);
   char what[96];
   snprintf(what, sizeof what, "a block of %dx%dx%d cells (two PDF grids)", g->spec.n[0],
            g->spec.n[1], g->spec.n[2]);
@@ -203,31 +206,31 @@ tsr_status gpu_d3q19_field_create(gpu_d3q19_t *g, gpu_d3q19_field_t *f, tsr_erro
               opencl_context_desc(g->ctx)->name, opencl_error_name(rc));
   }
 cleanup:
-  if (st != TSR_OK) gpu_d3q19_field_free(f);
+  if (st != TSR_OK) gpu_lbm_field_free(f);
   return st;
 }
 
-void gpu_d3q19_field_free(gpu_d3q19_field_t *f) {
+void gpu_lbm_field_free(gpu_lbm_field_t *f) {
   for (int k = 0; k < 2; ++k)
     if (f->grid[k]) clReleaseMemObject((cl_mem)f->grid[k]);
   memset(f, 0, sizeof *f);
 }
 
 /* AoS <-> SoA on the host, element by element in the run's precision. */
-static void gpu_transpose(const gpu_d3q19_t *g, const uint8_t *in, uint8_t *out, int to_soa) {
+static void gpu_transpose(const gpu_lbm_t *g, const uint8_t *in, uint8_t *out, int to_soa) {
   const size_t es = g->esize, nc = g->ncells;
   for (size_t c = 0; c < nc; ++c)
-    for (size_t i = 0; i < GPU_Q; ++i) {
-      size_t aos = (c * GPU_Q + i) * es, soa = (i * nc + c) * es;
+    for (size_t i = 0; i < g->q; ++i) {
+      size_t aos = (c * g->q + i) * es, soa = (i * nc + c) * es;
       if (to_soa) memcpy(out + soa, in + aos, es);
       else memcpy(out + aos, in + soa, es);
     }
 }
 
-tsr_status gpu_d3q19_upload(gpu_d3q19_t *g, gpu_d3q19_field_t *f, const void *aos,
+tsr_status gpu_lbm_upload(gpu_lbm_t *g, gpu_lbm_field_t *f, const void *aos,
                             tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const size_t bytes = gpu_d3q19_grid_bytes(g);
+  const size_t bytes = gpu_lbm_grid_bytes(g);
   uint8_t *soa = malloc(bytes);
   TSR_CHECK(soa, TSR_ERR_NOMEM, "out of memory staging a GPU field");
   gpu_transpose(g, aos, soa, 1);
@@ -240,10 +243,10 @@ cleanup:
   return st;
 }
 
-tsr_status gpu_d3q19_download(gpu_d3q19_t *g, const gpu_d3q19_field_t *f, void *aos,
+tsr_status gpu_lbm_download(gpu_lbm_t *g, const gpu_lbm_field_t *f, void *aos,
                               tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const size_t bytes = gpu_d3q19_grid_bytes(g);
+  const size_t bytes = gpu_lbm_grid_bytes(g);
   uint8_t *soa = malloc(bytes);
   TSR_CHECK(soa, TSR_ERR_NOMEM, "out of memory staging a GPU field");
   const gpu_buffer_t grid = {f->grid[f->cur], bytes};
@@ -258,7 +261,7 @@ cleanup:
  * work items up to 128, so that a GPU's warps run whole and consecutive work items touch
  * consecutive cells), the global size rounded up to whole groups (the kernels skip
  * cells past the block). */
-static tsr_status gpu_launch_cells(gpu_d3q19_t *g, cl_kernel k, tsr_error_t *err) {
+static tsr_status gpu_launch_cells(gpu_lbm_t *g, cl_kernel k, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   size_t nx = (size_t)g->spec.n[0], lx = (nx + 31) / 32 * 32;
   if (lx > 128) lx = 128;
@@ -270,7 +273,7 @@ cleanup:
   return st;
 }
 
-tsr_status gpu_d3q19_step(gpu_d3q19_t *g, gpu_d3q19_field_t *f, tsr_error_t *err) {
+tsr_status gpu_lbm_step(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_mem src = (cl_mem)f->grid[f->cur], dst = (cl_mem)f->grid[1 - f->cur];
   OPENCL_CHECK(clSetKernelArg(g->stream_collide, 0, sizeof src, &src));
@@ -282,18 +285,18 @@ cleanup:
   return st;
 }
 
-size_t gpu_d3q19_esize(const gpu_d3q19_t *g) { return g->esize; }
+size_t gpu_lbm_esize(const gpu_lbm_t *g) { return g->esize; }
 
-size_t gpu_d3q19_slot_offset(const gpu_d3q19_t *g, int slot) { return g->slot_offset[slot]; }
+size_t gpu_lbm_slot_offset(const gpu_lbm_t *g, int slot) { return g->slot_offset[slot]; }
 
-size_t gpu_d3q19_slot_values(const gpu_d3q19_t *g, int slot) {
+size_t gpu_lbm_slot_values(const gpu_lbm_t *g, int slot) {
   return g->slot_offset[slot + 1] - g->slot_offset[slot];
 }
 
-size_t gpu_d3q19_message_values(const gpu_d3q19_t *g) { return g->slot_offset[GPU_D3Q19_SLOTS]; }
+size_t gpu_lbm_message_values(const gpu_lbm_t *g) { return g->slot_offset[GPU_LBM_SLOTS]; }
 
 /* A 1-D launch of n work items. */
-static tsr_status gpu_launch_1d(gpu_d3q19_t *g, cl_kernel k, size_t n, tsr_error_t *err) {
+static tsr_status gpu_launch_1d(gpu_lbm_t *g, cl_kernel k, size_t n, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   if (n == 0) return st;
   OPENCL_CHECK(clEnqueueNDRangeKernel((cl_command_queue)opencl_context_queue(g->ctx), k, 1, NULL,
@@ -302,8 +305,8 @@ cleanup:
   return st;
 }
 
-tsr_status gpu_d3q19_links_create(gpu_d3q19_t *g, const size_t *to, const size_t *from,
-                                  const double *extra, size_t n, gpu_d3q19_links_t *out,
+tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const size_t *to, const size_t *from,
+                                  const double *extra, size_t n, gpu_lbm_links_t *out,
                                   tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_ulong *idx = NULL;
@@ -315,8 +318,8 @@ tsr_status gpu_d3q19_links_create(gpu_d3q19_t *g, const size_t *to, const size_t
   TSR_CHECK(idx && ex, TSR_ERR_NOMEM, "out of memory for %zu boundary links", n);
   for (size_t k = 0; k < n; ++k) {
     /* CPU layout cell * 19 + i -> device layout i * ncells + cell */
-    idx[2 * k] = (cl_ulong)((to[k] % GPU_Q) * g->ncells + to[k] / GPU_Q);
-    idx[2 * k + 1] = (cl_ulong)((from[k] % GPU_Q) * g->ncells + from[k] / GPU_Q);
+    idx[2 * k] = (cl_ulong)((to[k] % g->q) * g->ncells + to[k] / g->q);
+    idx[2 * k + 1] = (cl_ulong)((from[k] % g->q) * g->ncells + from[k] / g->q);
     if (g->esize == sizeof(float)) {
       float v = (float)extra[k];
       memcpy(ex + k * sizeof v, &v, sizeof v);
@@ -332,17 +335,17 @@ tsr_status gpu_d3q19_links_create(gpu_d3q19_t *g, const size_t *to, const size_t
 cleanup:
   free(idx);
   free(ex);
-  if (st != TSR_OK) gpu_d3q19_links_free(out);
+  if (st != TSR_OK) gpu_lbm_links_free(out);
   return st;
 }
 
-void gpu_d3q19_links_free(gpu_d3q19_links_t *l) {
+void gpu_lbm_links_free(gpu_lbm_links_t *l) {
   gpu_buffer_free(&l->idx);
   gpu_buffer_free(&l->extra);
   l->n = 0;
 }
 
-tsr_status gpu_d3q19_boundary(gpu_d3q19_t *g, gpu_d3q19_field_t *f, const gpu_d3q19_links_t *l,
+tsr_status gpu_lbm_boundary(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_links_t *l,
                               tsr_error_t *err) {
   tsr_status st = TSR_OK;
   if (l->n == 0) return st;
@@ -357,13 +360,13 @@ cleanup:
   return st;
 }
 
-tsr_status gpu_d3q19_pack(gpu_d3q19_t *g, const gpu_d3q19_field_t *f, gpu_buffer_t *out,
+tsr_status gpu_lbm_pack(gpu_lbm_t *g, const gpu_lbm_field_t *f, gpu_buffer_t *out,
                           tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_mem grid = (cl_mem)f->grid[f->cur];
-  TSR_CHECK(out->bytes >= gpu_d3q19_message_values(g) * g->esize, TSR_ERR_INTERNAL,
+  TSR_CHECK(out->bytes >= gpu_lbm_message_values(g) * g->esize, TSR_ERR_INTERNAL,
             "pack buffer of %zu bytes, %zu needed", out->bytes,
-            gpu_d3q19_message_values(g) * g->esize);
+            gpu_lbm_message_values(g) * g->esize);
   OPENCL_CHECK(clSetKernelArg(g->pack, 0, sizeof grid, &grid));
   OPENCL_CHECK(clSetKernelArg(g->pack, 1, sizeof(cl_mem), &out->mem));
   OPENCL_CHECK(clSetKernelArg(g->pack, 2, sizeof g->tab_send, &g->tab_send));
@@ -373,8 +376,8 @@ cleanup:
   return st;
 }
 
-tsr_status gpu_d3q19_unpack(gpu_d3q19_t *g, gpu_d3q19_field_t *f,
-                            const gpu_d3q19_source_t src[GPU_D3Q19_SLOTS], uint32_t mask,
+tsr_status gpu_lbm_unpack(gpu_lbm_t *g, gpu_lbm_field_t *f,
+                            const gpu_lbm_source_t src[GPU_LBM_SLOTS], uint32_t mask,
                             tsr_error_t *err) {
   tsr_status st = TSR_OK;
   if (mask == 0) return st;
@@ -384,7 +387,7 @@ tsr_status gpu_d3q19_unpack(gpu_d3q19_t *g, gpu_d3q19_field_t *f,
   OPENCL_CHECK(clSetKernelArg(g->unpack, 2, sizeof g->nitems, &g->nitems));
   cl_uint m = mask;
   OPENCL_CHECK(clSetKernelArg(g->unpack, 3, sizeof m, &m));
-  for (int s = 0; s < GPU_D3Q19_SLOTS; ++s) {
+  for (int s = 0; s < GPU_LBM_SLOTS; ++s) {
     int on = (mask >> s) & 1u;
     TSR_CHECK(!on || (src[s].buf && src[s].buf->mem), TSR_ERR_INTERNAL,
               "unpack: no source for ghost slot %d", s);
@@ -399,13 +402,13 @@ cleanup:
   return st;
 }
 
-size_t gpu_d3q19_moments_bytes(const gpu_d3q19_t *g) {
+size_t gpu_lbm_moments_bytes(const gpu_lbm_t *g) {
   size_t n = (size_t)g->spec.n[0] * (size_t)g->spec.n[1] * (size_t)g->spec.n[2];
   return 4 * n * (g->moments_double ? sizeof(double) : sizeof(float));
 }
 
 /* A scalar argument in the moments precision. */
-static tsr_status gpu_set_mreal(gpu_d3q19_t *g, cl_uint arg, double v, tsr_error_t *err) {
+static tsr_status gpu_set_mreal(gpu_lbm_t *g, cl_uint arg, double v, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   float f = (float)v;
   if (g->moments_double) OPENCL_CHECK(clSetKernelArg(g->moments, arg, sizeof v, &v));
@@ -414,12 +417,12 @@ cleanup:
   return st;
 }
 
-tsr_status gpu_d3q19_moments(gpu_d3q19_t *g, const gpu_d3q19_field_t *f, gpu_buffer_t *scratch,
-                             const gpu_d3q19_moments_opts_t *o, double *rho, double *u,
+tsr_status gpu_lbm_moments(gpu_lbm_t *g, const gpu_lbm_field_t *f, gpu_buffer_t *scratch,
+                             const gpu_lbm_moments_opts_t *o, double *rho, double *u,
                              tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const size_t n = (size_t)g->spec.n[0] * (size_t)g->spec.n[1] * (size_t)g->spec.n[2];
-  const size_t bytes = gpu_d3q19_moments_bytes(g);
+  const size_t bytes = gpu_lbm_moments_bytes(g);
   float *tmp = NULL;
   TSR_CHECK(scratch->bytes >= bytes, TSR_ERR_INTERNAL, "moments buffer of %zu bytes, %zu needed",
             scratch->bytes, bytes);
