@@ -1,149 +1,353 @@
-/* tessera bench: MLUPS of the CPU LBM kernels against this machine's memory bandwidth,
- * measured in the same run on the same threads; then, where an OpenCL device exists, of
- * the OpenCL kernels against the device's copy bandwidth (clEnqueueCopyBuffer) measured
- * in the same run. */
+/* tessera bench: MLUPS of the LBM kernels of every lattice, CPU layout, precision and
+ * collision, with 1, 8 and 64 blocks per process, against this machine's memory
+ * bandwidth measured in the same run on the same threads; then, where an OpenCL device
+ * exists, of the OpenCL kernels against the device's copy bandwidth (clEnqueueCopyBuffer)
+ * measured in the same run. Every row is repeated and timed long enough per repetition;
+ * it prints the median and the range. */
 #include <omp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
 #include "cpu_stream.h"
-#include "gpu_buffer.h"
-#include "opencl.h"
 #include "cpu_threads.h"
+#include "gpu_buffer.h"
 #include "lbm_kernels.h"
 #include "lbm_sim.h"
+#include "opencl.h"
 #include "report.h"
 #include "verdict.h"
 
+/* What to measure: bit k of a mask selects item k of its list below. */
+static const char *const bench_lattices[] = {"d2q9", "d3q15", "d3q19", "d3q27", NULL};
+static const char *const bench_layouts[] = {"aos", "soa", NULL};      /* grid_layout_t */
+static const char *const bench_precisions[] = {"dp", "sp", NULL};     /* lbm_precision_t */
+static const char *const bench_collisions[] = {"srt", "trt", NULL};   /* lbm_collision_t */
+static const char *const bench_block_counts[] = {"1", "8", "64", NULL};
+
+typedef struct bench_opts {
+  long n;            /* cells per process: n^3 (2-D lattices: the same number, square) */
+  long gn;           /* the same on the OpenCL device */
+  int repeat;        /* repetitions per row */
+  double seconds;    /* least time per repetition */
+  unsigned lattices, layouts, precisions, collisions, blocks;
+  int use_gpu;
+  long device;
+  const char *json;
+} bench_opts_t;
+
 typedef struct bench_row {
+  char what[40];         /* e.g. "d3q19,trt,dp,soa", "stream,d3q19,dp,soa" */
   simulation_hs_t hs;
-  grid_layout_t layout; /* CPU rows */
-  lbm_precision_t prec;
-  lbm_collision_t coll;
   int blocks_per_process;
-  double mlups, bytes_per_cell, bound_mlups, fraction;
+  double median, lo, hi; /* MLUPS over the repetitions */
+  double bytes_per_cell, bound_mlups, fraction;
   double exchange_share; /* share of the step spent in the ghost exchange (slowest rank) */
+  int nontemporal;
 } bench_row_t;
 
-/* Values moved per cell update by the D3Q19 CPU kernels of a layout and precision: Q
- * read, Q written, and Q more where the stores read their lines first (no nontemporal
- * stores). */
-static double cpu_values_per_cell(grid_layout_t layout, lbm_precision_t prec) {
-  const lbm_kernels_t *k = lbm_kernels_find(&lattice_d3q19, layout, prec == LBM_DP);
-  return (double)k->lattice->q * (k->nontemporal ? 2.0 : 3.0);
+enum { BENCH_MAX_ROWS = 512, BENCH_MAX_REPEAT = 64 };
+
+static int bench_cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
 }
 
-/* MLUPS of streaming alone (LBM_VARIANT_STREAM) on one n^3 field per process: the same
- * loop, loads and stores as the stream-collide kernels without the arithmetic, so the
- * ceiling of the layout's access pattern on this machine; with pull 0, the same loop
- * copying every cell from itself (LBM_VARIANT_COPY), the ceiling of the loop without the
- * pull. 0 when out of memory. */
-static double stream_only_mlups(long n, long steps, grid_layout_t layout, int sp, int pull) {
-  const lbm_kernels_t *k = lbm_kernels_find(&lattice_d3q19, layout, !sp);
-  const int size[3] = {(int)n, (int)n, (int)n};
-  grid_dims_t d = grid_dims_make(size, k->lattice->q, k->lattice->reach, layout, k->esize);
-  size_t bytes = (d.elements * k->esize + 63) / 64 * 64;
-  void *a = aligned_alloc(64, bytes), *b = aligned_alloc(64, bytes);
-  double mlups = 0;
-  if (a && b) {
-    const lbm_params_t p = {.omega_plus = 1.0, .omega_minus = 1.0, .rho0 = 1.0};
-    double t = 0;
-    for (int pass = 0; pass < 2; ++pass) { /* first touch and one warm-up step, then timed */
-      if (pass == 0) { /* unshifted: no line of zeros (some machines move those faster) */
-        k->init(a, &d, &p, 0, NULL, NULL);
-        k->init(b, &d, &p, 0, NULL, NULL);
-      }
-      const long reps = pass == 0 ? 1 : steps;
-      const double t0 = omp_get_wtime();
-      for (long r = 0; r < reps; ++r)
-        k->stream_collide(r % 2 ? b : a, r % 2 ? a : b, &d, &p,
-                          pull ? LBM_VARIANT_STREAM : LBM_VARIANT_COPY);
-      t = omp_get_wtime() - t0;
-    }
-    mlups = (double)n * (double)n * (double)n * (double)steps / t / 1e6;
+/* Median, smallest and largest of m values (sorts them). */
+static void bench_stats(double *v, int m, double *median, double *lo, double *hi) {
+  qsort(v, (size_t)m, sizeof *v, bench_cmp);
+  *median = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+  *lo = v[0];
+  *hi = v[m - 1];
+}
+
+/* The domain of one process (x scaled by the process count): n^3 cells in b^3 blocks, or
+ * for a 2-D lattice a square of about the same number of cells (side a multiple of 8) in
+ * b^1.5 x b^1.5 blocks (1, 4 x 2, 8 x 8). */
+static void bench_domain(const lattice_t *lat, long n, int blocks, int size,
+                         simulation_options_t *so) {
+  if (lat->d == 3) {
+    const int b = blocks == 64 ? 4 : blocks == 8 ? 2 : 1;
+    so->domain.cells[0] = n * size;
+    so->domain.cells[1] = so->domain.cells[2] = n;
+    so->domain.blocks[0] = b * size;
+    so->domain.blocks[1] = so->domain.blocks[2] = b;
+  } else {
+    long side = 8;
+    while ((side + 8) * (side + 8) <= n * n * n) side += 8;
+    so->domain.cells[0] = side * size;
+    so->domain.cells[1] = side;
+    so->domain.cells[2] = 1;
+    so->domain.blocks[0] = (blocks == 64 ? 8 : blocks == 8 ? 4 : 1) * size;
+    so->domain.blocks[1] = blocks == 64 ? 8 : blocks == 8 ? 2 : 1;
+    so->domain.blocks[2] = 1;
   }
-  free(a);
-  free(b);
-  return mlups;
+  for (int a = 0; a < 3; ++a) so->domain.periodic[a] = true;
 }
 
-/* One row: a periodic box of n^3 cells per process in blocks_per_axis^3 blocks per
- * process, timed over steps steps after 3 warm-up steps; bound from bandwidth gbs and
- * values_per_cell moved per cell update. */
-static tsr_status bench_case(MPI_Comm comm, long n, long steps, simulation_hs_t hs,
-                             const opencl_select_t *device, grid_layout_t layout,
-                             lbm_precision_t prec, lbm_collision_t coll, int blocks_per_axis,
-                             double gbs, double values_per_cell, bench_row_t *r,
-                             tsr_error_t *err) {
+/* Times `run` (steps steps of something every process does at once) as the slowest
+ * process sees it. */
+typedef tsr_status (*bench_run_fn)(void *ctx, long steps, tsr_error_t *err);
+
+/* Two warm-up steps, then steps per repetition chosen so that one lasts at least
+ * o->seconds, then o->repeat repetitions: MLUPS of each into mlups[]. */
+static tsr_status bench_repeat(MPI_Comm comm, const bench_opts_t *o, bench_run_fn run, void *ctx,
+                               double cells, double *mlups, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  simulation_options_t so = simulation_options_default();
-  so.domain.cells[0] = n * size;
-  so.domain.cells[1] = so.domain.cells[2] = n;
-  so.domain.blocks[0] = blocks_per_axis * size;
-  so.domain.blocks[1] = so.domain.blocks[2] = blocks_per_axis;
-  for (int a = 0; a < 3; ++a) so.domain.periodic[a] = true;
-  so.hardware.hs = hs;
-  if (device) so.hardware.opencl = *device;
-  lbm_options_t lo = lbm_options_default();
-  lo.cpu_layout = layout;
-  lo.precision = prec;
-  lo.collision = coll;
-  lo.shifted = true;
-  lo.viscosity = 0.02;
-  lo.init_velocity[0] = 0.01;
-  lbm_sim_t *sim = NULL;
-  TSR_TRY(lbm_sim_create(comm, &so, &lo, &sim, err));
-  st = lbm_sim_step(sim, 3, err); /* warm-up */
+  double t = 0, tmax = 0;
   MPI_Barrier(comm);
   double t0 = MPI_Wtime();
-  if (st == TSR_OK) st = lbm_sim_step(sim, steps, err);
-  double t = MPI_Wtime() - t0, tmax = 0;
-  int64_t cells = lbm_sim_cells(sim);
-  timeloop_timing_t tt = lbm_sim_timing(sim);
-  double share = 0, phases = tt.exchange + tt.boundary + tt.kernel;
-  if (phases > 0) share = tt.exchange / phases; /* warm-up included: a ratio */
-  double share_max = 0;
-  lbm_sim_free(&sim);
-  if (st != TSR_OK) goto cleanup;
+  st = run(ctx, 2, err);
+  t = MPI_Wtime() - t0;
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
   TSR_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm));
-  TSR_MPI(MPI_Allreduce(&share, &share_max, 1, MPI_DOUBLE, MPI_MAX, comm));
-  r->hs = hs;
-  r->layout = layout;
-  r->prec = prec;
-  r->coll = coll;
-  r->blocks_per_process = blocks_per_axis * blocks_per_axis * blocks_per_axis;
-  r->mlups = (double)cells * (double)steps / tmax / 1e6;
-  r->bytes_per_cell = values_per_cell * (prec == LBM_SP ? 4.0 : 8.0);
-  r->bound_mlups = gbs * 1e9 / r->bytes_per_cell / 1e6;
-  r->fraction = r->mlups / r->bound_mlups;
-  r->exchange_share = share_max;
-  if (rank == 0) {
-    /* GPU fields are SoA whatever the CPU layout: their label leaves the layout out */
-    char label[32];
-    snprintf(label, sizeof label, "%s", lbm_fs(&lo));
-    if (hs == SIMULATION_HS_GPU) label[6] = '\0';
-    printf("%-10s %-4s %8d %10.2f %12.2f %8.1f%% %8.1f%%\n", label,
-           hs == SIMULATION_HS_GPU ? "gpu" : "", r->blocks_per_process, r->mlups, r->bound_mlups,
-           100.0 * r->fraction, 100.0 * r->exchange_share);
-    fflush(stdout);
+  long steps = (long)(o->seconds / (tmax / 2 > 1e-9 ? tmax / 2 : 1e-9)) + 1;
+  for (int r = 0; r < o->repeat; ++r) {
+    MPI_Barrier(comm);
+    t0 = MPI_Wtime();
+    st = run(ctx, steps, err);
+    t = MPI_Wtime() - t0;
+    TSR_TRY(verdict_reduce(comm, st, 0, err));
+    TSR_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm));
+    mlups[r] = cells * (double)steps / tmax / 1e6;
   }
 cleanup:
   return st;
 }
 
+static tsr_status bench_sim_steps(void *ctx, long steps, tsr_error_t *err) {
+  return lbm_sim_step(ctx, steps, err);
+}
+
+/* One row: a periodic flow in the row's blocks per process; bound from bandwidth gbs and
+ * the bytes per cell update. */
+static tsr_status bench_case(MPI_Comm comm, const bench_opts_t *o, long n, simulation_hs_t hs,
+                             const opencl_select_t *device, const lbm_options_t *lo, int blocks,
+                             double gbs, bench_row_t *r, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  simulation_options_t so = simulation_options_default();
+  bench_domain(lo->lattice, n, blocks, size, &so);
+  so.hardware.hs = hs;
+  if (device) so.hardware.opencl = *device;
+  lbm_sim_t *sim = NULL;
+  double mlups[BENCH_MAX_REPEAT];
+  TSR_TRY(lbm_sim_create(comm, &so, lo, &sim, err));
+  const double cells = (double)lbm_sim_cells(sim);
+  const timeloop_timing_t t0 = lbm_sim_timing(sim);
+  TSR_TRY(bench_repeat(comm, o, bench_sim_steps, sim, cells, mlups, err));
+  const timeloop_timing_t t1 = lbm_sim_timing(sim);
+  double share = 0, phases = (t1.exchange - t0.exchange) + (t1.boundary - t0.boundary) +
+                             (t1.kernel - t0.kernel);
+  if (phases > 0) share = (t1.exchange - t0.exchange) / phases;
+  TSR_MPI(MPI_Allreduce(MPI_IN_PLACE, &share, 1, MPI_DOUBLE, MPI_MAX, comm));
+  const lbm_kernels_t *k = lbm_kernels_find(lo->lattice, lo->cpu_layout, lo->precision == LBM_DP);
+  r->hs = hs;
+  r->blocks_per_process = blocks;
+  bench_stats(mlups, o->repeat, &r->median, &r->lo, &r->hi);
+  /* GPU: Q read + Q written; CPU: with nontemporal stores the same, else Q more
+     write-allocated */
+  r->nontemporal = hs == SIMULATION_HS_GPU || k->nontemporal;
+  r->bytes_per_cell = (double)lo->lattice->q * (r->nontemporal ? 2.0 : 3.0) * (double)k->esize;
+  r->bound_mlups = gbs * 1e9 / r->bytes_per_cell / 1e6;
+  r->fraction = r->median / r->bound_mlups;
+  r->exchange_share = share;
+  snprintf(r->what, sizeof r->what, "%s,%s", lo->lattice->name, lbm_fs(lo));
+  if (hs == SIMULATION_HS_GPU) r->what[strlen(r->what) - 4] = '\0'; /* no CPU layout */
+cleanup:
+  lbm_sim_free(&sim);
+  return st;
+}
+
+/* Streaming alone (pull 1) or the copy of cells (pull 0) on one field of n^3 cells per
+ * process. */
+typedef struct bench_stream {
+  const lbm_kernels_t *k;
+  grid_dims_t d;
+  void *a, *b;
+  int pull;
+} bench_stream_t;
+
+static tsr_status bench_stream_steps(void *ctx, long steps, tsr_error_t *err) {
+  bench_stream_t *s = ctx;
+  const lbm_params_t p = {.omega_plus = 1.0, .omega_minus = 1.0, .rho0 = 1.0};
+  for (long r = 0; r < steps; ++r)
+    s->k->stream_collide(r % 2 ? s->b : s->a, r % 2 ? s->a : s->b, &s->d, &p,
+                         s->pull ? LBM_VARIANT_STREAM : LBM_VARIANT_COPY);
+  return TSR_OK;
+}
+
+/* The ceilings of a lattice, layout and precision: streaming alone, the same loop, loads
+ * and stores as the stream-collide kernels without the arithmetic (the access pattern's
+ * ceiling on this machine), and with pull 0 the same loop copying every cell from itself
+ * (the ceiling of the loop without the pull). */
+static tsr_status bench_ceiling(MPI_Comm comm, const bench_opts_t *o, const lattice_t *lat,
+                                grid_layout_t layout, int dp, int pull, double gbs,
+                                bench_row_t *r, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  bench_stream_t s = {.k = lbm_kernels_find(lat, layout, dp), .pull = pull};
+  simulation_options_t so = simulation_options_default();
+  bench_domain(lat, o->n, 1, 1, &so);
+  const int size[3] = {(int)so.domain.cells[0], (int)so.domain.cells[1], (int)so.domain.cells[2]};
+  s.d = grid_dims_make(size, lat->q, lat->reach, layout, s.k->esize);
+  const size_t bytes = (s.d.elements * s.k->esize + 63) / 64 * 64;
+  s.a = aligned_alloc(64, bytes);
+  s.b = aligned_alloc(64, bytes);
+  int ok = s.a && s.b, all = 0;
+  TSR_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm));
+  TSR_CHECK(all, TSR_ERR_NOMEM, "out of memory for two fields of %dx%dx%d cells (%s)",
+            size[0], size[1], size[2], lat->name);
+  const lbm_params_t p = {.omega_plus = 1.0, .omega_minus = 1.0, .rho0 = 1.0};
+  /* unshifted: no line of zeros (some machines move those faster) */
+  s.k->init(s.a, &s.d, &p, 0, NULL, NULL);
+  s.k->init(s.b, &s.d, &p, 0, NULL, NULL);
+  double mlups[BENCH_MAX_REPEAT];
+  int nprocs = 1;
+  MPI_Comm_size(comm, &nprocs);
+  TSR_TRY(bench_repeat(comm, o, bench_stream_steps, &s,
+                       (double)size[0] * size[1] * size[2] * nprocs, mlups, err));
+  bench_stats(mlups, o->repeat, &r->median, &r->lo, &r->hi);
+  r->hs = SIMULATION_HS_CPU;
+  r->blocks_per_process = 1;
+  r->nontemporal = s.k->nontemporal;
+  r->bytes_per_cell = (double)lat->q * (r->nontemporal ? 2.0 : 3.0) * (double)s.k->esize;
+  r->bound_mlups = gbs * 1e9 / r->bytes_per_cell / 1e6;
+  r->fraction = r->median / r->bound_mlups;
+  r->exchange_share = 0;
+  snprintf(r->what, sizeof r->what, "%s,%s,%s,%s", pull ? "stream" : "cells", lat->name,
+           dp ? "dp" : "sp", grid_layout_name(layout));
+cleanup:
+  free(s.a);
+  free(s.b);
+  return st;
+}
+
+static void bench_print_header(void) {
+  printf("%-22s %6s %10s %19s %11s %8s %8s\n", "row", "blocks", "MLUPS", "range", "bound", "fraction",
+         "exchange");
+}
+
+static void bench_print_row(const bench_row_t *r) {
+  printf("%-22s %6d %10.2f %8.2f .. %8.2f %11.2f %7.1f%% %7.1f%%\n", r->what,
+         r->blocks_per_process, r->median, r->lo, r->hi, r->bound_mlups, 100.0 * r->fraction,
+         100.0 * r->exchange_share);
+  fflush(stdout);
+}
+
+/* Parses a comma-separated list of items of names[] into a bit mask; 0 if any is unknown. */
+static unsigned bench_mask(const char *list, const char *const *names) {
+  unsigned m = 0;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", list);
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int k = 0;
+    while (names[k] && strcmp(names[k], t) != 0) ++k;
+    if (!names[k]) return 0;
+    m |= 1u << k;
+  }
+  return m;
+}
+
 static const char bench_usage[] =
-    "usage: tessera bench [--cells N] [--steps S] [--json FILE] [--gpu-cells N] [--device I]\n"
-    "                     [--no-gpu]\n"
-    "  a periodic box of N^3 cells per process (default 128), S timed steps (default 20);\n"
-    "  then the same on the first OpenCL device (or device I of the first platform), with\n"
-    "  --gpu-cells N^3 cells per process (default: as --cells); --no-gpu skips it\n"
+    "usage: tessera bench [--cells N] [--repeat R] [--seconds T] [--lattice L,..] [--layout A,..]\n"
+    "                     [--precision P,..] [--collision C,..] [--blocks B,..] [--json FILE]\n"
+    "                     [--gpu-cells N] [--device I] [--no-gpu]\n"
+    "  a periodic box of N^3 cells per process (default 128; 2-D lattices: a square of about\n"
+    "  as many cells), every row R times (default 5) for at least T seconds each (default\n"
+    "  0.3); median and range. Lattices d2q9,d3q15,d3q19,d3q27, layouts soa,aos, precisions\n"
+    "  dp,sp, collisions srt,trt, blocks per process 1,8,64 (default: all); then the same on\n"
+    "  the first OpenCL device (or device I of the first platform), with --gpu-cells N^3\n"
+    "  cells per process (default: as --cells); --no-gpu skips it\n"
     "       tessera bench --hetero CONFIG [--steps S] [--json FILE]\n"
     "  the CPU processes of CONFIG alone, its GPU processes alone, and all together\n";
+
+/* The options; 2 (and the usage printed once) for bad ones. */
+static int bench_parse(int argc, char **argv, int rank, bench_opts_t *o) {
+  *o = (bench_opts_t){.n = 128, .repeat = 5, .seconds = 0.3, .lattices = 0xf, .layouts = 3,
+                      .precisions = 3, .collisions = 3, .blocks = 7, .use_gpu = 1, .device = -1};
+  int bad = 0;
+  for (int i = 1; i < argc && !bad; ++i) {
+    char *end = NULL;
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(argv[i], "--no-gpu") == 0) o->use_gpu = 0;
+    else if (!v) bad = 1;
+    else if (strcmp(argv[i], "--cells") == 0) o->n = strtol(v, &end, 10), ++i;
+    else if (strcmp(argv[i], "--gpu-cells") == 0) o->gn = strtol(v, &end, 10), ++i;
+    else if (strcmp(argv[i], "--device") == 0) o->device = strtol(v, &end, 10), ++i;
+    else if (strcmp(argv[i], "--repeat") == 0) o->repeat = (int)strtol(v, &end, 10), ++i;
+    else if (strcmp(argv[i], "--seconds") == 0) o->seconds = strtod(v, &end), ++i;
+    else if (strcmp(argv[i], "--json") == 0) o->json = v, ++i;
+    else if (strcmp(argv[i], "--lattice") == 0) bad = !(o->lattices = bench_mask(v, bench_lattices)), ++i;
+    else if (strcmp(argv[i], "--layout") == 0) bad = !(o->layouts = bench_mask(v, bench_layouts)), ++i;
+    else if (strcmp(argv[i], "--precision") == 0) bad = !(o->precisions = bench_mask(v, bench_precisions)), ++i;
+    else if (strcmp(argv[i], "--collision") == 0) bad = !(o->collisions = bench_mask(v, bench_collisions)), ++i;
+    else if (strcmp(argv[i], "--blocks") == 0) bad = !(o->blocks = bench_mask(v, bench_block_counts)), ++i;
+    else bad = 1;
+    if (end && *end) bad = 1;
+  }
+  if (o->gn == 0) o->gn = o->n;
+  if (bad || o->n < 4 || o->n > 2048 || o->gn < 4 || o->gn > 2048 || o->repeat < 1 ||
+      o->repeat > BENCH_MAX_REPEAT || !(o->seconds >= 0 && o->seconds <= 60) || o->device < -1 ||
+      o->device > 1023) {
+    if (rank == 0) fputs(bench_usage, stderr);
+    return 2;
+  }
+  return 0;
+}
+
+/* Every selected row of one hs into rows[*nrows...]. */
+static tsr_status bench_rows(MPI_Comm comm, const bench_opts_t *o, simulation_hs_t hs,
+                             const opencl_select_t *sel, int gpu_dp, double gbs,
+                             bench_row_t *rows, int *nrows, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const int counts[3] = {1, 8, 64};
+  for (int li = 0; bench_lattices[li]; ++li)
+    for (int l = GRID_SOA; l >= GRID_AOS; --l)
+      for (int p = 0; p < 2; ++p)
+        for (int c = 0; c < 2; ++c)
+          for (int b = 0; b < 3; ++b) {
+            if (!(o->lattices >> li & 1) || !(o->precisions >> p & 1) ||
+                !(o->collisions >> c & 1) || !(o->blocks >> b & 1))
+              continue;
+            if (hs == SIMULATION_HS_CPU ? !(o->layouts >> l & 1) : l != GRID_SOA) continue;
+            if (hs == SIMULATION_HS_GPU && p == LBM_DP && !gpu_dp) continue;
+            TSR_CHECK(*nrows < BENCH_MAX_ROWS, TSR_ERR_INTERNAL, "too many benchmark rows");
+            lbm_options_t lo = lbm_options_default();
+            lo.lattice = lattice_find(bench_lattices[li]);
+            lo.cpu_layout = (grid_layout_t)l;
+            lo.precision = (lbm_precision_t)p;
+            lo.collision = (lbm_collision_t)c;
+            lo.shifted = true;
+            lo.viscosity = 0.02;
+            lo.init_velocity[0] = 0.01;
+            bench_row_t *r = &rows[(*nrows)++];
+            TSR_TRY(bench_case(comm, o, hs == SIMULATION_HS_GPU ? o->gn : o->n, hs, sel, &lo,
+                               counts[b], gbs, r, err));
+            if (rank == 0) bench_print_row(r);
+          }
+cleanup:
+  return st;
+}
+
+static void bench_row_item(const bench_row_t *r, report_item_t out[11]) {
+  out[0] = REPORT_TEXT_ITEM("row", r->what);
+  out[1] = REPORT_TEXT_ITEM("hs", simulation_hs_name(r->hs));
+  out[2] = REPORT_INT_ITEM("blocks_per_process", r->blocks_per_process);
+  out[3] = REPORT_REAL_ITEM("mlups", r->median);
+  out[4] = REPORT_REAL_ITEM("mlups_min", r->lo);
+  out[5] = REPORT_REAL_ITEM("mlups_max", r->hi);
+  out[6] = REPORT_REAL_ITEM("bytes_per_cell", r->bytes_per_cell);
+  out[7] = REPORT_INT_ITEM("nontemporal", r->nontemporal);
+  out[8] = REPORT_REAL_ITEM("bound_mlups", r->bound_mlups);
+  out[9] = REPORT_REAL_ITEM("fraction", r->fraction);
+  out[10] = REPORT_REAL_ITEM("exchange_share", r->exchange_share);
+}
 
 int app_bench(MPI_Comm comm, int argc, char **argv) {
   tsr_status st = TSR_OK;
@@ -153,90 +357,60 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   if (argc > 1 && strcmp(argv[1], "--hetero") == 0) return app_bench_hetero(comm, argc - 1, argv + 1);
-  long n = 128, steps = 20, gn = 0, device = -1;
-  int use_gpu = 1;
-  const char *json = NULL;
-  for (int i = 1; i < argc; ++i) {
-    char *end = NULL;
-    if (strcmp(argv[i], "--cells") == 0 && i + 1 < argc) n = strtol(argv[++i], &end, 10);
-    else if (strcmp(argv[i], "--gpu-cells") == 0 && i + 1 < argc) gn = strtol(argv[++i], &end, 10);
-    else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = strtol(argv[++i], &end, 10);
-    else if (strcmp(argv[i], "--no-gpu") == 0) use_gpu = 0;
-    else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = strtol(argv[++i], &end, 10);
-    else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
-    else n = -1;
-    if ((end && *end) || n < 4 || n > 2048 || steps < 1 || (gn != 0 && (gn < 4 || gn > 2048)) ||
-        device < -1 || device > 1023) {
-      if (rank == 0) fputs(bench_usage, stderr);
-      return 2;
-    }
-  }
+  bench_opts_t o;
+  if (bench_parse(argc, argv, rank, &o) != 0) return 2;
+  bench_row_t *rows = calloc(BENCH_MAX_ROWS, sizeof *rows);
+  report_item_t *cells = NULL;
+  int nrows = 0;
 
-  /* the memory bandwidth of this process's threads: arrays of 8x the cells' PDFs / 19 */
-  size_t copy_bytes = (size_t)n * (size_t)n * (size_t)n * 8u * 4u;
+  /* the memory bandwidth of this process's threads: arrays of 8x a field of the rows */
+  size_t copy_bytes = (size_t)o.n * (size_t)o.n * (size_t)o.n * 8u * 4u;
   if (copy_bytes < ((size_t)256 << 20)) copy_bytes = (size_t)256 << 20;
   MPI_Barrier(comm);
   cpu_stream_result_t bw = cpu_stream_copy(copy_bytes, 10);
   double bw_sum = 0;
   TSR_MPI(MPI_Allreduce(&bw.copy_gbs, &bw_sum, 1, MPI_DOUBLE, MPI_SUM, comm));
+  TSR_CHECK(rows, TSR_ERR_NOMEM, "out of memory for the benchmark rows");
   if (rank == 0) {
-    printf("tessera bench: %d process(es) x %d thread(s), %ld^3 cells per process, %ld steps\n",
-           size, cpu_threads_max(), n, steps);
+    printf("tessera bench: %d process(es) x %d thread(s), %ld^3 cells per process, %d "
+           "repetitions of at least %.2f s per row\n",
+           size, cpu_threads_max(), o.n, o.repeat, o.seconds);
     printf("memory bandwidth (copy, %zu MiB arrays, write-allocate counted): %.2f GB/s summed "
            "over processes (%.2f GB/s STREAM-counted on rank 0)\n",
            copy_bytes >> 20, bw_sum, bw.copy_gbs_plain);
-    for (int l = 0; l < 2; ++l) {
-      const double v = cpu_values_per_cell((grid_layout_t)l, LBM_DP);
-      printf("bytes per cell update, %s: %.0f values (%.0f B DP, %.0f B SP)%s\n",
-             grid_layout_name((grid_layout_t)l), v, 8 * v, 4 * v,
-             v < 57 ? ": 19 PDFs read + 19 written with nontemporal stores (no write-allocate)"
-                    : ": 19 PDFs read + 19 written + 19 write-allocated");
-    }
-    printf("\n%-10s %-4s %8s %10s %12s %9s %9s\n", "fs", "", "blocks", "MLUPS", "bound MLUPS",
-           "fraction", "exchange");
+    const lbm_kernels_t *k = lbm_kernels_find(&lattice_d3q19, GRID_SOA, 1);
+    printf("bytes per cell update: Q PDFs read + Q written%s (D3Q19: %d B DP, %d B SP); bound = "
+           "bandwidth / bytes\n\n",
+           k->nontemporal ? ", nontemporal stores on every CPU row (no write-allocate)"
+                          : " + Q write-allocated",
+           (k->nontemporal ? 2 : 3) * 19 * 8, (k->nontemporal ? 2 : 3) * 19 * 4);
+    bench_print_header();
   }
-  if (gn == 0) gn = n;
-  bench_row_t rows[36];
-  int nrows = 0;
-  const int splits[3] = {1, 2, 4};
-  for (int l = 1; l >= 0; --l)
-    for (int p = 0; p < 2; ++p)
-      for (int c = 0; c < 2; ++c)
-        for (int k = 0; k < 3; ++k) {
-          TSR_TRY(bench_case(comm, n, steps, SIMULATION_HS_CPU, NULL, (grid_layout_t)l,
-                             (lbm_precision_t)p, (lbm_collision_t)c, splits[k], bw_sum,
-                             cpu_values_per_cell((grid_layout_t)l, (lbm_precision_t)p),
-                             &rows[nrows++], err));
+  TSR_TRY(bench_rows(comm, &o, SIMULATION_HS_CPU, NULL, 0, bw_sum, rows, &nrows, err));
+  /* the access pattern's ceilings, every process at once like the rows above */
+  for (int li = 0; bench_lattices[li]; ++li)
+    for (int l = GRID_SOA; l >= GRID_AOS; --l)
+      for (int p = 0; p < 2; ++p)
+        for (int pull = 1; pull >= 0; --pull) {
+          if (!(o.lattices >> li & 1) || !(o.layouts >> l & 1) || !(o.precisions >> p & 1)) continue;
+          TSR_CHECK(nrows < BENCH_MAX_ROWS, TSR_ERR_INTERNAL, "too many benchmark rows");
+          TSR_TRY(bench_ceiling(comm, &o, lattice_find(bench_lattices[li]), (grid_layout_t)l,
+                                p == LBM_DP, pull, bw_sum, &rows[nrows], err));
+          if (rank == 0) bench_print_row(&rows[nrows]);
+          ++nrows;
         }
-  /* the access pattern's ceilings, every process at once like the rows above: with the
-     pull (ceiling[0..1]) and without it (ceiling[2..3]) */
-  double ceiling[8] = {0};
-  for (int q = 0; q < 8; ++q) {
-    const int p = q % 2, pull = (q / 2) % 2 == 0;
-    const grid_layout_t layout = q < 4 ? GRID_SOA : GRID_AOS;
-    MPI_Barrier(comm);
-    double m = stream_only_mlups(n, steps, layout, p, pull);
-    TSR_MPI(MPI_Allreduce(&m, &ceiling[q], 1, MPI_DOUBLE, MPI_SUM, comm));
-    if (rank == 0) {
-      static const char *const names[8] = {"stream,dp,soa", "stream,sp,soa", "cells,dp,soa",
-                                           "cells,sp,soa", "stream,dp,aos", "stream,sp,aos",
-                                           "cells,dp,aos", "cells,sp,aos"};
-      const double bound =
-          bw_sum * 1e9 / (cpu_values_per_cell(layout, (lbm_precision_t)p) * (p ? 4.0 : 8.0)) / 1e6;
-      printf("%-15s %8d %10.2f %12.2f %8.1f%%   (%s)\n", names[q], 1, ceiling[q], bound,
-             100.0 * ceiling[q] / bound,
-             pull ? "streaming alone: ceiling of the kernels' loads and stores"
-                  : "each cell copied from itself through the same loop: no pull");
-    }
-  }
+  if (rank == 0)
+    printf("(stream: streaming alone, the ceiling of the kernels' loads and stores; cells: each "
+           "cell copied from itself through the same loop, no pull)\n");
+
   /* the OpenCL device: its copy bandwidth, then the same rows with hs gpu */
   double gpu_gbs = 0;
   opencl_select_t sel = opencl_select_default();
-  if (device >= 0) {
+  if (o.device >= 0) {
     sel.platform = 0;
-    sel.device = (int)device;
+    sel.device = (int)o.device;
   }
-  if (use_gpu) {
+  if (o.use_gpu) {
     opencl_device_desc_t *list = NULL;
     size_t ndev = 0;
     int have = opencl_list_devices(&list, &ndev, err) == TSR_OK && ndev > 0, all = 0;
@@ -244,15 +418,15 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
     TSR_MPI(MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm));
     if (!all) {
       if (rank == 0) printf("\nno OpenCL device on every process: the OpenCL rows are left out\n");
-      use_gpu = 0;
+      o.use_gpu = 0;
     }
   }
-  int gpu_dp = 0;
-  if (use_gpu) {
+  if (o.use_gpu) {
     opencl_context_t *cl = NULL;
+    int gpu_dp = 0;
     st = opencl_context_create(&sel, &cl, err);
     double mine = 0;
-    size_t grid = (size_t)(gn + 2) * (size_t)(gn + 2) * (size_t)(gn + 2) * 19u * 8u;
+    size_t grid = (size_t)(o.gn + 2) * (size_t)(o.gn + 2) * (size_t)(o.gn + 2) * 19u * 8u;
     size_t probe = grid > ((size_t)256 << 20) ? grid : ((size_t)256 << 20);
     MPI_Barrier(comm);
     if (st == TSR_OK) {
@@ -261,63 +435,45 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
       gpu_dp = d->double_precision;
       st = gpu_copy_bandwidth(cl, probe, 10, &mine, err);
     }
-    TSR_TRY(verdict_reduce(comm, st, 0, err));
+    st = verdict_reduce(comm, st, 0, err);
+    if (st != TSR_OK) {
+      opencl_context_free(&cl);
+      goto cleanup;
+    }
     TSR_MPI(MPI_Allreduce(&mine, &gpu_gbs, 1, MPI_DOUBLE, MPI_SUM, comm));
     if (rank == 0) {
       const opencl_device_desc_t *d = opencl_context_desc(cl);
       printf("\nOpenCL device: %s (%s, %s), %ld^3 cells per process\n", d->name, d->platform_name,
-             d->type, gn);
+             d->type, o.gn);
       printf("device copy bandwidth (clEnqueueCopyBuffer, %zu MiB, read + write counted): %.2f GB/s "
              "summed over processes\n", probe >> 20, gpu_gbs);
-      printf("bytes per cell update: 19 PDFs read + 19 written = 38 values (304 B DP, 152 B SP)\n\n");
-      printf("%-6s %-4s %8s %10s %12s %9s %9s\n", "fs", "", "blocks", "MLUPS", "bound MLUPS",
-             "fraction", "exchange");
+      printf("bytes per cell update: Q PDFs read + Q written (D3Q19: 304 B DP, 152 B SP)\n\n");
+      bench_print_header();
     }
     opencl_context_free(&cl);
-    for (int p = gpu_dp ? 0 : 1; p < 2; ++p)
-      for (int c = 0; c < 2; ++c)
-        for (int k = 0; k < 3; ++k)
-          TSR_TRY(bench_case(comm, gn, steps, SIMULATION_HS_GPU, &sel, GRID_AOS,
-                             (lbm_precision_t)p, (lbm_collision_t)c, splits[k], gpu_gbs, 38.0,
-                             &rows[nrows++], err));
+    TSR_TRY(bench_rows(comm, &o, SIMULATION_HS_GPU, &sel, gpu_dp, gpu_gbs, rows, &nrows, err));
   }
-  if (rank == 0 && json) {
-    report_item_t items[14 + 36 * 5];
-    char keys[36 * 5][64];
+  if (rank == 0 && o.json) {
+    report_item_t items[8];
     size_t m = 0;
-    items[m++] = REPORT_INT_ITEM("processes", size);
-    items[m++] = REPORT_INT_ITEM("threads_per_process", cpu_threads_max());
-    items[m++] = REPORT_INT_ITEM("cells_per_process", (int64_t)n * n * n);
-    items[m++] = REPORT_REAL_ITEM("copy_bandwidth_gbs", bw_sum);
-    items[m++] = REPORT_REAL_ITEM("stream_only_dp_soa_1blocks_mlups", ceiling[0]);
-    items[m++] = REPORT_REAL_ITEM("stream_only_sp_soa_1blocks_mlups", ceiling[1]);
-    items[m++] = REPORT_REAL_ITEM("copy_cells_dp_soa_1blocks_mlups", ceiling[2]);
-    items[m++] = REPORT_REAL_ITEM("copy_cells_sp_soa_1blocks_mlups", ceiling[3]);
-    items[m++] = REPORT_REAL_ITEM("stream_only_dp_aos_1blocks_mlups", ceiling[4]);
-    items[m++] = REPORT_REAL_ITEM("stream_only_sp_aos_1blocks_mlups", ceiling[5]);
-    items[m++] = REPORT_REAL_ITEM("copy_cells_dp_aos_1blocks_mlups", ceiling[6]);
-    items[m++] = REPORT_REAL_ITEM("copy_cells_sp_aos_1blocks_mlups", ceiling[7]);
-    if (use_gpu) {
-      items[m++] = REPORT_INT_ITEM("gpu_cells_per_process", (int64_t)gn * gn * gn);
-      items[m++] = REPORT_REAL_ITEM("gpu_copy_bandwidth_gbs", gpu_gbs);
+    cells = calloc((size_t)(nrows ? nrows : 1) * 11, sizeof *cells);
+    if (!cells) {
+      st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory for the report");
+    } else {
+      for (int i = 0; i < nrows; ++i) bench_row_item(&rows[i], cells + 11 * i);
+      items[m++] = REPORT_INT_ITEM("processes", size);
+      items[m++] = REPORT_INT_ITEM("threads_per_process", cpu_threads_max());
+      items[m++] = REPORT_INT_ITEM("cells_per_process", (int64_t)o.n * o.n * o.n);
+      items[m++] = REPORT_INT_ITEM("repetitions", o.repeat);
+      items[m++] = REPORT_REAL_ITEM("copy_bandwidth_gbs", bw_sum);
+      if (o.use_gpu) items[m++] = REPORT_REAL_ITEM("gpu_copy_bandwidth_gbs", gpu_gbs);
+      items[m++] = REPORT_TABLE_ITEM("rows", cells, (size_t)nrows, 11);
+      st = report_write_json(o.json, items, m, err);
     }
-    for (int i = 0; i < nrows; ++i) {
-      const bench_row_t *r = &rows[i];
-      const char *fs = r->prec == LBM_SP ? (r->coll == LBM_TRT ? "trt_sp" : "srt_sp")
-                                         : (r->coll == LBM_TRT ? "trt_dp" : "srt_dp");
-      const char *what[5] = {"mlups", "bound_mlups", "fraction", "bytes_per_cell", "exchange_share"};
-      double val[5] = {r->mlups, r->bound_mlups, r->fraction, r->bytes_per_cell, r->exchange_share};
-      for (int q = 0; q < 5; ++q) {
-        snprintf(keys[5 * i + q], sizeof keys[0], "%s%s%s_%dblocks_%s",
-                 r->hs == SIMULATION_HS_GPU ? "gpu_" : "", fs,
-                 r->hs == SIMULATION_HS_GPU ? "" : r->layout == GRID_SOA ? "_soa" : "_aos",
-                 r->blocks_per_process, what[q]);
-        items[m++] = REPORT_REAL_ITEM(keys[5 * i + q], val[q]);
-      }
-    }
-    st = report_write_json(json, items, m, err);
   }
   TSR_TRY(verdict_reduce(comm, st, 0, err));
 cleanup:
+  free(cells);
+  free(rows);
   return app_report(comm, st, err);
 }

@@ -155,6 +155,19 @@ if [[ ! -f "$src/extern/sqlite3/sqlite3.c" ]]; then
   fi
 fi
 
+# One process: UniformGrid.cpp hands CartesianDistribution a null process map when it
+# runs on one process, and CartesianDistribution (src/blockforest/loadbalancing/
+# Cartesian.cpp) has dereferenced that map without a null check since 2019, so the
+# benchmark crashes on one process. Where the tree still has that code, the build
+# compiles a copy of that one file with the null check, in the build folder. It is
+# set-up code (block to process assignment), not part of what is timed.
+cartesian_cpp="$src/src/blockforest/loadbalancing/Cartesian.cpp"
+cartesian_fix=0
+if [[ -f "$cartesian_cpp" ]] && grep -q '!processIdMap_->empty()' "$cartesian_cpp" &&
+   ! grep -q 'processIdMap_ != nullptr' "$cartesian_cpp"; then
+  cartesian_fix=1
+fi
+
 # tessera itself (built by scripts/build.sh, not here)
 if (( ! build_only )); then
   [[ -x "$tessera" ]] || missing+=("no tessera binary at '$tessera' (build it: scripts/build.sh, or pass --tessera)")
@@ -225,12 +238,15 @@ build_walberla() {
     -DBUILD_TESTING=OFF
     -DCMAKE_EXE_LINKER_FLAGS="$crtfast"
   )
+  # Adjustments to waLBerla's targets, made by a CMake file that runs after waLBerla's
+  # top-level CMakeLists.txt (CMAKE_PROJECT_walberla_INCLUDE); the source tree is left
+  # untouched, and what the adjustments compile lies in the build folder.
+  local hook="$dir/peer_bench_hook.cmake"
+  echo "# written by tessera's scripts/peer-bench/walberla.sh; see its comments" >"$hook"
   if (( system_sqlite )); then
-    # Point the sqlite3 target at an empty source and the system library, from a hook that
-    # runs after waLBerla's top-level CMakeLists.txt (the source tree is left untouched).
+    # the sqlite3 target gets an empty source and links the system's libsqlite3
     : >"$dir/peer_bench_sqlite_stub.c"
-    cat >"$dir/peer_bench_system_sqlite.cmake" <<EOF
-# written by tessera's scripts/peer-bench/walberla.sh: link the system's SQLite
+    cat >>"$hook" <<EOF
 function(peer_bench_use_system_sqlite)
   find_package(SQLite3 REQUIRED)
   set_property(TARGET sqlite3 PROPERTY SOURCES "$dir/peer_bench_sqlite_stub.c")
@@ -238,8 +254,33 @@ function(peer_bench_use_system_sqlite)
 endfunction()
 cmake_language(DEFER DIRECTORY "\${CMAKE_SOURCE_DIR}" CALL peer_bench_use_system_sqlite)
 EOF
-    args+=(-DCMAKE_PROJECT_walberla_INCLUDE="$dir/peer_bench_system_sqlite.cmake")
   fi
+  if (( cartesian_fix )); then
+    # blockforest's CartesianDistribution with the null-map check restored (see above)
+    sed -e 's|!processIdMap_->empty()|( processIdMap_ != nullptr \&\& !processIdMap_->empty() )|g' \
+        -e 's|#include "Cartesian.h"|#include "blockforest/loadbalancing/Cartesian.h"|' \
+        "$cartesian_cpp" >"$dir/peer_bench_Cartesian.cpp"
+    cat >>"$hook" <<EOF
+function(peer_bench_fix_cartesian)
+  get_target_property(sources walberla_blockforest SOURCES)
+  set(fixed "")
+  set(replaced 0)
+  foreach(s IN LISTS sources)
+    if(s MATCHES "loadbalancing/Cartesian\\.cpp\$")
+      set(s "$dir/peer_bench_Cartesian.cpp")
+      math(EXPR replaced "\${replaced} + 1")
+    endif()
+    list(APPEND fixed "\${s}")
+  endforeach()
+  if(NOT replaced EQUAL 1)
+    message(FATAL_ERROR "peer-bench: did not find loadbalancing/Cartesian.cpp in walberla_blockforest")
+  endif()
+  set_property(TARGET walberla_blockforest PROPERTY SOURCES "\${fixed}")
+endfunction()
+cmake_language(DEFER DIRECTORY "\${CMAKE_SOURCE_DIR}" CALL peer_bench_fix_cartesian)
+EOF
+  fi
+  args+=(-DCMAKE_PROJECT_walberla_INCLUDE="$hook")
 
   note "configuring waLBerla ($prec) in $dir (log: $dir/peer-bench-configure.log)"
   if ! nice -n 19 "$cmake_bin" "${args[@]}" >"$dir/peer-bench-configure.log" 2>&1; then
@@ -357,8 +398,8 @@ run_tessera() {  # P T collision precision log
     die "no progress lines for steps $((warmup + 1))..$steps in $5"
 }
 
-# waLBerla: each outer loop of `inner` steps logs "- time: T sec" (the slowest process,
-# after a barrier), then the cell and fluid-cell counts. MFLUPS of the timed loops:
+# waLBerla: each outer loop of `inner` steps logs "[0]  - time: T sec" (the slowest
+# process, after a barrier), then "- cells: C" and "- fluid cells: F (...)". MFLUPS of the timed loops:
 # fluid cells * steps / sum(T). The counts are checked against (N+2)^3 and N^3.
 run_walberla() {  # P collision precision log
   local procs=$1 prm flag=()
@@ -370,9 +411,9 @@ run_walberla() {  # P collision precision log
     tail -n 20 "$4" >&2; die "waLBerla failed; log: $4"
   fi
   awk -v skip="$skip" -v inner="$inner" -v w="$warmup" -v s="$steps" -v n="$cells" '
-    /- time:/        { t[++loops] = $(NF - 1) }
-    /- cells:/       { all = $NF }
-    /- fluid cells:/ { fluid = $4 }
+    / - time: /        { sub(/.*- time: */, "");        t[++loops] = $1 + 0 }
+    / - cells: /       { sub(/.*- cells: */, "");       all = $1 + 0 }
+    / - fluid cells: / { sub(/.*- fluid cells: */, ""); fluid = $1 + 0 }
     END {
       if (all != (n + 2) ^ 3 || fluid != n ^ 3) { print "cells " all ", fluid cells " fluid > "/dev/stderr"; exit 1 }
       for (i = skip + 1; i <= loops; ++i) { st += t[i]; sn += inner }
