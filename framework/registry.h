@@ -107,6 +107,11 @@ typedef struct registry_item {
   registry_stage_fn stage_wait;
   registry_stage_fn stage_in;
   void *ctx;        /* borrowed; passed to every function of the item */
+  int concurrent;   /* kernel and boundary items: 1 when calls on different blocks may run
+                       at the same time on different threads; the time loop then runs the
+                       blocks of the item in one parallel region over the OpenMP threads
+                       where there are at least two blocks per thread, each call on one
+                       thread (an OpenMP region inside it runs with a team of one) */
 } registry_item_t;
 
 /* A request: the simulation's fs switches and one block's hs and bs. */

@@ -1,5 +1,6 @@
 #include "timeloop.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,16 +100,47 @@ tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr
   return st;
 }
 
+/* Runs items[i] on local block i. With at least two blocks per OpenMP thread whose items
+ * are concurrent, those blocks go through one parallel region, a block per call and
+ * thread (dynamic schedule: blocks of different sizes), instead of each call starting
+ * the threads for its own block; the other blocks follow one after the other. The first
+ * failing block (in local order) is reported. */
 static tsr_status timeloop_apply(timeloop_t *tl, const registry_item_t **items, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  for (int32_t i = 0; i < patch_local_count(tl->patch); ++i) {
-    int32_t id = patch_local_id(tl->patch, i);
-    const registry_item_t *it = items[i];
-    st = it->kernel(patch_block(tl->patch, id), patch_block_data(tl->patch, id), it->ctx, err);
-    if (st != TSR_OK) {
-      tsr_error_prefix(err, "%s '%s' on BlockID %d", registry_kind_name(it->kind), it->name, (int)id);
-      break;
+  const int32_t n = patch_local_count(tl->patch);
+  int32_t nconc = 0, failed = n;
+  for (int32_t i = 0; i < n; ++i) nconc += items[i]->concurrent != 0;
+  const int spread = omp_get_max_threads() > 1 && nconc >= 2 * omp_get_max_threads();
+  if (spread) {
+    tsr_error_t first;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int32_t i = 0; i < n; ++i) {
+      if (!items[i]->concurrent) continue;
+      const int32_t id = patch_local_id(tl->patch, i);
+      tsr_error_t e;
+      if (items[i]->kernel(patch_block(tl->patch, id), patch_block_data(tl->patch, id),
+                           items[i]->ctx, &e) != TSR_OK) {
+#pragma omp critical(timeloop_failure)
+        if (i < failed) {
+          failed = i;
+          first = e;
+        }
+      }
     }
+    if (failed < n) *err = first;
+  }
+  for (int32_t i = 0; i < n && failed == n; ++i) {
+    if (spread && items[i]->concurrent) continue;
+    const int32_t id = patch_local_id(tl->patch, i);
+    if (items[i]->kernel(patch_block(tl->patch, id), patch_block_data(tl->patch, id),
+                         items[i]->ctx, err) != TSR_OK)
+      failed = i;
+  }
+  if (failed < n) {
+    const registry_item_t *it = items[failed];
+    st = err->code;
+    tsr_error_prefix(err, "%s '%s' on BlockID %d", registry_kind_name(it->kind), it->name,
+                     (int)patch_local_id(tl->patch, failed));
   }
   return st;
 }

@@ -136,7 +136,7 @@ else
     missing+=("waLBerla needs CMake >= $cmake_need; '$cmake_bin' is $cmake_have. On Debian 12 take the
     one from bookworm-backports into a folder of its own, leaving the system's alone, and pass it
     with --cmake (see scripts/peer-bench/README.md):
-      apt-get download -t bookworm-backports cmake cmake-data   # needs bookworm-backports in apt's sources
+      apt-get download cmake/bookworm-backports cmake-data/bookworm-backports   # backports in apt's sources
       for d in cmake*.deb; do dpkg-deb -x \"\$d\" \$HOME/cmake-bpo; done
       ... --cmake \$HOME/cmake-bpo/usr/bin/cmake")
   fi
@@ -150,7 +150,7 @@ system_sqlite=0
 if [[ ! -f "$src/extern/sqlite3/sqlite3.c" ]]; then
   system_sqlite=1
   printf '#include <sqlite3.h>\nint main(void) { return sqlite3_libversion_number() > 0 ? 0 : 1; }\n' >"$probe_dir/sq.c"
-  if ! cc "$probe_dir/sq.c" -lsqlite3 -o "$probe_dir/sq" 2>/dev/null; then
+  if ! "${CC:-cc}" "$probe_dir/sq.c" -lsqlite3 -o "$probe_dir/sq" 2>/dev/null; then
     missing+=("$src/extern/sqlite3/sqlite3.c is missing and there is no system SQLite to link instead (Debian: libsqlite3-dev)")
   fi
 fi
@@ -191,10 +191,12 @@ fi
 # submodules not touched). Only the benchmark target is built.
 #
 # Subnormal numbers: tessera turns on flush-to-zero / denormals-are-zero on its threads
-# (docs/physics.md); waLBerla's benchmark does not. In SP the disturbance front of the
-# cavity produces subnormals that can slow a kernel severalfold, so the benchmark is
-# linked with the compiler's crtfastmath.o, which sets the same two bits at start-up and
-# changes no code generation.
+# (docs/physics.md); waLBerla's benchmark does not. Subnormals can appear in SP where
+# the disturbance from the lid has not yet arrived or has decayed, and slow a kernel
+# severalfold, so the benchmark is linked with the compiler's crtfastmath.o, which sets
+# the same two bits at start-up (each process has one thread) and changes no code.
+# Floating-point contraction is left as each code has it: tessera's kernels are built
+# with -ffp-contract=off, waLBerla with GCC's default for C++ (FMA contraction on).
 walberla_bin() { echo "$build_dir/$1/apps/benchmarks/UniformGrid/UniformGridBenchmark"; }
 
 build_walberla() {
@@ -334,7 +336,8 @@ tessera_config() {   # P collision precision -> path of the JSON configuration
 {
   "domain": { "cells": [$cells, $cells, $cells], "blocks": [$procs, 1, 1], "periodic": [false, false, false] },
   "steps": $steps,
-  "lbm": { "collision": "$coll", "precision": "$prec", "viscosity": $nu, "shifted": true },
+  "lbm": { "lattice": "d3q19", "cpu_layout": "soa", "collision": "$coll", "precision": "$prec",
+           "viscosity": $nu, "shifted": true },
   "boundaries": { "$lid": { "kind": "moving", "velocity": [$lid_speed, 0, 0] } },
   "output": { "folder": "$out/tessera-run", "progress_every": $inner }
 }
