@@ -36,6 +36,7 @@ typedef struct bench_opts {
   int use_gpu;
   long device;
   const char *json;
+  size_t copy_bytes; /* arrays of the bandwidth probe */
 } bench_opts_t;
 
 typedef struct bench_row {
@@ -43,7 +44,9 @@ typedef struct bench_row {
   simulation_hs_t hs;
   int blocks_per_process;
   double median, lo, hi; /* MLUPS over the repetitions */
-  double bytes_per_cell, bound_mlups, fraction;
+  double bytes_per_cell;
+  double bound_mlups;    /* median over the repetitions of bandwidth / bytes per cell */
+  double fraction;       /* median over the repetitions of MLUPS / bound */
   double exchange_share; /* share of the step spent in the ghost exchange (slowest rank) */
   int nontemporal;
 } bench_row_t;
@@ -87,14 +90,26 @@ static void bench_domain(const lattice_t *lat, long n, int blocks, int size,
   for (int a = 0; a < 3; ++a) so->domain.periodic[a] = true;
 }
 
+/* The memory bandwidth of all processes' threads at once (copy, write-allocate counted),
+ * summed over the processes. */
+static double bench_bandwidth(MPI_Comm comm, const bench_opts_t *o) {
+  MPI_Barrier(comm);
+  cpu_stream_result_t bw = cpu_stream_copy(o->copy_bytes, 3);
+  double sum = 0;
+  MPI_Allreduce(&bw.copy_gbs, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return sum;
+}
+
 /* Times `run` (steps steps of something every process does at once) as the slowest
  * process sees it. */
 typedef tsr_status (*bench_run_fn)(void *ctx, long steps, tsr_error_t *err);
 
 /* Two warm-up steps, then steps per repetition chosen so that one lasts at least
- * o->seconds, then o->repeat repetitions: MLUPS of each into mlups[]. */
+ * o->seconds, then o->repeat repetitions: MLUPS of each into mlups[]. With gbs not NULL,
+ * the memory bandwidth is measured right before each repetition into gbs[] (it drifts
+ * on a shared machine: each repetition is held against its own). */
 static tsr_status bench_repeat(MPI_Comm comm, const bench_opts_t *o, bench_run_fn run, void *ctx,
-                               double cells, double *mlups, tsr_error_t *err) {
+                               double cells, double *mlups, double *gbs, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   double t = 0, tmax = 0;
   MPI_Barrier(comm);
@@ -105,6 +120,7 @@ static tsr_status bench_repeat(MPI_Comm comm, const bench_opts_t *o, bench_run_f
   TSR_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm));
   long steps = (long)(o->seconds / (tmax / 2 > 1e-9 ? tmax / 2 : 1e-9)) + 1;
   for (int r = 0; r < o->repeat; ++r) {
+    if (gbs) gbs[r] = bench_bandwidth(comm, o);
     MPI_Barrier(comm);
     t0 = MPI_Wtime();
     st = run(ctx, steps, err);
@@ -121,8 +137,21 @@ static tsr_status bench_sim_steps(void *ctx, long steps, tsr_error_t *err) {
   return lbm_sim_step(ctx, steps, err);
 }
 
-/* One row: a periodic flow in the row's blocks per process; bound from bandwidth gbs and
- * the bytes per cell update. */
+/* The statistics of a row from its repetitions' MLUPS and bandwidths (GB/s). */
+static void bench_finish(bench_row_t *r, const bench_opts_t *o, double *mlups, double *gbs) {
+  double bound[BENCH_MAX_REPEAT], frac[BENCH_MAX_REPEAT], lo, hi;
+  for (int k = 0; k < o->repeat; ++k) {
+    bound[k] = gbs[k] * 1e9 / r->bytes_per_cell / 1e6;
+    frac[k] = mlups[k] / bound[k];
+  }
+  bench_stats(mlups, o->repeat, &r->median, &r->lo, &r->hi);
+  bench_stats(bound, o->repeat, &r->bound_mlups, &lo, &hi);
+  bench_stats(frac, o->repeat, &r->fraction, &lo, &hi);
+}
+
+/* One row: a periodic flow in the row's blocks per process; bound from the bytes per
+ * cell update and the bandwidth: CPU rows measure it before each repetition, GPU rows
+ * take gbs. */
 static tsr_status bench_case(MPI_Comm comm, const bench_opts_t *o, long n, simulation_hs_t hs,
                              const opencl_select_t *device, const lbm_options_t *lo, int blocks,
                              double gbs, bench_row_t *r, tsr_error_t *err) {
@@ -136,10 +165,13 @@ static tsr_status bench_case(MPI_Comm comm, const bench_opts_t *o, long n, simul
   if (device) so.hardware.opencl = *device;
   lbm_sim_t *sim = NULL;
   double mlups[BENCH_MAX_REPEAT];
+  double bws[BENCH_MAX_REPEAT];
   TSR_TRY(lbm_sim_create(comm, &so, lo, &sim, err));
+  for (int k = 0; k < o->repeat; ++k) bws[k] = gbs;
   const double cells = (double)lbm_sim_cells(sim);
   const timeloop_timing_t t0 = lbm_sim_timing(sim);
-  TSR_TRY(bench_repeat(comm, o, bench_sim_steps, sim, cells, mlups, err));
+  TSR_TRY(bench_repeat(comm, o, bench_sim_steps, sim, cells, mlups,
+                       hs == SIMULATION_HS_CPU ? bws : NULL, err));
   const timeloop_timing_t t1 = lbm_sim_timing(sim);
   double share = 0, phases = (t1.exchange - t0.exchange) + (t1.boundary - t0.boundary) +
                              (t1.kernel - t0.kernel);
@@ -148,13 +180,11 @@ static tsr_status bench_case(MPI_Comm comm, const bench_opts_t *o, long n, simul
   const lbm_kernels_t *k = lbm_kernels_find(lo->lattice, lo->cpu_layout, lo->precision == LBM_DP);
   r->hs = hs;
   r->blocks_per_process = blocks;
-  bench_stats(mlups, o->repeat, &r->median, &r->lo, &r->hi);
   /* GPU: Q read + Q written; CPU: with nontemporal stores the same, else Q more
      write-allocated */
   r->nontemporal = hs == SIMULATION_HS_GPU || k->nontemporal;
   r->bytes_per_cell = (double)lo->lattice->q * (r->nontemporal ? 2.0 : 3.0) * (double)k->esize;
-  r->bound_mlups = gbs * 1e9 / r->bytes_per_cell / 1e6;
-  r->fraction = r->median / r->bound_mlups;
+  bench_finish(r, o, mlups, bws);
   r->exchange_share = share;
   snprintf(r->what, sizeof r->what, "%s,%s", lo->lattice->name, lbm_fs(lo));
   if (hs == SIMULATION_HS_GPU) r->what[strlen(r->what) - 4] = '\0'; /* no CPU layout */
@@ -186,8 +216,8 @@ static tsr_status bench_stream_steps(void *ctx, long steps, tsr_error_t *err) {
  * ceiling on this machine), and with pull 0 the same loop copying every cell from itself
  * (the ceiling of the loop without the pull). */
 static tsr_status bench_ceiling(MPI_Comm comm, const bench_opts_t *o, const lattice_t *lat,
-                                grid_layout_t layout, int dp, int pull, double gbs,
-                                bench_row_t *r, tsr_error_t *err) {
+                                grid_layout_t layout, int dp, int pull, bench_row_t *r,
+                                tsr_error_t *err) {
   tsr_status st = TSR_OK;
   bench_stream_t s = {.k = lbm_kernels_find(lat, layout, dp), .pull = pull};
   simulation_options_t so = simulation_options_default();
@@ -205,18 +235,16 @@ static tsr_status bench_ceiling(MPI_Comm comm, const bench_opts_t *o, const latt
   /* unshifted: no line of zeros (some machines move those faster) */
   s.k->init(s.a, &s.d, &p, 0, NULL, NULL);
   s.k->init(s.b, &s.d, &p, 0, NULL, NULL);
-  double mlups[BENCH_MAX_REPEAT];
+  double mlups[BENCH_MAX_REPEAT], bws[BENCH_MAX_REPEAT];
   int nprocs = 1;
   MPI_Comm_size(comm, &nprocs);
   TSR_TRY(bench_repeat(comm, o, bench_stream_steps, &s,
-                       (double)size[0] * size[1] * size[2] * nprocs, mlups, err));
-  bench_stats(mlups, o->repeat, &r->median, &r->lo, &r->hi);
+                       (double)size[0] * size[1] * size[2] * nprocs, mlups, bws, err));
   r->hs = SIMULATION_HS_CPU;
   r->blocks_per_process = 1;
   r->nontemporal = s.k->nontemporal;
   r->bytes_per_cell = (double)lat->q * (r->nontemporal ? 2.0 : 3.0) * (double)s.k->esize;
-  r->bound_mlups = gbs * 1e9 / r->bytes_per_cell / 1e6;
-  r->fraction = r->median / r->bound_mlups;
+  bench_finish(r, o, mlups, bws);
   r->exchange_share = 0;
   snprintf(r->what, sizeof r->what, "%s,%s,%s,%s", pull ? "stream" : "cells", lat->name,
            dp ? "dp" : "sp", grid_layout_name(layout));
@@ -364,10 +392,10 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   int nrows = 0;
 
   /* the memory bandwidth of this process's threads: arrays of 8x a field of the rows */
-  size_t copy_bytes = (size_t)o.n * (size_t)o.n * (size_t)o.n * 8u * 4u;
-  if (copy_bytes < ((size_t)256 << 20)) copy_bytes = (size_t)256 << 20;
+  o.copy_bytes = (size_t)o.n * (size_t)o.n * (size_t)o.n * 8u * 4u;
+  if (o.copy_bytes < ((size_t)256 << 20)) o.copy_bytes = (size_t)256 << 20;
   MPI_Barrier(comm);
-  cpu_stream_result_t bw = cpu_stream_copy(copy_bytes, 10);
+  cpu_stream_result_t bw = cpu_stream_copy(o.copy_bytes, 10);
   double bw_sum = 0;
   TSR_MPI(MPI_Allreduce(&bw.copy_gbs, &bw_sum, 1, MPI_DOUBLE, MPI_SUM, comm));
   TSR_CHECK(rows, TSR_ERR_NOMEM, "out of memory for the benchmark rows");
@@ -377,13 +405,15 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
            size, cpu_threads_max(), o.n, o.repeat, o.seconds);
     printf("memory bandwidth (copy, %zu MiB arrays, write-allocate counted): %.2f GB/s summed "
            "over processes (%.2f GB/s STREAM-counted on rank 0)\n",
-           copy_bytes >> 20, bw_sum, bw.copy_gbs_plain);
+           o.copy_bytes >> 20, bw_sum, bw.copy_gbs_plain);
     const lbm_kernels_t *k = lbm_kernels_find(&lattice_d3q19, GRID_SOA, 1);
     printf("bytes per cell update: Q PDFs read + Q written%s (D3Q19: %d B DP, %d B SP); bound = "
-           "bandwidth / bytes\n\n",
+           "bandwidth / bytes\n",
            k->nontemporal ? ", nontemporal stores on every CPU row (no write-allocate)"
                           : " + Q write-allocated",
            (k->nontemporal ? 2 : 3) * 19 * 8, (k->nontemporal ? 2 : 3) * 19 * 4);
+    printf("(the bandwidth drifts on a shared machine: each repetition of a CPU row is held "
+           "against the probe run right before it; bound and fraction are medians)\n\n");
     bench_print_header();
   }
   TSR_TRY(bench_rows(comm, &o, SIMULATION_HS_CPU, NULL, 0, bw_sum, rows, &nrows, err));
@@ -395,7 +425,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
           if (!(o.lattices >> li & 1) || !(o.layouts >> l & 1) || !(o.precisions >> p & 1)) continue;
           TSR_CHECK(nrows < BENCH_MAX_ROWS, TSR_ERR_INTERNAL, "too many benchmark rows");
           TSR_TRY(bench_ceiling(comm, &o, lattice_find(bench_lattices[li]), (grid_layout_t)l,
-                                p == LBM_DP, pull, bw_sum, &rows[nrows], err));
+                                p == LBM_DP, pull, &rows[nrows], err));
           if (rank == 0) bench_print_row(&rows[nrows]);
           ++nrows;
         }

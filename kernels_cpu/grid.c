@@ -28,13 +28,15 @@ grid_dims_t grid_dims_make(const int n[3], int ncomp, int ghost, grid_layout_t l
     d.origin = g * (d.sx + d.sy + d.sz);
     d.elements = (size_t)(d.sz * ez);
   } else {
+    /* a component: a guard line, the planes (rows of ex cells back to back, each plane
+       starting a line), a guard line */
     const ptrdiff_t line = GRID_LINE / (ptrdiff_t)esize, page = GRID_PAGE / (ptrdiff_t)esize;
-    const ptrdiff_t front = grid_round_up(g, line); /* x = 0 starts a line */
+    const ptrdiff_t guard = line * (g > 0 ? g : 1);
     d.sx = 1;
-    d.sy = grid_round_up(front + n[0] + g, line);
-    d.sz = d.sy * ey;
-    d.sc = grid_round_up(d.sz * ez, page) + GRID_SKEW_LINES * line;
-    d.origin = front + g * (d.sy + d.sz);
+    d.sy = ex;
+    d.sz = grid_round_up(ex * ey, line);
+    d.sc = grid_round_up(2 * guard + d.sz * ez, page) + GRID_SKEW_LINES * line;
+    d.origin = guard + g * (1 + d.sy + d.sz);
     d.elements = (size_t)(d.sc * ncomp);
   }
   return d;
@@ -109,45 +111,31 @@ size_t grid_unpack(void *restrict field, const grid_dims_t *dims, size_t esize,
 }
 
 /* Rows ahead whose cells a job one cell wide in x asks for before it copies them. */
-#define GRID_PREFETCH_ROWS 8
+#define GRID_PREFETCH_ROWS 32
 
-/* Asks for the lines of the listed components of the cell at element e of a field. */
-static inline void grid_prefetch(const uint8_t *field, size_t e, const grid_dims_t *d,
-                                 const int *comps, int ncomps, size_t esize, int write) {
-  uintptr_t last = 0;
-  for (int k = 0; k < ncomps; ++k) {
-    const uintptr_t l = ((uintptr_t)(field + (e + (size_t)(comps[k] * d->sc)) * esize)) &
-                        ~(uintptr_t)63;
-    if (l == last) continue;
-    last = l;
-    if (write) __builtin_prefetch((const void *)l, 1, 3);
-    else __builtin_prefetch((const void *)l, 0, 3);
-  }
-}
-
-/* One job, the element size known at compile time for the common sizes. A job one cell
- * wide in x (an x face, an edge along y or z) goes from row to row: every cell is lines
- * of its own, far from the last one, which no hardware prefetcher predicts; so the
- * source and destination lines of the cell GRID_PREFETCH_ROWS rows ahead are asked for.
- * Within a row, component by component: contiguous runs in the SoA layout. */
+/* One job, the element size known at compile time for the common sizes, component by
+ * component: every component's values of the box are rows of one array (SoA) or of
+ * stride ncomp (AoS), read and written at a constant stride, which the hardware
+ * prefetchers follow. A job one cell wide in x (an x face, an edge along y or z) takes
+ * one value per row: every value is a line of its own, far from the last one, so the
+ * lines GRID_PREFETCH_ROWS rows ahead are asked for as well. */
 #define GRID_COPY_JOB(ESIZE)                                                             \
   do {                                                                                   \
-    const int pf = j->extent[0] == 1;                                                    \
     const grid_dims_t *sd = &j->src_dims, *dd = &j->dst_dims;                            \
-    for (int z = 0; z < j->extent[2]; ++z)                                               \
-      for (int y = 0; y < j->extent[1]; ++y) {                                           \
-        if (pf && y + GRID_PREFETCH_ROWS < j->extent[1]) {                               \
-          const int ya = y + GRID_PREFETCH_ROWS;                                         \
-          grid_prefetch(j->src, grid_index(sd, j->src_lo[0], j->src_lo[1] + ya,          \
-                        j->src_lo[2] + z, 0), sd, j->comps, j->ncomps, (ESIZE), 0);      \
-          grid_prefetch(j->dst, grid_index(dd, j->dst_lo[0], j->dst_lo[1] + ya,          \
-                        j->dst_lo[2] + z, 0), dd, j->comps, j->ncomps, (ESIZE), 1);      \
-        }                                                                                \
-        const size_t s0 = grid_index(sd, j->src_lo[0], j->src_lo[1] + y, j->src_lo[2] + z, 0); \
-        const size_t d0 = grid_index(dd, j->dst_lo[0], j->dst_lo[1] + y, j->dst_lo[2] + z, 0); \
-        for (int k = 0; k < j->ncomps; ++k) {                                            \
-          const uint8_t *s = (const uint8_t *)j->src + (s0 + (size_t)(j->comps[k] * sd->sc)) * (ESIZE); \
-          uint8_t *d = (uint8_t *)j->dst + (d0 + (size_t)(j->comps[k] * dd->sc)) * (ESIZE); \
+    const int pf = j->extent[0] == 1;                                                    \
+    for (int k = 0; k < j->ncomps; ++k) {                                                \
+      const uint8_t *s0 = (const uint8_t *)j->src +                                      \
+          grid_index(sd, j->src_lo[0], j->src_lo[1], j->src_lo[2], j->comps[k]) * (ESIZE); \
+      uint8_t *d0 = (uint8_t *)j->dst +                                                  \
+          grid_index(dd, j->dst_lo[0], j->dst_lo[1], j->dst_lo[2], j->comps[k]) * (ESIZE); \
+      for (int z = 0; z < j->extent[2]; ++z)                                             \
+        for (int y = 0; y < j->extent[1]; ++y) {                                         \
+          const uint8_t *s = s0 + (size_t)(z * sd->sz + y * sd->sy) * (ESIZE);           \
+          uint8_t *d = d0 + (size_t)(z * dd->sz + y * dd->sy) * (ESIZE);                 \
+          if (pf && y + GRID_PREFETCH_ROWS < j->extent[1]) {                             \
+            __builtin_prefetch(s + (size_t)(GRID_PREFETCH_ROWS * sd->sy) * (ESIZE), 0, 3); \
+            __builtin_prefetch(d + (size_t)(GRID_PREFETCH_ROWS * dd->sy) * (ESIZE), 1, 3); \
+          }                                                                              \
           if (sd->sx == 1 && dd->sx == 1) {                                              \
             memcpy(d, s, (size_t)j->extent[0] * (ESIZE));                                \
             continue;                                                                    \
@@ -155,11 +143,11 @@ static inline void grid_prefetch(const uint8_t *field, size_t e, const grid_dims
           for (int x = 0; x < j->extent[0]; ++x)                                         \
             memcpy(d + (size_t)(x * dd->sx) * (ESIZE), s + (size_t)(x * sd->sx) * (ESIZE), (ESIZE)); \
         }                                                                                \
-      }                                                                                  \
+    }                                                                                    \
   } while (0)
 
 void grid_copy_boxes(const grid_copy_job_t *jobs, size_t n, size_t esize) {
-#pragma omp parallel for schedule(dynamic, 4) if (n > 8)
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
   for (size_t i = 0; i < n; ++i) {
     const grid_copy_job_t *j = &jobs[i];
     if (esize == 8) GRID_COPY_JOB(8);

@@ -5,11 +5,14 @@
  * (-g <= x < nx + g, ...) is element origin + x sx + y sy + z sz + c sc. Two layouts:
  *   GRID_AOS  array of structures (the design card's reference CPU layout): a cell's
  *             values are adjacent; cells run x fastest, then y, then z; no padding.
- *   GRID_SOA  structure of arrays: one array per component, x fastest. Rows are padded
- *             so that cell x = 0 of every row starts a 64-byte line (the vector unit's
- *             width) and the row holds the ghost cells on both sides; components lie a
- *             few lines off a multiple of 4 KiB apart, so that the rows of the
- *             components of one cell do not all fall into the same cache sets.
+ *   GRID_SOA  structure of arrays: one array per component, x fastest. The rows of a
+ *             plane (ghost cells included) lie back to back with no padding, so that
+ *             every line read holds values a kernel uses; each plane starts a 64-byte
+ *             line (the vector unit's width), and a guard line before and after the
+ *             planes lets a kernel run whole aligned vectors across a plane, ghost cells
+ *             and all. Components lie a few lines off a multiple of 4 KiB apart, so that
+ *             the rows of the components of one cell do not all fall into the same cache
+ *             sets.
  * The allocation of a field (grid_dims.elements values) must be 64-byte aligned.
  *
  * grid_pack/grid_unpack copy the cells of a box [lo, hi) in z-y-x order, and for each

@@ -5,10 +5,15 @@
  * and _soa. The collision itself is lbm_collide.h.
  *
  * Stream-collide goes along x rows, every row the same way whatever block it is in:
- *   SoA: vectors of 64 bytes of cells (8 doubles, 16 floats); each direction's pulled
- *        values are one unaligned load from its array, each result one aligned store
- *        (nontemporal where the ISA has them) to its array. The cells of a row past the
- *        last whole vector take the portable code.
+ *   SoA: a plane's rows are contiguous in each component's array (grid.h), so the
+ *        kernel walks each plane as one run of cells, from the first interior cell to the
+ *        last, in vectors of 64 bytes of cells (8 doubles, 16 floats) aligned to the
+ *        array: each direction's pulled values are one unaligned load, each result one
+ *        aligned whole-line store (nontemporal where the ISA has them). Lanes that fall on
+ *        ghost cells (the ends of rows, the rows before and after) are computed like the
+ *        others and written to the ghost layer of dst, whose values are unspecified after
+ *        a step: every ghost value a step reads is written again before it (exchange,
+ *        boundary links). No scalar rest, no padding read.
  *   AoS: where the CPU has AVX-512, vectors of cells with gathers of stride Q and the
  *        results transposed back into the cell layout in registers (lbm_simd.h); rows
  *        shorter than a vector, and every row on other CPUs, take the portable code.
@@ -125,9 +130,6 @@ static void LBM_FN(constants)(const lbm_params_t *p, int trt, void *out) {
 #define XS_ LAT(Q)
 LBM_VARIANTS(LBM_DEFINE_RUN, run_aos)
 #undef XS_
-#define XS_ 1
-LBM_VARIANTS(LBM_DEFINE_RUN, run_soa)
-#undef XS_
 #undef LBM_T
 #undef LBM_ZERO
 #undef LBM_LD
@@ -136,7 +138,15 @@ typedef void (*LBM_FN(run_fn))(int n, const REAL *restrict s, const ptrdiff_t *r
                                REAL (*restrict out)[LBM_CHUNK],
                                const LBM_FN(consts_t) *restrict k);
 
-/* SoA vector code: one vector of cells from s (the first cell's component 0 in the
+/* Vectors ahead whose pulled lines the SoA code asks for (0: none). The hardware
+ * prefetchers alone follow the Q read streams too late once the collision's arithmetic
+ * sits between the loads: asking 2 to 4 vectors ahead gave 25-40% more MLUPS on the
+ * 2-core AMD EPYC VM (128^3, D3Q19, DP and SP; docs/performance.md). */
+#ifndef LBM_SOA_PREFETCH
+#define LBM_SOA_PREFETCH 3
+#endif
+
+/* SoA vector code: nvec vectors of cells from s (the first cell's component 0 in the
  * source field; off: element offsets of the pulled values) to d (the same cell in the
  * destination field, 64-byte aligned; sc: the component stride). */
 #define LBM_T LBM_P(lbm_vec)
@@ -146,16 +156,21 @@ typedef void (*LBM_FN(run_fn))(int n, const REAL *restrict s, const ptrdiff_t *r
 #define LBM_DEFINE_VEC_SOA(NAME, BODY)                                                   \
   static void LBM_FN(NAME)(const REAL *restrict s, const ptrdiff_t *restrict off,        \
                            REAL *restrict d, ptrdiff_t sc,                               \
-                           const LBM_FN(consts_t) *restrict k) {                         \
+                           const LBM_FN(consts_t) *restrict k, ptrdiff_t nvec) {         \
     LBM_COLLIDE_CONSTS;                                                                  \
-    BODY                                                                                 \
+    for (ptrdiff_t v_ = 0; v_ < nvec; ++v_, s += LBM_P(LBM_VW), d += LBM_P(LBM_VW)) {     \
+      if (LBM_SOA_PREFETCH)                                                              \
+        LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_)                                   \
+          __builtin_prefetch(s + off[i_] + LBM_SOA_PREFETCH * LBM_P(LBM_VW), 0, 3);      \
+      BODY                                                                               \
+    }                                                                                    \
   }
 LBM_VARIANTS(LBM_DEFINE_VEC_SOA, vec_soa)
 #undef LBM_LD
 #undef LBM_ST
 typedef void (*LBM_FN(vec_soa_fn))(const REAL *restrict s, const ptrdiff_t *restrict off,
                                    REAL *restrict d, ptrdiff_t sc,
-                                   const LBM_FN(consts_t) *restrict k);
+                                   const LBM_FN(consts_t) *restrict k, ptrdiff_t nvec);
 
 #ifdef LBM_AOS_SIMD
 /* AoS vector code: the first n <= one vector of cells from s (the first cell's slot 0
@@ -181,6 +196,8 @@ typedef void (*LBM_FN(vec_aos_fn))(int n, const REAL *restrict s, const ptrdiff_
 #undef LBM_ZERO
 
 #define LBM_VW LBM_P(LBM_VW)
+/* Vectors per work item of the SoA loop (a few rows of a 128-cell block). */
+#define LBM_SEG 64
 
 static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vdst,
                                    const grid_dims_t *d, const lbm_params_t *p,
@@ -202,11 +219,30 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
   (void)newest;
   LBM_FN(consts_t) k;
   LBM_FN(consts_init)(&k, p, v == LBM_VARIANT_TRT || v == LBM_VARIANT_ADE_TRT);
-  const LBM_FN(run_fn) run = soa ? LBM_PICK(run_soa) : LBM_PICK(run_aos);
+  const LBM_FN(run_fn) run = LBM_PICK(run_aos);
   const LBM_FN(vec_soa_fn) vec_soa = LBM_PICK(vec_soa);
 #ifdef LBM_AOS_SIMD
   const LBM_FN(vec_aos_fn) vec_aos = LBM_PICK(vec_aos);
 #endif
+  if (soa) {
+    /* each plane's run of cells from the first interior cell to the last, rounded out to
+       whole aligned vectors, cut into segments of at most LBM_SEG vectors */
+    const ptrdiff_t first = d->origin, last = d->origin + (ptrdiff_t)(ny - 1) * d->sy + nx - 1;
+    const ptrdiff_t v0 = first / LBM_VW * LBM_VW, nvec = (last + 1 - v0 + LBM_VW - 1) / LBM_VW;
+    const ptrdiff_t nseg = (nvec + LBM_SEG - 1) / LBM_SEG;
+#pragma omp parallel
+    {
+#pragma omp for collapse(2) schedule(static)
+      for (int z = 0; z < nz; ++z)
+        for (ptrdiff_t g = 0; g < nseg; ++g) {
+          const ptrdiff_t at = v0 + (ptrdiff_t)z * d->sz + g * LBM_SEG * LBM_VW;
+          const ptrdiff_t n = nvec - g * LBM_SEG < LBM_SEG ? nvec - g * LBM_SEG : LBM_SEG;
+          vec_soa(src + at, off, dst + at, d->sc, &k, n);
+        }
+      lbm_store_fence();
+    }
+    return;
+  }
 #pragma omp parallel
   {
     LBM_ALIGNED REAL out[LAT(Q)][LBM_CHUNK];
@@ -216,17 +252,6 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
       for (int y = 0; y < ny; ++y) {
         const ptrdiff_t row = d->origin + (ptrdiff_t)y * d->sy + (ptrdiff_t)z * d->sz;
         int x0 = 0;
-        if (soa) {
-          for (; x0 + LBM_VW <= nx; x0 += LBM_VW)
-            vec_soa(src + row + x0, off, dst + row + x0, d->sc, &k);
-          if (x0 < nx) {
-            const int n = nx - x0;
-            run(n, src + row + x0, off, out, &k);
-            for (int i = 0; i < LAT(Q); ++i)
-              memcpy(dst + row + x0 + (ptrdiff_t)i * d->sc, out[i], (size_t)n * sizeof(REAL));
-          }
-          continue;
-        }
 #ifdef LBM_AOS_SIMD
         /* vectors; the last one of a row may have lanes masked off. Rows shorter than
            a vector take the portable code. Of the source rows of a row only one, the
@@ -259,7 +284,12 @@ static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, 
                          lbm_init_fn init, void *ctx) {
   REAL *f = vf;
   const int g = d->ghost;
-  /* parallel like the kernels, so that pages land near the threads that use them */
+  /* padding and guards to zero (the SoA kernel reads them in lanes it throws away), in
+     parallel like the kernels, so that pages land near the threads that use them */
+  const size_t chunk = 1 << 16, nchunks = (d->elements + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static)
+  for (size_t c = 0; c < nchunks; ++c)
+    memset(f + c * chunk, 0, (c + 1 < nchunks ? chunk : d->elements - c * chunk) * sizeof(REAL));
 #pragma omp parallel for schedule(static)
   for (int z = -g; z < d->nz + g; ++z)
     for (int y = -g; y < d->ny + g; ++y)
@@ -328,6 +358,7 @@ LBM_DEFINE_SET(lbm_kernels_soa, GRID_SOA)
 #undef LBM_FN
 #undef LBM_P
 #undef LBM_VW
+#undef LBM_SEG
 #undef LBM_COPY_CELL
 #undef LBM_VARIANTS
 #undef LBM_PICK

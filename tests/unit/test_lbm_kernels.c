@@ -184,9 +184,10 @@ static double slot_value(int x, int y, int z, int i) {
   return (double)((((z + 2) * 61 + (y + 2)) * 67 + (x + 2)) * 29 + i) * 0.25 - 1000.0;
 }
 
-/* Streaming alone: dst(x)_i = src(x - c_i)_i for every interior cell, ghosts untouched;
- * the copy of cells: dst(x)_i = src(x)_i; row lengths below, at and between the vector
- * widths (8 cells DP, 16 SP). */
+/* Streaming alone: dst(x)_i = src(x - c_i)_i for every interior cell; the copy of cells:
+ * dst(x)_i = src(x)_i; row lengths below, at and between the vector widths (8 cells DP,
+ * 16 SP). AoS leaves the ghost layer of dst untouched; SoA writes it (its values there
+ * are unspecified), but nothing outside the field. */
 static void test_stream_only(void **state) {
   const int widths[] = {1, 5, 8, 13, 16, 21, 37};
   FOR_EACH_SET({
@@ -209,6 +210,7 @@ static void test_stream_only(void **state) {
             for (int x = -g; x < a.d.nx + g; ++x)
               for (int i = 0; i < l->q; ++i) {
                 bool ghost = x < 0 || y < 0 || z < 0 || x >= a.d.nx || y >= a.d.ny || z >= a.d.nz;
+                if (ghost && k->layout == GRID_SOA) continue;
                 double want = ghost ? -7
                                     : field_get(&a, x - pull * l->c[0][i], y - pull * l->c[1][i],
                                                 z - pull * l->c[2][i], i);
