@@ -36,7 +36,7 @@ typedef struct bench_opts {
   int use_gpu;
   long device;
   const char *json;
-  size_t copy_bytes; /* arrays of the bandwidth probe */
+  cpu_stream_t *probe; /* the bandwidth probe's arrays, kept for the run (NULL: none) */
 } bench_opts_t;
 
 typedef struct bench_row {
@@ -94,7 +94,7 @@ static void bench_domain(const lattice_t *lat, long n, int blocks, int size,
  * summed over the processes. */
 static double bench_bandwidth(MPI_Comm comm, const bench_opts_t *o) {
   MPI_Barrier(comm);
-  cpu_stream_result_t bw = cpu_stream_copy(o->copy_bytes, 3);
+  cpu_stream_result_t bw = cpu_stream_run(o->probe, 3);
   double sum = 0;
   MPI_Allreduce(&bw.copy_gbs, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
   return sum;
@@ -392,12 +392,17 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   int nrows = 0;
 
   /* the memory bandwidth of this process's threads: arrays of 8x a field of the rows */
-  o.copy_bytes = (size_t)o.n * (size_t)o.n * (size_t)o.n * 8u * 4u;
-  if (o.copy_bytes < ((size_t)256 << 20)) o.copy_bytes = (size_t)256 << 20;
+  size_t copy_bytes = (size_t)o.n * (size_t)o.n * (size_t)o.n * 8u * 4u;
+  if (copy_bytes < ((size_t)256 << 20)) copy_bytes = (size_t)256 << 20;
+  o.probe = cpu_stream_create(copy_bytes);
   MPI_Barrier(comm);
-  cpu_stream_result_t bw = cpu_stream_copy(o.copy_bytes, 10);
+  cpu_stream_result_t bw = cpu_stream_run(o.probe, 10);
   double bw_sum = 0;
   TSR_MPI(MPI_Allreduce(&bw.copy_gbs, &bw_sum, 1, MPI_DOUBLE, MPI_SUM, comm));
+  int have_probe = o.probe != NULL, all_probe = 0;
+  TSR_MPI(MPI_Allreduce(&have_probe, &all_probe, 1, MPI_INT, MPI_MIN, comm));
+  TSR_CHECK(all_probe, TSR_ERR_NOMEM, "out of memory for the bandwidth probe (2 x %zu MiB)",
+            copy_bytes >> 20);
   TSR_CHECK(rows, TSR_ERR_NOMEM, "out of memory for the benchmark rows");
   if (rank == 0) {
     printf("tessera bench: %d process(es) x %d thread(s), %ld^3 cells per process, %d "
@@ -405,7 +410,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
            size, cpu_threads_max(), o.n, o.repeat, o.seconds);
     printf("memory bandwidth (copy, %zu MiB arrays, write-allocate counted): %.2f GB/s summed "
            "over processes (%.2f GB/s STREAM-counted on rank 0)\n",
-           o.copy_bytes >> 20, bw_sum, bw.copy_gbs_plain);
+           copy_bytes >> 20, bw_sum, bw.copy_gbs_plain);
     const lbm_kernels_t *k = lbm_kernels_find(&lattice_d3q19, GRID_SOA, 1);
     printf("bytes per cell update: Q PDFs read + Q written%s (D3Q19: %d B DP, %d B SP); bound = "
            "bandwidth / bytes\n",
@@ -503,6 +508,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   }
   TSR_TRY(verdict_reduce(comm, st, 0, err));
 cleanup:
+  cpu_stream_free(&o.probe);
   free(cells);
   free(rows);
   return app_report(comm, st, err);

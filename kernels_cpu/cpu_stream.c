@@ -3,22 +3,44 @@
 #include <omp.h>
 #include <stdlib.h>
 
-cpu_stream_result_t cpu_stream_copy(size_t bytes, int reps) {
-  cpu_stream_result_t r = {0, 0, bytes};
-  size_t n = bytes / sizeof(double);
-  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
-  if (!a || !b || n == 0) {
-    free(a);
-    free(b);
-    r.bytes = 0;
-    return r;
+struct cpu_stream {
+  double *a, *b;
+  size_t n; /* doubles per array */
+};
+
+cpu_stream_t *cpu_stream_create(size_t bytes) {
+  cpu_stream_t *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->n = bytes / sizeof(double);
+  s->a = malloc(s->n * sizeof *s->a);
+  s->b = malloc(s->n * sizeof *s->b);
+  if (!s->a || !s->b || s->n == 0) {
+    cpu_stream_free(&s);
+    return NULL;
   }
+  double *a = s->a, *b = s->b;
   /* first touch by the threads that use the pages */
 #pragma omp parallel for schedule(static)
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < s->n; ++i) {
     a[i] = (double)i;
     b[i] = 0.0;
   }
+  return s;
+}
+
+void cpu_stream_free(cpu_stream_t **s) {
+  if (!s || !*s) return;
+  free((*s)->a);
+  free((*s)->b);
+  free(*s);
+  *s = NULL;
+}
+
+cpu_stream_result_t cpu_stream_run(cpu_stream_t *s, int reps) {
+  cpu_stream_result_t r = {0, 0, 0};
+  if (!s) return r;
+  double *a = s->a, *b = s->b;
+  const size_t n = s->n;
   double best = 1e300;
   for (int k = 0; k < reps; ++k) {
     double t0 = omp_get_wtime();
@@ -26,11 +48,17 @@ cpu_stream_result_t cpu_stream_copy(size_t bytes, int reps) {
     for (size_t i = 0; i < n; ++i) b[i] = a[i];
     double t = omp_get_wtime() - t0;
     if (t < best) best = t;
-    a[k % n] = b[(k + 1) % n]; /* keep the copies observable */
+    a[(size_t)k % n] = b[(size_t)(k + 1) % n]; /* keep the copies observable */
   }
-  r.copy_gbs = 3.0 * (double)(n * sizeof(double)) / best / 1e9;
-  r.copy_gbs_plain = 2.0 * (double)(n * sizeof(double)) / best / 1e9;
-  free(a);
-  free(b);
+  r.bytes = n * sizeof(double);
+  r.copy_gbs = 3.0 * (double)r.bytes / best / 1e9;
+  r.copy_gbs_plain = 2.0 * (double)r.bytes / best / 1e9;
+  return r;
+}
+
+cpu_stream_result_t cpu_stream_copy(size_t bytes, int reps) {
+  cpu_stream_t *s = cpu_stream_create(bytes);
+  cpu_stream_result_t r = cpu_stream_run(s, reps);
+  cpu_stream_free(&s);
   return r;
 }

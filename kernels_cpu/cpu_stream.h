@@ -11,9 +11,19 @@ typedef struct cpu_stream_result {
   size_t bytes;          /* size of each array */
 } cpu_stream_result_t;
 
-/* Copies between two arrays of `bytes` each (use several times the last-level cache),
- * `reps` times, with the static OpenMP schedule of the kernels. Returns zeros when the
- * arrays cannot be allocated. */
+/* Two arrays of `bytes` each (use several times the last-level cache), first touched by
+ * the threads that copy them, kept for repeated measurements. */
+typedef struct cpu_stream cpu_stream_t;
+
+/* NULL when the arrays cannot be allocated. */
+cpu_stream_t *cpu_stream_create(size_t bytes);
+void cpu_stream_free(cpu_stream_t **s);
+
+/* Copies between the arrays `reps` times, with the static OpenMP schedule of the
+ * kernels; zeros for a NULL s. */
+cpu_stream_result_t cpu_stream_run(cpu_stream_t *s, int reps);
+
+/* cpu_stream_run once on arrays made for it. */
 cpu_stream_result_t cpu_stream_copy(size_t bytes, int reps);
 
 #endif

@@ -30,16 +30,23 @@ static const registry_item_t *lookup(registry_t *reg, registry_kind_t kind, cons
   return item;
 }
 
+/* A registry holding the LBM items of the options, on an 8^3 domain. */
+static registry_t *registered(const lbm_options_t *o) {
+  tsr_error_t err;
+  registry_t *reg = NULL;
+  assert_int_equal(registry_create(&reg, &err), TSR_OK);
+  patch_options_t d = patch_options_default();
+  d.cells[0] = d.cells[1] = d.cells[2] = 8;
+  if (lbm_sweep_register(reg, &d, o, NULL, &err) != TSR_OK) fail_msg("%s", err.text);
+  return reg;
+}
+
 static void test_message_sizes(void **state) {
   for (int p = 0; p < 2; ++p) {
     tsr_error_t err;
-    registry_t *reg = NULL;
-    assert_int_equal(registry_create(&reg, &err), TSR_OK);
-    patch_options_t d = patch_options_default();
-    d.cells[0] = d.cells[1] = d.cells[2] = 8;
     lbm_options_t o = lbm_options_default();
     o.precision = p ? LBM_SP : LBM_DP;
-    if (lbm_sweep_register(reg, &d, &o, NULL, &err) != TSR_OK) fail_msg("%s", err.text);
+    registry_t *reg = registered(&o);
     const char *fs = p ? "trt,sp,soa" : "trt,dp,soa";
     size_t es = p ? 4 : 8;
     const registry_item_t *ext = lookup(reg, REGISTRY_KIND_EXTRACTION, LBM_PDF, fs, "fluid");
@@ -68,14 +75,10 @@ static void test_message_sizes(void **state) {
  * for neither layout is ambiguous. */
 static void test_layout_items(void **state) {
   tsr_error_t err;
-  registry_t *reg = NULL;
-  assert_int_equal(registry_create(&reg, &err), TSR_OK);
-  patch_options_t d = patch_options_default();
-  d.cells[0] = d.cells[1] = d.cells[2] = 8;
   lbm_options_t o = lbm_options_default();
   o.init_velocity[0] = 0.03;
   o.init_velocity[2] = -0.01;
-  if (lbm_sweep_register(reg, &d, &o, NULL, &err) != TSR_OK) fail_msg("%s", err.text);
+  registry_t *reg = registered(&o);
   uint32_t fluid = 0;
   assert_int_equal(selector_find(registry_selectors(reg), SELECTOR_BS, "fluid", &fluid, &err), TSR_OK);
   block_info_t b = {.id = 0, .size = {9, 3, 2}, .bs = fluid};
