@@ -66,7 +66,9 @@ typedef struct lbm_kernels {
   grid_layout_t layout;
   size_t esize;        /* bytes per value: 4 (sp) or 8 (dp) */
   int nontemporal;     /* 1: stream-collide writes whole lines with nontemporal stores */
-  /* One pull stream-collide of the interior (the field's dims: ncomp = Q, ghost >= reach). */
+  /* One pull stream-collide of the interior (the field's dims: ncomp = Q, ghost >= reach).
+   * The ghost layer of dst is left as it was (AoS) or unspecified (SoA: the kernel runs
+   * whole vectors across it); nothing outside the field is written. */
   void (*stream_collide)(const void *restrict src, void *restrict dst, const grid_dims_t *d,
                          const lbm_params_t *p, lbm_variant_t v);
   /* Every cell (ghosts included) to the equilibrium of the density and velocity init

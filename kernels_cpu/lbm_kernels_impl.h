@@ -12,8 +12,8 @@
  *        aligned whole-line store (nontemporal where the ISA has them). Lanes that fall on
  *        ghost cells (the ends of rows, the rows before and after) are computed like the
  *        others and written to the ghost layer of dst, whose values are unspecified after
- *        a step: every ghost value a step reads is written again before it (exchange,
- *        boundary links). No scalar rest, no padding read.
+ *        a step: every ghost value a fluid cell pulls is written again before the next
+ *        step (exchange, boundary links). No scalar rest, no padding read.
  *   AoS: where the CPU has AVX-512, vectors of cells with gathers of stride Q and the
  *        results transposed back into the cell layout in registers (lbm_simd.h); rows
  *        shorter than a vector, and every row on other CPUs, take the portable code.
@@ -111,9 +111,9 @@ static void LBM_FN(constants)(const lbm_params_t *p, int trt, void *out) {
    : v == LBM_VARIANT_TRT     ? (p->use_force ? LBM_FN(P##_trt_force) : LBM_FN(P##_trt)) \
                               : (p->use_force ? LBM_FN(P##_srt_force) : LBM_FN(P##_srt)))
 
-/* Portable code: n <= LBM_CHUNK cells from s (the first cell's component 0 in the
- * source field, cells XS elements apart) into out (one row per direction). */
-#define LBM_LD(I) s[off[I] + (ptrdiff_t)x * XS_]
+/* Portable AoS code: n <= LBM_CHUNK cells from s (the first cell's slot 0 in the source
+ * field) into out (one row per direction). */
+#define LBM_LD(I) s[off[I] + (ptrdiff_t)x * LAT(Q)]
 #define LBM_ST(I, V) out[I][x] = (V)
 #define LBM_DEFINE_RUN(NAME, BODY)                                                       \
   static void LBM_FN(NAME)(int n, const REAL *restrict s, const ptrdiff_t *restrict off, \
@@ -127,9 +127,7 @@ static void LBM_FN(constants)(const lbm_params_t *p, int trt, void *out) {
   }
 #define LBM_T REAL
 #define LBM_ZERO ((REAL)0)
-#define XS_ LAT(Q)
 LBM_VARIANTS(LBM_DEFINE_RUN, run_aos)
-#undef XS_
 #undef LBM_T
 #undef LBM_ZERO
 #undef LBM_LD

@@ -12,8 +12,9 @@
  * sides, no FMA contraction, same order); the largest relative difference is printed
  * and held to the GPU issue's tolerances too (1e-12 DP, 1e-5 SP). A third test puts CPU
  * and GPU blocks side by side in every process (a checkerboard of hs over the blocks,
- * through hardware.block_hs), so that neighbours of different hardware also exchange
- * inside one process (extraction into scratch, insertion). Needs 2 or 3 ranks;
+ * through hardware.block_hs, the CPU blocks in AoS and SoA alternately), so that
+ * neighbours of different hardware and layout also exchange inside one process
+ * (extraction into scratch, insertion, copies between layouts). Needs 2 or 3 ranks;
  * skipped (exit 77) where no OpenCL device exists. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -128,15 +129,24 @@ static void check(case_kind_t kind, lbm_precision_t prec, mix_kind_t mix) {
   lbm_case_result_t cpu = lbm_case_run(MPI_COMM_WORLD, &so, &lo, STEPS);
   if (cpu.st != TSR_OK) fail_msg("CPU only: %s", cpu.err.text);
   simulation_hs_t *board = NULL;
+  grid_layout_t *layouts = NULL;
   if (mix == MIX_PROCESSES) {
     hetero_hardware(&so.hardware, size);
     check_assignment(&so, &lo);
   } else {
     board = checkerboard(&so);
     so.hardware.block_hs = board;
+    /* and the CPU blocks in both layouts: AoS in odd z layers, SoA in even ones */
+    const int *nb = so.domain.blocks;
+    layouts = malloc((size_t)nb[0] * nb[1] * nb[2] * sizeof *layouts);
+    assert_non_null(layouts);
+    for (int id = 0; id < nb[0] * nb[1] * nb[2]; ++id)
+      layouts[id] = (id / (nb[0] * nb[1])) % 2 ? GRID_AOS : GRID_SOA;
+    lo.block_layout = layouts;
   }
   lbm_case_result_t mix_run = lbm_case_run(MPI_COMM_WORLD, &so, &lo, STEPS);
   free(board);
+  free(layouts);
   if (mix_run.st != TSR_OK) fail_msg("heterogeneous: %s", mix_run.err.text);
   const lbm_case_result_t *mixr = &mix_run;
   int ok = 1;
@@ -166,8 +176,9 @@ static void test_periodic(void **state) {
   for (int p = 0; p < 2; ++p) check(CASE_PERIODIC, (lbm_precision_t)p, MIX_PROCESSES);
 }
 
-/* CPU and GPU blocks side by side in one process: neighbours of different hardware
- * exchange through extraction and insertion inside the process, and through MPI. */
+/* CPU and GPU blocks side by side in one process, the CPU blocks in both layouts:
+ * neighbours of different hardware or layout exchange through extraction and insertion
+ * or direct copies inside the process, and through MPI. */
 static void test_blocks_mixed_in_process(void **state) {
   for (int k = 0; k < 2; ++k)
     for (int p = 0; p < 2; ++p) check((case_kind_t)k, (lbm_precision_t)p, MIX_BLOCKS);
