@@ -7,8 +7,7 @@
  * Stream-collide goes along x rows, every row the same way whatever block it is in:
  *   SoA: a plane's rows are contiguous in each component's array (grid.h), so the
  *        kernel walks each plane as one run of cells, from the first interior cell to the
- *        last, in vectors of 64 bytes of cells (8 doubles, 16 floats) aligned to the
- *        array: each direction's pulled values are one unaligned load, each result one
+ *        last, in vectors of 8 or 16 cells (lbm_simd.h) aligned to the array: each direction's pulled values are one unaligned load, each result one
  *        aligned whole-line store (nontemporal where the ISA has them). Lanes that fall on
  *        ghost cells (the ends of rows, the rows before and after) are computed like the
  *        others and written to the ghost layer of dst, whose values are unspecified after
@@ -136,9 +135,9 @@ typedef void (*LBM_FN(run_fn))(int n, const REAL *restrict s, const ptrdiff_t *r
                                REAL (*restrict out)[LBM_CHUNK],
                                const LBM_FN(consts_t) *restrict k);
 
-/* Vectors ahead whose pulled lines the SoA code asks for (0: none). The hardware
+/* Lines (64 bytes) ahead whose pulled values the SoA code asks for (0: none). The hardware
  * prefetchers alone follow the Q read streams too late once the collision's arithmetic
- * sits between the loads: asking 2 to 4 vectors ahead gave 25-40% more MLUPS on the
+ * sits between the loads: asking 2 to 4 lines ahead gave 25-40% more MLUPS on the
  * 2-core AMD EPYC VM (128^3, D3Q19, DP and SP; docs/performance.md). */
 #ifndef LBM_SOA_PREFETCH
 #define LBM_SOA_PREFETCH 3
@@ -146,7 +145,7 @@ typedef void (*LBM_FN(run_fn))(int n, const REAL *restrict s, const ptrdiff_t *r
 
 /* SoA vector code: nvec vectors of cells from s (the first cell's component 0 in the
  * source field; off: element offsets of the pulled values) to d (the same cell in the
- * destination field, 64-byte aligned; sc: the component stride). */
+ * destination field, aligned to the vector size; sc: the component stride). */
 #define LBM_T LBM_P(lbm_vec)
 #define LBM_ZERO ((LBM_T){0})
 #define LBM_LD(I) LBM_P(lbm_vload)(s + off[I])
@@ -159,7 +158,7 @@ typedef void (*LBM_FN(run_fn))(int n, const REAL *restrict s, const ptrdiff_t *r
     for (ptrdiff_t v_ = 0; v_ < nvec; ++v_, s += LBM_P(LBM_VW), d += LBM_P(LBM_VW)) {     \
       if (LBM_SOA_PREFETCH)                                                              \
         LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_)                                   \
-          __builtin_prefetch(s + off[i_] + LBM_SOA_PREFETCH * LBM_P(LBM_VW), 0, 3);      \
+          __builtin_prefetch(s + off[i_] + LBM_SOA_PREFETCH * 64 / (int)sizeof(REAL), 0, 3); \
       BODY                                                                               \
     }                                                                                    \
   }

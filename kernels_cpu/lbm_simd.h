@@ -55,12 +55,22 @@ static inline void lbm_store_run_f32(float *restrict d, const float *restrict s,
 static inline void lbm_store_fence(void) {}
 #endif
 
-/* The SoA vector path: one vector is 64 bytes of cells along x (8 doubles, 16 floats),
- * with GCC vector types (AVX-512: one register; AVX2 or SSE: two or four). */
-typedef double lbm_vec_f64 __attribute__((vector_size(64)));
-typedef float lbm_vec_f32 __attribute__((vector_size(64)));
-typedef long long lbm_vec_bits __attribute__((vector_size(64)));
-enum { LBM_VW_f64 = 8, LBM_VW_f32 = 16 };
+/* The SoA vector path: vectors of 8 doubles or 16 floats with AVX-512 (one register),
+ * else 8 of either (AVX2: two registers of doubles, one of floats; SSE: more), with GCC
+ * vector types. Measured with an AVX2 build: 16 floats per vector (two registers) left
+ * the collision's values too little of the 16 registers (SP at 42% of the bound against
+ * 59-61% with 8), while 4 doubles per vector lost to 8 (63% against 73%). */
+#if defined(__AVX512F__)
+#define LBM_VBYTES_f32 64
+#else
+#define LBM_VBYTES_f32 32
+#endif
+#define LBM_VBYTES_f64 64
+typedef double lbm_vec_f64 __attribute__((vector_size(LBM_VBYTES_f64)));
+typedef float lbm_vec_f32 __attribute__((vector_size(LBM_VBYTES_f32)));
+typedef long long lbm_bits64 __attribute__((vector_size(64)));
+typedef long long lbm_bits32 __attribute__((vector_size(32)));
+enum { LBM_VW_f64 = LBM_VBYTES_f64 / 8, LBM_VW_f32 = LBM_VBYTES_f32 / 4 };
 
 static inline lbm_vec_f64 lbm_vload_f64(const double *p) {
   lbm_vec_f64 v;
@@ -73,22 +83,32 @@ static inline lbm_vec_f32 lbm_vload_f32(const float *p) {
   return v;
 }
 
-/* One vector to a 64-byte aligned address: a whole line, nontemporal where the ISA has
- * the stores. */
-static inline void lbm_vstream(void *d, lbm_vec_bits b) {
-#if defined(__AVX512F__) && !defined(LBM_NO_STREAM)
-  _mm512_stream_si512(d, (__m512i)b);
-#elif defined(__AVX__) && !defined(LBM_NO_STREAM)
-  _mm256_stream_si256((__m256i *)d, (__m256i){b[0], b[1], b[2], b[3]});
-  _mm256_stream_si256((__m256i *)d + 1, (__m256i){b[4], b[5], b[6], b[7]});
+/* 32 or 64 bytes to an address aligned to their size: nontemporal where the ISA has the
+ * stores. */
+static inline void lbm_stream32(void *d, lbm_bits32 b) {
+#if defined(__AVX__) && !defined(LBM_NO_STREAM)
+  _mm256_stream_si256((__m256i *)d, (__m256i)b);
 #elif defined(__SSE2__) && !defined(LBM_NO_STREAM)
-  for (int h = 0; h < 4; ++h) _mm_stream_si128((__m128i *)d + h, (__m128i){b[2 * h], b[2 * h + 1]});
+  _mm_stream_si128((__m128i *)d, (__m128i){b[0], b[1]});
+  _mm_stream_si128((__m128i *)d + 1, (__m128i){b[2], b[3]});
 #else
   memcpy(d, &b, sizeof b);
 #endif
 }
-static inline void lbm_vstore_f64(double *d, lbm_vec_f64 v) { lbm_vstream(d, (lbm_vec_bits)v); }
-static inline void lbm_vstore_f32(float *d, lbm_vec_f32 v) { lbm_vstream(d, (lbm_vec_bits)v); }
+static inline void lbm_stream64(void *d, lbm_bits64 b) {
+#if defined(__AVX512F__) && !defined(LBM_NO_STREAM)
+  _mm512_stream_si512(d, (__m512i)b);
+#else
+  lbm_stream32(d, (lbm_bits32){b[0], b[1], b[2], b[3]});
+  lbm_stream32((char *)d + 32, (lbm_bits32){b[4], b[5], b[6], b[7]});
+#endif
+}
+static inline void lbm_vstore_f64(double *d, lbm_vec_f64 v) { lbm_stream64(d, (lbm_bits64)v); }
+#if LBM_VBYTES_f32 == 64
+static inline void lbm_vstore_f32(float *d, lbm_vec_f32 v) { lbm_stream64(d, (lbm_bits64)v); }
+#else
+static inline void lbm_vstore_f32(float *d, lbm_vec_f32 v) { lbm_stream32(d, (lbm_bits32)v); }
+#endif
 
 /* AoS vector path (AVX-512): runs of LBM_VW cells (one 64-byte vector per direction;
  * the last run of a row may be shorter, its missing lanes masked) are collided with the
