@@ -137,9 +137,14 @@ static tsr_status bench_sim_steps(void *ctx, long steps, tsr_error_t *err) {
   return lbm_sim_step(ctx, steps, err);
 }
 
-/* The statistics of a row from its repetitions' MLUPS and bandwidths (GB/s). */
-static void bench_finish(bench_row_t *r, const bench_opts_t *o, double *mlups, double *gbs) {
+/* The figures of a row: its bytes per cell update (Q values read and Q written, and Q
+ * more write-allocated without nontemporal stores) and the statistics of its
+ * repetitions' MLUPS and bandwidths (GB/s). */
+static void bench_finish(bench_row_t *r, const bench_opts_t *o, int q, size_t esize,
+                         int nontemporal, double *mlups, double *gbs) {
   double bound[BENCH_MAX_REPEAT], frac[BENCH_MAX_REPEAT], lo, hi;
+  r->nontemporal = nontemporal;
+  r->bytes_per_cell = (double)q * (nontemporal ? 2.0 : 3.0) * (double)esize;
   for (int k = 0; k < o->repeat; ++k) {
     bound[k] = gbs[k] * 1e9 / r->bytes_per_cell / 1e6;
     frac[k] = mlups[k] / bound[k];
@@ -180,11 +185,9 @@ static tsr_status bench_case(MPI_Comm comm, const bench_opts_t *o, long n, simul
   const lbm_kernels_t *k = lbm_kernels_find(lo->lattice, lo->cpu_layout, lo->precision == LBM_DP);
   r->hs = hs;
   r->blocks_per_process = blocks;
-  /* GPU: Q read + Q written; CPU: with nontemporal stores the same, else Q more
-     write-allocated */
-  r->nontemporal = hs == SIMULATION_HS_GPU || k->nontemporal;
-  r->bytes_per_cell = (double)lo->lattice->q * (r->nontemporal ? 2.0 : 3.0) * (double)k->esize;
-  bench_finish(r, o, mlups, bws);
+  /* a GPU has no write-allocate */
+  bench_finish(r, o, lo->lattice->q, k->esize, hs == SIMULATION_HS_GPU || k->nontemporal, mlups,
+               bws);
   r->exchange_share = share;
   snprintf(r->what, sizeof r->what, "%s,%s", lo->lattice->name, lbm_fs(lo));
   if (hs == SIMULATION_HS_GPU) r->what[strlen(r->what) - 4] = '\0'; /* no CPU layout */
@@ -242,9 +245,7 @@ static tsr_status bench_ceiling(MPI_Comm comm, const bench_opts_t *o, const latt
                        (double)size[0] * size[1] * size[2] * nprocs, mlups, bws, err));
   r->hs = SIMULATION_HS_CPU;
   r->blocks_per_process = 1;
-  r->nontemporal = s.k->nontemporal;
-  r->bytes_per_cell = (double)lat->q * (r->nontemporal ? 2.0 : 3.0) * (double)s.k->esize;
-  bench_finish(r, o, mlups, bws);
+  bench_finish(r, o, lat->q, s.k->esize, s.k->nontemporal, mlups, bws);
   r->exchange_share = 0;
   snprintf(r->what, sizeof r->what, "%s,%s,%s,%s", pull ? "stream" : "cells", lat->name,
            dp ? "dp" : "sp", grid_layout_name(layout));
@@ -416,7 +417,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
            "bandwidth / bytes\n",
            k->nontemporal ? ", nontemporal stores on every CPU row (no write-allocate)"
                           : " + Q write-allocated",
-           (k->nontemporal ? 2 : 3) * 19 * 8, (k->nontemporal ? 2 : 3) * 19 * 4);
+           (k->nontemporal ? 2 : 3) * k->lattice->q * 8, (k->nontemporal ? 2 : 3) * k->lattice->q * 4);
     printf("(the bandwidth drifts on a shared machine: each repetition of a CPU row is held "
            "against the probe run right before it; bound and fraction are medians)\n\n");
     bench_print_header();
@@ -461,7 +462,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
     int gpu_dp = 0;
     st = opencl_context_create(&sel, &cl, err);
     double mine = 0;
-    size_t grid = (size_t)(o.gn + 2) * (size_t)(o.gn + 2) * (size_t)(o.gn + 2) * 19u * 8u;
+    size_t grid = (size_t)(o.gn + 2) * (size_t)(o.gn + 2) * (size_t)(o.gn + 2) * LATTICE_MAX_Q * 8u;
     size_t probe = grid > ((size_t)256 << 20) ? grid : ((size_t)256 << 20);
     MPI_Barrier(comm);
     if (st == TSR_OK) {

@@ -55,10 +55,3 @@ cpu_stream_result_t cpu_stream_run(cpu_stream_t *s, int reps) {
   r.copy_gbs_plain = 2.0 * (double)r.bytes / best / 1e9;
   return r;
 }
-
-cpu_stream_result_t cpu_stream_copy(size_t bytes, int reps) {
-  cpu_stream_t *s = cpu_stream_create(bytes);
-  cpu_stream_result_t r = cpu_stream_run(s, reps);
-  cpu_stream_free(&s);
-  return r;
-}

@@ -23,7 +23,4 @@ void cpu_stream_free(cpu_stream_t **s);
  * kernels; zeros for a NULL s. */
 cpu_stream_result_t cpu_stream_run(cpu_stream_t *s, int reps);
 
-/* cpu_stream_run once on arrays made for it. */
-cpu_stream_result_t cpu_stream_copy(size_t bytes, int reps);
-
 #endif

@@ -40,13 +40,6 @@ const lattice_t *lattice_find(const char *name) {
   return NULL;
 }
 
-const char *lattice_names(void) {
-#define LATTICE_NAME_ITEM(lower, UPPER) ", " #lower
-  static const char names[] = LATTICE_LIST(LATTICE_NAME_ITEM);
-#undef LATTICE_NAME_ITEM
-  return names + 2;
-}
-
 int lattice_crossing(const lattice_t *l, const int off[3], int *out) {
   int n = 0;
   for (int i = 0; i < l->q; ++i) {

@@ -27,9 +27,6 @@ const lattice_t *const *lattice_all(int *n);
 LATTICE_LIST(LATTICE_DECLARE)
 #undef LATTICE_DECLARE
 
-/* "d2q9, d3q7, ..." (static storage), for messages. */
-const char *lattice_names(void);
-
 /* The directions i whose c_i crosses a block boundary in the direction with offsets
  * off (each in {-1, 0, 1}): every non-zero component of off equals that of c_i. Writes
  * them in increasing order to out (room for LATTICE_MAX_Q) and returns their number. */

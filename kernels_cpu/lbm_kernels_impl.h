@@ -206,12 +206,15 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
   /* element offset of the value pulled into slot i, from the cell's slot 0 */
   ptrdiff_t off[LAT(Q)];
   int newest = 0; /* the direction whose source row is the furthest ahead */
+  ptrdiff_t ahead = 0;
   for (int i = 0; i < LAT(Q); ++i) {
     const ptrdiff_t row = (ptrdiff_t)LAT_CY(i) * d->sy + (ptrdiff_t)LAT_CZ(i) * d->sz;
     off[i] = (ptrdiff_t)i * d->sc;
     if (v != LBM_VARIANT_COPY) off[i] -= (ptrdiff_t)LAT_CX(i) * d->sx + row;
-    if (-row > -((ptrdiff_t)LAT_CY(newest) * d->sy + (ptrdiff_t)LAT_CZ(newest) * d->sz))
+    if (-row > ahead) {
+      ahead = -row;
       newest = i;
+    }
   }
   (void)newest;
   LBM_FN(consts_t) k;

@@ -5,6 +5,7 @@
 #include "lbm_collide.h"
 
 #include <CL/cl.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,12 +139,9 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   g->ncells = (size_t)(spec->n[0] + 2) * (size_t)(spec->n[1] + 2) * (size_t)(spec->n[2] + 2);
   if (spec->source_dir) TSR_TRY(gpu_read_sources(spec->source_dir, &source, err));
   g->moments_double = desc->double_precision ? 1 : 0;
-  char options[320], upper[16];
-  size_t ln = strlen(spec->lattice->name);
-  for (size_t c = 0; c <= ln && c < sizeof upper; ++c)
-    upper[c] = (char)(spec->lattice->name[c] >= 'a' && spec->lattice->name[c] <= 'z'
-                          ? spec->lattice->name[c] - 'a' + 'A' : spec->lattice->name[c]);
-  upper[sizeof upper - 1] = '\0';
+  char options[320], upper[16]; /* the lattice's name as lattice_defs.h spells it */
+  snprintf(upper, sizeof upper, "%s", spec->lattice->name);
+  for (char *c = upper; *c; ++c) *c = (char)toupper((unsigned char)*c);
   snprintf(options, sizeof options,
            "-DLATTICE_NAME=%s -DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DTRT=%d -DFORCE=%d "
            "-DADE=%d -DMOMENTS_DOUBLE=%d",
@@ -317,7 +315,7 @@ tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const size_t *to, const size_t *fr
   ex = malloc(n * g->esize);
   TSR_CHECK(idx && ex, TSR_ERR_NOMEM, "out of memory for %zu boundary links", n);
   for (size_t k = 0; k < n; ++k) {
-    /* CPU layout cell * 19 + i -> device layout i * ncells + cell */
+    /* AoS CPU layout cell * Q + i -> device layout i * ncells + cell */
     idx[2 * k] = (cl_ulong)((to[k] % g->q) * g->ncells + to[k] / g->q);
     idx[2 * k + 1] = (cl_ulong)((from[k] % g->q) * g->ncells + from[k] / g->q);
     if (g->esize == sizeof(float)) {

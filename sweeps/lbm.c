@@ -29,10 +29,16 @@ lbm_options_t lbm_options_default(void) {
 
 double lbm_omega(const lbm_options_t *o) { return 1.0 / (3.0 * o->viscosity + 0.5); }
 
+/* The flow lattices (D3Q7 has too few moments for the Navier-Stokes equations). */
+static const char *const lbm_lattices[] = {"d2q9", "d3q15", "d3q19", "d3q27", NULL};
+
 tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  TSR_CHECK(o->lattice != NULL, TSR_ERR_INVALID, "lbm.lattice: none given; allowed are %s",
-            lattice_names());
+  int flow = 0;
+  for (int k = 0; o->lattice && lbm_lattices[k]; ++k)
+    flow = flow || lattice_find(lbm_lattices[k]) == o->lattice;
+  TSR_CHECK(flow, TSR_ERR_INVALID, "lbm.lattice = %s: allowed are the flow lattices d2q9, "
+            "d3q15, d3q19, d3q27", o->lattice ? o->lattice->name : "none");
   TSR_CHECK(o->cpu_layout == GRID_AOS || o->cpu_layout == GRID_SOA, TSR_ERR_INVALID,
             "lbm.cpu_layout: unknown value %d; allowed are soa, aos", (int)o->cpu_layout);
   TSR_CHECK(o->collision == LBM_SRT || o->collision == LBM_TRT, TSR_ERR_INVALID,
@@ -98,8 +104,6 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   static const char *const precisions[] = {"dp", "sp", NULL};
   static const char *const inits[] = {"uniform", "taylor_green", NULL};
   static const char *const layouts[] = {"aos", "soa", NULL};
-  /* the flow lattices (D3Q7 has too few moments for the Navier-Stokes equations) */
-  static const char *const lattices[] = {"d2q9", "d3q15", "d3q19", "d3q27", NULL};
   static const char *const faces[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
   static const char *const walls[] = {"noslip", "moving", NULL};
   lbm_options_t r = lbm_options_default();
@@ -108,8 +112,8 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   TSR_TRY(config_object(root, "lbm", false, &lbm, err));
   if (lbm) {
     v = 2;
-    TSR_TRY(config_choice(lbm, "lattice", false, lattices, &v, err));
-    r.lattice = lattice_find(lattices[v]);
+    TSR_TRY(config_choice(lbm, "lattice", false, lbm_lattices, &v, err));
+    r.lattice = lattice_find(lbm_lattices[v]);
     v = (int)r.cpu_layout;
     TSR_TRY(config_choice(lbm, "cpu_layout", false, layouts, &v, err));
     r.cpu_layout = (grid_layout_t)v;

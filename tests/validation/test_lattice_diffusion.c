@@ -50,6 +50,13 @@ static void init_gaussian(int x, int y, int z, void *ctx, double out[4]) {
 
 static int block_id(const box_t *b, const int g[3]) { return (g[2] * b->nb[1] + g[1]) * b->nb[0] + g[0]; }
 
+/* The place g[3] in the block grid nb[3] of block id (x fastest). */
+static void block_place(const int nb[3], int id, int g[3]) {
+  g[0] = id % nb[0];
+  g[1] = (id / nb[0]) % nb[1];
+  g[2] = id / (nb[0] * nb[1]);
+}
+
 /* layouts: 0 all AoS, 1 all SoA, 2 alternating */
 static void box_create(box_t *b, const int nb[3], int layouts, int dp, const lbm_params_t *p) {
   memset(b, 0, sizeof *b);
@@ -58,7 +65,8 @@ static void box_create(box_t *b, const int nb[3], int layouts, int dp, const lbm
     b->n[a] = N / nb[a];
   }
   for (int id = 0; id < nb[0] * nb[1] * nb[2]; ++id) {
-    const int g[3] = {id % nb[0], (id / nb[0]) % nb[1], id / (nb[0] * nb[1])};
+    int g[3];
+    block_place(nb, id, g);
     const grid_layout_t lay = layouts < 2 ? (grid_layout_t)layouts : (grid_layout_t)((g[0] + g[1] + g[2]) % 2);
     b->k[id] = lbm_kernels_find(&lattice_d3q7, lay, dp);
     b->d[id] = grid_dims_make(b->n, 7, 1, lay, b->k[id]->esize);
@@ -91,7 +99,8 @@ static void box_exchange(box_t *b, int s) {
     ncomps[d] = lattice_crossing(&lattice_d3q7, off, comps[d]);
   }
   for (int id = 0; id < b->nb[0] * b->nb[1] * b->nb[2]; ++id) {
-    const int g[3] = {id % b->nb[0], (id / b->nb[0]) % b->nb[1], id / (b->nb[0] * b->nb[1])};
+    int g[3];
+    block_place(b->nb, id, g);
     for (int d = 0; d < DIRECTION_COUNT; ++d) {
       if (!ncomps[d]) continue;
       int h[3], slo[3], shi[3], rlo[3], rhi[3];
@@ -119,7 +128,8 @@ static void box_run(box_t *b, const lbm_params_t *p, lbm_variant_t v, double *c)
       b->k[id]->stream_collide(b->f[id][t % 2], b->f[id][(t + 1) % 2], &b->d[id], p, v);
   }
   for (int id = 0; id < nblocks; ++id) {
-    const int g[3] = {id % b->nb[0], (id / b->nb[0]) % b->nb[1], id / (b->nb[0] * b->nb[1])};
+    int g[3];
+    block_place(b->nb, id, g);
     const size_t cells = (size_t)b->n[0] * (size_t)b->n[1] * (size_t)b->n[2];
     double *rho = malloc(cells * sizeof *rho), *u = malloc(3 * cells * sizeof *u);
     b->k[id]->moments(b->f[id][STEPS % 2], &b->d[id], p, 0, rho, u);
