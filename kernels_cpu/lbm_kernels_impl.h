@@ -309,27 +309,52 @@ static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, 
       }
 }
 
+/* Cells per run of the moments loop: direction by direction over a run of cells, so
+ * that the loop over the cells vectorises; each cell still sums its values in
+ * direction order. */
+#define LBM_MOMENTS_RUN 512
+
+/* rho and j of the n <= LBM_MOMENTS_RUN cells from cell (slot 0) on, cells sx apart. */
+static inline void LBM_FN(moments_run)(const REAL *restrict f, ptrdiff_t sx, ptrdiff_t sc, int n,
+                                       double *restrict rho, double (*restrict j)[LBM_MOMENTS_RUN]) {
+  for (int x = 0; x < n; ++x) rho[x] = j[0][x] = j[1][x] = j[2][x] = 0.0;
+  LBM_UNROLL for (int i = 0; i < LAT(Q); ++i) {
+    const REAL *restrict fi = f + (ptrdiff_t)i * sc;
+    const double cx = LAT_CX(i), cy = LAT_CY(i), cz = LAT_CZ(i);
+    /* the lines of this direction's next run, asked for while this one is summed */
+    for (int x = 0; x < n; x += 64 / (int)sizeof(REAL))
+      __builtin_prefetch(fi + (ptrdiff_t)(x + n) * sx, 0, 3);
+    for (int x = 0; x < n; ++x) {
+      const double v = (double)fi[(ptrdiff_t)x * sx];
+      rho[x] += v;
+      j[0][x] += cx * v;
+      j[1][x] += cy * v;
+      j[2][x] += cz * v;
+    }
+  }
+}
+
 static void LBM_FN(moments)(const void *vf, const grid_dims_t *d, const lbm_params_t *p,
                             int shifted, double *rho_out, double *u_out) {
   const REAL *f = vf;
   /* stored PDFs are post-collision: their momentum holds the whole force of the step,
      the fluid velocity half of it */
   const double half = p->use_force ? -0.5 : 0.0;
-  const int *c[3] = {LBM_FN(lat_cx), LBM_FN(lat_cy), LBM_FN(lat_cz)};
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for collapse(2) schedule(static)
   for (int z = 0; z < d->nz; ++z)
     for (int y = 0; y < d->ny; ++y)
-      for (int x = 0; x < d->nx; ++x) {
-        const size_t n = ((size_t)z * (size_t)d->ny + (size_t)y) * (size_t)d->nx + (size_t)x;
-        const size_t cell = grid_index(d, x, y, z, 0);
-        double rho = 0, j[3] = {0, 0, 0};
-        for (int i = 0; i < LAT(Q); ++i) {
-          const double fi = (double)f[cell + (size_t)((ptrdiff_t)i * d->sc)];
-          rho += fi;
-          for (int a = 0; a < 3; ++a) j[a] += c[a][i] * fi;
+      for (int x0 = 0; x0 < d->nx; x0 += LBM_MOMENTS_RUN) {
+        const int n = d->nx - x0 < LBM_MOMENTS_RUN ? d->nx - x0 : LBM_MOMENTS_RUN;
+        const REAL *run = f + grid_index(d, x0, y, z, 0);
+        double rho[LBM_MOMENTS_RUN], j[3][LBM_MOMENTS_RUN];
+        if (d->sx == 1) LBM_FN(moments_run)(run, 1, d->sc, n, rho, j); /* SoA: unit stride */
+        else LBM_FN(moments_run)(run, d->sx, d->sc, n, rho, j);
+        const size_t first = ((size_t)z * (size_t)d->ny + (size_t)y) * (size_t)d->nx + (size_t)x0;
+        for (int x = 0; x < n; ++x) {
+          rho_out[first + (size_t)x] = shifted ? rho[x] + p->rho0 : rho[x];
+          for (int a = 0; a < 3; ++a)
+            u_out[3 * (first + (size_t)x) + (size_t)a] = (j[a][x] + half * p->force[a]) / p->rho0;
         }
-        rho_out[n] = shifted ? rho + p->rho0 : rho;
-        for (int a = 0; a < 3; ++a) u_out[3 * n + (size_t)a] = (j[a] + half * p->force[a]) / p->rho0;
       }
 }
 
