@@ -15,17 +15,20 @@
 /* Output a list item (probe, slice) is due for at this step: every `every` steps, not at 0. */
 static bool run_due(int64_t every, int64_t step) { return step > 0 && step % every == 0; }
 
-/* VTK, probe and slice output due at this step (VTK also at step 0). */
+/* At this step: the stability check (every check_every steps, at the last step and
+ * wherever output is due, on the moments the output uses), then the VTK, probe and
+ * slice output due (VTK also at step 0). Nothing is written at a step whose check
+ * fails: TSR_ERR_DIVERGED, with *div saying where. */
 static tsr_status run_output(lbm_sim_t *sim, const simulation_options_t *so, int64_t step,
-                             tsr_error_t *err) {
+                             lbm_divergence_t *div, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  bool due = so->vtk_every > 0 && step % so->vtk_every == 0;
+  bool vtk = so->vtk_every > 0 && step % so->vtk_every == 0, due = vtk;
   for (int i = 0; i < so->nprobes; ++i) due = due || run_due(so->probes[i].every, step);
   for (int i = 0; i < so->nslices; ++i) due = due || run_due(so->slices[i].every, step);
-  if (!due) goto cleanup;
+  if (!due && step % so->check_every != 0 && step != so->steps) goto cleanup;
   TSR_TRY(lbm_sim_moments(sim, err));
-  if (so->vtk_every > 0 && step % so->vtk_every == 0)
-    TSR_TRY(lbm_sim_write_vtk(sim, so->output_folder, step, err));
+  TSR_TRY(lbm_sim_check(sim, step, div, err));
+  if (vtk) TSR_TRY(lbm_sim_write_vtk(sim, so->output_folder, step, err));
   for (int i = 0; i < so->nprobes; ++i)
     if (run_due(so->probes[i].every, step))
       TSR_TRY(lbm_sim_write_probe(sim, so->output_folder, &so->probes[i], step, err));
@@ -175,30 +178,48 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
            config, (long long)d->cells[0], (long long)d->cells[1], (long long)d->cells[2],
            (int)patch_block_count(patch), size, hs, lbm_fs(&lo), lo.viscosity);
     fflush(stdout);
+    char warnings[1024];
+    if (lbm_options_warnings(&lo, &so.domain, warnings, sizeof warnings) > 0) {
+      for (char *line = strtok(warnings, "\n"); line; line = strtok(NULL, "\n"))
+        fprintf(stderr, "tessera: warning: %s: %s\n", config, line);
+      fflush(stderr);
+    }
   }
-  TSR_TRY(run_output(sim, &so, 0, err));
+  lbm_divergence_t div = {.block = -1};
+  tsr_error_t diverged;
+  int64_t done = 0; /* steps run */
+  st = run_output(sim, &so, 0, &div, err);
   MPI_Barrier(comm);
   double t0 = MPI_Wtime(), tlast = t0, tout = 0;
   int64_t last = 0;
-  for (int64_t s = 1; s <= so.steps; ++s) {
+  for (int64_t s = 1; s <= so.steps && st == TSR_OK; ++s) {
     TSR_TRY(lbm_sim_step(sim, 1, err));
+    done = s;
     double o0 = MPI_Wtime();
-    TSR_TRY(run_output(sim, &so, s, err));
+    st = run_output(sim, &so, s, &div, err);
     tout += MPI_Wtime() - o0;
-    if (rank == 0 && so.progress_every > 0 && (s % so.progress_every == 0 || s == so.steps)) {
+    if (st == TSR_OK && rank == 0 && so.progress_every > 0 &&
+        (s % so.progress_every == 0 || s == so.steps)) {
       double now = MPI_Wtime();
       run_progress(s, so.steps, (double)cells * (double)(s - last) / (now - tlast) / 1e6, now - t0);
       tlast = now;
       last = s;
     }
   }
+  if (st != TSR_OK && st != TSR_ERR_DIVERGED) goto cleanup;
+  /* a run that diverged still leaves its summary, then ends with the check's message */
+  tsr_status ending = st;
+  diverged = *err;
+  st = TSR_OK;
   double wall = MPI_Wtime() - t0 - tout, wall_max = 0; /* simulation time, output excluded */
   TSR_MPI(MPI_Allreduce(&wall, &wall_max, 1, MPI_DOUBLE, MPI_MAX, comm));
   double mass = 0;
-  TSR_TRY(lbm_sim_moments(sim, err));
-  TSR_TRY(lbm_sim_mass(sim, &mass, err));
+  if (ending == TSR_OK) {
+    TSR_TRY(lbm_sim_moments(sim, err));
+    TSR_TRY(lbm_sim_mass(sim, &mass, err));
+  }
 
-  double mlups = wall_max > 0 ? (double)cells * (double)so.steps / wall_max / 1e6 : 0.0;
+  double mlups = wall_max > 0 ? (double)cells * (double)done / wall_max / 1e6 : 0.0;
   /* seconds per phase, the slowest rank's */
   timeloop_timing_t tt = lbm_sim_timing(sim);
   double phase[3] = {tt.exchange, tt.boundary, tt.kernel}, phase_max[3];
@@ -210,7 +231,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
       st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory for the report");
   }
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  TSR_TRY(run_gather_phases(comm, sim, so.steps, rows, err));
+  TSR_TRY(run_gather_phases(comm, sim, done, rows, err));
   if (rank == 0) {
     const lbm_plan_t *plan = lbm_sim_plan(sim);
     bool mixed = false;
@@ -219,35 +240,58 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     run_fill_processes(sim, rows, cells_table);
     char path[SIMULATION_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/summary.json", so.output_folder);
+    /* where it diverged: the values as text, as they may be NaN or infinite */
+    char values[4][32];
+    snprintf(values[0], sizeof values[0], "%.17g", div.rho);
+    for (int a = 0; a < 3; ++a) snprintf(values[1 + a], sizeof values[1 + a], "%.17g", div.u[a]);
+    const report_item_t where[] = {
+        REPORT_INT_ITEM("step", div.step),   REPORT_INT_ITEM("block", div.block),
+        REPORT_INT_ITEM("x", div.cell[0]),   REPORT_INT_ITEM("y", div.cell[1]),
+        REPORT_INT_ITEM("z", div.cell[2]),   REPORT_TEXT_ITEM("rho", values[0]),
+        REPORT_TEXT_ITEM("ux", values[1]),   REPORT_TEXT_ITEM("uy", values[2]),
+        REPORT_TEXT_ITEM("uz", values[3])};
     report_item_t items[] = {
         REPORT_TEXT_ITEM("config", config),
+        REPORT_TEXT_ITEM("status", ending == TSR_OK ? "completed" : "diverged"),
         REPORT_TEXT_ITEM("fs", lbm_fs(&lo)),
         REPORT_TEXT_ITEM("hs", hs_text),
         REPORT_INT_ITEM("ranks", size),
         REPORT_INT_ITEM("blocks", patch_block_count(patch)),
         REPORT_INT_ITEM("cells", cells),
-        REPORT_INT_ITEM("steps", so.steps),
+        REPORT_INT_ITEM("steps", done),
         REPORT_REAL_ITEM("wall_seconds", wall_max),
         REPORT_REAL_ITEM("mlups", mlups),
-        REPORT_REAL_ITEM("mass", mass),
         REPORT_REAL_ITEM("exchange_seconds_max", phase_max[0]),
         REPORT_REAL_ITEM("boundary_seconds_max", phase_max[1]),
         REPORT_REAL_ITEM("kernel_seconds_max", phase_max[2]),
         REPORT_REAL_ITEM("predicted_imbalance", lbm_plan_imbalance(plan)),
         REPORT_REAL_ITEM("predicted_step_s", plan->max_seconds),
         REPORT_TABLE_ITEM("processes", cells_table, (size_t)size, RUN_COLUMNS),
+        /* the last one: the fluid mass of a completed run, or where a run diverged */
+        ending == TSR_OK ? REPORT_REAL_ITEM("mass", mass)
+                         : REPORT_TABLE_ITEM("diverged", where, 1, sizeof where / sizeof where[0]),
     };
     st = report_write_json(path, items, sizeof items / sizeof items[0], err);
-    printf("summary: %.2f MLUPS, %lld cells, %d blocks, %d rank(s), %lld steps in %.2f s; "
-           "mass %.12g; written to %s\n",
-           mlups, (long long)cells, (int)patch_block_count(patch), size, (long long)so.steps,
-           wall_max, mass, path);
-    printf("time per phase (slowest rank): exchange %.2f s, boundary %.2f s, kernel %.2f s\n",
-           phase_max[0], phase_max[1], phase_max[2]);
-    run_print_processes(sim, rows);
+    if (st == TSR_OK && ending == TSR_OK)
+      printf("summary: %.2f MLUPS, %lld cells, %d blocks, %d rank(s), %lld steps in %.2f s; "
+             "mass %.12g; written to %s\n",
+             mlups, (long long)cells, (int)patch_block_count(patch), size, (long long)done,
+             wall_max, mass, path);
+    else if (st == TSR_OK)
+      printf("summary: diverged at step %lld after %.2f s; written to %s\n", (long long)div.step,
+             wall_max, path);
+    if (st == TSR_OK && ending == TSR_OK) {
+      printf("time per phase (slowest rank): exchange %.2f s, boundary %.2f s, kernel %.2f s\n",
+             phase_max[0], phase_max[1], phase_max[2]);
+      run_print_processes(sim, rows);
+    }
     fflush(stdout);
   }
   TSR_TRY(verdict_reduce(comm, st, 0, err));
+  if (ending != TSR_OK) {
+    st = ending;
+    *err = diverged;
+  }
 cleanup:
   free(rows);
   free(cells_table);

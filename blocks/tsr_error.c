@@ -57,6 +57,7 @@ const char *tsr_status_name(tsr_status code) {
   case TSR_ERR_MPI: return "MPI error";
   case TSR_ERR_OPENCL: return "OpenCL error";
   case TSR_ERR_INTERNAL: return "internal error";
+  case TSR_ERR_DIVERGED: return "diverged";
   }
   return "unknown status";
 }

@@ -26,7 +26,8 @@ typedef enum tsr_status {
   TSR_ERR_CORRUPT = 5, /* received bytes that do not decode or do not fit */
   TSR_ERR_MPI = 6,     /* an MPI call failed */
   TSR_ERR_OPENCL = 7,  /* an OpenCL call failed */
-  TSR_ERR_INTERNAL = 8 /* a broken invariant between modules */
+  TSR_ERR_INTERNAL = 8, /* a broken invariant between modules */
+  TSR_ERR_DIVERGED = 9  /* the simulated fields left the range where the method is stable */
 } tsr_status;
 
 enum { TSR_ERROR_TEXT_MAX = 4096 };

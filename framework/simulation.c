@@ -11,6 +11,7 @@ simulation_options_t simulation_options_default(void) {
   memset(&o, 0, sizeof o);
   o.domain = patch_options_default();
   o.steps = 1;
+  o.check_every = 200;
   snprintf(o.output_folder, sizeof o.output_folder, "out");
   o.progress_every = 100;
   o.hardware.hs = SIMULATION_HS_CPU;
@@ -388,6 +389,7 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
   for (int a = 0; a < 3; ++a) r.domain.blocks[a] = (int)v[a];
   TSR_TRY(config_bool3(domain, "periodic", false, r.domain.periodic, err));
   TSR_TRY(config_int(root, "steps", false, 0, INT64_MAX, &r.steps, err));
+  TSR_TRY(config_int(root, "check_every", false, 1, INT64_MAX, &r.check_every, err));
   TSR_TRY(config_object(root, "output", false, &output, err));
   if (output) {
     TSR_TRY(config_string(output, "folder", false, r.output_folder, sizeof r.output_folder, err));

@@ -6,6 +6,7 @@
  *     "periodic": [px, py, pz]    default [false, false, false]
  *   },
  *   "steps": n                    default 1; integer >= 0
+ *   "check_every": n              steps between stability checks (default 200; >= 1)
  *   "output": {
  *     "folder": "out",            where summary.json, VTK files and probe CSVs go
  *     "progress_every": n,        steps between progress lines; 0: none (default 100)
@@ -143,6 +144,7 @@ const char *simulation_hs_name(simulation_hs_t hs);
 typedef struct simulation_options {
   patch_options_t domain;
   int64_t steps;
+  int64_t check_every;
   char output_folder[SIMULATION_PATH_MAX];
   int64_t progress_every;
   int64_t vtk_every;

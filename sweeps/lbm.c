@@ -1,6 +1,7 @@
 #include "lbm.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,64 @@ lbm_options_t lbm_options_default(void) {
 }
 
 double lbm_omega(const lbm_options_t *o) { return 1.0 / (3.0 * o->viscosity + 0.5); }
+
+double lbm_sound_speed(const lbm_options_t *o) {
+  return o->lattice ? 1.0 / sqrt(o->lattice->inv_cs2) : 1.0 / sqrt(3.0);
+}
+
+static double lbm_norm(const double u[3]) { return sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]); }
+
+static const char *const lbm_face_names[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
+
+double lbm_largest_speed(const lbm_options_t *o, const patch_options_t *domain, const char **what) {
+  static const char *const wall_keys[6] = {
+      "boundaries.x-.velocity", "boundaries.x+.velocity", "boundaries.y-.velocity",
+      "boundaries.y+.velocity", "boundaries.z-.velocity", "boundaries.z+.velocity"};
+  double best = lbm_norm(o->init_velocity);
+  *what = "lbm.initial.velocity";
+  if (o->init == LBM_INIT_TAYLOR_GREEN) {
+    /* u = u0 (sin cos, -kx/ky cos sin, 0): the peak of |u| is |u0| max(1, kx/ky) */
+    double ratio = domain && domain->cells[0] > 0 ? (double)domain->cells[1] / (double)domain->cells[0] : 1.0;
+    best = fabs(o->init_velocity[0]) * (ratio > 1.0 ? ratio : 1.0);
+    *what = "lbm.initial.u0";
+  }
+  for (int f = 0; f < 6; ++f) {
+    if (o->geometry.walls[f].kind != GEOMETRY_WALL_MOVING) continue;
+    double v = lbm_norm(o->geometry.walls[f].velocity);
+    if (v > best) {
+      best = v;
+      *what = wall_keys[f];
+    }
+  }
+  return best;
+}
+
+int lbm_options_warnings(const lbm_options_t *o, const patch_options_t *domain, char *out,
+                         size_t cap) {
+  const char *what;
+  const double u = lbm_largest_speed(o, domain, &what), cs = lbm_sound_speed(o);
+  const double tau = 3.0 * o->viscosity + 0.5;
+  int n = 0;
+  size_t used = 0;
+  if (cap) out[0] = '\0';
+  char line[320];
+  for (int k = 0; k < 2; ++k) {
+    int m = 0;
+    if (k == 0 && u > 0.3 * cs)
+      m = snprintf(line, sizeof line, "%s: |u| = %g is Mach %.2f (lattice units, c_s = %.4f); "
+                   "above Mach 0.3 (|u| > %.3f) compressibility errors grow and a run may "
+                   "diverge", what, u, u / cs, cs, 0.3 * cs);
+    if (k == 1 && tau - 0.5 < 0.01 && u > 0)
+      m = snprintf(line, sizeof line, "lbm.viscosity = %g gives tau = 0.5 + %.3g; this close "
+                   "to 1/2 a run is stable only for slow flows on fine grids (|u|/nu = %.3g "
+                   "with %s)", o->viscosity, tau - 0.5, u / o->viscosity, what);
+    if (m <= 0) continue;
+    int w = snprintf(out + used, cap > used ? cap - used : 0, "%s%s", n ? "\n" : "", line);
+    if (w > 0) used += (size_t)w < cap - used ? (size_t)w : cap - used - 1;
+    ++n;
+  }
+  return n;
+}
 
 /* The flow lattices (D3Q7 has too few moments for the Navier-Stokes equations). */
 static const char *const lbm_lattices[] = {"d2q9", "d3q15", "d3q19", "d3q27", NULL};
@@ -60,6 +119,21 @@ tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err) {
               "lbm.initial velocity[%d] = %g: allowed are |u| < 0.5 (lattice units; keep Mach "
               "numbers small, |u| <~ 0.1)", a, o->init_velocity[a]);
   }
+  /* speeds as vectors: each component below the limit is not enough */
+  const double cs = lbm_sound_speed(o);
+  TSR_CHECK(lbm_norm(o->init_velocity) < cs, TSR_ERR_INVALID,
+            "lbm.initial.velocity = [%g, %g, %g]: |u| = %g reaches the lattice speed of sound "
+            "c_s = %.4f; allowed are |u| < c_s (lattice units; keep |u| <~ 0.1)",
+            o->init_velocity[0], o->init_velocity[1], o->init_velocity[2],
+            lbm_norm(o->init_velocity), cs);
+  for (int f = 0; f < 6; ++f) {
+    const double *w = o->geometry.walls[f].velocity;
+    if (o->geometry.walls[f].kind != GEOMETRY_WALL_MOVING) continue;
+    TSR_CHECK(lbm_norm(w) < cs, TSR_ERR_INVALID,
+              "boundaries.%s.velocity = [%g, %g, %g]: |u| = %g reaches the lattice speed of "
+              "sound c_s = %.4f; allowed are |u| < c_s (lattice units; keep |u| <~ 0.1)",
+              lbm_face_names[f], w[0], w[1], w[2], lbm_norm(w), cs);
+  }
   st = geometry_validate(&o->geometry, err);
 cleanup:
   return st;
@@ -72,6 +146,11 @@ static tsr_status lbm_check_domain(const lbm_options_t *o, const patch_options_t
   TSR_CHECK(o->lattice->d == 3 || domain->cells[2] == 1, TSR_ERR_INVALID,
             "lbm.lattice = \"%s\" is two-dimensional: domain.cells[2] must be 1, not %lld",
             o->lattice->name, (long long)domain->cells[2]);
+  const char *what;
+  const double u = lbm_largest_speed(o, domain, &what), cs = lbm_sound_speed(o);
+  TSR_CHECK(u < cs, TSR_ERR_INVALID, "%s: the largest speed of the initial field, %g, reaches "
+            "the lattice speed of sound c_s = %.4f on this domain; allowed are speeds < c_s",
+            what, u, cs);
 cleanup:
   return st;
 }
@@ -104,7 +183,6 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   static const char *const precisions[] = {"dp", "sp", NULL};
   static const char *const inits[] = {"uniform", "taylor_green", NULL};
   static const char *const layouts[] = {"aos", "soa", NULL};
-  static const char *const faces[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
   static const char *const walls[] = {"noslip", "moving", NULL};
   lbm_options_t r = lbm_options_default();
   config_node_t *root = config_root(cfg), *lbm, *init, *bnd, *face;
@@ -141,12 +219,12 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   }
   TSR_TRY(config_object(root, "boundaries", false, &bnd, err));
   for (int f = 0; bnd && f < 6; ++f) {
-    TSR_TRY(config_object(bnd, faces[f], false, &face, err));
+    TSR_TRY(config_object(bnd, lbm_face_names[f], false, &face, err));
     if (!face) continue;
     if (domain->periodic[f / 2]) {
       st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
                          "%s: boundaries.%s: the domain is periodic along %c; walls go on "
-                         "non-periodic faces only", config_source(cfg), faces[f], "xyz"[f / 2]);
+                         "non-periodic faces only", config_source(cfg), lbm_face_names[f], "xyz"[f / 2]);
       goto cleanup;
     }
     v = (int)r.geometry.walls[f].kind;

@@ -22,6 +22,7 @@
 #ifndef LBM_SWEEP_H
 #define LBM_SWEEP_H
 
+#include <float.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -75,6 +76,27 @@ TSR_NODISCARD tsr_status lbm_options_read(config_t *cfg, const patch_options_t *
 
 /* omega (1/tau) of the options. */
 double lbm_omega(const lbm_options_t *o);
+
+/* The lattice speed of sound c_s (1/sqrt(3) for the flow lattices). No velocity given
+ * (initial, wall) may reach it, and a cell whose speed reaches it has diverged. */
+double lbm_sound_speed(const lbm_options_t *o);
+
+/* The largest speed the options give anywhere (initial field, moving walls) on this
+ * domain, and in *what which one ("lbm.initial.velocity", "boundaries.y+.velocity"). */
+double lbm_largest_speed(const lbm_options_t *o, const patch_options_t *domain, const char **what);
+
+/* Warnings on options that are valid but near the limits of stability (Mach number of
+ * the largest speed above 0.3; tau within 0.01 of 1/2 with a velocity given), one line
+ * each, separated by newlines, into out (cap >= 1 bytes, always terminated, cut where
+ * it is too short); returns how many. */
+int lbm_options_warnings(const lbm_options_t *o, const patch_options_t *domain, char *out,
+                         size_t cap);
+
+/* Whether a cell's density and velocity are in the range where the method is stable:
+ * finite, rho > 0, |u| < c_s (cs2 = c_s^2). Written so that NaN fails every comparison. */
+static inline bool lbm_cell_stable(double cs2, double rho, const double u[3]) {
+  return rho > 0 && rho <= DBL_MAX && u[0] * u[0] + u[1] * u[1] + u[2] * u[2] < cs2;
+}
 
 /* The fs set of the options, e.g. "trt,dp". */
 const char *lbm_fs(const lbm_options_t *o);

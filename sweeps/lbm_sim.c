@@ -250,6 +250,56 @@ cleanup:
   return st;
 }
 
+tsr_status lbm_sim_check(lbm_sim_t *sim, int64_t step, lbm_divergence_t *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  /* each rank's first unstable cell as BlockID * 2^32 + cell index; the smallest wins */
+  int64_t mine = INT64_MAX, first = INT64_MAX;
+  const double cs2 = lbm_sound_speed(&sim->opts) * lbm_sound_speed(&sim->opts);
+  for (int32_t i = 0; i < patch_local_count(sim->patch); ++i) {
+    int32_t id = patch_local_id(sim->patch, i);
+    lbm_moments_view_t v = lbm_block_moments(patch_block_data(sim->patch, id), sim->pdf_id);
+    int64_t first_cell = INT64_MAX;
+#pragma omp parallel for schedule(static) reduction(min : first_cell)
+    for (int64_t k = 0; k < v.cells; ++k)
+      if (v.flags[k] == GEOMETRY_FLUID && !lbm_cell_stable(cs2, v.rho[k], v.u + 3 * k) &&
+          k < first_cell)
+        first_cell = k;
+    if (first_cell != INT64_MAX && ((int64_t)id << 32) + first_cell < mine)
+      mine = ((int64_t)id << 32) + first_cell;
+  }
+  TSR_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT64_T, MPI_MIN, sim->comm));
+  *out = (lbm_divergence_t){.step = step, .block = -1};
+  if (first == INT64_MAX) goto cleanup;
+  const int32_t id = (int32_t)(first >> 32);
+  const int64_t k = first & 0xffffffff;
+  const block_info_t *b = patch_block(sim->patch, id);
+  double vals[4] = {0};
+  if (b->rank == patch_my_rank(sim->patch)) {
+    lbm_moments_view_t v = lbm_block_moments(patch_block_data(sim->patch, id), sim->pdf_id);
+    vals[0] = v.rho[k];
+    for (int a = 0; a < 3; ++a) vals[1 + a] = v.u[3 * k + a];
+  }
+  TSR_MPI(MPI_Bcast(vals, 4, MPI_DOUBLE, b->rank, sim->comm));
+  const int64_t local[3] = {k % b->size[0], k / b->size[0] % b->size[1],
+                            k / b->size[0] / b->size[1]};
+  out->block = id;
+  out->rho = vals[0];
+  for (int a = 0; a < 3; ++a) {
+    out->cell[a] = b->lo[a] + local[a];
+    out->u[a] = vals[1 + a];
+  }
+  st = tsr_error_set(err, TSR_ERR_DIVERGED, __FILE__, __LINE__,
+                     "the simulation diverged at step %lld: BlockID %d, cell (%lld, %lld, %lld): "
+                     "rho = %g, u = (%g, %g, %g); stable are finite values with rho > 0 and "
+                     "|u| < c_s = %.4f (lattice units): lower the velocities or raise the "
+                     "viscosity or the resolution",
+                     (long long)step, (int)id, (long long)out->cell[0], (long long)out->cell[1],
+                     (long long)out->cell[2], out->rho, out->u[0], out->u[1], out->u[2],
+                     lbm_sound_speed(&sim->opts));
+cleanup:
+  return st;
+}
+
 tsr_status lbm_sim_gather(lbm_sim_t *sim, double *rho, double *u, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const patch_options_t *d = patch_options(sim->patch);

@@ -30,6 +30,21 @@ TSR_NODISCARD tsr_status lbm_sim_step(lbm_sim_t *sim, int64_t steps, tsr_error_t
 /* Runs "lbm.moments" on every local block (then lbm_block_moments has fresh values). */
 TSR_NODISCARD tsr_status lbm_sim_moments(lbm_sim_t *sim, tsr_error_t *err);
 
+/* Where a run left the stable range: the first fluid cell (lowest BlockID, then z-y-x
+ * order within the block) that fails lbm_cell_stable. */
+typedef struct lbm_divergence {
+  int64_t step;
+  int32_t block;   /* BlockID; -1: every cell is stable */
+  int64_t cell[3]; /* global cell */
+  double rho, u[3];
+} lbm_divergence_t;
+
+/* Checks the moments (after lbm_sim_moments) of every fluid cell of the domain. Every
+ * rank gets the same *out; when a cell fails, TSR_ERR_DIVERGED and a message naming the
+ * step, the BlockID, the global cell and its values. */
+TSR_NODISCARD tsr_status lbm_sim_check(lbm_sim_t *sim, int64_t step, lbm_divergence_t *out,
+                                       tsr_error_t *err);
+
 /* Sum of the density over all fluid cells of the domain (after lbm_sim_moments), the
  * same value on every rank; summed in a fixed order (by BlockID), so it does not
  * depend on the number of ranks beyond round-off of the per-block sums. */
