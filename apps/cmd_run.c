@@ -8,6 +8,7 @@
 #include "config.h"
 #include "lbm.h"
 #include "lbm_sim.h"
+#include "output.h"
 #include "report.h"
 #include "simulation.h"
 #include "verdict.h"
@@ -19,8 +20,9 @@ static bool run_due(int64_t every, int64_t step) { return step > 0 && step % eve
  * wherever output is due, on the moments the output uses), then the VTK, probe and
  * slice output due (VTK also at step 0). Nothing is written at a step whose check
  * fails: TSR_ERR_DIVERGED, with *div saying where. */
-static tsr_status run_output(lbm_sim_t *sim, const simulation_options_t *so, int64_t step,
-                             lbm_divergence_t *div, tsr_error_t *err) {
+static tsr_status run_output(MPI_Comm comm, lbm_sim_t *sim, const simulation_options_t *so,
+                             output_folder_t *out, int64_t step, lbm_divergence_t *div,
+                             tsr_error_t *err) {
   tsr_status st = TSR_OK;
   bool vtk = so->vtk_every > 0 && step % so->vtk_every == 0, due = vtk;
   for (int i = 0; i < so->nprobes; ++i) due = due || run_due(so->probes[i].every, step);
@@ -28,13 +30,15 @@ static tsr_status run_output(lbm_sim_t *sim, const simulation_options_t *so, int
   if (!due && step % so->check_every != 0 && step != so->steps) goto cleanup;
   TSR_TRY(lbm_sim_moments(sim, err));
   TSR_TRY(lbm_sim_check(sim, step, div, err));
-  if (vtk) TSR_TRY(lbm_sim_write_vtk(sim, so->output_folder, step, err));
+  if (vtk) TSR_TRY(lbm_sim_write_vtk(sim, out, step, err));
   for (int i = 0; i < so->nprobes; ++i)
     if (run_due(so->probes[i].every, step))
-      TSR_TRY(lbm_sim_write_probe(sim, so->output_folder, &so->probes[i], step, err));
+      TSR_TRY(lbm_sim_write_probe(sim, out, &so->probes[i], step, err));
   for (int i = 0; i < so->nslices; ++i)
     if (run_due(so->slices[i].every, step))
-      TSR_TRY(lbm_sim_write_png(sim, so->output_folder, &so->slices[i], step, err));
+      TSR_TRY(lbm_sim_write_png(sim, out, &so->slices[i], step, err));
+  /* rank 0: the manifest names what was written (an error there is every rank's) */
+  TSR_TRY(verdict_reduce(comm, output_folder_manifest(out, "running", err), 0, err));
 cleanup:
   return st;
 }
@@ -127,10 +131,13 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  output_folder_t *out = NULL;
   const char *config = NULL, *output = NULL;
   long long steps = -1;
+  bool overwrite = false;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--output") == 0 && i + 1 < argc) output = argv[++i];
+    else if (strcmp(argv[i], "--overwrite") == 0) overwrite = true;
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
       char *end = NULL;
       steps = strtoll(argv[++i], &end, 10);
@@ -140,7 +147,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     else config = NULL, i = argc;
   }
   if (!config) {
-    if (rank == 0) fprintf(stderr, "usage: tessera run CONFIG [--output FOLDER] [--steps N]\n");
+    if (rank == 0) fprintf(stderr, "usage: tessera run CONFIG [--output FOLDER] [--overwrite] [--steps N]\n");
     return 2;
   }
 
@@ -159,9 +166,13 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
                          sizeof so.output_folder - 1);
   }
   if (steps >= 0) so.steps = steps;
-  if (st == TSR_OK && rank == 0) st = report_make_folder(so.output_folder, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   TSR_TRY(lbm_sim_create(comm, &so, &lo, &sim, err));
+  /* the folder is this run's from here on: locked, earlier output gone, writable by all */
+  const char *patterns[1 + LBM_SIM_OUTPUT_PATTERNS] = {"summary.json"};
+  for (int i = 0; i < LBM_SIM_OUTPUT_PATTERNS; ++i) patterns[1 + i] = lbm_sim_output_patterns[i];
+  TSR_TRY(output_folder_open(comm, so.output_folder, patterns, 1 + LBM_SIM_OUTPUT_PATTERNS,
+                             overwrite, &out, err));
 
   const patch_t *patch = lbm_sim_patch(sim);
   int64_t cells = lbm_sim_cells(sim);
@@ -188,7 +199,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   lbm_divergence_t div = {.block = -1};
   tsr_error_t diverged;
   int64_t done = 0; /* steps run */
-  st = run_output(sim, &so, 0, &div, err);
+  st = run_output(comm, sim, &so, out, 0, &div, err);
   MPI_Barrier(comm);
   double t0 = MPI_Wtime(), tlast = t0, tout = 0;
   int64_t last = 0;
@@ -196,7 +207,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     TSR_TRY(lbm_sim_step(sim, 1, err));
     done = s;
     double o0 = MPI_Wtime();
-    st = run_output(sim, &so, s, &div, err);
+    st = run_output(comm, sim, &so, out, s, &div, err);
     tout += MPI_Wtime() - o0;
     if (st == TSR_OK && rank == 0 && so.progress_every > 0 &&
         (s % so.progress_every == 0 || s == so.steps)) {
@@ -238,8 +249,8 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     for (int r = 1; r < size; ++r) mixed = mixed || plan->procs[r].proc.hs != plan->procs[0].proc.hs;
     const char *hs_text = mixed ? "mixed" : simulation_hs_name(plan->procs[0].proc.hs);
     run_fill_processes(sim, rows, cells_table);
-    char path[SIMULATION_PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/summary.json", so.output_folder);
+    char path[OUTPUT_PATH_MAX];
+    st = output_folder_file(out, path, sizeof path, err, "summary.json");
     /* where it diverged: the values as text, as they may be NaN or infinite */
     char values[4][32];
     snprintf(values[0], sizeof values[0], "%.17g", div.rho);
@@ -271,7 +282,9 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
         ending == TSR_OK ? REPORT_REAL_ITEM("mass", mass)
                          : REPORT_TABLE_ITEM("diverged", where, 1, sizeof where / sizeof where[0]),
     };
-    st = report_write_json(path, items, sizeof items / sizeof items[0], err);
+    if (st == TSR_OK) st = report_write_json(path, items, sizeof items / sizeof items[0], err);
+    if (st == TSR_OK)
+      st = output_folder_manifest(out, ending == TSR_OK ? "completed" : "diverged", err);
     if (st == TSR_OK && ending == TSR_OK)
       printf("summary: %.2f MLUPS, %lld cells, %d blocks, %d rank(s), %lld steps in %.2f s; "
              "mass %.12g; written to %s\n",
@@ -293,6 +306,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     *err = diverged;
   }
 cleanup:
+  output_folder_close(&out);
   free(rows);
   free(cells_table);
   lbm_sim_free(&sim);

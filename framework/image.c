@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
+
 const uint8_t image_background[3] = {255, 255, 255};
 const uint8_t image_wall[3] = {128, 128, 128};
 const uint8_t image_not_finite[3] = {255, 0, 255};
@@ -272,14 +274,12 @@ tsr_status image_write_png(const char *path, const image_field_t *field, const i
                            tsr_error_t *err) {
   tsr_status st = TSR_OK;
   image_layout_t l = {.width = 0};
-  char lo[32], hi[32], tmp[4096];
+  char lo[32], hi[32];
   canvas_t c = {0};
+  output_file_t file = {.f = NULL};
   png_image img;
   memset(&img, 0, sizeof img);
-  bool tried = false;
   TSR_TRY(layout_make(field, o, &l, lo, hi, err));
-  int n = snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  TSR_CHECK(n > 0 && (size_t)n < sizeof tmp, TSR_ERR_INVALID, "image path too long: %.200s", path);
   c.width = l.width;
   c.height = l.height;
   c.rgb = malloc((size_t)c.width * (size_t)c.height * 3);
@@ -291,15 +291,14 @@ tsr_status image_write_png(const char *path, const image_field_t *field, const i
   img.width = (png_uint_32)c.width;
   img.height = (png_uint_32)c.height;
   img.format = PNG_FORMAT_RGB;
+  TSR_TRY(output_file_open(&file, path, err));
   errno = 0;
-  tried = true;
-  int ok = png_image_write_to_file(&img, tmp, 0, c.rgb, 0, NULL);
-  TSR_CHECK(ok && !PNG_IMAGE_FAILED(img), TSR_ERR_IO, "cannot write %s: %s", tmp,
+  int ok = png_image_write_to_stdio(&img, file.f, 0, c.rgb, 0, NULL);
+  TSR_CHECK(ok && !PNG_IMAGE_FAILED(img), TSR_ERR_IO, "cannot write %s: %s", path,
             img.message[0] ? img.message : strerror(errno));
-  TSR_CHECK(rename(tmp, path) == 0, TSR_ERR_IO, "cannot rename %s to %s: %s", tmp, path,
-            strerror(errno));
+  TSR_TRY(output_file_commit(&file, err));
 cleanup:
-  if (st != TSR_OK && tried) remove(tmp); /* no half picture left behind */
+  output_file_discard(&file); /* no half picture left behind */
   png_image_free(&img);
   free(c.rgb);
   return st;

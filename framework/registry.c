@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 typedef struct registry_entry {
   registry_item_t item; /* strings owned by the entry */
   uint64_t fs_on, fs_off, hs, bs;
@@ -185,13 +187,10 @@ tsr_status registry_add(registry_t *reg, const registry_item_t *item, tsr_error_
                a, b);
     }
   }
-  if (reg->count == reg->cap) {
-    size_t cap = reg->cap ? 2 * reg->cap : 16;
-    registry_entry_t **grown = realloc(reg->entries, cap * sizeof *grown);
-    TSR_CHECK(grown, TSR_ERR_NOMEM, "out of memory growing the registry");
-    reg->entries = grown;
-    reg->cap = cap;
-  }
+  void *entries = reg->entries;
+  TSR_CHECK(grow_for_one(&entries, &reg->cap, reg->count, sizeof *reg->entries, 16),
+            TSR_ERR_NOMEM, "out of memory growing the registry");
+  reg->entries = entries;
   reg->entries[reg->count++] = e;
   e = NULL;
 cleanup:

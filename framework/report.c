@@ -4,8 +4,11 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "output.h"
 
 tsr_status report_make_folder(const char *path, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -29,6 +32,21 @@ cleanup:
   return st;
 }
 
+/* A JSON string of text; text that is not UTF-8 (a file name may be any bytes) is stored
+ * with every byte above 0x7f written as the four characters \xNN. */
+static json_t *report_text(const char *text) {
+  json_t *v = json_string(text);
+  if (v) return v;
+  size_t n = strlen(text);
+  char *esc = malloc(4 * n + 1), *p = esc;
+  if (!esc) return NULL;
+  for (const unsigned char *c = (const unsigned char *)text; *c; ++c)
+    p += *c < 0x80 ? snprintf(p, 2, "%c", *c) : snprintf(p, 5, "\\x%02x", *c);
+  v = json_string(esc);
+  free(esc);
+  return v;
+}
+
 /* The items as a new JSON object (tables nest: depth limits the recursion). */
 static tsr_status report_object(const char *path, const report_item_t *items, size_t n, int depth,
                                 json_t **out, tsr_error_t *err) {
@@ -41,7 +59,7 @@ static tsr_status report_object(const char *path, const report_item_t *items, si
     switch (items[i].type) {
     case REPORT_REAL: v = json_real(items[i].real); break;
     case REPORT_INT: v = json_integer(items[i].integer); break;
-    case REPORT_TEXT: v = json_string(items[i].text ? items[i].text : ""); break;
+    case REPORT_TEXT: v = report_text(items[i].text ? items[i].text : ""); break;
     case REPORT_TABLE:
       v = json_array();
       for (size_t r = 0; v && r < items[i].nrows; ++r) {
@@ -70,15 +88,14 @@ tsr_status report_write_json(const char *path, const report_item_t *items, size_
                              tsr_error_t *err) {
   tsr_status st = TSR_OK;
   json_t *obj = NULL;
-  char tmp[4096];
+  output_file_t o = {.f = NULL};
   TSR_TRY(report_object(path, items, n, 0, &obj, err));
-  int m = snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  TSR_CHECK(m > 0 && (size_t)m < sizeof tmp, TSR_ERR_INVALID, "path too long: %.200s", path);
-  TSR_CHECK(json_dump_file(obj, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0, TSR_ERR_IO,
-            "cannot write %s: %s", tmp, strerror(errno));
-  TSR_CHECK(rename(tmp, path) == 0, TSR_ERR_IO, "cannot rename %s to %s: %s", tmp, path,
-            strerror(errno));
+  TSR_TRY(output_file_open(&o, path, err));
+  TSR_CHECK(json_dumpf(obj, o.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0, TSR_ERR_IO,
+            "cannot write %s: %s", path, strerror(errno));
+  TSR_TRY(output_file_commit(&o, err));
 cleanup:
+  output_file_discard(&o);
   json_decref(obj);
   return st;
 }

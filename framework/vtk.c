@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "output.h"
 #include "report.h"
 
 void vtk_block_path(char *out, size_t cap, const char *folder, const char *name, int64_t step,
@@ -25,8 +26,9 @@ static const char *vtk_type_name(vtk_type_t t) { return t == VTK_FLOAT64 ? "Floa
 
 tsr_status vtk_write_block(const char *path, const vtk_block_t *b, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  FILE *f = fopen(path, "wb");
-  TSR_CHECK(f, TSR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  output_file_t o = {.f = NULL};
+  TSR_TRY(output_file_open(&o, path, err));
+  FILE *f = o.f;
   uint64_t cells = (uint64_t)b->size[0] * (uint64_t)b->size[1] * (uint64_t)b->size[2];
   /* extents count points: cells lo..lo+size span points lo..lo+size */
   fprintf(f, "<?xml version=\"1.0\"?>\n"
@@ -57,10 +59,9 @@ tsr_status vtk_write_block(const char *path, const vtk_block_t *b, tsr_error_t *
               TSR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
   }
   fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
-  TSR_CHECK(!ferror(f), TSR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  TSR_TRY(output_file_commit(&o, err));
 cleanup:
-  if (f && fclose(f) != 0 && st == TSR_OK)
-    st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot write %s: %s", path, strerror(errno));
+  output_file_discard(&o);
   return st;
 }
 
@@ -68,36 +69,30 @@ tsr_status vtk_write_index(const char *folder, const char *name, int64_t step,
                            const int32_t *blocks, int32_t nblocks, const int64_t *steps,
                            int64_t nsteps, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  char path[4096], tmp[4200];
-  FILE *f = NULL;
+  char path[OUTPUT_PATH_MAX];
+  output_file_t o = {.f = NULL};
   int n = snprintf(path, sizeof path, "%s/%s_%06lld.vtm", folder, name, (long long)step);
   TSR_CHECK(n > 0 && (size_t)n < sizeof path, TSR_ERR_INVALID, "output path too long: %.200s", folder);
-  f = fopen(path, "w");
-  TSR_CHECK(f, TSR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-  fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"vtkMultiBlockDataSet\" version=\"1.0\" "
-             "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <vtkMultiBlockDataSet>\n");
+  TSR_TRY(output_file_open(&o, path, err));
+  fprintf(o.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"vtkMultiBlockDataSet\" version=\"1.0\" "
+               "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <vtkMultiBlockDataSet>\n");
   for (int32_t i = 0; i < nblocks; ++i)
-    fprintf(f, "    <DataSet index=\"%d\" name=\"block_%d\" file=\"%s_%06lld/block_%d.vti\"/>\n",
+    fprintf(o.f, "    <DataSet index=\"%d\" name=\"block_%d\" file=\"%s_%06lld/block_%d.vti\"/>\n",
             (int)i, (int)blocks[i], name, (long long)step, (int)blocks[i]);
-  fprintf(f, "  </vtkMultiBlockDataSet>\n</VTKFile>\n");
-  TSR_CHECK(!ferror(f) && fclose(f) == 0, TSR_ERR_IO, "cannot write %s", path);
-  f = NULL;
+  fprintf(o.f, "  </vtkMultiBlockDataSet>\n</VTKFile>\n");
+  TSR_TRY(output_file_commit(&o, err));
 
   n = snprintf(path, sizeof path, "%s/%s.pvd", folder, name);
   TSR_CHECK(n > 0 && (size_t)n < sizeof path, TSR_ERR_INVALID, "output path too long: %.200s", folder);
-  n = snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  f = fopen(tmp, "w");
-  TSR_CHECK(f, TSR_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-  fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" "
-             "byte_order=\"LittleEndian\">\n  <Collection>\n");
+  TSR_TRY(output_file_open(&o, path, err));
+  fprintf(o.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" "
+               "byte_order=\"LittleEndian\">\n  <Collection>\n");
   for (int64_t i = 0; i < nsteps; ++i)
-    fprintf(f, "    <DataSet timestep=\"%lld\" file=\"%s_%06lld.vtm\"/>\n", (long long)steps[i],
+    fprintf(o.f, "    <DataSet timestep=\"%lld\" file=\"%s_%06lld.vtm\"/>\n", (long long)steps[i],
             name, (long long)steps[i]);
-  fprintf(f, "  </Collection>\n</VTKFile>\n");
-  TSR_CHECK(!ferror(f) && fclose(f) == 0, TSR_ERR_IO, "cannot write %s", tmp);
-  f = NULL;
-  TSR_CHECK(rename(tmp, path) == 0, TSR_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+  fprintf(o.f, "  </Collection>\n</VTKFile>\n");
+  TSR_TRY(output_file_commit(&o, err));
 cleanup:
-  if (f) fclose(f);
+  output_file_discard(&o);
   return st;
 }

@@ -7,7 +7,8 @@
  * steps so far. File names:
  *   <folder>/<name>_<step>/block_<BlockID>.vti
  *   <folder>/<name>_<step>.vtm
- *   <folder>/<name>.pvd */
+ *   <folder>/<name>.pvd
+ * Each file is written under a temporary name and renamed into place (output.h). */
 #ifndef VTK_H
 #define VTK_H
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, and runs on 2 MPI ranks `tessera info`
 # and the 3-D lid-driven cavity (configs/cavity.json): progress lines, then a summary,
-# also written to out/cavity/summary.json.
+# also written to out/cavity/summary.json. Run again, it replaces the output of its last
+# run there (--overwrite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -18,4 +19,4 @@ if [[ $cores -lt $ranks ]]; then mpirun_args+=(--oversubscribe); fi
 threads=$(( cores / ranks > 0 ? cores / ranks : 1 ))
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$threads}
 mpirun "${mpirun_args[@]}" build/apps/tessera info
-mpirun "${mpirun_args[@]}" build/apps/tessera run configs/cavity.json
+mpirun "${mpirun_args[@]}" build/apps/tessera run configs/cavity.json --overwrite

@@ -346,8 +346,12 @@ cleanup:
   return st;
 }
 
-tsr_status lbm_sim_write_vtk(lbm_sim_t *sim, const char *folder, int64_t step, tsr_error_t *err) {
+const char *const lbm_sim_output_patterns[LBM_SIM_OUTPUT_PATTERNS] = {
+    "fields.pvd", "fields_*.vtm", "fields_*/block_*.vti", "probe_*.csv", "slice_*.png"};
+
+tsr_status lbm_sim_write_vtk(lbm_sim_t *sim, output_folder_t *out, int64_t step, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const char *folder = output_folder_path(out);
   int rank;
   MPI_Comm_rank(sim->comm, &rank);
   int32_t nb = patch_block_count(sim->patch);
@@ -395,6 +399,13 @@ tsr_status lbm_sim_write_vtk(lbm_sim_t *sim, const char *folder, int64_t step, t
   for (int32_t id = 0; st == TSR_OK && id < nb; ++id) ids[id] = id;
   if (st == TSR_OK && rank == 0)
     st = vtk_write_index(folder, "fields", step, ids, nb, sim->vtk_steps, sim->nvtk, err);
+  char path[OUTPUT_PATH_MAX];
+  for (int32_t id = 0; st == TSR_OK && id < nb; ++id)
+    st = output_folder_file(out, path, sizeof path, err, "fields_%06lld/block_%d.vti",
+                            (long long)step, (int)id);
+  if (st == TSR_OK)
+    st = output_folder_file(out, path, sizeof path, err, "fields_%06lld.vtm", (long long)step);
+  if (st == TSR_OK) st = output_folder_file(out, path, sizeof path, err, "fields.pvd");
   st = verdict_reduce(sim->comm, st, 0, err);
 cleanup:
   free(ids);
@@ -404,8 +415,8 @@ cleanup:
   return st;
 }
 
-tsr_status lbm_sim_write_probe(lbm_sim_t *sim, const char *folder, const simulation_probe_t *probe,
-                               int64_t step, tsr_error_t *err) {
+tsr_status lbm_sim_write_probe(lbm_sim_t *sim, output_folder_t *out,
+                               const simulation_probe_t *probe, int64_t step, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   int rank;
   MPI_Comm_rank(sim->comm, &rank);
@@ -446,20 +457,18 @@ tsr_status lbm_sim_write_probe(lbm_sim_t *sim, const char *folder, const simulat
   TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
   TSR_MPI(MPI_Reduce(vals, all, (int)(4 * npts), MPI_DOUBLE, MPI_SUM, 0, sim->comm));
   if (rank == 0) {
-    char path[4096];
-    int m = snprintf(path, sizeof path, "%s/probe_%s_%06lld.csv", folder, probe->name, (long long)step);
-    FILE *f = m > 0 && (size_t)m < sizeof path ? fopen(path, "w") : NULL;
-    if (!f) {
-      st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot write %s", path);
-    } else {
-      fprintf(f, "x,y,z,rho,ux,uy,uz\n");
+    char path[OUTPUT_PATH_MAX];
+    output_file_t f = {.f = NULL};
+    st = output_folder_file(out, path, sizeof path, err, "probe_%s_%06lld.csv", probe->name,
+                            (long long)step);
+    if (st == TSR_OK) st = output_file_open(&f, path, err);
+    if (st == TSR_OK) {
+      fprintf(f.f, "x,y,z,rho,ux,uy,uz\n");
       for (int64_t k = 0; k < npts; ++k)
-        fprintf(f, "%lld,%lld,%lld,%.17g,%.17g,%.17g,%.17g\n", (long long)cell[k][0],
+        fprintf(f.f, "%lld,%lld,%lld,%.17g,%.17g,%.17g,%.17g\n", (long long)cell[k][0],
                 (long long)cell[k][1], (long long)cell[k][2], all[4 * k], all[4 * k + 1],
                 all[4 * k + 2], all[4 * k + 3]);
-      if (ferror(f)) st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot write %s", path);
-      if (fclose(f) != 0 && st == TSR_OK)
-        st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot write %s", path);
+      st = output_file_commit(&f, err);
     }
   }
   st = verdict_reduce(sim->comm, st, 0, err);
@@ -476,8 +485,8 @@ static int64_t slice_cells(const block_info_t *b, int a, int h, int v, int64_t p
   return (int64_t)b->size[h] * b->size[v];
 }
 
-tsr_status lbm_sim_write_png(lbm_sim_t *sim, const char *folder, const simulation_slice_t *slice,
-                             int64_t step, tsr_error_t *err) {
+tsr_status lbm_sim_write_png(lbm_sim_t *sim, output_folder_t *out,
+                             const simulation_slice_t *slice, int64_t step, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   int rank, nranks;
   MPI_Comm_rank(sim->comm, &rank);
@@ -564,7 +573,7 @@ tsr_status lbm_sim_write_png(lbm_sim_t *sim, const char *folder, const simulatio
           }
       }
     }
-    char path[4096], caption[96];
+    char path[OUTPUT_PATH_MAX], caption[96];
     static const char axis_name[3] = {'x', 'y', 'z'};
     snprintf(caption, sizeof caption, "%c=%lld step %lld", axis_name[a], (long long)pos,
              (long long)step);
@@ -572,12 +581,9 @@ tsr_status lbm_sim_write_png(lbm_sim_t *sim, const char *folder, const simulatio
     io.label = "|u|";
     io.caption = caption;
     image_field_t field = {.width = (int)width, .height = (int)height, .values = value, .wall = wall};
-    int m = snprintf(path, sizeof path, "%s/slice_%s_%06lld.png", folder, slice->name, (long long)step);
-    if (m <= 0 || (size_t)m >= sizeof path)
-      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__, "output path too long: %.200s",
-                         folder);
-    else
-      st = image_write_png(path, &field, &io, err);
+    st = output_folder_file(out, path, sizeof path, err, "slice_%s_%06lld.png", slice->name,
+                            (long long)step);
+    if (st == TSR_OK) st = image_write_png(path, &field, &io, err);
   }
   st = verdict_reduce(sim->comm, st, 0, err);
 cleanup:

@@ -13,6 +13,7 @@
 
 #include "lbm.h"
 #include "lbm_plan.h"
+#include "output.h"
 #include "patch.h"
 #include "registry.h"
 #include "simulation.h"
@@ -55,16 +56,24 @@ TSR_NODISCARD tsr_status lbm_sim_mass(lbm_sim_t *sim, double *mass, tsr_error_t 
  * domains. */
 TSR_NODISCARD tsr_status lbm_sim_gather(lbm_sim_t *sim, double *rho, double *u, tsr_error_t *err);
 
+/* The names (fnmatch patterns relative to the output folder) of the files the output
+ * functions below write: what an earlier run may have left in a folder. */
+extern const char *const lbm_sim_output_patterns[];
+enum { LBM_SIM_OUTPUT_PATTERNS = 5 };
+
+/* The output functions write into the folder out, every file through a temporary name
+ * (output.h), and rank 0 records each file in out's manifest. */
+
 /* Writes the moments (after lbm_sim_moments) as VTK: every rank its own blocks'
  * density, velocity and flags (see vtk.h), rank 0 the step's .vtm and the .pvd of all
  * steps written by this simulation so far. */
-TSR_NODISCARD tsr_status lbm_sim_write_vtk(lbm_sim_t *sim, const char *folder, int64_t step,
+TSR_NODISCARD tsr_status lbm_sim_write_vtk(lbm_sim_t *sim, output_folder_t *out, int64_t step,
                                            tsr_error_t *err);
 
 /* Samples the moments (after lbm_sim_moments) along the line of cells from `from` to
  * `to` (inclusive; max |to - from| + 1 cells, rounded to the nearest cell) and writes
  * <folder>/probe_<name>_<step>.csv with columns x,y,z,rho,ux,uy,uz (rank 0). */
-TSR_NODISCARD tsr_status lbm_sim_write_probe(lbm_sim_t *sim, const char *folder,
+TSR_NODISCARD tsr_status lbm_sim_write_probe(lbm_sim_t *sim, output_folder_t *out,
                                              const simulation_probe_t *probe, int64_t step,
                                              tsr_error_t *err);
 
@@ -74,7 +83,7 @@ TSR_NODISCARD tsr_status lbm_sim_write_probe(lbm_sim_t *sim, const char *folder,
  * rank sends those of its own blocks to rank 0, which assembles and writes the picture.
  * Horizontal in the picture is x for z and y slices and y for x slices; vertical is y
  * for z slices and z otherwise, growing upwards. */
-TSR_NODISCARD tsr_status lbm_sim_write_png(lbm_sim_t *sim, const char *folder,
+TSR_NODISCARD tsr_status lbm_sim_write_png(lbm_sim_t *sim, output_folder_t *out,
                                            const simulation_slice_t *slice, int64_t step,
                                            tsr_error_t *err);
 

@@ -390,7 +390,7 @@ run_tessera() {  # P T collision precision log
   local procs=$1 threads=$2 cfg
   cfg=$(tessera_config "$1" "$3" "$4")
   # shellcheck disable=SC2046
-  if ! OMP_NUM_THREADS=$threads mpirun $(mpirun_for "$procs") "$tessera" run "$cfg" >"$5" 2>&1; then
+  if ! OMP_NUM_THREADS=$threads mpirun $(mpirun_for "$procs") "$tessera" run "$cfg" --overwrite >"$5" 2>&1; then
     tail -n 20 "$5" >&2; die "tessera failed; log: $5"
   fi
   awk -v w="$warmup" -v s="$steps" '

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# The output folder a run owns (framework/output.h), as a user meets it, on 2 ranks:
+#   unwritable  a folder that exists and cannot be written: one error, before step 0
+#   concurrent  a second run into the folder of a live run: refused (even with
+#               --overwrite), the first run goes on unharmed
+#   rerun       a run killed halfway, then a new run: refused without --overwrite and
+#               nothing removed; with it, the folder holds exactly the files the new run's
+#               manifest lists, and the user's own file
+#   full_disk   a file system that fills up (a small tmpfs): one error, and no 0-byte,
+#               partial or temporary file left
+#   non_utf8    a configuration whose path is not UTF-8: the run completes and its
+#               summary names the path with the byte escaped
+# Usage: output_folder.sh CASE TESSERA WORKDIR, from the source tree. Exit 77: skipped
+# (a tmpfs cannot be mounted here).
+set -euo pipefail
+what=$1 tessera=$2 work=$3
+mpi=(mpirun -np 2 --oversubscribe)
+export OMP_NUM_THREADS=1
+long_config=tests/configs/output/long_cavity.json   # 10^6 steps: stopped by the test
+short_config=tests/configs/output/short_cavity.json # 20 steps: VTK, probe, slice
+mounted=""
+long=""
+cleanup() {
+  if [[ -n $long ]]; then kill -TERM "$long" 2>/dev/null || true; wait "$long" 2>/dev/null || true; fi
+  if [[ -n $mounted ]]; then umount "$mounted"; fi
+}
+trap cleanup EXIT
+if mountpoint -q "$work/fs" 2>/dev/null; then umount "$work/fs"; fi
+rm -rf "$work"
+mkdir -p "$work"
+
+fail() { echo "FAIL ($what): $*" >&2; exit 1; }
+# run LOG ARGS...: tessera run ARGS, stdout and stderr to LOG.out and LOG.err, status in $rc
+run() {
+  local log=$1
+  shift
+  set +e
+  "${mpi[@]}" "$tessera" run "$@" >"$log.out" 2>"$log.err"
+  rc=$?
+  set -e
+}
+# failed LOG TEXT: the run failed with exactly one error line, and that line has TEXT
+failed() {
+  [[ $rc -ne 0 ]] || fail "the run succeeded: $(cat "$1.out")"
+  local n
+  n=$(grep -c "tessera: error: " "$1.err" || true)
+  [[ $n -eq 1 ]] || fail "expected one error line, got $n: $(cat "$1.err")"
+  grep -qF -- "$2" "$1.err" || fail "the error lacks '$2': $(cat "$1.err")"
+}
+wait_for() { # FILE: appears within 60 s, while the long run lives
+  for ((i = 0; i < 600; ++i)); do
+    [[ -e $1 ]] && return 0
+    kill -0 "$long" 2>/dev/null || fail "the long run ended: $(cat "$work/long.err")"
+    sleep 0.1
+  done
+  fail "$1 did not appear within 60 s"
+}
+start_long() { # FOLDER: the long run, in the background
+  "${mpi[@]}" "$tessera" run "$long_config" --output "$1" >"$work/long.out" 2>"$work/long.err" &
+  long=$!
+}
+stop_long() {
+  kill -TERM "$long"
+  wait "$long" 2>/dev/null || true
+  long=""
+}
+mount_tmpfs() { # OPTIONS: a tmpfs at $work/fs, or skip
+  mkdir -p "$work/fs"
+  if [[ $(id -u) -ne 0 ]] || ! mount -t tmpfs -o "$1" tessera-test "$work/fs" 2>/dev/null; then
+    echo "skipped: cannot mount a tmpfs here"
+    exit 77
+  fi
+  mounted=$work/fs
+}
+# the folder holds exactly the files its manifest lists, the manifest, the lock and
+# the extra files named; the run completed
+check_manifest() { # FOLDER EXTRA...
+  python3 - "$@" <<'EOF'
+import json, os, sys
+folder, extra = sys.argv[1], set(sys.argv[2:])
+m = json.load(open(os.path.join(folder, "manifest.json")))
+have = {os.path.relpath(os.path.join(r, f), folder) for r, _, fs in os.walk(folder) for f in fs}
+want = set(m["files"]) | {"manifest.json", ".tessera.lock"} | extra
+if have != want:
+    sys.exit("not in the manifest: %s; in the manifest but missing: %s"
+             % (sorted(have - want), sorted(want - have)))
+if m["status"] != "completed":
+    sys.exit("manifest status " + m["status"])
+EOF
+}
+
+case $what in
+unwritable)
+  dir=$work/fs
+  if [[ $(id -u) -eq 0 ]]; then
+    mount_tmpfs ro,size=64k # root writes anywhere a permission bit forbids
+  else
+    mkdir -p "$dir"
+    chmod 555 "$dir"
+  fi
+  run "$work/ro" "$short_config" --output "$dir"
+  failed "$work/ro" "cannot write in the output folder '$dir'"
+  if grep -q "^tessera run\|^step " "$work/ro.out"; then fail "the run started: $(cat "$work/ro.out")"; fi
+  ;;
+concurrent)
+  dir=$work/shared
+  start_long "$dir"
+  wait_for "$dir/manifest.json"
+  run "$work/second" "$short_config" --output "$dir" --overwrite
+  failed "$work/second" "the output folder '$dir' is in use by another tessera run (process"
+  kill -0 "$long" 2>/dev/null || fail "the first run ended: $(cat "$work/long.err")"
+  grep -q '"status": "running"' "$dir/manifest.json" || fail "the first run's manifest was touched"
+  ;;
+rerun)
+  dir=$work/again
+  mkdir -p "$dir"
+  echo "notes of the user" >"$dir/notes.txt"
+  start_long "$dir"
+  wait_for "$dir/fields_000040.vtm"
+  stop_long
+  run "$work/refused" "$short_config" --output "$dir"
+  failed "$work/refused" "holds the output of an earlier run"
+  [[ -e $dir/fields_000040.vtm ]] || fail "a refused run removed files"
+  run "$work/new" "$short_config" --output "$dir" --overwrite
+  [[ $rc -eq 0 ]] || fail "the new run failed: $(cat "$work/new.err")"
+  check_manifest "$dir" notes.txt || fail "the folder mixes runs"
+  grep -q "notes of the user" "$dir/notes.txt" || fail "the user's file was changed"
+  grep -q '"steps": 20' "$dir/summary.json" || fail "summary.json is not the new run's"
+  ;;
+full_disk)
+  mount_tmpfs size=256k # step 0's VTK fits, step 20's does not
+  dir=$work/fs/out
+  run "$work/full" "$long_config" --output "$dir" --steps 200
+  failed "$work/full" "No space left on device"
+  empty=$(find "$dir" -type f -empty)
+  [[ -z $empty ]] || fail "0-byte files left: $empty"
+  temporaries=$(find "$dir" -name '.*.tmp-*')
+  [[ -z $temporaries ]] || fail "temporary files left: $temporaries"
+  while IFS= read -r f; do
+    [[ $(tail -c 11 "$f") == "</VTKFile>" ]] || fail "$f is not complete"
+  done < <(find "$dir" -name '*.vti' -o -name '*.vtm' -o -name '*.pvd')
+  ;;
+non_utf8)
+  config=$work/cavity_$'\xff'.json
+  cp "$short_config" "$config"
+  run "$work/latin" "$config" --output "$work/out"
+  [[ $rc -eq 0 ]] || fail "the run failed: $(cat "$work/latin.err")"
+  grep -qF '"config": "'"$work"'/cavity_\\xff.json"' "$work/out/summary.json" ||
+    fail "summary.json: $(grep config "$work/out/summary.json")"
+  ;;
+*) fail "unknown case" ;;
+esac
+echo "ok: $what"
