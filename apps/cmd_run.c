@@ -17,7 +17,8 @@
 static bool run_due(int64_t every, int64_t step) { return step > 0 && step % every == 0; }
 
 /* At this step: the stability check (every check_every steps, at the last step and
- * wherever output is due, on the moments the output uses), then the VTK, probe and
+ * wherever output is due: on the moments the output uses, else block by block, GPU
+ * blocks on the device), then the VTK, probe and
  * slice output due (VTK also at step 0). Nothing is written at a step whose check
  * fails: TSR_ERR_DIVERGED, with *div saying where. */
 static tsr_status run_output(MPI_Comm comm, lbm_sim_t *sim, const simulation_options_t *so,
@@ -28,8 +29,9 @@ static tsr_status run_output(MPI_Comm comm, lbm_sim_t *sim, const simulation_opt
   for (int i = 0; i < so->nprobes; ++i) due = due || run_due(so->probes[i].every, step);
   for (int i = 0; i < so->nslices; ++i) due = due || run_due(so->slices[i].every, step);
   if (!due && step % so->check_every != 0 && step != so->steps) goto cleanup;
-  TSR_TRY(lbm_sim_moments(sim, err));
-  TSR_TRY(lbm_sim_check(sim, step, div, err));
+  if (due) TSR_TRY(lbm_sim_moments(sim, err)); /* the output's moments serve the check */
+  TSR_TRY(lbm_sim_check(sim, step, due, div, err));
+  if (!due) goto cleanup;
   if (vtk) TSR_TRY(lbm_sim_write_vtk(sim, out, step, err));
   for (int i = 0; i < so->nprobes; ++i)
     if (run_due(so->probes[i].every, step))

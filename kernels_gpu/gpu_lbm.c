@@ -6,6 +6,7 @@
 
 #include <CL/cl.h>
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ struct gpu_lbm {
   size_t esize, ncells, q;
   int moments_double;
   cl_program program;
-  cl_kernel stream_collide, boundary, pack, unpack, moments;
+  cl_kernel stream_collide, boundary, pack, unpack, moments, check;
   cl_mem consts, tab_send, tab_recv;
   size_t slot_offset[GPU_LBM_SLOTS + 1]; /* values; [SLOTS]: total */
   int nitems;                              /* slice cells of all slots */
@@ -158,6 +159,7 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   TSR_TRY(gpu_kernel(g, "lbm_pack", &g->pack, err));
   TSR_TRY(gpu_kernel(g, "lbm_unpack", &g->unpack, err));
   TSR_TRY(gpu_kernel(g, "lbm_moments", &g->moments, err));
+  TSR_TRY(gpu_kernel(g, "lbm_check", &g->check, err));
   TSR_TRY(gpu_ghost_table(g, spec->recv, &g->tab_recv, err));
   TSR_TRY(gpu_ghost_table(g, spec->send, &g->tab_send, err)); /* its offsets stay */
   g->consts = clCreateBuffer(opencl_context_cl(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
@@ -175,7 +177,8 @@ cleanup:
 void gpu_lbm_free(gpu_lbm_t **gp) {
   if (!gp || !*gp) return;
   gpu_lbm_t *g = *gp;
-  cl_kernel kernels[] = {g->stream_collide, g->boundary, g->pack, g->unpack, g->moments};
+  cl_kernel kernels[] = {g->stream_collide, g->boundary, g->pack, g->unpack, g->moments,
+                         g->check};
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k)
     if (kernels[k]) clReleaseKernel(kernels[k]);
   cl_mem mems[] = {g->consts, g->tab_send, g->tab_recv};
@@ -405,12 +408,26 @@ size_t gpu_lbm_moments_bytes(const gpu_lbm_t *g) {
   return 4 * n * (g->moments_double ? sizeof(double) : sizeof(float));
 }
 
-/* A scalar argument in the moments precision. */
-static tsr_status gpu_set_mreal(gpu_lbm_t *g, cl_uint arg, double v, tsr_error_t *err) {
+/* A scalar argument of kernel k in the moments precision. */
+static tsr_status gpu_set_mreal(gpu_lbm_t *g, cl_kernel k, cl_uint arg, double v,
+                                tsr_error_t *err) {
   tsr_status st = TSR_OK;
   float f = (float)v;
-  if (g->moments_double) OPENCL_CHECK(clSetKernelArg(g->moments, arg, sizeof v, &v));
-  else OPENCL_CHECK(clSetKernelArg(g->moments, arg, sizeof f, &f));
+  if (g->moments_double) OPENCL_CHECK(clSetKernelArg(k, arg, sizeof v, &v));
+  else OPENCL_CHECK(clSetKernelArg(k, arg, sizeof f, &f));
+cleanup:
+  return st;
+}
+
+/* Arguments first.. of kernel k: rho0, fhalf, the force and shifted (lbm_moments' order). */
+static tsr_status gpu_set_moments_args(gpu_lbm_t *g, cl_kernel k, cl_uint first,
+                                       const gpu_lbm_moments_opts_t *o, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_int shifted = o->shifted ? 1 : 0;
+  TSR_TRY(gpu_set_mreal(g, k, first, o->rho0, err));
+  TSR_TRY(gpu_set_mreal(g, k, first + 1, o->use_force ? -0.5 : 0.0, err));
+  for (cl_uint a = 0; a < 3; ++a) TSR_TRY(gpu_set_mreal(g, k, first + 2 + a, o->force[a], err));
+  OPENCL_CHECK(clSetKernelArg(k, first + 5, sizeof shifted, &shifted));
 cleanup:
   return st;
 }
@@ -425,13 +442,9 @@ tsr_status gpu_lbm_moments(gpu_lbm_t *g, const gpu_lbm_field_t *f, gpu_buffer_t 
   TSR_CHECK(scratch->bytes >= bytes, TSR_ERR_INTERNAL, "moments buffer of %zu bytes, %zu needed",
             scratch->bytes, bytes);
   cl_mem grid = (cl_mem)f->grid[f->cur];
-  cl_int shifted = o->shifted ? 1 : 0;
   OPENCL_CHECK(clSetKernelArg(g->moments, 0, sizeof grid, &grid));
   OPENCL_CHECK(clSetKernelArg(g->moments, 1, sizeof(cl_mem), &scratch->mem));
-  TSR_TRY(gpu_set_mreal(g, 2, o->rho0, err));
-  TSR_TRY(gpu_set_mreal(g, 3, o->use_force ? -0.5 : 0.0, err));
-  for (int a = 0; a < 3; ++a) TSR_TRY(gpu_set_mreal(g, (cl_uint)(4 + a), o->force[a], err));
-  OPENCL_CHECK(clSetKernelArg(g->moments, 7, sizeof shifted, &shifted));
+  TSR_TRY(gpu_set_moments_args(g, g->moments, 2, o, err));
   TSR_TRY(gpu_launch_cells(g, g->moments, err));
   if (g->moments_double) {
     TSR_TRY(gpu_buffer_read(g->ctx, scratch, 0, n * sizeof *rho, rho, NULL, err));
@@ -445,5 +458,30 @@ tsr_status gpu_lbm_moments(gpu_lbm_t *g, const gpu_lbm_field_t *f, gpu_buffer_t 
   }
 cleanup:
   free(tmp);
+  return st;
+}
+
+tsr_status gpu_lbm_check(gpu_lbm_t *g, const gpu_lbm_field_t *f, const gpu_buffer_t *flags,
+                         uint8_t fluid, gpu_buffer_t *first, const gpu_lbm_moments_opts_t *o,
+                         double cs2, int64_t *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const size_t n = (size_t)g->spec.n[0] * (size_t)g->spec.n[1] * (size_t)g->spec.n[2];
+  TSR_CHECK(n <= INT_MAX && flags->bytes >= n && first->bytes >= sizeof(cl_int), TSR_ERR_INTERNAL,
+            "stability check of %zu cells with %zu flag bytes and %zu result bytes", n,
+            flags->bytes, first->bytes);
+  cl_int none = INT_MAX, found = INT_MAX;
+  cl_uchar fl = fluid;
+  cl_mem grid = (cl_mem)f->grid[f->cur];
+  TSR_TRY(gpu_buffer_write(g->ctx, first, 0, sizeof none, &none, NULL, err));
+  OPENCL_CHECK(clSetKernelArg(g->check, 0, sizeof grid, &grid));
+  OPENCL_CHECK(clSetKernelArg(g->check, 1, sizeof(cl_mem), &flags->mem));
+  OPENCL_CHECK(clSetKernelArg(g->check, 2, sizeof(cl_mem), &first->mem));
+  TSR_TRY(gpu_set_moments_args(g, g->check, 3, o, err));
+  TSR_TRY(gpu_set_mreal(g, g->check, 9, cs2, err));
+  OPENCL_CHECK(clSetKernelArg(g->check, 10, sizeof fl, &fl));
+  TSR_TRY(gpu_launch_cells(g, g->check, err));
+  TSR_TRY(gpu_buffer_read(g->ctx, first, 0, sizeof found, &found, NULL, err));
+  *out = found == INT_MAX ? -1 : (int64_t)found;
+cleanup:
   return st;
 }

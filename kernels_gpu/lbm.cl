@@ -145,13 +145,11 @@ __kernel void lbm_unpack(__global REAL *f, __constant int *tab, const int nitems
 #else
 #define MREAL float
 #endif
-__kernel void lbm_moments(__global const REAL *f, __global MREAL *out, const MREAL rho0,
-                            const MREAL fhalf, const MREAL fx, const MREAL fy, const MREAL fz,
-                            const int shifted) {
-  const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
-  if (x >= NX || y >= NY || z >= NZ) return;
+/* The moments of interior cell (x, y, z): rho (plus rho0 where shifted) and u. */
+static void cell_moments(__global const REAL *f, const int x, const int y, const int z,
+                         const MREAL rho0, const MREAL fhalf, const MREAL fx, const MREAL fy,
+                         const MREAL fz, const int shifted, MREAL *rho_out, MREAL *u) {
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
-  const long n = (long)x + NX * ((long)y + NY * (long)z), N = (long)NX * NY * NZ;
   MREAL rho = 0, jx = 0, jy = 0, jz = 0;
   for (int i = 0; i < LAT(Q); ++i) {
     const MREAL v = (MREAL)f[(long)i * NCELLS + cell];
@@ -160,8 +158,40 @@ __kernel void lbm_moments(__global const REAL *f, __global MREAL *out, const MRE
     jy += (MREAL)lat_cy[i] * v;
     jz += (MREAL)lat_cz[i] * v;
   }
-  out[n] = shifted ? rho + rho0 : rho;
-  out[N + 3 * n] = (jx + fhalf * fx) / rho0;
-  out[N + 3 * n + 1] = (jy + fhalf * fy) / rho0;
-  out[N + 3 * n + 2] = (jz + fhalf * fz) / rho0;
+  *rho_out = shifted ? rho + rho0 : rho;
+  u[0] = (jx + fhalf * fx) / rho0;
+  u[1] = (jy + fhalf * fy) / rho0;
+  u[2] = (jz + fhalf * fz) / rho0;
+}
+
+__kernel void lbm_moments(__global const REAL *f, __global MREAL *out, const MREAL rho0,
+                            const MREAL fhalf, const MREAL fx, const MREAL fy, const MREAL fz,
+                            const int shifted) {
+  const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+  if (x >= NX || y >= NY || z >= NZ) return;
+  const long n = (long)x + NX * ((long)y + NY * (long)z), N = (long)NX * NY * NZ;
+  MREAL rho, u[3];
+  cell_moments(f, x, y, z, rho0, fhalf, fx, fy, fz, shifted, &rho, u);
+  out[n] = rho;
+  out[N + 3 * n] = u[0];
+  out[N + 3 * n + 1] = u[1];
+  out[N + 3 * n + 2] = u[2];
+}
+
+/* The stability check of the moments, on the device: *first becomes the smallest index n
+ * of an interior cell with flags[n] == fluid whose rho is not finite or not above 0 or
+ * whose |u|^2 is not below cs2 (as lbm_cell_stable); the host sets it to INT_MAX first.
+ * Only 4 bytes come back, instead of the moments. */
+__kernel void lbm_check(__global const REAL *f, __global const uchar *flags,
+                        __global int *first, const MREAL rho0, const MREAL fhalf,
+                        const MREAL fx, const MREAL fy, const MREAL fz, const int shifted,
+                        const MREAL cs2, const uchar fluid) {
+  const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+  if (x >= NX || y >= NY || z >= NZ) return;
+  const int n = x + NX * (y + NY * z); /* the host checks that a block's cells fit an int */
+  if (flags[n] != fluid) return;
+  MREAL rho, u[3];
+  cell_moments(f, x, y, z, rho0, fhalf, fx, fy, fz, shifted, &rho, u);
+  if (!(rho > 0 && isfinite(rho) && u[0] * u[0] + u[1] * u[1] + u[2] * u[2] < cs2))
+    atomic_min(first, n);
 }

@@ -318,6 +318,7 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
   lbm_block_t *lb = calloc(1, sizeof *lb);
   *out = NULL;
   TSR_CHECK(lb, TSR_ERR_NOMEM, "out of memory for the LBM data of BlockID %d", (int)b->id);
+  lb->unstable = -1;
   lb->esize = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double);
   lb->dims = grid_dims_make(b->size, l->q, l->reach, layout, lb->esize);
   if (b->bs == c->bs_solid) goto done; /* all solid: no PDFs */
@@ -514,14 +515,39 @@ static tsr_status lbm_moments_item(const block_info_t *b, block_data_t *data, vo
   return TSR_OK;
 }
 
+/* The moments, then the stability check on them (every cell's moments are needed for
+ * the check on the CPU anyway). */
+static tsr_status lbm_check_item(const block_info_t *b, block_data_t *data, void *vctx,
+                                 tsr_error_t *err) {
+  const lbm_ctx_t *c = vctx;
+  lbm_block_t *lb = lbm_get(data, c);
+  tsr_status st = lbm_moments_item(b, data, vctx, err);
+  const double cs = lbm_sound_speed(&c->opts);
+  lbm_moments_view_t v = {.rho = lb->rho, .u = lb->u, .flags = lb->flags,
+                          .cells = (int64_t)lbm_cells(&lb->dims)};
+  lb->unstable = st == TSR_OK ? lbm_first_unstable(&v, cs * cs) : -1;
+  return st;
+}
+
+int64_t lbm_first_unstable(const lbm_moments_view_t *v, double cs2) {
+  int64_t first = INT64_MAX;
+#pragma omp parallel for schedule(static) reduction(min : first)
+  for (int64_t k = 0; k < v->cells; ++k)
+    if (v->flags[k] == GEOMETRY_FLUID && !lbm_cell_stable(cs2, v->rho[k], v->u + 3 * k) &&
+        k < first)
+      first = k;
+  return first == INT64_MAX ? -1 : first;
+}
+
 lbm_moments_view_t lbm_block_moments(const block_data_t *data, int pdf_id) {
   const lbm_block_t *lb = block_data_get(data, pdf_id);
-  lbm_moments_view_t v = {0};
+  lbm_moments_view_t v = {.unstable = -1};
   if (!lb || !lb->rho) return v;
   v.rho = lb->rho;
   v.u = lb->u;
   v.flags = lb->flags;
   v.cells = (int64_t)lbm_cells(&lb->dims);
+  v.unstable = lb->unstable;
   return v;
 }
 
@@ -603,6 +629,10 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "cpu", .bs = live,
        .kernel = lbm_moments_item, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "cpu|gpu",
+       .bs = "solid", .kernel = lbm_nothing},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_CHECK, .fs = "*", .hs = "cpu", .bs = live,
+       .kernel = lbm_check_item, .concurrent = 1},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_CHECK, .fs = "*", .hs = "cpu|gpu",
        .bs = "solid", .kernel = lbm_nothing},
       /* CPU work is done when its item returns; GPU blocks wait for their queue */
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "cpu", .bs = "*",

@@ -15,6 +15,12 @@
  *   kernel     "lbm.stream_collide" pull stream + SRT/TRT collide, then swaps the grids
  *   kernel     "lbm.moments"        density and velocity of every cell into the block's
  *                                   moment arrays (lbm_block_moments), for output
+ *   kernel     "lbm.check"          the stability check: the block's first fluid cell
+ *                                   whose moments are not stable (lbm_cell_stable), or
+ *                                   -1 (lbm_moments_view_t.unstable); CPU blocks compute
+ *                                   the moments and check them, GPU blocks check on the
+ *                                   device and bring 4 bytes back (the moments only when
+ *                                   a cell failed)
  *   kernel     "lbm.wait"           waits until the block's work is done (GPU blocks:
  *                                   their queue; CPU blocks: nothing)
  * Blocks are classified with lbm_classify into bs fluid (no wall in or around it: no
@@ -40,6 +46,7 @@
 #define LBM_BOUNDARY "lbm.boundary"
 #define LBM_STREAM_COLLIDE "lbm.stream_collide"
 #define LBM_MOMENTS "lbm.moments"
+#define LBM_CHECK "lbm.check"
 #define LBM_WAIT "lbm.wait"
 
 typedef enum lbm_collision { LBM_SRT = 0, LBM_TRT = 1 } lbm_collision_t;
@@ -121,7 +128,12 @@ typedef struct lbm_moments_view {
   const double *u;
   const uint8_t *flags; /* per interior cell, GEOMETRY_* */
   int64_t cells;
+  int64_t unstable; /* the last "lbm.check": its first unstable cell (see below), or -1 */
 } lbm_moments_view_t;
 lbm_moments_view_t lbm_block_moments(const block_data_t *data, int pdf_id);
+
+/* The first interior cell (x fastest) of the moments that is fluid and not stable
+ * (lbm_cell_stable with cs2), or -1. */
+int64_t lbm_first_unstable(const lbm_moments_view_t *v, double cs2);
 
 #endif

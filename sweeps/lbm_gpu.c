@@ -123,6 +123,7 @@ typedef struct lbm_gpu_block {
   gpu_lbm_field_t field;
   gpu_lbm_links_t links;
   gpu_buffer_t out, in, moments;
+  gpu_buffer_t flags, first; /* for the stability check on the device */
   gpu_pinned_t pin_out, pin_in;
   lbm_gpu_stage_t *stage;
 } lbm_gpu_block_t;
@@ -146,6 +147,8 @@ static void lbm_gpu_block_release(void *data, void *vctx) {
   gpu_buffer_free(&gb->out);
   gpu_buffer_free(&gb->in);
   gpu_buffer_free(&gb->moments);
+  gpu_buffer_free(&gb->flags);
+  gpu_buffer_free(&gb->first);
   gpu_pinned_free(&gb->pin_out);
   gpu_pinned_free(&gb->pin_in);
   lbm_block_clear(&gb->host);
@@ -204,6 +207,10 @@ static tsr_status lbm_gpu_alloc(const block_info_t *b, void *vctx, void **out, t
   TSR_TRY(gpu_pinned_create(gb->cl, msg, "ghost messages from the host", &gb->pin_in, err));
   TSR_TRY(gpu_buffer_create(gb->cl, gpu_lbm_moments_bytes(gb->prog), "moments", &gb->moments,
                             err));
+  size_t cells = lbm_cells(&gb->host.dims);
+  TSR_TRY(gpu_buffer_create(gb->cl, cells, "cell flags", &gb->flags, err));
+  TSR_TRY(gpu_buffer_write(gb->cl, &gb->flags, 0, cells, gb->host.flags, NULL, err));
+  TSR_TRY(gpu_buffer_create(gb->cl, sizeof(int32_t), "stability check", &gb->first, err));
 done:
   gb->host.src = gb->host.dst = NULL;
   *out = gb;
@@ -341,17 +348,38 @@ static tsr_status lbm_gpu_stream_collide(const block_info_t *b, block_data_t *da
   return gpu_lbm_step(gb->prog, &gb->field, err);
 }
 
+static gpu_lbm_moments_opts_t lbm_gpu_moments_opts(const lbm_ctx_t *c) {
+  return (gpu_lbm_moments_opts_t){
+      .rho0 = c->opts.rho0,
+      .force = {c->params.force[0], c->params.force[1], c->params.force[2]},
+      .use_force = c->params.use_force,
+      .shifted = c->opts.shifted};
+}
+
 static tsr_status lbm_gpu_moments(const block_info_t *b, block_data_t *data, void *vctx,
                                   tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
   lbm_gpu_block_t *gb = lbm_gpu_get(data, c);
-  gpu_lbm_moments_opts_t mo = {.rho0 = c->opts.rho0,
-                                 .force = {c->params.force[0], c->params.force[1], c->params.force[2]},
-                                 .use_force = c->params.use_force,
-                                 .shifted = c->opts.shifted};
+  gpu_lbm_moments_opts_t mo = lbm_gpu_moments_opts(c);
   TSR_TRY(gpu_lbm_moments(gb->prog, &gb->field, &gb->moments, &mo, gb->host.rho, gb->host.u, err));
   lbm_mask_walls(c, &gb->host);
+cleanup:
+  return st;
+}
+
+/* The stability check on the device; the moments come to the host only for a block that
+ * failed it (for the message). */
+static tsr_status lbm_gpu_check(const block_info_t *b, block_data_t *data, void *vctx,
+                                tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const lbm_ctx_t *c = vctx;
+  lbm_gpu_block_t *gb = lbm_gpu_get(data, c);
+  gpu_lbm_moments_opts_t mo = lbm_gpu_moments_opts(c);
+  const double cs = lbm_sound_speed(&c->opts);
+  TSR_TRY(gpu_lbm_check(gb->prog, &gb->field, &gb->flags, GEOMETRY_FLUID, &gb->first, &mo,
+                        cs * cs, &gb->host.unstable, err));
+  if (gb->host.unstable >= 0) TSR_TRY(lbm_gpu_moments(b, data, vctx, err));
 cleanup:
   return st;
 }
@@ -380,6 +408,8 @@ tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
        .bs = live, .kernel = lbm_gpu_stream_collide},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "gpu", .bs = live,
        .kernel = lbm_gpu_moments},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_CHECK, .fs = "*", .hs = "gpu", .bs = live,
+       .kernel = lbm_gpu_check},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "gpu", .bs = live,
        .kernel = lbm_gpu_wait},
   };

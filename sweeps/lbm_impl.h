@@ -33,6 +33,7 @@ typedef struct lbm_block {
   size_t nlinks;
   uint8_t *flags;        /* interior cells */
   double *rho, *u;       /* moments */
+  int64_t unstable;      /* the last "lbm.check": first unstable interior cell, or -1 */
 } lbm_block_t;
 
 

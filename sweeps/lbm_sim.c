@@ -250,21 +250,18 @@ cleanup:
   return st;
 }
 
-tsr_status lbm_sim_check(lbm_sim_t *sim, int64_t step, lbm_divergence_t *out, tsr_error_t *err) {
+tsr_status lbm_sim_check(lbm_sim_t *sim, int64_t step, bool moments_fresh,
+                         lbm_divergence_t *out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   /* each rank's first unstable cell as BlockID * 2^32 + cell index; the smallest wins */
   int64_t mine = INT64_MAX, first = INT64_MAX;
   const double cs2 = lbm_sound_speed(&sim->opts) * lbm_sound_speed(&sim->opts);
+  if (!moments_fresh) TSR_TRY(timeloop_run_kernel(sim->loop, LBM_CHECK, err));
   for (int32_t i = 0; i < patch_local_count(sim->patch); ++i) {
     int32_t id = patch_local_id(sim->patch, i);
     lbm_moments_view_t v = lbm_block_moments(patch_block_data(sim->patch, id), sim->pdf_id);
-    int64_t first_cell = INT64_MAX;
-#pragma omp parallel for schedule(static) reduction(min : first_cell)
-    for (int64_t k = 0; k < v.cells; ++k)
-      if (v.flags[k] == GEOMETRY_FLUID && !lbm_cell_stable(cs2, v.rho[k], v.u + 3 * k) &&
-          k < first_cell)
-        first_cell = k;
-    if (first_cell != INT64_MAX && ((int64_t)id << 32) + first_cell < mine)
+    int64_t first_cell = moments_fresh ? lbm_first_unstable(&v, cs2) : v.unstable;
+    if (first_cell >= 0 && ((int64_t)id << 32) + first_cell < mine)
       mine = ((int64_t)id << 32) + first_cell;
   }
   TSR_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT64_T, MPI_MIN, sim->comm));

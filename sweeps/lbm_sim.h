@@ -9,6 +9,7 @@
 #define LBM_SIM_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lbm.h"
@@ -40,11 +41,13 @@ typedef struct lbm_divergence {
   double rho, u[3];
 } lbm_divergence_t;
 
-/* Checks the moments (after lbm_sim_moments) of every fluid cell of the domain. Every
- * rank gets the same *out; when a cell fails, TSR_ERR_DIVERGED and a message naming the
- * step, the BlockID, the global cell and its values. */
-TSR_NODISCARD tsr_status lbm_sim_check(lbm_sim_t *sim, int64_t step, lbm_divergence_t *out,
-                                       tsr_error_t *err);
+/* Checks the moments of every fluid cell of the domain: with moments_fresh, those the
+ * last lbm_sim_moments computed (on the host); else each block checks its own
+ * ("lbm.check": GPU blocks on the device, without moving the moments). Every rank gets
+ * the same *out; when a cell fails, TSR_ERR_DIVERGED and a message naming the step, the
+ * BlockID, the global cell and its values. */
+TSR_NODISCARD tsr_status lbm_sim_check(lbm_sim_t *sim, int64_t step, bool moments_fresh,
+                                       lbm_divergence_t *out, tsr_error_t *err);
 
 /* Sum of the density over all fluid cells of the domain (after lbm_sim_moments), the
  * same value on every rank; summed in a fixed order (by BlockID), so it does not

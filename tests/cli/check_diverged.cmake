@@ -1,8 +1,11 @@
 # Checks what a run that diverged left in its output folder.
-#   -DFOLDER=<dir>   the run's output folder (VTK every CHECK steps, checked every CHECK steps)
-#   -DCHECK=<n>
+#   -DFOLDER=<dir>   the run's output folder
+#   -DCHECK=<n>      its check_every
+#   -DVTK=<n>        its vtk_every (a multiple of CHECK)
+#   -DSAME_AS=<dir>  optional: another run of the same case, which must have diverged at
+#                    the same step, block and cell with the same values
 # summary.json says "diverged" at a step that is a multiple of CHECK, names the block,
-# cell and values; the VTK of every checked step before it is there, none of that step.
+# cell and values; the VTK of the last output step before it is there, none of that step.
 file(READ "${FOLDER}/summary.json" doc)
 string(JSON status GET "${doc}" status)
 string(JSON steps GET "${doc}" steps)
@@ -16,7 +19,7 @@ math(EXPR rest "${step} % ${CHECK}")
 if(NOT step EQUAL steps OR NOT rest EQUAL 0 OR step LESS_EQUAL 0 OR block LESS 0)
   message(FATAL_ERROR "summary.json: diverged at step ${step} (steps ${steps}, block ${block}); expected a multiple of ${CHECK}")
 endif()
-math(EXPR before "${step} - ${CHECK}")
+math(EXPR before "(${step} - 1) / ${VTK} * ${VTK}")
 set(last "000000${before}")
 string(LENGTH "${last}" n)
 math(EXPR from "${n} - 6")
@@ -26,9 +29,19 @@ string(LENGTH "${bad}" n)
 math(EXPR from "${n} - 6")
 string(SUBSTRING "${bad}" ${from} 6 bad)
 if(NOT EXISTS "${FOLDER}/fields_${last}.vtm")
-  message(FATAL_ERROR "the VTK of step ${before}, the last checked step before the divergence, is missing")
+  message(FATAL_ERROR "the VTK of step ${before}, the last output step before the divergence, is missing")
 endif()
 if(EXISTS "${FOLDER}/fields_${bad}.vtm" OR EXISTS "${FOLDER}/fields_${bad}")
   message(FATAL_ERROR "VTK output of step ${step}, where the run diverged, was written")
+endif()
+if(DEFINED SAME_AS)
+  file(READ "${SAME_AS}/summary.json" other)
+  foreach(key step block x y z rho ux uy uz)
+    string(JSON a GET "${doc}" diverged 0 ${key})
+    string(JSON b GET "${other}" diverged 0 ${key})
+    if(NOT a STREQUAL b)
+      message(FATAL_ERROR "diverged.${key}: ${a} here, ${b} in ${SAME_AS}")
+    endif()
+  endforeach()
 endif()
 message(STATUS "ok: diverged at step ${step} in BlockID ${block} (rho ${rho})")
