@@ -3,12 +3,25 @@
 #define APP_H
 
 #include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "tsr_error.h"
 
 /* Prints "tessera: error: ..." once (on rank 0) for an error every rank agrees on and
  * returns the process exit status 1; returns 0 for TSR_OK. */
 int app_report(MPI_Comm comm, tsr_status st, const tsr_error_t *err);
+
+/* The value of option opt of `tessera cmd` (tsr_parse_int: the whole text a decimal
+ * integer in [min, max]) into *out. Any other text prints "tessera cmd: opt: 'text' is
+ * not an integer from min to max" once (rank 0) and returns false: the caller exits with
+ * status 2 (bad usage), as every rank does, since all see the same arguments. */
+bool app_int_arg(MPI_Comm comm, const char *cmd, const char *opt, const char *text, int64_t min,
+                 int64_t max, int64_t *out);
+
+/* The same for a real (tsr_parse_real: finite, decimal, in [min, max]). */
+bool app_real_arg(MPI_Comm comm, const char *cmd, const char *opt, const char *text, double min,
+                  double max, double *out);
 
 /* Without OMP_NUM_THREADS, shares this node's processors out between the ranks on it:
  * a rank bound to a set of processors uses them all; an unbound rank (allowed on every

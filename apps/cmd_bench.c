@@ -51,7 +51,11 @@ typedef struct bench_row {
   int nontemporal;
 } bench_row_t;
 
+/* Rows of one run; repetitions per row (--repeat); cells per axis (--cells, --gpu-cells),
+ * device index (--device) and seconds per repetition (--seconds) allowed. */
 enum { BENCH_MAX_ROWS = 512, BENCH_MAX_REPEAT = 64 };
+enum { BENCH_MIN_CELLS = 4, BENCH_MAX_CELLS = 2048, BENCH_MAX_DEVICE = 1023 };
+#define BENCH_MAX_SECONDS 60.0
 
 static int bench_cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -294,34 +298,43 @@ static const char bench_usage[] =
     "       tessera bench --hetero CONFIG [--steps S] [--json FILE]\n"
     "  the CPU processes of CONFIG alone, its GPU processes alone, and all together\n";
 
-/* The options; 2 (and the usage printed once) for bad ones. */
-static int bench_parse(int argc, char **argv, int rank, bench_opts_t *o) {
+/* The options; 2 (and the usage, or what is wrong with a number, printed once) for bad
+ * ones. */
+static int bench_parse(MPI_Comm comm, int argc, char **argv, bench_opts_t *o) {
   *o = (bench_opts_t){.n = 128, .repeat = 5, .seconds = 0.3, .lattices = 0xf, .layouts = 3,
                       .precisions = 3, .collisions = 3, .blocks = 7, .use_gpu = 1, .device = -1};
-  int bad = 0;
+  int rank = 0, bad = 0;
+  int64_t v = 0;
+  MPI_Comm_rank(comm, &rank);
   for (int i = 1; i < argc && !bad; ++i) {
-    char *end = NULL;
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(argv[i], "--no-gpu") == 0) o->use_gpu = 0;
-    else if (!v) bad = 1;
-    else if (strcmp(argv[i], "--cells") == 0) o->n = strtol(v, &end, 10), ++i;
-    else if (strcmp(argv[i], "--gpu-cells") == 0) o->gn = strtol(v, &end, 10), ++i;
-    else if (strcmp(argv[i], "--device") == 0) o->device = strtol(v, &end, 10), ++i;
-    else if (strcmp(argv[i], "--repeat") == 0) o->repeat = (int)strtol(v, &end, 10), ++i;
-    else if (strcmp(argv[i], "--seconds") == 0) o->seconds = strtod(v, &end), ++i;
-    else if (strcmp(argv[i], "--json") == 0) o->json = v, ++i;
-    else if (strcmp(argv[i], "--lattice") == 0) bad = !(o->lattices = bench_mask(v, bench_lattices)), ++i;
-    else if (strcmp(argv[i], "--layout") == 0) bad = !(o->layouts = bench_mask(v, bench_layouts)), ++i;
-    else if (strcmp(argv[i], "--precision") == 0) bad = !(o->precisions = bench_mask(v, bench_precisions)), ++i;
-    else if (strcmp(argv[i], "--collision") == 0) bad = !(o->collisions = bench_mask(v, bench_collisions)), ++i;
-    else if (strcmp(argv[i], "--blocks") == 0) bad = !(o->blocks = bench_mask(v, bench_block_counts)), ++i;
+    const char *opt = argv[i], *text = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(opt, "--no-gpu") == 0) {
+      o->use_gpu = 0;
+      continue;
+    }
+    if (!text) bad = 1;
+    else if (strcmp(opt, "--cells") == 0 || strcmp(opt, "--gpu-cells") == 0) {
+      if (!app_int_arg(comm, "bench", opt, text, BENCH_MIN_CELLS, BENCH_MAX_CELLS, &v)) return 2;
+      *(strcmp(opt, "--cells") == 0 ? &o->n : &o->gn) = (long)v;
+    } else if (strcmp(opt, "--device") == 0) {
+      if (!app_int_arg(comm, "bench", opt, text, 0, BENCH_MAX_DEVICE, &v)) return 2;
+      o->device = (long)v;
+    } else if (strcmp(opt, "--repeat") == 0) {
+      if (!app_int_arg(comm, "bench", opt, text, 1, BENCH_MAX_REPEAT, &v)) return 2;
+      o->repeat = (int)v;
+    } else if (strcmp(opt, "--seconds") == 0) {
+      if (!app_real_arg(comm, "bench", opt, text, 0, BENCH_MAX_SECONDS, &o->seconds)) return 2;
+    } else if (strcmp(opt, "--json") == 0) o->json = text;
+    else if (strcmp(opt, "--lattice") == 0) bad = !(o->lattices = bench_mask(text, bench_lattices));
+    else if (strcmp(opt, "--layout") == 0) bad = !(o->layouts = bench_mask(text, bench_layouts));
+    else if (strcmp(opt, "--precision") == 0) bad = !(o->precisions = bench_mask(text, bench_precisions));
+    else if (strcmp(opt, "--collision") == 0) bad = !(o->collisions = bench_mask(text, bench_collisions));
+    else if (strcmp(opt, "--blocks") == 0) bad = !(o->blocks = bench_mask(text, bench_block_counts));
     else bad = 1;
-    if (end && *end) bad = 1;
+    ++i; /* the value */
   }
   if (o->gn == 0) o->gn = o->n;
-  if (bad || o->n < 4 || o->n > 2048 || o->gn < 4 || o->gn > 2048 || o->repeat < 1 ||
-      o->repeat > BENCH_MAX_REPEAT || !(o->seconds >= 0 && o->seconds <= 60) || o->device < -1 ||
-      o->device > 1023) {
+  if (bad) {
     if (rank == 0) fputs(bench_usage, stderr);
     return 2;
   }
@@ -387,7 +400,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_size(comm, &size);
   if (argc > 1 && strcmp(argv[1], "--hetero") == 0) return app_bench_hetero(comm, argc - 1, argv + 1);
   bench_opts_t o;
-  if (bench_parse(argc, argv, rank, &o) != 0) return 2;
+  if (bench_parse(comm, argc, argv, &o) != 0) return 2;
   bench_row_t *rows = calloc(BENCH_MAX_ROWS, sizeof *rows);
   report_item_t *cells = NULL;
   int nrows = 0;

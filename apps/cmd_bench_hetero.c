@@ -4,6 +4,7 @@
  * CONFIG balances them; it prints the MLUPS of each and the ratio heterogeneous / (CPU
  * + GPU), the share of the two parts' sum the combined run reaches. */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@ typedef struct hetero_result {
 
 /* MLUPS of so on comm: 3 warm-up steps, then steps timed (the slowest process). */
 static tsr_status hetero_run(MPI_Comm comm, const simulation_options_t *so, const lbm_options_t *lo,
-                             long steps, hetero_result_t *r, tsr_error_t *err) {
+                             int64_t steps, hetero_result_t *r, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   lbm_sim_t *sim = NULL;
   TSR_TRY(lbm_sim_create(comm, so, lo, &sim, err));
@@ -88,13 +89,11 @@ int app_bench_hetero(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const char *config = NULL, *json = NULL;
-  long steps = 50;
+  int64_t steps = 50;
   bool bad = false;
   for (int i = 1; i < argc && !bad; ++i) {
-    char *end = NULL;
     if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
-      steps = strtol(argv[++i], &end, 10);
-      bad = !end || *end || steps < 1;
+      if (!app_int_arg(comm, "bench --hetero", "--steps", argv[++i], 1, INT64_MAX, &steps)) return 2;
     } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
     else if (argv[i][0] != '-' && !config) config = argv[i];
     else bad = true;
@@ -128,11 +127,11 @@ int app_bench_hetero(MPI_Comm comm, int argc, char **argv) {
   if (me->proc.threads > 0) cpu_threads_set(me->proc.threads);
   TSR_MPI(MPI_Comm_split(comm, (int)me->proc.hs, rank, &part));
   if (rank == 0) {
-    printf("tessera bench --hetero %s: %lldx%lldx%lld cells in %d blocks, %s, %ld steps; %d hs cpu "
+    printf("tessera bench --hetero %s: %lldx%lldx%lld cells in %d blocks, %s, %lld steps; %d hs cpu "
            "+ %d hs gpu processes\n",
            config, (long long)so.domain.cells[0], (long long)so.domain.cells[1],
            (long long)so.domain.cells[2],
-           so.domain.blocks[0] * so.domain.blocks[1] * so.domain.blocks[2], lbm_fs(&lo), steps,
+           so.domain.blocks[0] * so.domain.blocks[1] * so.domain.blocks[2], lbm_fs(&lo), (long long)steps,
            count[0], count[1]);
     fflush(stdout);
   }

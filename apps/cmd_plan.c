@@ -1,6 +1,7 @@
 /* tessera plan CONFIG --ranks N [--nodes LIST] [--json FILE]: the block -> rank assignment a
  * run of CONFIG on N processes would use, and its prediction, without starting those
  * processes or allocating simulation data. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,9 @@ static const char plan_usage[] =
     "usage: tessera plan CONFIG [--ranks N] [--nodes LIST] [--json FILE]\n"
     "  LIST: the node of every rank in rank order, e.g. \"gpu[1-4],cpu[01-60]:2\" (a name may\n"
     "  hold one range; \":n\" ranks on each, default: the processes its configuration lists)\n";
+
+/* The most processes a plan is made for (--ranks, --nodes). */
+enum { PLAN_MAX_RANKS = 1 << 20 };
 
 /* BlockIDs of rank r as ranges "0-5,9,12-14" (text grows as needed; *text freed by caller). */
 static tsr_status plan_block_ranges(const patch_t *patch, int r, char **text, tsr_error_t *err) {
@@ -140,7 +144,7 @@ cleanup:
 }
 
 /* Rank 0's work: the processes, the registry, the plan, the report. */
-static tsr_status plan_make(config_t *doc, const char *config, long ranks, const char *nodes,
+static tsr_status plan_make(config_t *doc, const char *config, int64_t ranks, const char *nodes,
                             const char *json, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   simulation_options_t so;
@@ -155,14 +159,14 @@ static tsr_status plan_make(config_t *doc, const char *config, long ranks, const
   TSR_TRY(lbm_options_read(doc, &so.domain, &lo, err));
   TSR_TRY(config_check_unknown(doc, err));
   if (nodes) {
-    TSR_TRY(node_list_expand(&so.hardware, nodes, 1 << 20, &names, &n, err));
+    TSR_TRY(node_list_expand(&so.hardware, nodes, PLAN_MAX_RANKS, &names, &n, err));
     TSR_CHECK(ranks < 0 || ranks == n, TSR_ERR_INVALID,
-              "--ranks %ld, and --nodes \"%s\" places %d ranks; give one, or make them agree",
-              ranks, nodes, n);
+              "--ranks %lld, and --nodes \"%s\" places %d ranks; give one, or make them agree",
+              (long long)ranks, nodes, n);
   } else {
     char here[NODE_NAME_MAX];
-    TSR_CHECK(ranks >= 1 && ranks <= (1 << 20), TSR_ERR_INVALID,
-              "--ranks: give the number of processes, 1..%d (or --nodes)", 1 << 20);
+    TSR_CHECK(ranks >= 1 && ranks <= PLAN_MAX_RANKS, TSR_ERR_INVALID,
+              "--ranks: give the number of processes, 1..%d (or --nodes)", PLAN_MAX_RANKS);
     TSR_TRY(node_name(here, sizeof here, err));
     n = (int)ranks;
     names = calloc((size_t)n, sizeof *names);
@@ -199,13 +203,11 @@ int app_plan(MPI_Comm comm, int argc, char **argv) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const char *config = NULL, *nodes = NULL, *json = NULL;
-  long ranks = -1;
+  int64_t ranks = -1;
   bool bad = false;
   for (int i = 1; i < argc && !bad; ++i) {
     if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
-      char *end = NULL;
-      ranks = strtol(argv[++i], &end, 10);
-      bad = !end || *end || ranks < 1;
+      if (!app_int_arg(comm, "plan", "--ranks", argv[++i], 1, PLAN_MAX_RANKS, &ranks)) return 2;
     } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) nodes = argv[++i];
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
     else if (argv[i][0] != '-' && !config) config = argv[i];

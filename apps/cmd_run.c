@@ -1,5 +1,6 @@
 /* tessera run CONFIG: an LBM simulation as the configuration describes it. */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,15 +136,13 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_size(comm, &size);
   output_folder_t *out = NULL;
   const char *config = NULL, *output = NULL;
-  long long steps = -1;
+  int64_t steps = -1;
   bool overwrite = false;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--output") == 0 && i + 1 < argc) output = argv[++i];
     else if (strcmp(argv[i], "--overwrite") == 0) overwrite = true;
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
-      char *end = NULL;
-      steps = strtoll(argv[++i], &end, 10);
-      if (!end || *end || steps < 0) config = NULL, i = argc;
+      if (!app_int_arg(comm, "run", "--steps", argv[++i], 0, INT64_MAX, &steps)) return 2;
     }
     else if (argv[i][0] != '-' && !config) config = argv[i];
     else config = NULL, i = argc;

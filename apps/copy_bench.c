@@ -12,6 +12,7 @@
  * over the mean copy bandwidth. A developer's measurement of what docs/performance.md
  * says the x faces cost; the whole step is `tessera bench`. Threads: OMP_NUM_THREADS. */
 #include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +21,15 @@
 #include "direction.h"
 #include "grid.h"
 #include "lattice.h"
+#include "tsr_parse.h"
 
 enum { CLASSES = 5 };
 
 static int arg(int argc, char **argv, int i, int def, int lo, int hi) {
   if (argc <= i) return def;
-  char *end;
-  long v = strtol(argv[i], &end, 10);
-  if (*argv[i] == '\0' || *end != '\0' || v < lo || v > hi) {
-    fprintf(stderr, "tessera-copy-bench: argument %d = '%s': allowed are integers %d..%d\n", i,
+  int64_t v = 0;
+  if (!tsr_parse_int(argv[i], lo, hi, &v)) {
+    fprintf(stderr, "tessera-copy-bench: argument %d: '%s' is not an integer from %d to %d\n", i,
             argv[i], lo, hi);
     exit(2);
   }

@@ -90,7 +90,9 @@ static const char usage_more[] =
     "                         the process is bound to, or, unbound, the node's processors\n"
     "                         shared out between the ranks on the node)\n"
     "\n"
-    "exit status: 0 on success, 1 on any error (the same on every rank), 2 on bad usage.\n";
+    "exit status: 0 on success, 1 on any error (the same on every rank), 2 on bad usage\n"
+    "(an unknown option, or an option's number that is not written whole in decimal\n"
+    "within its range, e.g. --steps '' or --steps 99999999999999999999).\n";
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);

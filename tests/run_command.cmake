@@ -1,9 +1,12 @@
 # Runs one command line and checks its outcome, for tests of the tessera command line.
 #   -DCOMMAND=<;-list>        the command
-#   -DEXPECT_EXIT=zero|nonzero
+#   -DEXPECT_EXIT=zero|nonzero|<n>  <n>: exactly that exit status (e.g. 2, bad usage)
 #   -DEXPECT_STDOUT=<regex>   optional; must match stdout
 #   -DEXPECT_ERROR=<text>     optional; stderr must contain "tessera: error: " exactly once
 #                             and this text
+#   -DEXPECT_ONCE=<text>      optional; stderr must contain this text exactly once (one
+#                             rank printed it)
+# With EXPECT_ERROR or EXPECT_ONCE, stderr must show no sign of a crash.
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
                 TIMEOUT 120)
 string(REPLACE ";" " " shown "${COMMAND}")
@@ -12,6 +15,8 @@ if(EXPECT_EXIT STREQUAL "zero" AND NOT rc EQUAL 0)
   message(FATAL_ERROR "expected exit status 0\n${report}")
 elseif(EXPECT_EXIT STREQUAL "nonzero" AND (rc EQUAL 0 OR NOT rc MATCHES "^[0-9]+$"))
   message(FATAL_ERROR "expected a non-zero exit status (not a crash or time-out)\n${report}")
+elseif(EXPECT_EXIT MATCHES "^[0-9]+$" AND NOT rc STREQUAL EXPECT_EXIT)
+  message(FATAL_ERROR "expected exit status ${EXPECT_EXIT}\n${report}")
 endif()
 if(DEFINED EXPECT_STDOUT AND NOT out MATCHES "${EXPECT_STDOUT}")
   message(FATAL_ERROR "stdout does not match '${EXPECT_STDOUT}'\n${report}")
@@ -26,6 +31,23 @@ if(DEFINED EXPECT_ERROR)
   if(at EQUAL -1)
     message(FATAL_ERROR "stderr lacks '${EXPECT_ERROR}'\n${report}")
   endif()
+endif()
+if(DEFINED EXPECT_ONCE)
+  set(rest "${err}")
+  set(n 0)
+  string(LENGTH "${EXPECT_ONCE}" len)
+  string(FIND "${rest}" "${EXPECT_ONCE}" at)
+  while(NOT at EQUAL -1)
+    math(EXPR n "${n} + 1")
+    math(EXPR at "${at} + ${len}")
+    string(SUBSTRING "${rest}" ${at} -1 rest)
+    string(FIND "${rest}" "${EXPECT_ONCE}" at)
+  endwhile()
+  if(NOT n EQUAL 1)
+    message(FATAL_ERROR "expected '${EXPECT_ONCE}' exactly once on stderr, got it ${n} times\n${report}")
+  endif()
+endif()
+if(DEFINED EXPECT_ERROR OR DEFINED EXPECT_ONCE)
   foreach(bad "Segmentation" "MPI_ABORT" "Sanitizer" "runtime error")
     string(FIND "${err}" "${bad}" at)
     if(NOT at EQUAL -1)
