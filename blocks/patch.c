@@ -1,6 +1,5 @@
 #include "patch.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,9 +27,9 @@ tsr_status patch_options_validate(const patch_options_t *opts, tsr_error_t *err)
   tsr_status st = TSR_OK;
   int64_t nblocks = 1;
   for (int a = 0; a < 3; ++a) {
-    TSR_CHECK(opts->cells[a] >= 1 && opts->cells[a] <= INT_MAX, TSR_ERR_INVALID,
-              "cells[%d] (%c) = %lld: allowed are 1..%d", a, axis_names[a],
-              (long long)opts->cells[a], INT_MAX);
+    TSR_CHECK(opts->cells[a] >= 1 && opts->cells[a] <= PATCH_MAX_AXIS_CELLS, TSR_ERR_INVALID,
+              "cells[%d] (%c) = %lld: allowed are 1..%lld", a, axis_names[a],
+              (long long)opts->cells[a], (long long)PATCH_MAX_AXIS_CELLS);
     TSR_CHECK(opts->blocks[a] >= 1, TSR_ERR_INVALID,
               "blocks[%d] (%c) = %d: at least one block per axis is needed", a,
               axis_names[a], opts->blocks[a]);
@@ -43,9 +42,10 @@ tsr_status patch_options_validate(const patch_options_t *opts, tsr_error_t *err)
               "blocks = [%d, %d, %d]: more than %d blocks in all", opts->blocks[0],
               opts->blocks[1], opts->blocks[2], INT32_MAX);
   }
-  TSR_CHECK(opts->cells[0] <= INT64_MAX / opts->cells[1] / opts->cells[2], TSR_ERR_INVALID,
-            "cells = [%lld, %lld, %lld]: the cell count overflows 64 bits",
-            (long long)opts->cells[0], (long long)opts->cells[1], (long long)opts->cells[2]);
+  TSR_CHECK(opts->cells[0] <= PATCH_MAX_CELLS / opts->cells[1] / opts->cells[2], TSR_ERR_INVALID,
+            "cells = [%lld, %lld, %lld]: more than %lld (2^48) cells in all",
+            (long long)opts->cells[0], (long long)opts->cells[1], (long long)opts->cells[2],
+            (long long)PATCH_MAX_CELLS);
 cleanup:
   return st;
 }

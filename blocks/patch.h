@@ -21,8 +21,15 @@
 
 typedef struct patch patch_t;
 
+/* The most cells along one axis (2^30) and in all (2^48, about 2.8e14): a block's extent
+ * with ghost layers stays far inside an int, and every byte count of a block (cells with
+ * ghost layers x values per cell x bytes per value x grids) inside 64 bits. */
+#define PATCH_MAX_AXIS_CELLS ((int64_t)1 << 30)
+#define PATCH_MAX_CELLS ((int64_t)1 << 48)
+
 typedef struct patch_options {
-  int64_t cells[3];  /* global cell counts, each >= 1 */
+  int64_t cells[3];  /* global cell counts, each in 1..PATCH_MAX_AXIS_CELLS, at most
+                        PATCH_MAX_CELLS in all */
   int blocks[3];     /* block grid (bx, by, bz), each in 1..cells */
   bool periodic[3];  /* periodicity per axis */
 } patch_options_t;

@@ -7,6 +7,7 @@
 
 #include "direction.h"
 #include "message.h"
+#include "tsr_size.h"
 #include "verdict.h"
 
 /* One message or local copy: src packs in dir, dst unpacks the same bytes. */
@@ -24,6 +25,7 @@ typedef struct comm_peer {
   int nsends, nrecvs;
   uint8_t *send_buf, *recv_buf;
   size_t send_bytes, recv_bytes;
+  int send_count, recv_count; /* the same, as MPI counts (checked to fit) */
 } comm_peer_t;
 
 /* Direct copies of one copy item, carried out in one call. */
@@ -161,7 +163,9 @@ static tsr_status comm_add_peer_task(comm_t *c, int rank, bool send, comm_task_t
   *arr = g;
   (*arr)[(*n)++] = t;
   size_t *bytes = send ? &p->send_bytes : &p->recv_bytes;
-  *bytes += MESSAGE_HEADER_BYTES + t.bytes;
+  TSR_CHECK(tsr_add_size(*bytes, MESSAGE_HEADER_BYTES, bytes) && tsr_add_size(*bytes, t.bytes, bytes),
+            TSR_ERR_INVALID, "the messages %s rank %d: their bytes do not fit in a size_t",
+            send ? "to" : "from", rank);
 cleanup:
   return st;
 }
@@ -284,15 +288,18 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
     comm_peer_t *p = &c->peers[i];
     /* senders walk (src, dir) in increasing order: expect messages in that order */
     qsort(p->recvs, (size_t)p->nrecvs, sizeof *p->recvs, comm_task_cmp);
+    /* one MPI message each way: its count is an int */
+    TSR_CHECK(tsr_size_to_int(p->send_bytes, &p->send_count) &&
+                  tsr_size_to_int(p->recv_bytes, &p->recv_count),
+              TSR_ERR_INVALID,
+              "the messages between rank %d and rank %d need %zu bytes, more than one MPI "
+              "message carries (%d); use more, smaller blocks",
+              me, p->rank, p->send_bytes > p->recv_bytes ? p->send_bytes : p->recv_bytes, INT_MAX);
     p->send_buf = malloc(p->send_bytes ? p->send_bytes : 1);
     p->recv_buf = malloc(p->recv_bytes ? p->recv_bytes : 1);
     TSR_CHECK(p->send_buf && p->recv_buf, TSR_ERR_NOMEM,
               "out of memory for the message buffers to rank %d (%zu + %zu bytes)", p->rank,
               p->send_bytes, p->recv_bytes);
-    TSR_CHECK(p->send_bytes <= INT_MAX && p->recv_bytes <= INT_MAX, TSR_ERR_INVALID,
-              "the messages between rank %d and rank %d need %zu bytes, more than one MPI "
-              "message carries (%d); use more, smaller blocks",
-              me, p->rank, p->send_bytes > p->recv_bytes ? p->send_bytes : p->recv_bytes, INT_MAX);
     c->stats.messages_sent += p->nsends;
     c->stats.bytes_sent += (int64_t)p->send_bytes;
   }
@@ -401,7 +408,7 @@ tsr_status comm_start(comm_t *c, tsr_error_t *err) {
   double t1 = MPI_Wtime();
   for (int i = 0; i < c->npeers; ++i) {
     comm_peer_t *p = &c->peers[i];
-    int rc = MPI_Irecv(p->recv_buf, (int)p->recv_bytes, MPI_BYTE, p->rank, c->tag, c->mpi,
+    int rc = MPI_Irecv(p->recv_buf, p->recv_count, MPI_BYTE, p->rank, c->tag, c->mpi,
                        &c->reqs[i]);
     if (rc != MPI_SUCCESS && c->start_status == TSR_OK)
       c->start_status = verdict_mpi_error(rc, "MPI_Irecv", __FILE__, __LINE__, &c->start_err);
@@ -421,7 +428,7 @@ tsr_status comm_start(comm_t *c, tsr_error_t *err) {
        comm_finish reports the cause first */
     if (c->start_status == TSR_OK) c->start_status = comm_pack(c, p, &c->start_err);
     double b = MPI_Wtime();
-    int rc = MPI_Isend(p->send_buf, (int)p->send_bytes, MPI_BYTE, p->rank, c->tag, c->mpi,
+    int rc = MPI_Isend(p->send_buf, p->send_count, MPI_BYTE, p->rank, c->tag, c->mpi,
                        &c->reqs[c->npeers + i]);
     if (rc != MPI_SUCCESS && c->start_status == TSR_OK)
       c->start_status = verdict_mpi_error(rc, "MPI_Isend", __FILE__, __LINE__, &c->start_err);

@@ -383,7 +383,7 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
   config_node_t *root = config_root(cfg), *domain, *output;
   int64_t v[3];
   TSR_TRY(config_object(root, "domain", true, &domain, err));
-  TSR_TRY(config_int3(domain, "cells", true, 1, INT_MAX, r.domain.cells, err));
+  TSR_TRY(config_int3(domain, "cells", true, 1, PATCH_MAX_AXIS_CELLS, r.domain.cells, err));
   for (int a = 0; a < 3; ++a) v[a] = r.domain.blocks[a];
   TSR_TRY(config_int3(domain, "blocks", false, 1, INT_MAX, v, err));
   for (int a = 0; a < 3; ++a) r.domain.blocks[a] = (int)v[a];

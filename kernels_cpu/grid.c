@@ -1,5 +1,7 @@
 #include "grid.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,26 +21,36 @@ grid_dims_t grid_dims_make(const int n[3], int ncomp, int ghost, grid_layout_t l
   d.ncomp = ncomp;
   d.ghost = ghost;
   d.layout = layout;
-  const ptrdiff_t g = ghost, ex = n[0] + 2 * g, ey = n[1] + 2 * g, ez = n[2] + 2 * g;
+  const ptrdiff_t g = ghost, ex = (ptrdiff_t)n[0] + 2 * g, ey = (ptrdiff_t)n[1] + 2 * g,
+                  ez = (ptrdiff_t)n[2] + 2 * g;
+  /* every product checked: a field too large to address keeps elements = 0 */
+  bool fits;
+  ptrdiff_t total = 0;
   if (layout == GRID_AOS) {
     d.sc = 1;
     d.sx = ncomp;
-    d.sy = d.sx * ex;
-    d.sz = d.sy * ey;
-    d.origin = g * (d.sx + d.sy + d.sz);
-    d.elements = (size_t)(d.sz * ez);
+    fits = !__builtin_mul_overflow(d.sx, ex, &d.sy) && !__builtin_mul_overflow(d.sy, ey, &d.sz) &&
+           !__builtin_mul_overflow(d.sz, ez, &total);
+    d.origin = fits ? g * (d.sx + d.sy + d.sz) : 0;
   } else {
     /* a component: a guard line, the planes (rows of ex cells back to back, each plane
        starting a line), a guard line */
     const ptrdiff_t line = GRID_LINE / (ptrdiff_t)esize, page = GRID_PAGE / (ptrdiff_t)esize;
     const ptrdiff_t guard = line * (g > 0 ? g : 1);
+    ptrdiff_t plane = 0, planes = 0;
     d.sx = 1;
     d.sy = ex;
-    d.sz = grid_round_up(ex * ey, line);
-    d.sc = grid_round_up(2 * guard + d.sz * ez, page) + GRID_SKEW_LINES * line;
-    d.origin = guard + g * (1 + d.sy + d.sz);
-    d.elements = (size_t)(d.sc * ncomp);
+    fits = !__builtin_mul_overflow(ex, ey, &plane) && plane <= PTRDIFF_MAX - line &&
+           !__builtin_mul_overflow(grid_round_up(plane, line), ez, &planes) &&
+           planes <= PTRDIFF_MAX / 2 - 2 * guard - page - GRID_SKEW_LINES * line;
+    if (fits) {
+      d.sz = grid_round_up(plane, line);
+      d.sc = grid_round_up(2 * guard + planes, page) + GRID_SKEW_LINES * line;
+      d.origin = guard + g * (1 + d.sy + d.sz);
+      fits = !__builtin_mul_overflow(d.sc, (ptrdiff_t)ncomp, &total);
+    }
   }
+  d.elements = fits && total > 0 ? (size_t)total : 0;
   return d;
 }
 

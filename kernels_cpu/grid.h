@@ -39,7 +39,9 @@ typedef struct grid_dims {
 } grid_dims_t;
 
 /* The dims of a field of n[3] interior cells in a layout, for elements of esize bytes
- * (the SoA padding is in bytes). */
+ * (the SoA padding is in bytes). A field whose element count or strides do not fit in a
+ * ptrdiff_t gets elements = 0 (every other field has at least one element): callers
+ * check it before allocating. */
 grid_dims_t grid_dims_make(const int n[3], int ncomp, int ghost, grid_layout_t layout,
                            size_t esize);
 

@@ -3,6 +3,7 @@
 
 #include "lattice_defs.h"
 #include "lbm_collide.h"
+#include "tsr_size.h"
 
 #include <CL/cl.h>
 #include <ctype.h>
@@ -24,6 +25,7 @@ struct gpu_lbm {
   opencl_context_t *ctx;
   gpu_lbm_spec_t spec;
   size_t esize, ncells, q;
+  size_t grid_bytes, moments_bytes; /* checked in gpu_lbm_create */
   int moments_double;
   cl_program program;
   cl_kernel stream_collide, boundary, pack, unpack, moments, check;
@@ -137,9 +139,15 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   g->spec.source_dir = NULL;
   g->esize = spec->dp ? sizeof(double) : sizeof(float);
   g->q = (size_t)spec->lattice->q;
-  g->ncells = (size_t)(spec->n[0] + 2) * (size_t)(spec->n[1] + 2) * (size_t)(spec->n[2] + 2);
-  if (spec->source_dir) TSR_TRY(gpu_read_sources(spec->source_dir, &source, err));
   g->moments_double = desc->double_precision ? 1 : 0;
+  size_t cells = 0;
+  TSR_CHECK(tsr_box_cells(spec->n, 1, &g->ncells) && tsr_box_cells(spec->n, 0, &cells) &&
+                tsr_mul_size(g->ncells, g->q * g->esize, &g->grid_bytes) &&
+                tsr_mul_size(cells, 4 * (g->moments_double ? sizeof(double) : sizeof(float)),
+                             &g->moments_bytes),
+            TSR_ERR_INVALID, "a GPU block of %d x %d x %d cells: its bytes do not fit in a size_t",
+            spec->n[0], spec->n[1], spec->n[2]);
+  if (spec->source_dir) TSR_TRY(gpu_read_sources(spec->source_dir, &source, err));
   char options[320], upper[16]; /* the lattice's name as lattice_defs.h spells it */
   snprintf(upper, sizeof upper, "%s", spec->lattice->name);
   for (char *c = upper; *c; ++c) *c = (char)toupper((unsigned char)*c);
@@ -189,7 +197,7 @@ void gpu_lbm_free(gpu_lbm_t **gp) {
   *gp = NULL;
 }
 
-size_t gpu_lbm_grid_bytes(const gpu_lbm_t *g) { return g->ncells * g->q * g->esize; }
+size_t gpu_lbm_grid_bytes(const gpu_lbm_t *g) { return g->grid_bytes; }
 
 tsr_status gpu_lbm_field_create(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -198,7 +206,10 @@ tsr_status gpu_lbm_field_create(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_error_t *e
   char what[96];
   snprintf(what, sizeof what, "a block of %dx%dx%d cells (two PDF grids)", g->spec.n[0],
            g->spec.n[1], g->spec.n[2]);
-  TSR_TRY(opencl_check_memory(g->ctx, 2 * (uint64_t)bytes, bytes, what, err));
+  size_t both = 0;
+  TSR_CHECK(tsr_mul_size(bytes, 2, &both), TSR_ERR_INVALID, "%s: 2 x %zu bytes do not fit in a size_t",
+            what, bytes);
+  TSR_TRY(opencl_check_memory(g->ctx, both, bytes, what, err));
   for (int k = 0; k < 2; ++k) {
     cl_int rc = CL_SUCCESS;
     f->grid[k] = clCreateBuffer(opencl_context_cl(g->ctx), CL_MEM_READ_WRITE, bytes, NULL, &rc);
@@ -314,8 +325,11 @@ tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const size_t *to, const size_t *fr
   uint8_t *ex = NULL;
   memset(out, 0, sizeof *out);
   if (n == 0) return st;
-  idx = malloc(2 * n * sizeof *idx);
-  ex = malloc(n * g->esize);
+  size_t idx_bytes = 0, ex_bytes = 0;
+  TSR_CHECK(tsr_mul_size(n, 2 * sizeof *idx, &idx_bytes) && tsr_mul_size(n, g->esize, &ex_bytes),
+            TSR_ERR_INVALID, "%zu boundary links: their bytes do not fit in a size_t", n);
+  idx = malloc(idx_bytes);
+  ex = malloc(ex_bytes);
   TSR_CHECK(idx && ex, TSR_ERR_NOMEM, "out of memory for %zu boundary links", n);
   for (size_t k = 0; k < n; ++k) {
     /* AoS CPU layout cell * Q + i -> device layout i * ncells + cell */
@@ -328,8 +342,8 @@ tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const size_t *to, const size_t *fr
       memcpy(ex + k * sizeof extra[k], &extra[k], sizeof extra[k]);
     }
   }
-  TSR_TRY(gpu_buffer_create(g->ctx, 2 * n * sizeof *idx, "boundary links", &out->idx, err));
-  TSR_TRY(gpu_buffer_create(g->ctx, n * g->esize, "boundary links", &out->extra, err));
+  TSR_TRY(gpu_buffer_create(g->ctx, idx_bytes, "boundary links", &out->idx, err));
+  TSR_TRY(gpu_buffer_create(g->ctx, ex_bytes, "boundary links", &out->extra, err));
   TSR_TRY(gpu_buffer_write(g->ctx, &out->idx, 0, out->idx.bytes, idx, NULL, err));
   TSR_TRY(gpu_buffer_write(g->ctx, &out->extra, 0, out->extra.bytes, ex, NULL, err));
   out->n = n;
@@ -403,10 +417,7 @@ cleanup:
   return st;
 }
 
-size_t gpu_lbm_moments_bytes(const gpu_lbm_t *g) {
-  size_t n = (size_t)g->spec.n[0] * (size_t)g->spec.n[1] * (size_t)g->spec.n[2];
-  return 4 * n * (g->moments_double ? sizeof(double) : sizeof(float));
-}
+size_t gpu_lbm_moments_bytes(const gpu_lbm_t *g) { return g->moments_bytes; }
 
 /* A scalar argument of kernel k in the moments precision. */
 static tsr_status gpu_set_mreal(gpu_lbm_t *g, cl_kernel k, cl_uint arg, double v,
@@ -450,7 +461,7 @@ tsr_status gpu_lbm_moments(gpu_lbm_t *g, const gpu_lbm_field_t *f, gpu_buffer_t 
     TSR_TRY(gpu_buffer_read(g->ctx, scratch, 0, n * sizeof *rho, rho, NULL, err));
     TSR_TRY(gpu_buffer_read(g->ctx, scratch, n * sizeof *rho, 3 * n * sizeof *u, u, NULL, err));
   } else {
-    tmp = malloc(4 * n * sizeof *tmp);
+    tmp = malloc(bytes); /* 4 n floats */
     TSR_CHECK(tmp, TSR_ERR_NOMEM, "out of memory reading moments");
     TSR_TRY(gpu_buffer_read(g->ctx, scratch, 0, 4 * n * sizeof *tmp, tmp, NULL, err));
     for (size_t k = 0; k < n; ++k) rho[k] = tmp[k];

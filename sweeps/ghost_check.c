@@ -7,6 +7,7 @@
 #include "grid.h"
 #include "cpu_copy.h"
 #include "direction.h"
+#include "tsr_size.h"
 
 static const int ghost_check_all_comps[GHOST_CHECK_COMPS] = {0, 1};
 
@@ -22,10 +23,14 @@ double ghost_check_code(int64_t gx, int64_t gy, int64_t gz, int comp) {
 static tsr_status ghost_check_alloc(const block_info_t *b, void *ctx, void **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   grid_dims_t d = ghost_check_dims(b);
-  size_t n = d.elements;
-  double *f = malloc(n * sizeof *f);
+  size_t n = d.elements, bytes = 0;
+  double *f = NULL;
+  TSR_CHECK(n > 0 && tsr_mul_size(n, sizeof *f, &bytes), TSR_ERR_INVALID,
+            "BlockID %d: %d x %d x %d cells are more than the ghost check field can address",
+            (int)b->id, b->size[0], b->size[1], b->size[2]);
+  f = malloc(bytes);
   TSR_CHECK(f, TSR_ERR_NOMEM, "out of memory: %zu bytes for the ghost check field of BlockID %d",
-            n * sizeof *f, (int)b->id);
+            bytes, (int)b->id);
   for (size_t i = 0; i < n; ++i) f[i] = GHOST_CHECK_EMPTY;
   *out = f;
 cleanup:

@@ -11,6 +11,7 @@
 #include "grid.h"
 #include "lbm_gpu.h"
 #include "lbm_impl.h"
+#include "tsr_size.h"
 
 /* ---- options ---- */
 
@@ -305,9 +306,12 @@ static void lbm_initial(int x, int y, int z, void *vctx, double out[4]) {
   out[0] = o->rho0 + 3.0 * p;
 }
 
-/* 64-byte aligned storage for n values of esize bytes (NULL when out of memory). */
+/* 64-byte aligned storage for n values of esize bytes (NULL when out of memory, also
+ * when the bytes do not fit in a size_t). */
 static void *lbm_aligned(size_t n, size_t esize) {
-  size_t bytes = (n * esize + 63) / 64 * 64;
+  size_t bytes;
+  if (!tsr_mul_size(n, esize, &bytes) || !tsr_add_size(bytes, 63, &bytes)) return NULL;
+  bytes = bytes / 64 * 64;
   return aligned_alloc(64, bytes ? bytes : 64);
 }
 
@@ -324,12 +328,17 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
   if (b->bs == c->bs_solid) goto done; /* all solid: no PDFs */
 
   const lbm_kernels_t *kern = c->kernels[layout];
-  size_t n = lb->dims.elements, cells = lbm_cells(&lb->dims);
+  size_t n = lb->dims.elements, cells = 0, rho_bytes = 0, u_bytes = 0;
+  TSR_CHECK(n > 0 && tsr_box_cells(b->size, 0, &cells) &&
+                tsr_mul_size(cells, sizeof *lb->rho, &rho_bytes) &&
+                tsr_mul_size(rho_bytes, 3, &u_bytes),
+            TSR_ERR_INVALID, "BlockID %d: %d x %d x %d cells are more than a %s field can address",
+            (int)b->id, b->size[0], b->size[1], b->size[2], grid_layout_name(layout));
   lb->src = lbm_aligned(n, lb->esize);
   lb->dst = lbm_aligned(n, lb->esize);
   lb->flags = malloc(cells);
-  lb->rho = malloc(cells * sizeof *lb->rho);
-  lb->u = malloc(3 * cells * sizeof *lb->u);
+  lb->rho = malloc(rho_bytes);
+  lb->u = malloc(u_bytes);
   TSR_CHECK(lb->src && lb->dst && lb->flags && lb->rho && lb->u, TSR_ERR_NOMEM,
             "out of memory: BlockID %d needs %.1f MiB for its PDFs (2 grids of %zu values "
             "with ghost layer and padding, %zu bytes per value)",

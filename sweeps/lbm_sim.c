@@ -15,6 +15,7 @@
 #include "opencl.h"
 #include "node.h"
 #include "image.h"
+#include "tsr_size.h"
 #include "verdict.h"
 #include "vtk.h"
 
@@ -50,10 +51,14 @@ void lbm_sim_free(lbm_sim_t **sim) {
 /* Bytes the local blocks will allocate: in host memory (*host) two PDF grids with ghost
  * layer, flags and moments per block; with hs gpu the grids go to the device (*device,
  * plus message and moment buffers) and the host holds one block's grids at a time while
- * it initialises them. *largest: the largest single device buffer (one grid). */
-static void lbm_sim_local_bytes(const lbm_sim_t *s, uint64_t *host, uint64_t *device,
-                                uint64_t *largest) {
-  uint64_t es = s->opts.precision == LBM_SP ? 4 : 8, staging = 0;
+ * it initialises them. *largest: the largest single device buffer (one grid). Every
+ * product is checked: a block whose bytes do not fit in a size_t is an error naming it. */
+static tsr_status lbm_sim_local_bytes(const lbm_sim_t *s, size_t *host, size_t *device,
+                                      size_t *largest, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const size_t es = s->opts.precision == LBM_SP ? 4 : 8, moments_per_cell = 1 + 4 * 8;
+  const lattice_t *l = s->opts.lattice;
+  size_t staging = 0;
   uint32_t solid = UINT32_MAX, gpu_hs = UINT32_MAX;
   tsr_error_t ignored;
   *host = *device = *largest = 0;
@@ -64,22 +69,31 @@ static void lbm_sim_local_bytes(const lbm_sim_t *s, uint64_t *host, uint64_t *de
   for (int32_t i = 0; i < patch_local_count(s->patch); ++i) {
     const block_info_t *b = patch_block(s->patch, patch_local_id(s->patch, i));
     if (b->bs == solid) continue;
-    uint64_t cells = (uint64_t)b->size[0] * (uint64_t)b->size[1] * (uint64_t)b->size[2];
-    uint64_t with_ghosts = (uint64_t)(b->size[0] + 2) * (uint64_t)(b->size[1] + 2) *
-                           (uint64_t)(b->size[2] + 2);
-    const lattice_t *l = s->opts.lattice;
-    uint64_t grids = 2 * with_ghosts * (uint64_t)l->q * es, faces = with_ghosts - cells;
-    *host += cells * (1 + 4 * 8);
-    if (b->hs != gpu_hs) { /* with the layout's padding */
+    size_t cells, with_ghosts, moments, grid, messages;
+    bool ok = tsr_box_cells(b->size, 0, &cells) && tsr_box_cells(b->size, 1, &with_ghosts) &&
+              tsr_mul_size(cells, moments_per_cell, &moments) && tsr_add_size(*host, moments, host);
+    if (ok && b->hs != gpu_hs) { /* with the layout's padding */
       grid_dims_t d = grid_dims_make(b->size, l->q, l->reach, s->opts.cpu_layout, es);
-      *host += 2 * d.elements * es;
-      continue;
+      ok = d.elements > 0 && tsr_mul_size(d.elements, 2 * es, &grid) &&
+           tsr_add_size(*host, grid, host);
+    } else if (ok) { /* two grids, the moments (rho, u) and the face messages both ways */
+      size_t grids, device_moments;
+      ok = tsr_mul_size(with_ghosts, (size_t)l->q * es, &grid) && tsr_mul_size(grid, 2, &grids) &&
+           tsr_mul_size(cells, 4 * 8, &device_moments) &&
+           tsr_mul_size(with_ghosts - cells, 2 * GPU_LBM_MAX_COMPS * es, &messages) &&
+           tsr_add_size(*device, grids, device) && tsr_add_size(*device, device_moments, device) &&
+           tsr_add_size(*device, messages, device);
+      if (ok && grids > staging) staging = grids;
+      if (ok && grid > *largest) *largest = grid;
     }
-    if (grids > staging) staging = grids;
-    if (grids / 2 > *largest) *largest = grids / 2;
-    *device += grids + cells * 4 * 8 + 2 * faces * GPU_LBM_MAX_COMPS * es;
+    TSR_CHECK(ok, TSR_ERR_INVALID,
+              "BlockID %d (%d x %d x %d cells, %s): its bytes do not fit in a size_t", (int)b->id,
+              b->size[0], b->size[1], b->size[2], lbm_fs(&s->opts));
   }
-  *host += staging;
+  TSR_CHECK(tsr_add_size(*host, staging, host), TSR_ERR_INVALID,
+            "the LBM blocks of this process: their bytes do not fit in a size_t");
+cleanup:
+  return st;
 }
 
 /* Calibration: this process's MLUPS on one block of the run's largest block size (at most
@@ -187,9 +201,9 @@ tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const l
                        rank, &s->plan, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   s->patch = lbm_plan_take_patch(s->plan);
-  uint64_t host_bytes, device_bytes, largest;
-  lbm_sim_local_bytes(s, &host_bytes, &device_bytes, &largest);
-  if (gpu) { /* the device's limit first: it is the one a GPU run meets */
+  size_t host_bytes = 0, device_bytes = 0, largest = 0;
+  st = lbm_sim_local_bytes(s, &host_bytes, &device_bytes, &largest, err);
+  if (st == TSR_OK && gpu) { /* the device's limit first: it is the one a GPU run meets */
     char what[96];
     snprintf(what, sizeof what, "the %d LBM block(s) of rank %d (PDFs, messages, moments)",
              (int)patch_local_count(s->patch), rank);
@@ -303,14 +317,22 @@ tsr_status lbm_sim_gather(lbm_sim_t *sim, double *rho, double *u, tsr_error_t *e
   int rank;
   double *buf = NULL;
   MPI_Comm_rank(sim->comm, &rank);
-  /* one buffer of the largest block, allocated before any message moves */
-  int64_t most = 0;
+  /* one buffer of the largest block, allocated before any message moves; a block's 4
+     values per cell travel in one message (the same verdict on every rank: all see the
+     sizes) */
+  size_t most = 0, bytes = 0;
+  int32_t largest = 0;
+  int count = 0;
   for (int32_t id = 0; id < patch_block_count(sim->patch); ++id) {
-    const block_info_t *b = patch_block(sim->patch, id);
-    int64_t n = (int64_t)b->size[0] * b->size[1] * b->size[2];
-    if (n > most) most = n;
+    size_t n = 0;
+    (void)tsr_box_cells(patch_block(sim->patch, id)->size, 0, &n);
+    if (n > most) most = n, largest = id;
   }
-  buf = malloc((size_t)(4 * most) * sizeof *buf);
+  TSR_CHECK(tsr_size_to_int(4 * most, &count) && tsr_mul_size(4 * most, sizeof *buf, &bytes),
+            TSR_ERR_INVALID,
+            "gathering the fields: BlockID %d has %zu cells, and 4 values each are more than one "
+            "MPI message carries (%d values)", (int)largest, most, INT_MAX);
+  buf = malloc(bytes);
   if (!buf) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory gathering fields");
   TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
   /* block by block in BlockID order: the owner sends, rank 0 places */
@@ -424,9 +446,16 @@ tsr_status lbm_sim_write_probe(lbm_sim_t *sim, output_folder_t *out,
     if (d > len) len = d;
   }
   int64_t npts = len + 1;
-  double *vals = calloc((size_t)(4 * npts), sizeof *vals), *all = calloc((size_t)(4 * npts), sizeof *all);
+  double *vals = NULL, *all = NULL;
+  int64_t (*cell)[3] = NULL;
+  int count = 0; /* 4 values per point in one reduction (every rank sees the same probe) */
+  TSR_CHECK(tsr_size_to_int(4 * (size_t)npts, &count), TSR_ERR_INVALID,
+            "probe '%s': %lld points, and 4 values each are more than one MPI reduction carries "
+            "(%d values)", probe->name, (long long)npts, INT_MAX);
+  vals = calloc((size_t)count, sizeof *vals);
+  all = calloc((size_t)count, sizeof *all);
   if (!vals || !all) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-  int64_t (*cell)[3] = malloc((size_t)npts * sizeof *cell);
+  cell = malloc((size_t)npts * sizeof *cell);
   if (!cell) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
   /* each point's value comes from the rank owning its cell; the others add zeros */
   for (int64_t k = 0; st == TSR_OK && k < npts; ++k) {
@@ -452,7 +481,7 @@ tsr_status lbm_sim_write_probe(lbm_sim_t *sim, output_folder_t *out,
     }
   }
   TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
-  TSR_MPI(MPI_Reduce(vals, all, (int)(4 * npts), MPI_DOUBLE, MPI_SUM, 0, sim->comm));
+  TSR_MPI(MPI_Reduce(vals, all, count, MPI_DOUBLE, MPI_SUM, 0, sim->comm));
   if (rank == 0) {
     char path[OUTPUT_PATH_MAX];
     output_file_t f = {.f = NULL};

@@ -3,7 +3,8 @@
  * streaming alone moving every value to the right slot; a cell's update not depending
  * on where in its row it lies (vector lanes, masked last vector, scalar rest); AoS and
  * SoA giving bitwise the same cells; the moments read-out; packing a slice of one
- * layout and unpacking it into the other. */
+ * layout and unpacking it into the other; the dims of a field too large to address. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -390,6 +391,24 @@ static void test_pack_across_layouts(void **state) {
   }
 }
 
+/* A field too large to address gets elements = 0 in both layouts (its strides would
+ * overflow a ptrdiff_t), instead of a wrapped-around count that sizes a short
+ * allocation; the largest block a valid domain allows (PATCH_MAX_CELLS = 2^48 cells in
+ * one block, 2^30 x 2^18) is counted exactly. */
+static void test_grid_dims_too_large(void **state) {
+  (void)state;
+  const int huge[3] = {INT_MAX, INT_MAX, INT_MAX};
+  for (int layout = GRID_AOS; layout <= GRID_SOA; ++layout) {
+    grid_dims_t d = grid_dims_make(huge, 27, 1, (grid_layout_t)layout, sizeof(double));
+    assert_true(d.elements == 0);
+  }
+  const int largest[3] = {1 << 30, 1 << 18, 1};
+  grid_dims_t d = grid_dims_make(largest, 27, 1, GRID_AOS, sizeof(double));
+  assert_true(d.elements == (size_t)27 * ((1u << 30) + 2) * ((1u << 18) + 2) * 3);
+  d = grid_dims_make(largest, 27, 1, GRID_SOA, sizeof(double));
+  assert_true(d.elements >= (size_t)27 * ((1u << 30) + 2) * ((1u << 18) + 2) * 3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lattice_moments),
@@ -399,6 +418,7 @@ int main(void) {
       cmocka_unit_test(test_row_position_and_layouts),
       cmocka_unit_test(test_moments),
       cmocka_unit_test(test_pack_across_layouts),
+      cmocka_unit_test(test_grid_dims_too_large),
   };
   return cmocka_run_group_tests_name("lbm_kernels", tests, NULL, NULL);
 }

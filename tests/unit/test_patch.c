@@ -381,17 +381,29 @@ static void test_validate_rejects_bad_options(void **state) {
   o = opts3(8, 4, 2, 1, 1, 0, false, false, false);
   ASSERT_ERR(patch_options_validate(&o, &err), TSR_ERR_INVALID, "blocks[2] (z) = 0");
 
-  o = opts3(INT_MAX, INT_MAX, INT_MAX, 1, 1, 1, false, false, false);
-  ASSERT_ERR(patch_options_validate(&o, &err), TSR_ERR_INVALID, "overflows 64 bits");
-  assert_non_null(strstr(err.text, "2147483647"));
+  /* one axis of INT_MAX cells: a block's extent with ghost layers would leave an int */
+  o = opts3(INT_MAX, 1, 1, 1, 1, 1, false, false, false);
+  ASSERT_ERR(patch_options_validate(&o, &err), TSR_ERR_INVALID,
+             "cells[0] (x) = 2147483647: allowed are 1..1073741824");
+
+  /* the cell count: 2^90 would overflow 64 bits, 2^48 + 2^30 is one axis row too many */
+  o = opts3(PATCH_MAX_AXIS_CELLS, PATCH_MAX_AXIS_CELLS, PATCH_MAX_AXIS_CELLS, 1, 1, 1, false,
+            false, false);
+  ASSERT_ERR(patch_options_validate(&o, &err), TSR_ERR_INVALID,
+             "cells = [1073741824, 1073741824, 1073741824]: more than 281474976710656 (2^48) "
+             "cells in all");
+  o = opts3(PATCH_MAX_AXIS_CELLS, 262145, 1, 1, 1, 1, false, false, false);
+  ASSERT_ERR(patch_options_validate(&o, &err), TSR_ERR_INVALID, "(2^48) cells in all");
+  o = opts3(PATCH_MAX_AXIS_CELLS, 262144, 1, 1, 1, 1, false, false, false);
+  ASSERT_OK(patch_options_validate(&o, &err)); /* exactly 2^48 */
 
   /* 65536 * 65536 blocks do not fit a BlockID */
   o = opts3(65536, 65536, 1, 65536, 65536, 1, false, false, false);
   ASSERT_ERR(patch_options_validate(&o, &err), TSR_ERR_INVALID,
              "blocks = [65536, 65536, 1]: more than 2147483647 blocks");
 
-  /* the largest that is still fine: INT_MAX cells on one axis */
-  o = opts3(INT_MAX, 2, 3, 1, 1, 1, false, false, false);
+  /* the largest axis that is still fine */
+  o = opts3(PATCH_MAX_AXIS_CELLS, 2, 3, 1, 1, 1, false, false, false);
   ASSERT_OK(patch_options_validate(&o, &err));
 }
 
