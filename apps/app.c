@@ -2,9 +2,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cpu_threads.h"
+#include "node.h"
 #include "tsr_parse.h"
+#include "verdict.h"
 
 int app_report(MPI_Comm comm, tsr_status st, const tsr_error_t *err) {
   if (st == TSR_OK) return 0;
@@ -45,6 +48,58 @@ bool app_real_arg(MPI_Comm comm, const char *cmd, const char *opt, const char *t
   return false;
 }
 
+/* OMP_NUM_THREADS: see app_check_environment. libgomp has read it before main (it warns
+ * about text it cannot read and ignores it, and takes a number as large as asked for, then
+ * crashes when it cannot start the threads); tessera refuses both before any parallel
+ * region starts them. */
+static tsr_status app_check_omp_threads(tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const char *value = getenv("OMP_NUM_THREADS");
+  if (!value) goto cleanup;
+  const int most = cpu_threads_most();
+  bool ok = value[0] != '\0';
+  for (const char *p = value; ok && *p;) {
+    char item[32];
+    size_t len = strcspn(p, ",");
+    int64_t n = 0;
+    ok = len < sizeof item;
+    if (ok) {
+      memcpy(item, p, len);
+      item[len] = '\0';
+      ok = tsr_parse_int(item, 1, most, &n);
+    }
+    p += len;
+    if (*p == ',' && *++p == '\0') ok = false; /* a trailing comma */
+  }
+  TSR_CHECK(ok, TSR_ERR_INVALID,
+            "OMP_NUM_THREADS = '%.64s%s': allowed is a comma-separated list of integers from 1 "
+            "to %d (%d threads per processor online, %d processor(s) here, at most the OpenMP "
+            "thread limit); unset it for the default",
+            value, strlen(value) > 64 ? "..." : "", most, CPU_THREADS_PER_PROCESSOR_MAX,
+            cpu_threads_online());
+cleanup:
+  return st;
+}
+
+int app_check_environment(MPI_Comm comm) {
+  tsr_status st = TSR_OK;
+  tsr_error_t e, *err = &e;
+  tsr_error_clear(err);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const char *keep = getenv("TESSERA_KEEP_DENORMALS");
+  char node[NODE_NAME_MAX];
+  st = app_check_omp_threads(err);
+  if (st == TSR_OK && keep && strcmp(keep, "0") != 0 && strcmp(keep, "1") != 0)
+    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                       "TESSERA_KEEP_DENORMALS = '%.64s%s': allowed are 0 (subnormal floats "
+                       "flushed to zero on the CPU threads, the default) and 1 (kept)",
+                       keep, strlen(keep) > 64 ? "..." : "");
+  if (st == TSR_OK) st = node_name(node, sizeof node, err);
+  if (st != TSR_OK) tsr_error_prefix(err, "rank %d", rank);
+  return app_report(comm, verdict_reduce(comm, st, 0, err), err);
+}
+
 void app_default_threads(MPI_Comm comm) {
   if (getenv("OMP_NUM_THREADS")) return;
   MPI_Comm node = MPI_COMM_NULL;
@@ -60,5 +115,5 @@ void app_default_threads(MPI_Comm comm) {
 
 void app_default_float_mode(void) {
   const char *keep = getenv("TESSERA_KEEP_DENORMALS");
-  if (!(keep && keep[0] && keep[0] != '0')) (void)cpu_threads_flush_denormals(1);
+  if (!(keep && strcmp(keep, "1") == 0)) (void)cpu_threads_flush_denormals(1);
 }

@@ -23,14 +23,26 @@ bool app_int_arg(MPI_Comm comm, const char *cmd, const char *opt, const char *te
 bool app_real_arg(MPI_Comm comm, const char *cmd, const char *opt, const char *text, double min,
                   double max, double *out);
 
+/* Checks the environment variables tessera reads, on every rank, before the first
+ * OpenMP parallel region:
+ *   OMP_NUM_THREADS         a comma-separated list of integers (libgomp's syntax, one per
+ *                           nesting level; tessera uses the first), each from 1 to
+ *                           cpu_threads_most() (64 x the processors online, at most
+ *                           omp_get_thread_limit()); no blanks, no empty value;
+ *   TESSERA_KEEP_DENORMALS  0 or 1;
+ *   TESSERA_NODE_NAME       a host name (node_name).
+ * Unset variables are fine. Collective: 0 on every rank, or one message (rank 0, naming
+ * the variable, the value, the rank and what is allowed) and 1 on every rank. */
+int app_check_environment(MPI_Comm comm);
+
 /* Without OMP_NUM_THREADS, shares this node's processors out between the ranks on it:
  * a rank bound to a set of processors uses them all; an unbound rank (allowed on every
  * processor) takes processors / ranks-on-the-node, at least one. */
 void app_default_threads(MPI_Comm comm);
 
 /* Flush-to-zero and denormals-are-zero on every CPU thread (see cpu_threads.h), unless
- * the environment variable TESSERA_KEEP_DENORMALS is set to something other than 0. Call
- * after app_default_threads (the team must have its final size). */
+ * the environment variable TESSERA_KEEP_DENORMALS is 1. Call after app_check_environment
+ * and app_default_threads (the team must have its final size). */
 void app_default_float_mode(void);
 
 int app_info(MPI_Comm comm, int argc, char **argv);

@@ -78,21 +78,39 @@ static const char usage_more[] =
     "  --help                 this text\n"
     "  --version              the version\n"
     "\n"
-    "environment:\n"
+    "environment (checked at start-up: a value outside what is allowed is an error, exit\n"
+    "status 1):\n"
     "  TESSERA_NODE_NAME      node name of this process, instead of MPI_Get_processor_name\n"
     "                         (it picks the node configuration; one machine can play\n"
-    "                         several nodes)\n"
-    "  TESSERA_KEEP_DENORMALS set to 1: keep subnormal floats on the CPU threads (by\n"
-    "                         default they are flushed to zero, which avoids slow\n"
-    "                         subnormal arithmetic)\n"
+    "                         several nodes): 1 to 255 letters, digits, '.', '-', '_'\n"
+    "  TESSERA_KEEP_DENORMALS 1: keep subnormal floats on the CPU threads; 0 (default):\n"
+    "                         flush them to zero, which avoids slow subnormal arithmetic\n"
     "  OMP_NUM_THREADS        OpenMP threads of each CPU process, unless its node\n"
     "                         configuration gives \"threads\" (default: the processors\n"
     "                         the process is bound to, or, unbound, the node's processors\n"
-    "                         shared out between the ranks on the node)\n"
+    "                         shared out between the ranks on the node): integers from 1\n"
+    "                         to 64 x the processors online (at most the OpenMP thread\n"
+    "                         limit), comma-separated (one per nesting level; the first\n"
+    "                         counts)\n"
     "\n"
     "exit status: 0 on success, 1 on any error (the same on every rank), 2 on bad usage\n"
     "(an unknown option, or an option's number that is not written whole in decimal\n"
     "within its range, e.g. --steps '' or --steps 99999999999999999999).\n";
+
+/* The subcommand; 2 for an unknown one. */
+static int command(MPI_Comm comm, const char *cmd, int argc, char **argv) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (strcmp(cmd, "info") == 0) return app_info(comm, argc, argv);
+  if (strcmp(cmd, "bench") == 0) return app_bench(comm, argc, argv);
+  if (strcmp(cmd, "run") == 0) return app_run(comm, argc, argv);
+  if (strcmp(cmd, "plan") == 0) return app_plan(comm, argc, argv);
+  if (strcmp(cmd, "exchange-demo") == 0) return app_exchange_demo(comm, argc, argv);
+  if (rank == 0)
+    fprintf(stderr, "tessera: unknown command '%s'; commands are: run, plan, bench, info, exchange-demo "
+            "(tessera --help)\n", cmd);
+  return 2;
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -100,8 +118,6 @@ int main(int argc, char **argv) {
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   int rank = 0, rc = 0;
   MPI_Comm_rank(comm, &rank);
-  app_default_threads(comm);
-  app_default_float_mode();
   const char *cmd = argc > 1 ? argv[1] : NULL;
   if (!cmd || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     if (rank == 0) {
@@ -111,21 +127,14 @@ int main(int argc, char **argv) {
     rc = cmd ? 0 : 2;
   } else if (strcmp(cmd, "--version") == 0) {
     if (rank == 0) printf("tessera %s\n", TESSERA_VERSION);
-  } else if (strcmp(cmd, "info") == 0) {
-    rc = app_info(comm, argc - 1, argv + 1);
-  } else if (strcmp(cmd, "bench") == 0) {
-    rc = app_bench(comm, argc - 1, argv + 1);
-  } else if (strcmp(cmd, "run") == 0) {
-    rc = app_run(comm, argc - 1, argv + 1);
-  } else if (strcmp(cmd, "plan") == 0) {
-    rc = app_plan(comm, argc - 1, argv + 1);
-  } else if (strcmp(cmd, "exchange-demo") == 0) {
-    rc = app_exchange_demo(comm, argc - 1, argv + 1);
   } else {
-    if (rank == 0)
-      fprintf(stderr, "tessera: unknown command '%s'; commands are: run, plan, bench, info, exchange-demo "
-              "(tessera --help)\n", cmd);
-    rc = 2;
+    /* the environment is checked before the first OpenMP parallel region starts threads */
+    rc = app_check_environment(comm);
+    if (rc == 0) {
+      app_default_threads(comm);
+      app_default_float_mode();
+      rc = command(comm, cmd, argc - 1, argv + 1);
+    }
   }
   MPI_Finalize();
   return rc;

@@ -13,7 +13,13 @@
 tsr_status node_name(char *out, size_t cap, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const char *env = getenv(NODE_NAME_ENV);
-  if (env && env[0]) {
+  if (env) {
+    size_t len = strlen(env);
+    TSR_CHECK(len > 0 && len < NODE_NAME_MAX && strspn(env, NODE_NAME_CHARS) == len,
+              TSR_ERR_INVALID,
+              NODE_NAME_ENV " = '%.64s%s': allowed are 1 to %d letters, digits, '.', '-' and "
+              "'_' (a host name); unset it to use the name MPI reports",
+              env, len > 64 ? "..." : "", NODE_NAME_MAX - 1);
     snprintf(out, cap, "%s", env);
     goto cleanup;
   }

@@ -2,7 +2,8 @@
  *
  * node_name gives MPI_Get_processor_name, unless the environment variable
  * TESSERA_NODE_NAME is set, which then wins (so that one machine can play several
- * nodes in tests). node_assign and node_resolve give every process its hardware from the
+ * nodes in tests). Its value must be a host name: 1 to NODE_NAME_MAX - 1 characters of
+ * NODE_NAME_CHARS; anything else (also an empty value) is an error naming it. node_assign and node_resolve give every process its hardware from the
  * node configurations (simulation.h: hardware.configurations and hardware.nodes). */
 #ifndef NODE_H
 #define NODE_H
@@ -15,6 +16,8 @@
 #include "tsr_error.h"
 
 #define NODE_NAME_ENV "TESSERA_NODE_NAME"
+#define NODE_NAME_CHARS \
+  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_"
 enum { NODE_NAME_MAX = 256 };
 
 TSR_NODISCARD tsr_status node_name(char *out, size_t cap, tsr_error_t *err);

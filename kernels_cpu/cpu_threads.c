@@ -1,5 +1,6 @@
 #include "cpu_threads.h"
 
+#include <limits.h>
 #include <omp.h>
 #if defined(__SSE__)
 #include <xmmintrin.h>
@@ -21,6 +22,14 @@ int cpu_threads_available(void) { return omp_get_num_procs(); }
 int cpu_threads_online(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (int)n : 1;
+}
+
+int cpu_threads_most(void) {
+  const int online = cpu_threads_online(), limit = omp_get_thread_limit();
+  const int most = online > INT_MAX / CPU_THREADS_PER_PROCESSOR_MAX
+                       ? INT_MAX
+                       : online * CPU_THREADS_PER_PROCESSOR_MAX;
+  return limit > 0 && limit < most ? limit : most;
 }
 
 int cpu_threads_flush_denormals(int on) {

@@ -21,4 +21,11 @@ int cpu_threads_flush_denormals(int on);
 int cpu_threads_available(void);
 int cpu_threads_online(void);
 
+/* The largest team tessera accepts from the environment (OMP_NUM_THREADS): 64 threads
+ * per processor online, and no more than omp_get_thread_limit(). Oversubscribing a
+ * machine a few times over is a legitimate experiment; a team far beyond that is a
+ * typing error, and libgomp crashes (SIGSEGV) when thread creation fails for one. */
+enum { CPU_THREADS_PER_PROCESSOR_MAX = 64 };
+int cpu_threads_most(void);
+
 #endif

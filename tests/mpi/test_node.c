@@ -2,7 +2,8 @@
  * on 4 ranks that play two nodes through the node-name override TESSERA_NODE_NAME.
  *
  * Cases:
- *  - node_name: the override wins; empty or unset, MPI_Get_processor_name.
+ *  - node_name: the override wins; unset, MPI_Get_processor_name; empty or not a host
+ *    name (a blank, brackets), an error naming the variable.
  *  - two nodes: a configuration read from JSON text as the command line reads it; ranks
  *    0 and 1 call themselves "gpu07" (gpu_node: one hs gpu process on device 0, one hs
  *    cpu process with 3 threads), ranks 2 and 3 "cpu01" (cpu_node: two hs cpu processes
@@ -231,16 +232,25 @@ static void test_node_name(void **state) {
   set_node_name(my_rank() < 2 ? "gpu07" : "cpu01");
   ASSERT_OK(node_name(name, sizeof name, &err));
   assert_string_equal(name, my_rank() < 2 ? "gpu07" : "cpu01");
+  /* what is not a host name is an error naming the variable, also an empty value (a
+     script's unset variable, which would silently give the processor name) */
   set_node_name("");
+  ASSERT_ERR(node_name(name, sizeof name, &err), TSR_ERR_INVALID, NODE_NAME_ENV " = '': allowed");
+  set_node_name("gpu 07");
+  ASSERT_ERR(node_name(name, sizeof name, &err), TSR_ERR_INVALID,
+             NODE_NAME_ENV " = 'gpu 07': allowed are 1 to 255 letters, digits");
+  set_node_name("gpu[07]");
+  ASSERT_ERR(node_name(name, sizeof name, &err), TSR_ERR_INVALID, NODE_NAME_ENV " = 'gpu[07]'");
+  set_node_name("n-1.rack_2");
   ASSERT_OK(node_name(name, sizeof name, &err));
-  assert_string_equal(name, real);
+  assert_string_equal(name, "n-1.rack_2");
   unsetenv(NODE_NAME_ENV);
   ASSERT_OK(node_name(name, sizeof name, &err));
   assert_string_equal(name, real);
   assert_true(name[0] != '\0');
   if (my_rank() == 0)
-    printf("node_name: %s=gpu07 gives \"gpu07\"; empty or unset gives the processor name \"%s\"\n",
-           NODE_NAME_ENV, real);
+    printf("node_name: %s=gpu07 gives \"gpu07\"; unset gives the processor name \"%s\"; "
+           "empty or not a host name is an error\n", NODE_NAME_ENV, real);
 }
 
 /* Runs lbm_sim_moments and lbm_sim_mass. */
