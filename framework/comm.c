@@ -59,6 +59,7 @@ struct comm {
   uint8_t *scratch;
   size_t scratch_bytes;
   MPI_Request *reqs; /* npeers receives, then npeers sends */
+  MPI_Status *statuses; /* of reqs, for the received byte counts */
   bool started;
   tsr_status start_status; /* first failure of comm_start, reported by comm_finish */
   tsr_error_t start_err;
@@ -88,6 +89,7 @@ void comm_free(comm_t **c) {
   free(x->stage_in);
   free(x->scratch);
   free(x->reqs);
+  free(x->statuses);
   if (x->mpi != MPI_COMM_NULL) MPI_Comm_free(&x->mpi);
   free(x);
   *c = NULL;
@@ -310,7 +312,9 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
   }
   c->scratch = malloc(c->scratch_bytes ? c->scratch_bytes : 1);
   c->reqs = malloc((size_t)(2 * c->npeers + 1) * sizeof *c->reqs);
-  TSR_CHECK(c->scratch && c->reqs, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
+  c->statuses = malloc((size_t)(2 * c->npeers + 1) * sizeof *c->statuses);
+  TSR_CHECK(c->scratch && c->reqs && c->statuses, TSR_ERR_NOMEM,
+            "out of memory planning the ghost exchange");
 cleanup:
   free(flow);
   free(stagers);
@@ -494,6 +498,65 @@ cleanup:
   return st;
 }
 
+/* MPI_Waitall over every request, each status kept. Where one request fails, Open MPI
+ * returns at once and marks the requests not complete yet MPI_ERR_PENDING: those are
+ * waited for one by one, so that none outlives the exchange (and its buffer), and the
+ * error field of each status is its own outcome. Returns MPI_Waitall's code. */
+static int comm_wait(comm_t *c) {
+  const int n = 2 * c->npeers;
+  int rc = MPI_Waitall(n, c->reqs, c->statuses);
+  for (int i = 0; rc == MPI_ERR_IN_STATUS && i < n; ++i)
+    if (c->statuses[i].MPI_ERROR == MPI_ERR_PENDING)
+      c->statuses[i].MPI_ERROR = MPI_Wait(&c->reqs[i], &c->statuses[i]);
+  return rc;
+}
+
+/* After comm_wait (its return code rc): every receive must hold exactly the bytes the
+ * plan expects from its peer. A rank whose plan differs (its blocks, sizes or items
+ * disagree with this rank's) sends a message of another size: fewer bytes would leave
+ * the end of the buffer from the exchange before, more are cut (MPI_ERR_TRUNCATE). */
+static tsr_status comm_check_received(comm_t *c, int rc, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int me = patch_my_rank(c->patch);
+  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+    st = verdict_mpi_error(rc, "MPI_Waitall", __FILE__, __LINE__, err);
+    goto cleanup;
+  }
+  for (int i = 0; i < c->npeers; ++i) {
+    const comm_peer_t *p = &c->peers[i];
+    const MPI_Status *s = &c->statuses[i];
+    /* the error fields are set only when MPI_Waitall says so */
+    int code = rc == MPI_ERR_IN_STATUS ? s->MPI_ERROR : MPI_SUCCESS, got = 0;
+    if (code != MPI_SUCCESS && code != MPI_ERR_TRUNCATE) {
+      st = verdict_mpi_error(code, "MPI_Irecv", __FILE__, __LINE__, err);
+      tsr_error_prefix(err, "ghost exchange, the message from rank %d", p->rank);
+      goto cleanup;
+    }
+    TSR_MPI(MPI_Get_count(s, MPI_BYTE, &got));
+    /* a cut message: Open MPI counts what was sent, others may count what was kept */
+    TSR_CHECK(code != MPI_ERR_TRUNCATE || got <= p->recv_count, TSR_ERR_CORRUPT,
+              "ghost exchange: rank %d sent rank %d %d bytes; the exchange plan expects %d (the "
+              "message was cut, MPI_ERR_TRUNCATE): the ranks' plans disagree",
+              p->rank, me, got, p->recv_count);
+    TSR_CHECK(code != MPI_ERR_TRUNCATE, TSR_ERR_CORRUPT,
+              "ghost exchange: rank %d sent rank %d more than %d bytes; the exchange plan "
+              "expects %d (the message was cut, MPI_ERR_TRUNCATE): the ranks' plans disagree",
+              p->rank, me, p->recv_count, p->recv_count);
+    TSR_CHECK(got == p->recv_count, TSR_ERR_CORRUPT,
+              "ghost exchange: rank %d sent rank %d %d bytes; the exchange plan expects %d: the "
+              "ranks' plans disagree", p->rank, me, got, p->recv_count);
+  }
+  for (int i = 0; rc == MPI_ERR_IN_STATUS && i < c->npeers; ++i) {
+    int code = c->statuses[c->npeers + i].MPI_ERROR;
+    if (code == MPI_SUCCESS) continue;
+    st = verdict_mpi_error(code, "MPI_Isend", __FILE__, __LINE__, err);
+    tsr_error_prefix(err, "ghost exchange, the message to rank %d", c->peers[i].rank);
+    goto cleanup;
+  }
+cleanup:
+  return st;
+}
+
 static tsr_status comm_unpack(comm_t *c, const comm_peer_t *p, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   buffer_reader_t r = buffer_reader(p->recv_buf, p->recv_bytes);
@@ -547,9 +610,8 @@ tsr_status comm_finish(comm_t *c, tsr_error_t *err) {
   if (st == TSR_OK) st = comm_local_pairs(c, err); /* times itself */
   if (st != TSR_OK) phase = 0; /* failed before any message was read */
   double t2 = MPI_Wtime();
-  int rc = MPI_Waitall(2 * c->npeers, c->reqs, MPI_STATUSES_IGNORE);
-  if (rc != MPI_SUCCESS && st == TSR_OK)
-    st = verdict_mpi_error(rc, "MPI_Waitall", __FILE__, __LINE__, err);
+  int rc = comm_wait(c);
+  if (st == TSR_OK) st = comm_check_received(c, rc, err);
   double t3 = MPI_Wtime();
   for (int i = 0; i < c->npeers && st == TSR_OK; ++i) st = comm_unpack(c, &c->peers[i], err);
   double t4 = MPI_Wtime();

@@ -11,8 +11,10 @@
  * Extraction and insertion functions come from the registry by the field name, the
  * simulation's fs and each block's hs and bs. Every message size is computed from block
  * metadata before anything is sent, so one MPI_Irecv/MPI_Isend pair per neighbour rank
- * moves exact-size buffers; received messages are checked against the expected list
- * (order, route, payload length) before insertion. Where the sending or the receiving
+ * moves exact-size buffers; what arrives is checked before insertion: the byte count of
+ * each peer's message against the plan (MPI_Get_count; a message of another size, e.g.
+ * from a rank whose plan disagrees, is an error naming the sender and both counts), then
+ * the messages in it against the expected list (order, route, payload length). Where the sending or the receiving
  * block holds no data for a direction (its item's size is 0, e.g. a block that is all
  * solid), nothing is sent or copied.
  *

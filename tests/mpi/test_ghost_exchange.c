@@ -3,7 +3,9 @@
  * blocks per rank and uneven splits; afterwards every cell of every block must hold
  * exactly what ghost_check_verify expects (exact comparison: values are copied, never
  * computed). Also: a failing extraction on one rank gives the same error on all ranks
- * without a hang; comm_timing counts the exchanges and its phases fit in the wall time
+ * without a hang; ranks whose plans disagree on a message's size (shorter or longer than
+ * the receiver planned, sent through the real exchange) give every rank an error naming
+ * the sender and the byte counts; comm_timing counts the exchanges and its phases fit in the wall time
  * around them; staging functions run in the documented order (every stage_out, then
  * stage_wait for each host-bound block, then the extractions) and stage_wait is timed
  * as device time. */
@@ -20,6 +22,8 @@
 #include "data.h"
 #include "direction.h"
 #include "ghost_check.h"
+#include "../unit/unit_test.h"
+#include "message.h"
 #include "mpi_test.h"
 #include "patch.h"
 #include "registry.h"
@@ -255,6 +259,107 @@ static void test_create_failure_is_shared(void **state) {
   registry_free(&reg);
 }
 
+/* Ranks whose plans disagree on the size of a message: the items of even ranks say
+ * `even` payload bytes per block and direction, those of odd ranks `odd`. Each rank's
+ * plan is consistent on its own (its extraction and insertion sizes agree), so
+ * comm_create succeeds everywhere, and every rank sends what its own plan says: rank 0
+ * then receives messages of another size than it planned from its odd neighbours. */
+typedef struct parity_sizes {
+  size_t even, odd;
+} parity_sizes_t;
+
+static size_t parity_size(const block_info_t *b, int dir, void *ctx) {
+  const parity_sizes_t *p = ctx;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank % 2 ? p->odd : p->even;
+}
+static tsr_status parity_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
+                                 size_t cap, size_t *written, void *ctx, tsr_error_t *err) {
+  memset(out, 0, cap);
+  *written = cap;
+  return TSR_OK;
+}
+static tsr_status parity_copy(const registry_copy_task_t *tasks, size_t n, void *ctx,
+                              tsr_error_t *err) {
+  return TSR_OK;
+}
+
+/* One exchange of blocks 2 per rank in a periodic row with the sizes above; its status
+ * and message (the same on every rank). */
+static tsr_status run_parity_case(parity_sizes_t sizes, tsr_error_t *err) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  tsr_error_clear(err);
+  registry_t *reg = NULL;
+  patch_t *patch = NULL;
+  comm_t *ex = NULL;
+  patch_options_t o = patch_options_default();
+  o.cells[0] = 4 * size;
+  o.blocks[0] = 2 * size;
+  o.periodic[0] = true;
+  patch_layout_t layout = {.nranks = size, .my_rank = rank};
+  assert_int_equal(patch_create(&o, &layout, &patch, err), TSR_OK);
+  assert_int_equal(registry_create(&reg, err), TSR_OK);
+  void *ctx;
+  assert_int_equal(registry_keep(reg, &sizes, sizeof sizes, &ctx, err), TSR_OK);
+  const char *f = "parity.field";
+  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_ALLOCATOR, .name = f,
+                   .fs = "*", .hs = "cpu", .bs = "*", .alloc = faulty_alloc, .free = faulty_free}, err), TSR_OK);
+  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_EXTRACTION, .name = f,
+                   .fs = "*", .hs = "cpu", .bs = "*", .extract = parity_extract, .size = parity_size,
+                   .ctx = ctx}, err), TSR_OK);
+  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_INSERTION, .name = f,
+                   .fs = "*", .hs = "cpu", .bs = "*", .insert = faulty_insert, .size = parity_size,
+                   .ctx = ctx}, err), TSR_OK);
+  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_COPY, .name = f,
+                   .fs = "*", .hs = "cpu", .bs = "*", .copy = parity_copy}, err), TSR_OK);
+  int id;
+  assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, f, 0, &id, err), TSR_OK);
+  assert_int_equal(comm_create(&(comm_options_t){.field = f, .data_id = id, .tag = 5}, patch, reg,
+                               MPI_COMM_WORLD, &ex, err), TSR_OK);
+  tsr_status st = comm_exchange(ex, err);
+  comm_free(&ex);
+  patch_free(&patch);
+  registry_free(&reg);
+  return st;
+}
+
+/* Rank 1 sends rank 0 shorter messages than rank 0 planned: without a check of the
+ * received count the end of rank 0's buffer would be whatever the exchange before left
+ * there. The error names the sender, the receiver and both counts, on every rank. */
+static void test_received_size_short(void **state) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) skip(); /* no message between ranks */
+  tsr_error_t err;
+  assert_int_equal(run_parity_case((parity_sizes_t){.even = 16, .odd = 8}, &err), TSR_ERR_CORRUPT);
+  /* rank 1 sends rank 0 m block messages: both blocks' faces with 2 ranks, one with more */
+  const int m = size == 2 ? 2 : 1, got = m * (MESSAGE_HEADER_BYTES + 8),
+            want = m * (MESSAGE_HEADER_BYTES + 16);
+  char text[160];
+  snprintf(text, sizeof text, "rank 1 sent rank 0 %d bytes; the exchange plan expects %d", got,
+           want);
+  ASSERT_HAS(text);
+}
+
+/* Rank 1 sends rank 0 longer messages than planned: MPI cuts them; the error says so with
+ * the sender and the planned count (and the count sent, where MPI tells it: Open MPI does). */
+static void test_received_size_long(void **state) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) skip();
+  tsr_error_t err;
+  tsr_status st_long = run_parity_case((parity_sizes_t){.even = 8, .odd = 16}, &err);
+  if (st_long != TSR_ERR_CORRUPT) fail_msg("status %d: %s", (int)st_long, err.text);
+  const int m = size == 2 ? 2 : 1, want = m * (MESSAGE_HEADER_BYTES + 8);
+  char text[160];
+  ASSERT_HAS("ghost exchange: rank 1 sent rank 0 ");
+  snprintf(text, sizeof text, "; the exchange plan expects %d (the message was cut", want);
+  ASSERT_HAS(text);
+}
+
 /* Phases of comm_timing summed (exchanges not included). */
 static double timing_sum(const comm_timing_t *t) {
   return t->device + t->extract + t->copy + t->wait + t->insert;
@@ -487,6 +592,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_exchange_one_cell_blocks),
       cmocka_unit_test(test_exchange_failure_is_shared),
       cmocka_unit_test(test_create_failure_is_shared),
+      cmocka_unit_test(test_received_size_short),
+      cmocka_unit_test(test_received_size_long),
       cmocka_unit_test(test_exchange_timing),
       cmocka_unit_test(test_exchange_stage_wait),
   };
