@@ -106,10 +106,13 @@ tsr_status opencl_list_devices(opencl_device_desc_t **out, size_t *count, tsr_er
     if (rc == CL_DEVICE_NOT_FOUND || ndev == 0) continue;
     TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clGetDeviceIDs on platform %u (%s) failed: %s",
               p, pname, opencl_error_name(rc));
+    /* one allocation checked at a time: a realloc that moved list has freed the old
+       block, so list must take the new one before anything can fail */
     free(devs);
     devs = calloc(ndev, sizeof *devs);
+    TSR_CHECK(devs, TSR_ERR_NOMEM, "out of memory listing OpenCL devices");
     opencl_device_desc_t *grown = realloc(list, (n + ndev) * sizeof *grown);
-    TSR_CHECK(devs && grown, TSR_ERR_NOMEM, "out of memory listing OpenCL devices");
+    TSR_CHECK(grown, TSR_ERR_NOMEM, "out of memory listing OpenCL devices");
     list = grown;
     OPENCL_CHECK(clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, ndev, devs, NULL));
     for (cl_uint d = 0; d < ndev; ++d) {
@@ -247,9 +250,10 @@ tsr_status opencl_context_create(const opencl_select_t *sel, opencl_context_t **
   TSR_CHECK((cl_uint)platform < nplat, TSR_ERR_OPENCL, "OpenCL platform %d disappeared", platform);
   cl_uint ndev = 0;
   OPENCL_CHECK(clGetDeviceIDs(plats[platform], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev));
-  devs = calloc(ndev, sizeof *devs);
-  TSR_CHECK(devs && (cl_uint)pick->device < ndev, TSR_ERR_OPENCL,
+  TSR_CHECK((cl_uint)pick->device < ndev, TSR_ERR_OPENCL,
             "OpenCL device %d of platform %d disappeared", pick->device, platform);
+  devs = calloc(ndev, sizeof *devs);
+  TSR_CHECK(devs, TSR_ERR_NOMEM, "out of memory listing OpenCL devices");
   OPENCL_CHECK(clGetDeviceIDs(plats[platform], CL_DEVICE_TYPE_ALL, ndev, devs, NULL));
   c->device = devs[pick->device];
   cl_int rc = CL_SUCCESS;
