@@ -183,12 +183,24 @@ static tsr_status faulty_insert(const block_info_t *b, void *data, int dir, cons
   return TSR_OK;
 }
 
-static void test_exchange_failure_is_shared(void **state) {
+/* The items of a test field (each block's data: faulty_alloc's 8 bytes); ctx_data
+ * (ctx_bytes) is kept by the registry and handed to all four functions. */
+typedef struct row_items {
+  registry_size_fn size;
+  registry_extract_fn extract;
+  registry_insert_fn insert;
+  registry_copy_fn copy;
+  const void *ctx_data;
+  size_t ctx_bytes;
+} row_items_t;
+
+/* One exchange of such a field over a periodic row of 2 blocks per rank; its status and
+ * message (the same on every rank). */
+static tsr_status run_row_exchange(const row_items_t *it, int tag, tsr_error_t *err) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  tsr_error_t err;
-  tsr_error_clear(&err);
+  tsr_error_clear(err);
   registry_t *reg = NULL;
   patch_t *patch = NULL;
   comm_t *ex = NULL;
@@ -197,34 +209,44 @@ static void test_exchange_failure_is_shared(void **state) {
   o.blocks[0] = 2 * size;
   o.periodic[0] = true;
   patch_layout_t layout = {.nranks = size, .my_rank = rank};
-  assert_int_equal(patch_create(&o, &layout, &patch, &err), TSR_OK);
-  assert_int_equal(registry_create(&reg, &err), TSR_OK);
-  int bad = 2 * size - 1; /* the last block: on the last rank */
+  assert_int_equal(patch_create(&o, &layout, &patch, err), TSR_OK);
+  assert_int_equal(registry_create(&reg, err), TSR_OK);
   void *ctx;
-  assert_int_equal(registry_keep(reg, &bad, sizeof bad, &ctx, &err), TSR_OK);
-  const char *f = "faulty.field";
+  assert_int_equal(registry_keep(reg, it->ctx_data, it->ctx_bytes, &ctx, err), TSR_OK);
+  const char *f = "test.field";
   assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_ALLOCATOR, .name = f,
-                   .fs = "*", .hs = "cpu", .bs = "*", .alloc = faulty_alloc, .free = faulty_free}, &err), TSR_OK);
+                   .fs = "*", .hs = "cpu", .bs = "*", .alloc = faulty_alloc, .free = faulty_free}, err), TSR_OK);
   assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_EXTRACTION, .name = f,
-                   .fs = "*", .hs = "cpu", .bs = "*", .extract = faulty_extract, .size = faulty_size,
-                   .ctx = ctx}, &err), TSR_OK);
+                   .fs = "*", .hs = "cpu", .bs = "*", .extract = it->extract, .size = it->size,
+                   .ctx = ctx}, err), TSR_OK);
   assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_INSERTION, .name = f,
-                   .fs = "*", .hs = "cpu", .bs = "*", .insert = faulty_insert, .size = faulty_size},
-                   &err), TSR_OK);
+                   .fs = "*", .hs = "cpu", .bs = "*", .insert = it->insert, .size = it->size,
+                   .ctx = ctx}, err), TSR_OK);
   assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_COPY, .name = f,
-                   .fs = "*", .hs = "cpu", .bs = "*", .copy = faulty_copy, .ctx = ctx}, &err), TSR_OK);
+                   .fs = "*", .hs = "cpu", .bs = "*", .copy = it->copy, .ctx = ctx}, err), TSR_OK);
   int id;
-  assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, f, 0, &id, &err), TSR_OK);
-  assert_int_equal(comm_create(&(comm_options_t){.field = f, .data_id = id, .tag = 3}, patch, reg,
-                               MPI_COMM_WORLD, &ex, &err), TSR_OK);
-  tsr_status st = comm_exchange(ex, &err);
-  assert_int_equal(st, TSR_ERR_INVALID);
-  char want[64];
-  snprintf(want, sizeof want, "refuses BlockID %d", bad);
-  assert_non_null(strstr(err.text, want));
+  assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, f, 0, &id, err), TSR_OK);
+  assert_int_equal(comm_create(&(comm_options_t){.field = f, .data_id = id, .tag = tag}, patch, reg,
+                               MPI_COMM_WORLD, &ex, err), TSR_OK);
+  tsr_status st = comm_exchange(ex, err);
   comm_free(&ex);
   patch_free(&patch);
   registry_free(&reg);
+  return st;
+}
+
+static void test_exchange_failure_is_shared(void **state) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  tsr_error_t err;
+  int bad = 2 * size - 1; /* the last block: on the last rank */
+  const row_items_t items = {.size = faulty_size, .extract = faulty_extract,
+                             .insert = faulty_insert, .copy = faulty_copy, .ctx_data = &bad,
+                             .ctx_bytes = sizeof bad};
+  assert_int_equal(run_row_exchange(&items, 3, &err), TSR_ERR_INVALID);
+  char want[64];
+  snprintf(want, sizeof want, "refuses BlockID %d", bad);
+  assert_non_null(strstr(err.text, want));
 }
 
 /* A lookup that fails on some ranks only (a rank whose blocks have no extraction item)
@@ -285,45 +307,12 @@ static tsr_status parity_copy(const registry_copy_task_t *tasks, size_t n, void 
   return TSR_OK;
 }
 
-/* One exchange of blocks 2 per rank in a periodic row with the sizes above; its status
- * and message (the same on every rank). */
+/* One exchange over a row of 2 blocks per rank with the sizes above. */
 static tsr_status run_parity_case(parity_sizes_t sizes, tsr_error_t *err) {
-  int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  tsr_error_clear(err);
-  registry_t *reg = NULL;
-  patch_t *patch = NULL;
-  comm_t *ex = NULL;
-  patch_options_t o = patch_options_default();
-  o.cells[0] = 4 * size;
-  o.blocks[0] = 2 * size;
-  o.periodic[0] = true;
-  patch_layout_t layout = {.nranks = size, .my_rank = rank};
-  assert_int_equal(patch_create(&o, &layout, &patch, err), TSR_OK);
-  assert_int_equal(registry_create(&reg, err), TSR_OK);
-  void *ctx;
-  assert_int_equal(registry_keep(reg, &sizes, sizeof sizes, &ctx, err), TSR_OK);
-  const char *f = "parity.field";
-  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_ALLOCATOR, .name = f,
-                   .fs = "*", .hs = "cpu", .bs = "*", .alloc = faulty_alloc, .free = faulty_free}, err), TSR_OK);
-  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_EXTRACTION, .name = f,
-                   .fs = "*", .hs = "cpu", .bs = "*", .extract = parity_extract, .size = parity_size,
-                   .ctx = ctx}, err), TSR_OK);
-  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_INSERTION, .name = f,
-                   .fs = "*", .hs = "cpu", .bs = "*", .insert = faulty_insert, .size = parity_size,
-                   .ctx = ctx}, err), TSR_OK);
-  assert_int_equal(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_COPY, .name = f,
-                   .fs = "*", .hs = "cpu", .bs = "*", .copy = parity_copy}, err), TSR_OK);
-  int id;
-  assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, f, 0, &id, err), TSR_OK);
-  assert_int_equal(comm_create(&(comm_options_t){.field = f, .data_id = id, .tag = 5}, patch, reg,
-                               MPI_COMM_WORLD, &ex, err), TSR_OK);
-  tsr_status st = comm_exchange(ex, err);
-  comm_free(&ex);
-  patch_free(&patch);
-  registry_free(&reg);
-  return st;
+  const row_items_t items = {.size = parity_size, .extract = parity_extract,
+                             .insert = faulty_insert, .copy = parity_copy, .ctx_data = &sizes,
+                             .ctx_bytes = sizeof sizes};
+  return run_row_exchange(&items, 5, err);
 }
 
 /* Rank 1 sends rank 0 shorter messages than rank 0 planned: without a check of the
