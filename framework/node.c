@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tsr_parse.h"
 #include "verdict.h"
 
 tsr_status node_name(char *out, size_t cap, tsr_error_t *err) {
@@ -166,10 +167,9 @@ static tsr_status node_item_parse(const char *text, size_t len, node_item_t *it,
   memset(it, 0, sizeof *it);
   char *colon = strrchr(buf, ':');
   if (colon) {
-    char *end = NULL;
-    long n = strtol(colon + 1, &end, 10);
-    TSR_CHECK(colon[1] && end && *end == '\0' && n >= 1 && n <= SIMULATION_MAX_NODE_PROCESSES,
-              TSR_ERR_INVALID, "node list: \"%s\": the ranks after ':' must be 1..%d", buf,
+    int64_t n = 0;
+    TSR_CHECK(tsr_parse_int(colon + 1, 1, SIMULATION_MAX_NODE_PROCESSES, &n), TSR_ERR_INVALID,
+              "node list: \"%s\": the ranks after ':' must be 1..%d", buf,
               SIMULATION_MAX_NODE_PROCESSES);
     it->ranks = (int)n;
     *colon = '\0';

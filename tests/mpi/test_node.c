@@ -642,6 +642,8 @@ static void test_list_expand(void **state) {
   assert_list_error(hw, "x:0", "node list: \"x:0\": the ranks after ':' must be 1..4096");
   assert_list_error(hw, "x:", "the ranks after ':' must be 1..4096");
   assert_list_error(hw, "x:2y", "the ranks after ':' must be 1..4096");
+  assert_list_error(hw, "x: 2", "the ranks after ':' must be 1..4096");
+  assert_list_error(hw, "x:99999999999999999999", "the ranks after ':' must be 1..4096");
   assert_list_error(hw, "a[1-2]b[3-4]:1", "\"a[1-2]b[3-4]\": at most one range per name");
   assert_list_error(hw, "cpu[1-]", "a range is written [first-last], e.g. cpu[01-16]");
   assert_list_error(hw, "cpu[a-b]", "a range is written [first-last]");
