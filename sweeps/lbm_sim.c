@@ -50,7 +50,7 @@ void lbm_sim_free(lbm_sim_t **sim) {
 
 /* Bytes the local blocks will allocate: in host memory (*host) two PDF grids with ghost
  * layer, flags and moments per block; with hs gpu the grids go to the device (*device,
- * plus message and moment buffers) and the host holds one block's grids at a time while
+ * plus message, moment and flag buffers) and the host holds one block's grids at a time while
  * it initialises them. *largest: the largest single device buffer (one grid). Every
  * product is checked: a block whose bytes do not fit in a size_t is an error naming it. */
 static tsr_status lbm_sim_local_bytes(const lbm_sim_t *s, size_t *host, size_t *device,
@@ -76,10 +76,11 @@ static tsr_status lbm_sim_local_bytes(const lbm_sim_t *s, size_t *host, size_t *
       grid_dims_t d = grid_dims_make(b->size, l->q, l->reach, s->opts.cpu_layout, es);
       ok = d.elements > 0 && tsr_mul_size(d.elements, 2 * es, &grid) &&
            tsr_add_size(*host, grid, host);
-    } else if (ok) { /* two grids, the moments (rho, u) and the face messages both ways */
+    } else if (ok) { /* two grids, the moments (rho, u) and the cell flags of the check, and
+                        the face messages both ways */
       size_t grids, device_moments;
       ok = tsr_mul_size(with_ghosts, (size_t)l->q * es, &grid) && tsr_mul_size(grid, 2, &grids) &&
-           tsr_mul_size(cells, 4 * 8, &device_moments) &&
+           tsr_mul_size(cells, 4 * 8 + 1, &device_moments) &&
            tsr_mul_size(with_ghosts - cells, 2 * GPU_LBM_MAX_COMPS * es, &messages) &&
            tsr_add_size(*device, grids, device) && tsr_add_size(*device, device_moments, device) &&
            tsr_add_size(*device, messages, device);
