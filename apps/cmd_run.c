@@ -12,6 +12,7 @@
 #include "output.h"
 #include "report.h"
 #include "simulation.h"
+#include "stop.h"
 #include "verdict.h"
 
 /* Output a list item (probe, slice) is due for at this step: every `every` steps, not at 0. */
@@ -200,16 +201,20 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   lbm_divergence_t div = {.block = -1};
   tsr_error_t diverged;
   int64_t done = 0; /* steps run */
+  stop_poll_t poll = {.pending = false};
+  int stopped = 0; /* the signal that stopped the run after step `done` */
   st = run_output(comm, sim, &so, out, 0, &div, err);
   MPI_Barrier(comm);
+  stop_install();
   double t0 = MPI_Wtime(), tlast = t0, tout = 0;
   int64_t last = 0;
-  for (int64_t s = 1; s <= so.steps && st == TSR_OK; ++s) {
+  for (int64_t s = 1; s <= so.steps && st == TSR_OK && !stopped; ++s) {
     TSR_TRY(lbm_sim_step(sim, 1, err));
     done = s;
     double o0 = MPI_Wtime();
     st = run_output(comm, sim, &so, out, s, &div, err);
     tout += MPI_Wtime() - o0;
+    if (st == TSR_OK) st = stop_poll(comm, &poll, &stopped, err);
     if (st == TSR_OK && rank == 0 && so.progress_every > 0 &&
         (s % so.progress_every == 0 || s == so.steps)) {
       double now = MPI_Wtime();
@@ -223,10 +228,11 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   tsr_status ending = st;
   diverged = *err;
   st = TSR_OK;
+  TSR_TRY(stop_finish(&poll, err));
   double wall = MPI_Wtime() - t0 - tout, wall_max = 0; /* simulation time, output excluded */
   TSR_MPI(MPI_Allreduce(&wall, &wall_max, 1, MPI_DOUBLE, MPI_MAX, comm));
   double mass = 0;
-  if (ending == TSR_OK) {
+  if (ending == TSR_OK && !stopped) {
     TSR_TRY(lbm_sim_moments(sim, err));
     TSR_TRY(lbm_sim_mass(sim, &mass, err));
   }
@@ -262,9 +268,10 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
         REPORT_INT_ITEM("z", div.cell[2]),   REPORT_TEXT_ITEM("rho", values[0]),
         REPORT_TEXT_ITEM("ux", values[1]),   REPORT_TEXT_ITEM("uy", values[2]),
         REPORT_TEXT_ITEM("uz", values[3])};
+    const char *status = ending != TSR_OK ? "diverged" : stopped ? "interrupted" : "completed";
     report_item_t items[] = {
         REPORT_TEXT_ITEM("config", config),
-        REPORT_TEXT_ITEM("status", ending == TSR_OK ? "completed" : "diverged"),
+        REPORT_TEXT_ITEM("status", status),
         REPORT_TEXT_ITEM("fs", lbm_fs(&lo)),
         REPORT_TEXT_ITEM("hs", hs_text),
         REPORT_INT_ITEM("ranks", size),
@@ -279,14 +286,20 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
         REPORT_REAL_ITEM("predicted_imbalance", lbm_plan_imbalance(plan)),
         REPORT_REAL_ITEM("predicted_step_s", plan->max_seconds),
         REPORT_TABLE_ITEM("processes", cells_table, (size_t)size, RUN_COLUMNS),
-        /* the last one: the fluid mass of a completed run, or where a run diverged */
-        ending == TSR_OK ? REPORT_REAL_ITEM("mass", mass)
-                         : REPORT_TABLE_ITEM("diverged", where, 1, sizeof where / sizeof where[0]),
+        /* the last one: the fluid mass of a completed run, where a run diverged, or the
+           signal that stopped it */
+        ending != TSR_OK ? REPORT_TABLE_ITEM("diverged", where, 1, sizeof where / sizeof where[0])
+        : stopped        ? REPORT_TEXT_ITEM("signal", stop_signal_name(stopped))
+                         : REPORT_REAL_ITEM("mass", mass),
     };
     if (st == TSR_OK) st = report_write_json(path, items, sizeof items / sizeof items[0], err);
-    if (st == TSR_OK)
-      st = output_folder_manifest(out, ending == TSR_OK ? "completed" : "diverged", err);
-    if (st == TSR_OK && ending == TSR_OK)
+    if (st == TSR_OK) st = output_folder_manifest(out, status, err);
+    if (st == TSR_OK && stopped)
+      printf("summary: stopped by %s after step %lld of %lld (%.2f MLUPS in %.2f s); written to "
+             "%s\n",
+             stop_signal_name(stopped), (long long)done, (long long)so.steps, mlups, wall_max,
+             path);
+    else if (st == TSR_OK && ending == TSR_OK)
       printf("summary: %.2f MLUPS, %lld cells, %d blocks, %d rank(s), %lld steps in %.2f s; "
              "mass %.12g; written to %s\n",
              mlups, (long long)cells, (int)patch_block_count(patch), size, (long long)done,
@@ -294,7 +307,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     else if (st == TSR_OK)
       printf("summary: diverged at step %lld after %.2f s; written to %s\n", (long long)div.step,
              wall_max, path);
-    if (st == TSR_OK && ending == TSR_OK) {
+    if (st == TSR_OK && ending == TSR_OK && !stopped) {
       printf("time per phase (slowest rank): exchange %.2f s, boundary %.2f s, kernel %.2f s\n",
              phase_max[0], phase_max[1], phase_max[2]);
       run_print_processes(sim, rows);
@@ -307,10 +320,12 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     *err = diverged;
   }
 cleanup:
+  stop_uninstall();
   output_folder_close(&out);
   free(rows);
   free(cells_table);
   lbm_sim_free(&sim);
   config_free(&doc);
-  return app_report(comm, st, err);
+  /* stopped by a signal: the shell's convention, 128 + the signal */
+  return st == TSR_OK && stopped ? 128 + stopped : app_report(comm, st, err);
 }

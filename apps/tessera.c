@@ -33,7 +33,12 @@ static const char usage[] =
     "                         refused while the first lives; output an earlier run left\n"
     "                         there makes it refuse to start, or with --overwrite removes\n"
     "                         exactly those files first; manifest.json lists what the run\n"
-    "                         wrote; every file appears whole or not at all\n"
+    "                         wrote; every file appears whole or not at all. SIGTERM,\n"
+    "                         SIGINT or SIGUSR1 end the run after a step on every rank,\n"
+    "                         with an \"interrupted\" summary and exit status 128 + signal\n"
+    "";
+
+static const char usage_plan[] =
     "  plan CONFIG [--ranks N] [--nodes LIST] [--json FILE]\n"
     "                         the block -> rank assignment a run of CONFIG on N processes\n"
     "                         would use, without running it: per process its node, hs,\n"
@@ -95,7 +100,8 @@ static const char usage_more[] =
     "\n"
     "exit status: 0 on success, 1 on any error (the same on every rank), 2 on bad usage\n"
     "(an unknown option, or an option's number that is not written whole in decimal\n"
-    "within its range, e.g. --steps '' or --steps 99999999999999999999).\n";
+    "within its range, e.g. --steps '' or --steps 99999999999999999999), 128 + the signal\n"
+    "for a run stopped by a signal.\n";
 
 /* The subcommand; 2 for an unknown one. */
 static int command(MPI_Comm comm, const char *cmd, int argc, char **argv) {
@@ -122,6 +128,7 @@ int main(int argc, char **argv) {
   if (!cmd || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     if (rank == 0) {
       fputs(usage, cmd ? stdout : stderr);
+      fputs(usage_plan, cmd ? stdout : stderr);
       fputs(usage_more, cmd ? stdout : stderr);
     }
     rc = cmd ? 0 : 2;

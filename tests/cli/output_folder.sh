@@ -10,6 +10,10 @@
 #               partial or temporary file left
 #   non_utf8    a configuration whose path is not UTF-8: the run completes and its
 #               summary names the path with the byte escaped
+#   signal      SIGTERM, then SIGINT, to mpirun (which forwards them to the ranks) during
+#               a run: every rank ends after the same step, summary.json and the manifest
+#               say "interrupted" and name the signal, the folder holds what the manifest
+#               lists
 # Usage: output_folder.sh CASE TESSERA WORKDIR, from the source tree. Exit 77: skipped
 # (a tmpfs cannot be mounted here).
 set -euo pipefail
@@ -73,18 +77,18 @@ mount_tmpfs() { # OPTIONS: a tmpfs at $work/fs, or skip
   mounted=$work/fs
 }
 # the folder holds exactly the files its manifest lists, the manifest, the lock and
-# the extra files named; the run completed
-check_manifest() { # FOLDER EXTRA...
+# the extra files named; the manifest's status is STATUS
+check_manifest() { # STATUS FOLDER EXTRA...
   python3 - "$@" <<'EOF'
 import json, os, sys
-folder, extra = sys.argv[1], set(sys.argv[2:])
+status, folder, extra = sys.argv[1], sys.argv[2], set(sys.argv[3:])
 m = json.load(open(os.path.join(folder, "manifest.json")))
 have = {os.path.relpath(os.path.join(r, f), folder) for r, _, fs in os.walk(folder) for f in fs}
 want = set(m["files"]) | {"manifest.json", ".tessera.lock"} | extra
 if have != want:
     sys.exit("not in the manifest: %s; in the manifest but missing: %s"
              % (sorted(have - want), sorted(want - have)))
-if m["status"] != "completed":
+if m["status"] != status:
     sys.exit("manifest status " + m["status"])
 EOF
 }
@@ -123,7 +127,7 @@ rerun)
   [[ -e $dir/fields_000040.vtm ]] || fail "a refused run removed files"
   run "$work/new" "$short_config" --output "$dir" --overwrite
   [[ $rc -eq 0 ]] || fail "the new run failed: $(cat "$work/new.err")"
-  check_manifest "$dir" notes.txt || fail "the folder mixes runs"
+  check_manifest completed "$dir" notes.txt || fail "the folder mixes runs"
   grep -q "notes of the user" "$dir/notes.txt" || fail "the user's file was changed"
   grep -q '"steps": 20' "$dir/summary.json" || fail "summary.json is not the new run's"
   ;;
@@ -147,6 +151,25 @@ non_utf8)
   [[ $rc -eq 0 ]] || fail "the run failed: $(cat "$work/latin.err")"
   grep -qF '"config": "'"$work"'/cavity_\\xff.json"' "$work/out/summary.json" ||
     fail "summary.json: $(grep config "$work/out/summary.json")"
+  ;;
+signal)
+  for sig in TERM INT; do
+    dir=$work/stopped_$sig
+    start_long "$dir"
+    wait_for "$dir/fields_000020.vtm"
+    kill -"$sig" "$long"
+    set +e
+    wait "$long"
+    set -e
+    long=""
+    # mpirun passes SIGINT on to the ranks as SIGTERM
+    grep -Eq "^summary: stopped by SIG(TERM|INT) after step [1-9][0-9]* of 1000000" "$work/long.out" ||
+      fail "SIG$sig: $(cat "$work/long.out" "$work/long.err")"
+    if grep -q "tessera: error" "$work/long.err"; then fail "SIG$sig: $(cat "$work/long.err")"; fi
+    grep -q '"status": "interrupted"' "$dir/summary.json" || fail "SIG$sig: summary.json"
+    grep -Eq '"signal": "SIG(TERM|INT)"' "$dir/summary.json" || fail "SIG$sig: no signal in summary.json"
+    check_manifest interrupted "$dir" || fail "SIG$sig: the manifest"
+  done
   ;;
 *) fail "unknown case" ;;
 esac

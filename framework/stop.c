@@ -1,0 +1,64 @@
+#define _POSIX_C_SOURCE 200809L
+#include "stop.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "verdict.h"
+
+static volatile sig_atomic_t stop_caught;
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGUSR1};
+enum { STOP_SIGNALS = sizeof stop_signals / sizeof stop_signals[0] };
+
+static void stop_handler(int signal) {
+  if (!stop_caught) stop_caught = signal;
+}
+
+static void stop_set(void (*handler)(int), int flags) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = handler;
+  sa.sa_flags = flags;
+  sigemptyset(&sa.sa_mask);
+  for (int i = 0; i < STOP_SIGNALS; ++i) sigaction(stop_signals[i], &sa, NULL);
+}
+
+void stop_install(void) {
+  stop_caught = 0;
+  stop_set(stop_handler, SA_RESTART | SA_RESETHAND);
+}
+
+void stop_uninstall(void) { stop_set(SIG_DFL, 0); }
+
+tsr_status stop_poll(MPI_Comm comm, stop_poll_t *p, int *signal, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  *signal = 0;
+  if (p->pending) {
+    TSR_MPI(MPI_Wait(&p->request, MPI_STATUS_IGNORE));
+    p->pending = false;
+    *signal = p->agreed;
+  }
+  if (*signal) goto cleanup;
+  p->mine = stop_caught;
+  TSR_MPI(MPI_Iallreduce(&p->mine, &p->agreed, 1, MPI_INT, MPI_MAX, comm, &p->request));
+  p->pending = true;
+cleanup:
+  return st;
+}
+
+tsr_status stop_finish(stop_poll_t *p, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (p->pending) TSR_MPI(MPI_Wait(&p->request, MPI_STATUS_IGNORE));
+  p->pending = false;
+cleanup:
+  return st;
+}
+
+const char *stop_signal_name(int signal) {
+  switch (signal) {
+  case SIGINT: return "SIGINT";
+  case SIGTERM: return "SIGTERM";
+  case SIGUSR1: return "SIGUSR1";
+  default: return "a signal";
+  }
+}
