@@ -149,7 +149,8 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     else config = NULL, i = argc;
   }
   if (!config) {
-    if (rank == 0) fprintf(stderr, "usage: tessera run CONFIG [--output FOLDER] [--overwrite] [--steps N]\n");
+    if (rank == 0)
+      fprintf(stderr, "usage: tessera run CONFIG [--output FOLDER] [--overwrite] [--steps N]\n");
     return 2;
   }
 

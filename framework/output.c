@@ -84,12 +84,17 @@ void output_file_discard(output_file_t *o) {
 
 /* ---- the folder a run owns ---- */
 
+/* A list of relative paths (the stale files, the manifest's list). */
+typedef struct output_list {
+  char **items;
+  size_t n, cap;
+} output_list_t;
+
 struct output_folder {
   char path[OUTPUT_PATH_MAX];
   int rank;
   int lock; /* rank 0: the locked file, -1 elsewhere */
-  char **files;
-  size_t nfiles, cap;
+  output_list_t files; /* rank 0: written by this run, for the manifest */
   bool dirty;
   char status[16];
 };
@@ -125,12 +130,6 @@ static bool output_matches(const char *relative, const char *const *patterns, in
     if (fnmatch(patterns[i], relative, FNM_PATHNAME | FNM_PERIOD) == 0) return true;
   return false;
 }
-
-/* A list of relative paths (the stale files, the manifest's list). */
-typedef struct output_list {
-  char **items;
-  size_t n, cap;
-} output_list_t;
 
 static tsr_status output_list_add(output_list_t *l, const char *item, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -348,9 +347,7 @@ cleanup:
 tsr_status output_folder_add(output_folder_t *d, const char *relative, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   if (d->rank != 0) goto cleanup;
-  output_list_t l = {.items = d->files, .n = d->nfiles, .cap = d->cap};
-  st = output_list_add(&l, relative, err);
-  d->files = l.items, d->nfiles = l.n, d->cap = l.cap;
+  st = output_list_add(&d->files, relative, err);
   d->dirty = true;
 cleanup:
   return st;
@@ -377,15 +374,13 @@ tsr_status output_folder_manifest(output_folder_t *d, const char *status, tsr_er
   output_file_t f = {.f = NULL};
   char path[OUTPUT_PATH_MAX];
   if (d->rank != 0 || (!d->dirty && strcmp(status, d->status) == 0)) goto cleanup;
-  output_list_t l = {.items = d->files, .n = d->nfiles, .cap = d->cap};
-  output_list_unique(&l);
-  d->nfiles = l.n;
+  output_list_unique(&d->files);
   doc = json_object();
   files = json_array();
   TSR_CHECK(doc && files, TSR_ERR_NOMEM, "out of memory writing the manifest");
-  for (size_t i = 0; i < d->nfiles; ++i)
-    TSR_CHECK(json_array_append_new(files, json_string(d->files[i])) == 0, TSR_ERR_INVALID,
-              "cannot list '%s' in the manifest", d->files[i]);
+  for (size_t i = 0; i < d->files.n; ++i)
+    TSR_CHECK(json_array_append_new(files, json_string(d->files.items[i])) == 0, TSR_ERR_INVALID,
+              "cannot list '%s' in the manifest", d->files.items[i]);
   TSR_CHECK(json_object_set_new(doc, "format", json_string("tessera-manifest")) == 0 &&
                 json_object_set_new(doc, "version", json_integer(1)) == 0 &&
                 json_object_set_new(doc, "status", json_string(status)) == 0 &&
@@ -413,8 +408,7 @@ void output_folder_close(output_folder_t **d) {
       output_folder_manifest(*d, "failed", &ignored) != TSR_OK)
     (*d)->status[0] = '\0';
   if ((*d)->lock >= 0) close((*d)->lock);
-  for (size_t i = 0; i < (*d)->nfiles; ++i) free((*d)->files[i]);
-  free((*d)->files);
+  output_list_free(&(*d)->files);
   free(*d);
   *d = NULL;
 }

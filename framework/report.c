@@ -40,8 +40,11 @@ static json_t *report_text(const char *text) {
   size_t n = strlen(text);
   char *esc = malloc(4 * n + 1), *p = esc;
   if (!esc) return NULL;
-  for (const unsigned char *c = (const unsigned char *)text; *c; ++c)
-    p += *c < 0x80 ? snprintf(p, 2, "%c", *c) : snprintf(p, 5, "\\x%02x", *c);
+  for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
+    if (*c < 0x80) *p++ = (char)*c;
+    else p += snprintf(p, 5, "\\x%02x", *c);
+  }
+  *p = '\0';
   v = json_string(esc);
   free(esc);
   return v;

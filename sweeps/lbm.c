@@ -524,6 +524,13 @@ static tsr_status lbm_moments_item(const block_info_t *b, block_data_t *data, vo
   return TSR_OK;
 }
 
+/* The moments view of a block (empty for a block without moments). */
+static lbm_moments_view_t lbm_view(const lbm_block_t *lb) {
+  if (!lb->rho) return (lbm_moments_view_t){.unstable = -1};
+  return (lbm_moments_view_t){.rho = lb->rho, .u = lb->u, .flags = lb->flags,
+                              .cells = (int64_t)lbm_cells(&lb->dims), .unstable = lb->unstable};
+}
+
 /* The moments, then the stability check on them (every cell's moments are needed for
  * the check on the CPU anyway). */
 static tsr_status lbm_check_item(const block_info_t *b, block_data_t *data, void *vctx,
@@ -532,8 +539,7 @@ static tsr_status lbm_check_item(const block_info_t *b, block_data_t *data, void
   lbm_block_t *lb = lbm_get(data, c);
   tsr_status st = lbm_moments_item(b, data, vctx, err);
   const double cs = lbm_sound_speed(&c->opts);
-  lbm_moments_view_t v = {.rho = lb->rho, .u = lb->u, .flags = lb->flags,
-                          .cells = (int64_t)lbm_cells(&lb->dims)};
+  lbm_moments_view_t v = lbm_view(lb);
   lb->unstable = st == TSR_OK ? lbm_first_unstable(&v, cs * cs) : -1;
   return st;
 }
@@ -550,14 +556,7 @@ int64_t lbm_first_unstable(const lbm_moments_view_t *v, double cs2) {
 
 lbm_moments_view_t lbm_block_moments(const block_data_t *data, int pdf_id) {
   const lbm_block_t *lb = block_data_get(data, pdf_id);
-  lbm_moments_view_t v = {.unstable = -1};
-  if (!lb || !lb->rho) return v;
-  v.rho = lb->rho;
-  v.u = lb->u;
-  v.flags = lb->flags;
-  v.cells = (int64_t)lbm_cells(&lb->dims);
-  v.unstable = lb->unstable;
-  return v;
+  return lb ? lbm_view(lb) : (lbm_moments_view_t){.unstable = -1};
 }
 
 /* ---- registration ---- */
