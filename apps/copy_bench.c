@@ -81,8 +81,8 @@ int main(int argc, char **argv) {
         const int8_t *o = direction_offsets[k];
         const int from = (bx - o[0] + nb) % nb + nb * ((by - o[1] + nb) % nb + nb * ((bz - o[2] + nb) % nb));
         int slo[3], shi[3], dlo[3], dhi[3];
-        direction_send_slice(size, k, slo, shi);
-        direction_recv_slice(size, k, dlo, dhi);
+        direction_send_box(size, direction_width_one, k, 0, slo, shi);
+        direction_recv_box(size, direction_width_one, k, 0, dlo, dhi);
         grid_copy_job_t *j = &jobs[nj++];
         *j = (grid_copy_job_t){.src = f[from], .src_dims = d, .dst = f[b], .dst_dims = d,
                                .comps = comps[k], .ncomps = ncomps[k]};

@@ -38,29 +38,67 @@ int direction_from_offset(int x, int y, int z) {
   return -1;
 }
 
-void direction_send_slice(const int size[3], int d, int lo[3], int hi[3]) {
+const int direction_width_one[3] = {1, 1, 1};
+
+/* Runs of the ghost layer along an axis where a direction moves: ceil(width / size). */
+static int direction_runs(int size, int width) { return width <= size ? 1 : (width + size - 1) / size; }
+
+int direction_slice_boxes(const int size[3], const int width[3], int d) {
+  int n = 1;
   for (int a = 0; a < 3; ++a) {
-    switch (direction_offsets[d][a]) {
-    case 1: lo[a] = size[a] - 1; hi[a] = size[a]; break;
-    case -1: lo[a] = 0; hi[a] = 1; break;
-    default: lo[a] = 0; hi[a] = size[a]; break;
-    }
+    if (direction_offsets[d][a] == 0) continue;
+    if (width[a] <= 0) return 0;
+    n *= direction_runs(size[a], width[a]);
+  }
+  return n;
+}
+
+/* Box k along axis a: the run j of that axis, and the sender's and receiver's cells. For
+   a move in +a the receiver's ghost cells are [-w, 0), the sender's cells end at size;
+   for -a they are [size, size + w), the sender's cells start at 0. Run j is the j-th
+   stretch of size cells outward from the block: ghost cells g receive interior cell
+   g mod size. */
+static void direction_box_axis(const int size[3], const int width[3], int d, int a, int *k,
+                               int *send_lo, int *recv_lo, int *extent) {
+  const int n = size[a], w = width[a], o = direction_offsets[d][a];
+  if (o == 0) {
+    *send_lo = *recv_lo = 0;
+    *extent = n;
+    return;
+  }
+  const int runs = direction_runs(n, w), j = *k % runs;
+  *k /= runs;
+  const int near = j * n, far = (j + 1) * n < w ? (j + 1) * n : w; /* cells from the block */
+  *extent = far - near;
+  if (o > 0) {
+    *recv_lo = -far;
+    *send_lo = -far + (j + 1) * n;
+  } else {
+    *recv_lo = n + near;
+    *send_lo = 0;
   }
 }
 
-void direction_recv_slice(const int size[3], int d, int lo[3], int hi[3]) {
+void direction_send_box(const int size[3], const int width[3], int d, int k, int lo[3],
+                        int hi[3]) {
   for (int a = 0; a < 3; ++a) {
-    switch (direction_offsets[d][a]) {
-    case 1: lo[a] = -1; hi[a] = 0; break;            /* came from the -a neighbour */
-    case -1: lo[a] = size[a]; hi[a] = size[a] + 1; break;
-    default: lo[a] = 0; hi[a] = size[a]; break;
-    }
+    int recv_lo, extent;
+    direction_box_axis(size, width, d, a, &k, &lo[a], &recv_lo, &extent);
+    hi[a] = lo[a] + extent;
   }
 }
 
-int64_t direction_slice_cells(const int size[3], int d) {
+void direction_recv_box(const int size[3], const int width[3], int d, int k, int lo[3],
+                        int hi[3]) {
+  for (int a = 0; a < 3; ++a) {
+    int send_lo, extent;
+    direction_box_axis(size, width, d, a, &k, &send_lo, &lo[a], &extent);
+    hi[a] = lo[a] + extent;
+  }
+}
+
+int64_t direction_slice_cells(const int size[3], const int width[3], int d) {
   int64_t n = 1;
-  for (int a = 0; a < 3; ++a)
-    if (direction_offsets[d][a] == 0) n *= size[a];
+  for (int a = 0; a < 3; ++a) n *= direction_offsets[d][a] == 0 ? size[a] : width[a];
   return n;
 }

@@ -4,11 +4,11 @@
  * Numbering: 0..5 faces, 6..17 edges, 18..25 corners; the inverse of direction d is
  * d ^ 1. The first 18 offsets are also the moving D3Q19 lattice velocities.
  *
- * Local cell coordinates run over 0..size-1 inside a block; the ghost layer sits at -1
- * and at size along each axis. A message that travels in direction d is packed from
- * the sender's interior slice direction_send_slice(d) and unpacked into the receiver's
- * ghost slice direction_recv_slice(d), which lies on the receiver's side -d. Both
- * slices have the same extent and are walked in z-y-x order (x fastest).
+ * Local cell coordinates run over 0..size-1 inside a block; a ghost layer of width w
+ * sits at -w..-1 and at size..size+w-1 along each axis. A message that travels in
+ * direction d is packed from the sender's interior slice (direction_send_box) and
+ * unpacked into the receiver's ghost slice (direction_recv_box), which lies on the
+ * receiver's side -d. Both slices have the same extent.
  * Functions taking a direction d require d in 0..DIRECTION_COUNT-1 unless they say
  * otherwise. */
 #ifndef DIRECTION_H
@@ -32,14 +32,44 @@ const char *direction_name(int d);
 /* The direction with these offsets, or -1 for (0,0,0) or components outside {-1,0,1}. */
 int direction_from_offset(int x, int y, int z);
 
-/* Interior cells [lo, hi) of a block of `size` cells that a message in direction d
- * carries. */
-void direction_send_slice(const int size[3], int d, int lo[3], int hi[3]);
+/* Ghost slices of any width. A field with ghost layers of width[a] cells along axis a
+ * (0 <= width[a] <= DIRECTION_MAX_WIDTH) exchanges, in direction d, the sender's
+ * interior cells within width[a] of its side +d along each axis a where d moves (the
+ * whole interior along the other axes) into the receiver's ghost cells on its side -d.
+ * A width of 0 along an axis where d moves means that nothing crosses (e.g. along z in
+ * a 2-D run): the slice is empty.
+ *
+ * A slice is one box, [lo, hi) on either side, walked in z-y-x order (x fastest). Where
+ * a block is thinner than the ghost layer along an axis where d moves (allowed only when
+ * that axis is periodic with one block, so that the sender is the same column of blocks
+ * as the receiver and the ghost cells wrap around it several times; see
+ * patch_check_ghost_width), the slice is several boxes: along each such axis the ghost
+ * layer is cut into runs of at most size[a] cells, each the image of interior cells.
+ * The boxes are numbered k = 0..count-1, with the run index of x varying fastest, then
+ * y, then z; the message payload holds them in that order, each in z-y-x order. Sender
+ * and receiver compute the same boxes: along an axis where d moves with several boxes,
+ * they are the same block column, and the box count only depends on sizes there. */
+enum { DIRECTION_MAX_WIDTH = 8 };
 
-/* Ghost cells [lo, hi) that receive a message that travelled in direction d. */
-void direction_recv_slice(const int size[3], int d, int lo[3], int hi[3]);
+/* Number of boxes of the slice of direction d: 0 when it is empty, 1 when size[a] >=
+ * width[a] along every axis where d moves. */
+int direction_slice_boxes(const int size[3], const int width[3], int d);
 
-/* Number of cells in the slice of direction d (the same for send and receive). */
-int64_t direction_slice_cells(const int size[3], int d);
+/* Interior cells [lo, hi) of box k (0..direction_slice_boxes-1) that a block of `size`
+ * cells sends in direction d. */
+void direction_send_box(const int size[3], const int width[3], int d, int k, int lo[3],
+                        int hi[3]);
+
+/* Ghost cells [lo, hi) of box k that a block of `size` cells receives from a message that
+ * travelled in direction d. */
+void direction_recv_box(const int size[3], const int width[3], int d, int k, int lo[3],
+                        int hi[3]);
+
+/* Number of cells in the slice of direction d, all boxes (the same for send and receive
+ * between neighbours): width[a] along each axis where d moves, size[a] along the others. */
+int64_t direction_slice_cells(const int size[3], const int width[3], int d);
+
+/* Width 1 along every axis: the ghost layer of the D3Q19-class lattices. */
+extern const int direction_width_one[3];
 
 #endif

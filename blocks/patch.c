@@ -204,3 +204,26 @@ tsr_status patch_set_bs(patch_t *patch, int32_t id, uint32_t bs, tsr_error_t *er
 cleanup:
   return st;
 }
+
+tsr_status patch_check_ghost_width(const patch_t *patch, const int width[3], const char *what,
+                                   tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const patch_options_t *o = &patch->opts;
+  for (int a = 0; a < 3; ++a) {
+    TSR_CHECK(width[a] >= 0 && width[a] <= DIRECTION_MAX_WIDTH, TSR_ERR_INVALID,
+              "'%s': a ghost layer of %d cells along %c; allowed are 0..%d", what, width[a],
+              axis_names[a], DIRECTION_MAX_WIDTH);
+    if (o->periodic[a] && o->blocks[a] == 1) continue; /* wraps around the block itself */
+    for (int32_t id = 0; id < patch->nblocks; ++id) {
+      const block_info_t *b = &patch->blocks[id];
+      TSR_CHECK(b->size[a] >= width[a], TSR_ERR_INVALID,
+                "'%s' has ghost layers of %d cells, but BlockID %d is %d cell%s thick along %c: "
+                "a block must be at least as thick as the ghost layer along every axis, "
+                "except along a periodic axis with one block; use fewer blocks along %c%s",
+                what, width[a], (int)id, b->size[a], b->size[a] == 1 ? "" : "s", axis_names[a],
+                axis_names[a], o->periodic[a] ? " (or one)" : "");
+    }
+  }
+cleanup:
+  return st;
+}

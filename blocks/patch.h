@@ -108,4 +108,12 @@ block_data_t *patch_block_data(const patch_t *patch, int32_t id);
  * geometry every process knows, so all processes set the same values). */
 TSR_NODISCARD tsr_status patch_set_bs(patch_t *patch, int32_t id, uint32_t bs, tsr_error_t *err);
 
+/* Checks that the blocks suit a field with ghost layers of width[a] cells along axis a
+ * (what = the field's name, for the message): each width in 0..DIRECTION_MAX_WIDTH, and
+ * every block at least width[a] cells thick along every axis a, except where that axis
+ * is periodic with one block (the ghost cells then wrap around the block itself; see
+ * direction.h). The message names the field, the block, the axis, its size and what is
+ * allowed. The same verdict on every process (it reads block metadata only). */
+TSR_NODISCARD tsr_status patch_check_ghost_width(const patch_t *patch, const int width[3],
+                                                 const char *what, tsr_error_t *err);
 #endif

@@ -340,7 +340,8 @@ tsr_status comm_create(const comm_options_t *opts, patch_t *patch, const registr
   TSR_CHECK(size == patch_nranks(patch), TSR_ERR_INVALID,
             "the patch was planned for %d ranks, the communicator has %d",
             patch_nranks(patch), size);
-  st = comm_plan(c, opts, reg, err);
+  st = patch_check_ghost_width(patch, opts->width, opts->field, err);
+  if (st == TSR_OK) st = comm_plan(c, opts, reg, err);
 cleanup:
   if (c && c->mpi != MPI_COMM_NULL) st = verdict_reduce(c->mpi, st, 0, err);
   if (st == TSR_OK) *out = c;

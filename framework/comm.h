@@ -39,6 +39,8 @@ typedef struct comm_options {
   const char *field; /* registry name of the extraction/insertion items */
   uint64_t fs;       /* the simulation's fs switches */
   int data_id;       /* block data item handed to extraction and insertion */
+  int width[3];      /* the field's ghost widths per axis: comm_create checks that the
+                        blocks suit them (patch_check_ghost_width) */
   int tag;           /* MPI tag on the duplicated communicator */
 } comm_options_t;
 

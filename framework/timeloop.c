@@ -88,6 +88,7 @@ tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr
   st = verdict_reduce(tl->comm, st, 0, err);
   if (st == TSR_OK && sweep->field) {
     comm_options_t co = {.field = sweep->field, .fs = tl->fs, .data_id = sweep->data_id,
+                         .width = {sweep->width[0], sweep->width[1], sweep->width[2]},
                          .tag = 100 + tl->nsweeps};
     st = comm_create(&co, tl->patch, tl->reg, tl->comm, &e.exchange, err); /* collective */
   }

@@ -21,6 +21,7 @@ typedef struct timeloop_sweep {
   const char *name;     /* for reports, e.g. "lbm" */
   const char *field;    /* field exchanged first; NULL: no exchange */
   int data_id;          /* block data of that field */
+  int width[3];         /* its ghost widths per axis (comm_options_t) */
   const char *boundary; /* boundary item; NULL: none */
   const char *kernel;   /* kernel item */
 } timeloop_sweep_t;

@@ -406,25 +406,37 @@ static lbm_block_t *lbm_get(block_data_t *data, const lbm_ctx_t *c) {
 
 /* ---- ghost exchange ---- */
 
+static void lbm_field(const block_info_t *b, const void *data, const void *vctx, void **field,
+                      grid_dims_t *dims) {
+  const lbm_block_t *lb = data;
+  *field = lb->src;
+  *dims = lb->dims;
+}
+
+/* The PDF field's exchange: the PDFs that cross each direction, over the lattice's reach. */
+static cpu_copy_layout_t lbm_copy_layout(const lbm_ctx_t *c) {
+  return (cpu_copy_layout_t){.field = lbm_field,
+                             .esize = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double),
+                             .comps = &c->comps[0][0], .stride = LATTICE_MAX_Q,
+                             .ncomps = c->ncomps,
+                             .width = {c->width[0], c->width[1], c->width[2]}, .ctx = c};
+}
+
 size_t lbm_size(const block_info_t *b, int dir, void *vctx) {
   const lbm_ctx_t *c = vctx;
   if (b->bs == c->bs_solid) return 0;
-  size_t es = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double);
-  return (size_t)direction_slice_cells(b->size, dir) * (size_t)c->ncomps[dir] * es;
+  cpu_copy_layout_t l = lbm_copy_layout(c);
+  return cpu_copy_size(&l, b, dir);
 }
 
 static tsr_status lbm_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
                               size_t cap, size_t *written, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const lbm_ctx_t *c = vctx;
   const lbm_block_t *lb = data;
-  size_t need = lbm_size(b, dir, vctx);
-  TSR_CHECK(need <= cap && lb->src, TSR_ERR_INTERNAL,
-            "LBM extraction of BlockID %d in direction %s: %zu bytes needed, %zu given", (int)b->id,
-            direction_name(dir), need, cap);
-  int lo[3], hi[3];
-  direction_send_slice(b->size, dir, lo, hi);
-  *written = grid_pack(lb->src, &lb->dims, lb->esize, lo, hi, c->comps[dir], c->ncomps[dir], out);
+  cpu_copy_layout_t l = lbm_copy_layout(vctx);
+  TSR_CHECK(lb->src, TSR_ERR_INTERNAL, "LBM extraction of BlockID %d: the block holds no PDFs",
+            (int)b->id);
+  TSR_TRY(cpu_copy_extract(&l, b, lb->src, &lb->dims, dir, out, cap, written, LBM_PDF, err));
 cleanup:
   return st;
 }
@@ -432,15 +444,11 @@ cleanup:
 static tsr_status lbm_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
                              size_t len, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const lbm_ctx_t *c = vctx;
   lbm_block_t *lb = data;
-  size_t need = lbm_size(b, dir, vctx);
-  TSR_CHECK(need == len && lb->src, TSR_ERR_CORRUPT,
-            "LBM insertion into BlockID %d from direction %s: %zu bytes, expected %zu", (int)b->id,
-            direction_name(dir), len, need);
-  int lo[3], hi[3];
-  direction_recv_slice(b->size, dir, lo, hi);
-  grid_unpack(lb->src, &lb->dims, lb->esize, lo, hi, c->comps[dir], c->ncomps[dir], in);
+  cpu_copy_layout_t l = lbm_copy_layout(vctx);
+  TSR_CHECK(lb->src, TSR_ERR_CORRUPT, "LBM insertion into BlockID %d: the block holds no PDFs",
+            (int)b->id);
+  TSR_TRY(cpu_copy_insert(&l, b, lb->src, &lb->dims, dir, in, len, LBM_PDF, err));
 cleanup:
   return st;
 }
@@ -456,20 +464,10 @@ tsr_status lbm_nothing_insert(const block_info_t *b, void *data, int dir, const 
   return TSR_OK;
 }
 
-static void lbm_field(const block_info_t *b, const void *data, void **field, grid_dims_t *dims) {
-  const lbm_block_t *lb = data;
-  *field = lb->src;
-  *dims = lb->dims;
-}
-
 static tsr_status lbm_copy(const registry_copy_task_t *tasks, size_t n, void *vctx,
                            tsr_error_t *err) {
-  const lbm_ctx_t *c = vctx;
-  cpu_copy_layout_t layout = {.field = lbm_field,
-                              .esize = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double),
-                              .comps = &c->comps[0][0], .stride = LATTICE_MAX_Q,
-                              .ncomps = c->ncomps};
-  return cpu_copy_run(tasks, n, &layout, err);
+  cpu_copy_layout_t l = lbm_copy_layout(vctx);
+  return cpu_copy_run(tasks, n, &l, err);
 }
 
 /* ---- work ---- */
@@ -604,6 +602,7 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
     const int off[3] = {direction_offsets[d][0], direction_offsets[d][1], direction_offsets[d][2]};
     c.ncomps[d] = lattice_crossing(c.lattice, off, c.comps[d]);
   }
+  lbm_ghost_width(c.lattice, c.width);
   void *ctx;
   TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
   TSR_TRY(registry_exclusive(reg, "srt,trt", err));
@@ -668,4 +667,8 @@ tsr_status lbm_classify(patch_t *patch, registry_t *reg, const lbm_options_t *o,
   }
 cleanup:
   return st;
+}
+
+void lbm_ghost_width(const lattice_t *l, int width[3]) {
+  for (int a = 0; a < 3; ++a) width[a] = a < l->d ? l->reach : 0;
 }

@@ -72,15 +72,22 @@ static tsr_status lbm_gpu_program(const lbm_ctx_t *c, const int size[3], gpu_lbm
   for (int d = 0; d < GPU_LBM_SLOTS; ++d) {
     int lo[3], hi[3];
     gpu_lbm_slice_t *snd = &spec.send[d], *rcv = &spec.recv[d];
-    direction_send_slice(size, d, lo, hi);
-    for (int a = 0; a < 3; ++a) {
-      snd->lo[a] = lo[a];
-      snd->extent[a] = hi[a] - lo[a];
-    }
-    direction_recv_slice(size, d, lo, hi);
-    for (int a = 0; a < 3; ++a) {
-      rcv->lo[a] = lo[a];
-      rcv->extent[a] = hi[a] - lo[a];
+    /* one box: the lattice's reach is 1, no block is thinner; none where nothing crosses */
+    const int nb = direction_slice_boxes(size, c->width, d);
+    TSR_CHECK(nb <= 1, TSR_ERR_INTERNAL,
+              "lattice %s: the ghost slice of direction %s is %d boxes; the OpenCL ghost tables "
+              "hold one", c->lattice->name, direction_name(d), nb);
+    if (nb == 1) {
+      direction_send_box(size, c->width, d, 0, lo, hi);
+      for (int a = 0; a < 3; ++a) {
+        snd->lo[a] = lo[a];
+        snd->extent[a] = hi[a] - lo[a];
+      }
+      direction_recv_box(size, c->width, d, 0, lo, hi);
+      for (int a = 0; a < 3; ++a) {
+        rcv->lo[a] = lo[a];
+        rcv->extent[a] = hi[a] - lo[a];
+      }
     }
     TSR_CHECK(c->ncomps[d] <= GPU_LBM_MAX_COMPS, TSR_ERR_INTERNAL,
               "lattice %s: %d PDFs cross direction %s, the OpenCL ghost tables hold %d",

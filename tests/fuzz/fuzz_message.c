@@ -11,7 +11,7 @@
  *           bit 6: one cell fewer than blocks*(cells per block) along each axis with
  *           more than one block (uneven splits); bit 7: 19 instead of 5 values per cell
  *   rest:   the received buffer (24-byte headers, see message.h, and payloads)
- * The expected payload is direction_slice_cells(sender size, dir) * values * 8 bytes.
+ * The expected payload is direction_slice_cells(sender size, width 1, dir) * values * 8 bytes.
  *
  * Errors are expected; crashes, undefined behaviour, leaks, a moved cursor after a
  * failed read, or an error without a message are not. */
@@ -102,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_require(patch_neighbor(patch, (int32_t)h.src, (int)h.dir) == (int32_t)h.dst);
     fuzz_require(patch_block_data(patch, (int32_t)h.dst) != NULL);
 
-    int64_t cells = direction_slice_cells(src->size, (int)h.dir);
+    int64_t cells = direction_slice_cells(src->size, direction_width_one, (int)h.dir);
     fuzz_require(cells >= 1);
     uint64_t expected = (uint64_t)cells * values * sizeof(double);
     st = message_check_payload(&h, expected, &err);

@@ -1,16 +1,21 @@
 /* Ghost exchange on 1, 2 and 4 ranks: a field whose cells encode (global cell,
- * component) is exchanged over many block grids, every periodicity combination, 1 to 27
- * blocks per rank and uneven splits; afterwards every cell of every block must hold
- * exactly what ghost_check_verify expects (exact comparison: values are copied, never
- * computed). Also: a failing extraction on one rank gives the same error on all ranks
- * without a hang; ranks whose plans disagree on a message's size (shorter or longer than
- * the receiver planned, sent through the real exchange) give every rank an error naming
- * the sender and the byte counts; comm_timing counts the exchanges and its phases fit in the wall time
- * around them; staging functions run in the documented order (every stage_out, then
- * stage_wait for each host-bound block, then the extractions) and stage_wait is timed
- * as device time. */
+ * component) is exchanged over many block grids, ghost widths 1, 2 and 3, both CPU
+ * layouts, every periodicity combination, 1 to 27 blocks per rank, uneven splits and
+ * blocks thinner than the ghost layer along periodic axes with one block (the ghost
+ * cells wrap round the block); afterwards every cell of every block, interior, faces,
+ * edges and corners of the ghost layers, must hold exactly what ghost_check_verify
+ * expects (exact comparison: values are copied, never computed). A 2-D field (width 0
+ * along z) sends nothing along z. Blocks thinner than the ghost layer elsewhere are an
+ * error naming the block. Also: a failing extraction on one rank gives the same error on
+ * all ranks without a hang; ranks whose plans disagree on a message's size (shorter or
+ * longer than the receiver planned, sent through the real exchange) give every rank an
+ * error naming the sender and the byte counts; comm_timing counts the exchanges and its
+ * phases fit in the wall time around them; staging functions run in the documented order
+ * (every stage_out, then stage_wait for each host-bound block, then the extractions) and
+ * stage_wait is timed as device time. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,11 +39,13 @@ typedef struct exchange_result {
   tsr_error_t err;
   int64_t messages, local_copies; /* summed over ranks */
   int64_t filled[4], empty, ghost_cells;
+  int64_t remote_links; /* (block, direction) pairs with a neighbour on another rank and a
+                           non-empty slice, summed over ranks: the messages expected */
   int32_t min_blocks, max_blocks; /* blocks per rank */
 } exchange_result_t;
 
 /* Runs one case: patch, field, fill, two exchanges, verification; all ranks agree. */
-static exchange_result_t run_case(const patch_options_t *opts) {
+static exchange_result_t run_case(const patch_options_t *opts, const ghost_check_options_t *fo) {
   exchange_result_t r;
   memset(&r, 0, sizeof r);
   tsr_error_t *err = &r.err;
@@ -52,22 +59,34 @@ static exchange_result_t run_case(const patch_options_t *opts) {
   patch_layout_t layout = {.nranks = size, .my_rank = rank};
   st = patch_create(opts, &layout, &patch, err);
   if (st == TSR_OK) st = registry_create(&reg, err);
-  if (st == TSR_OK) st = ghost_check_register(reg, err);
+  if (st == TSR_OK) st = ghost_check_register(reg, fo, err);
   TSR_TRY(verdict_reduce(MPI_COMM_WORLD, st, 0, err));
   int field;
-  TSR_TRY(data_allocate(MPI_COMM_WORLD, reg, patch, GHOST_CHECK_FIELD, 0, &field, err));
-  st = data_run_kernel(reg, patch, GHOST_CHECK_FILL, 0, err);
+  TSR_TRY(data_allocate(MPI_COMM_WORLD, reg, patch, fo->field, 0, &field, err));
+  st = data_run_kernel(reg, patch, fo->fill, 0, err);
   TSR_TRY(verdict_reduce(MPI_COMM_WORLD, st, 0, err));
-  TSR_TRY(comm_create(&(comm_options_t){.field = GHOST_CHECK_FIELD, .data_id = field, .tag = 7},
+  TSR_TRY(comm_create(&(comm_options_t){.field = fo->field, .data_id = field,
+                                        .width = {fo->width[0], fo->width[1], fo->width[2]},
+                                        .tag = 7},
                       patch, reg, MPI_COMM_WORLD, &ex, err));
   TSR_TRY(comm_exchange(ex, err));
   TSR_TRY(comm_exchange(ex, err)); /* a second exchange must leave everything as it is */
   ghost_check_report_t rep;
-  st = ghost_check_verify(patch, field, &rep, err);
+  st = ghost_check_verify(patch, field, fo, &rep, err);
   TSR_TRY(verdict_reduce(MPI_COMM_WORLD, st, 1, err));
+  int64_t remote = 0;
+  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
+    for (int d = 0; d < DIRECTION_COUNT; ++d) {
+      int32_t nb = patch_neighbor(patch, b->id, d);
+      if (nb >= 0 && patch_block(patch, nb)->rank != rank &&
+          direction_slice_cells(b->size, fo->width, d) > 0)
+        ++remote;
+    }
+  }
   comm_stats_t cs = comm_stats(ex);
   int64_t mine[8] = {cs.messages_sent, cs.local_copies, rep.filled[1], rep.filled[2],
-                     rep.filled[3], rep.empty, rep.ghost_cells, 0};
+                     rep.filled[3], rep.empty, rep.ghost_cells, remote};
   int64_t sum[8];
   MPI_Allreduce(mine, sum, 8, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   r.messages = sum[0];
@@ -75,6 +94,7 @@ static exchange_result_t run_case(const patch_options_t *opts) {
   for (int k = 1; k <= 3; ++k) r.filled[k] = sum[1 + k];
   r.empty = sum[5];
   r.ghost_cells = sum[6];
+  r.remote_links = sum[7];
   r.min_blocks = INT32_MAX;
   for (int q = 0; q < size; ++q) {
     int32_t n = patch_rank_block_count(patch, q);
@@ -89,13 +109,20 @@ cleanup:
   return r;
 }
 
-static void describe(const patch_options_t *o, char *out, size_t cap) {
-  snprintf(out, cap, "cells %lldx%lldx%lld blocks %dx%dx%d periodic %d%d%d",
+static void describe(const patch_options_t *o, const ghost_check_options_t *fo, char *out,
+                     size_t cap) {
+  snprintf(out, cap, "cells %lldx%lldx%lld blocks %dx%dx%d periodic %d%d%d width %d,%d,%d %s",
            (long long)o->cells[0], (long long)o->cells[1], (long long)o->cells[2], o->blocks[0],
-           o->blocks[1], o->blocks[2], o->periodic[0], o->periodic[1], o->periodic[2]);
+           o->blocks[1], o->blocks[2], o->periodic[0], o->periodic[1], o->periodic[2],
+           fo->width[0], fo->width[1], fo->width[2], grid_layout_name(fo->layout));
 }
 
-/* Every ghost cell of every block holds its neighbour's value, over a matrix of cases. */
+/* Every ghost cell of every block holds the value of the cell it mirrors, over a matrix
+ * of cases: block grids with 1 to 27 blocks per rank, ghost widths 1, 2 and 3, every
+ * periodicity, both layouts (alternating). Blocks are w or w + 1 cells thick (uneven
+ * splits), except along periodic axes with one block, where they are 1 or 2 cells thick:
+ * thinner than the ghost layer for w = 2 and 3, so the ghost cells wrap round the block
+ * itself, several times for w = 3 and 1 cell. */
 static void test_exchange_matrix(void **state) {
   int size;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -103,33 +130,47 @@ static void test_exchange_matrix(void **state) {
   const int grids[][3] = {{1, 1, 1}, {2, 1, 1}, {1, 3, 1}, {1, 1, 2}, {2, 2, 1}, {2, 2, 2},
                           {3, 2, 1}, {3, 3, 3}, {4, 3, 2}, {size, 1, 1}, {2 * size, 2, 2},
                           {3 * size, 3, 3}};
-  int ncases = 0, mixed = 0, max_per_rank = 0;
-  for (size_t g = 0; g < sizeof grids / sizeof grids[0]; ++g) {
-    for (int per = 0; per < 8; ++per) {
-      patch_options_t o = patch_options_default();
-      for (int a = 0; a < 3; ++a) {
-        o.blocks[a] = grids[g][a];
-        /* uneven splits: 2 or 3 cells per block, plus a remainder on some axes */
-        o.cells[a] = 2 * grids[g][a] + (a + (int)g) % (grids[g][a] + 1);
-        o.periodic[a] = (per >> a) & 1;
+  int ncases = 0, mixed = 0, max_per_rank = 0, wrapped = 0, layouts[2] = {0, 0};
+  for (int w = 1; w <= 3; ++w)
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; ++g) {
+      for (int per = 0; per < 8; ++per) {
+        patch_options_t o = patch_options_default();
+        ghost_check_options_t fo = ghost_check_options_default();
+        fo.layout = (ncases % 2) ? GRID_SOA : GRID_AOS;
+        bool thin = false;
+        for (int a = 0; a < 3; ++a) {
+          fo.width[a] = w;
+          o.blocks[a] = grids[g][a];
+          o.periodic[a] = (per >> a) & 1;
+          if (o.blocks[a] == 1 && o.periodic[a]) {
+            o.cells[a] = 1 + (a + (int)g) % 2;
+            thin = thin || o.cells[a] < w;
+          } else {
+            /* w or w + 1 cells per block: a remainder on some axes */
+            o.cells[a] = w * grids[g][a] + (a + (int)g) % (grids[g][a] + 1);
+          }
+        }
+        char name[200];
+        describe(&o, &fo, name, sizeof name);
+        exchange_result_t r = run_case(&o, &fo);
+        if (r.st != TSR_OK) fail_msg("%s: %s", name, r.err.text);
+        /* counts that the geometry fixes */
+        assert_int_equal(r.filled[1] + r.filled[2] + r.filled[3] + r.empty, r.ghost_cells);
+        if (per == 7) assert_int_equal(r.empty, 0); /* fully periodic: every ghost is filled */
+        if (per == 0 && o.blocks[0] * o.blocks[1] * o.blocks[2] == 1)
+          assert_int_equal(r.filled[1] + r.filled[2] + r.filled[3], 0);
+        assert_int_equal(r.messages, r.remote_links);
+        if (r.messages > 0 && r.local_copies > 0) ++mixed;
+        if (r.max_blocks > max_per_rank) max_per_rank = r.max_blocks;
+        assert_true(r.max_blocks - r.min_blocks <= 1); /* Morton even split */
+        wrapped += thin;
+        layouts[fo.layout]++;
+        ++ncases;
       }
-      char name[160];
-      describe(&o, name, sizeof name);
-      exchange_result_t r = run_case(&o);
-      if (r.st != TSR_OK) fail_msg("%s: %s", name, r.err.text);
-      /* counts that the geometry fixes */
-      assert_int_equal(r.filled[1] + r.filled[2] + r.filled[3] + r.empty, r.ghost_cells);
-      if (per == 7) assert_int_equal(r.empty, 0); /* fully periodic: every ghost is filled */
-      if (per == 0 && o.blocks[0] * o.blocks[1] * o.blocks[2] == 1)
-        assert_int_equal(r.filled[1] + r.filled[2] + r.filled[3], 0);
-      if (r.messages > 0 && r.local_copies > 0) ++mixed;
-      if (r.max_blocks > max_per_rank) max_per_rank = r.max_blocks;
-      assert_true(r.max_blocks - r.min_blocks <= 1); /* Morton even split */
-      ++ncases;
     }
-  }
-  assert_int_equal(ncases, 96);
+  assert_int_equal(ncases, 288);
   assert_int_equal(max_per_rank, 27);
+  assert_true(wrapped > 0 && layouts[0] > 0 && layouts[1] > 0);
   if (size > 1) assert_true(mixed > 0); /* some blocks had local and remote neighbours */
 }
 
@@ -143,9 +184,75 @@ static void test_exchange_one_cell_blocks(void **state) {
     o.blocks[a] = (int)o.cells[a];
     o.periodic[a] = a != 1;
   }
-  exchange_result_t r = run_case(&o);
+  ghost_check_options_t fo = ghost_check_options_default();
+  exchange_result_t r = run_case(&o, &fo);
   if (r.st != TSR_OK) fail_msg("%s", r.err.text);
   assert_true(r.filled[3] > 0);
+}
+
+/* A 2-D run: one cell along z, periodic, and a field with no ghost layer along z (width
+ * 0): the blocks exchange along x and y only; no message and no copy goes along z (the
+ * messages are exactly the x-y links to other ranks), and the z ghost cells stay empty. */
+static void test_exchange_two_dimensional(void **state) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int w = 1; w <= 3; ++w) {
+    patch_options_t o = patch_options_default();
+    o.cells[0] = 4 * size;
+    o.blocks[0] = size;
+    o.cells[1] = 7;
+    o.blocks[1] = 2;
+    o.cells[2] = 1;
+    o.periodic[0] = o.periodic[1] = o.periodic[2] = true;
+    ghost_check_options_t fo = ghost_check_options_default();
+    fo.width[0] = fo.width[1] = w;
+    fo.width[2] = 0;
+    fo.layout = w == 2 ? GRID_SOA : GRID_AOS;
+    exchange_result_t r = run_case(&o, &fo);
+    if (r.st != TSR_OK) fail_msg("width %d: %s", w, r.err.text);
+    int64_t blocks = (int64_t)o.blocks[0] * o.blocks[1];
+    /* each block: 8 x-y directions, each to a neighbour (periodic), nothing along z */
+    assert_int_equal(r.messages + r.local_copies, 8 * blocks);
+    assert_int_equal(r.messages, r.remote_links);
+    assert_true(r.empty > 0); /* the z ghost planes */
+  }
+}
+
+/* Blocks thinner than the ghost layer are refused on every rank, with the block, the axis
+ * and the widths in the message, unless the axis is periodic with one block. */
+static void test_exchange_thin_blocks_refused(void **state) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  ghost_check_options_t fo = ghost_check_options_default();
+  fo.width[0] = fo.width[1] = fo.width[2] = 3;
+  /* along x: 2 cells per block, several blocks, periodic */
+  patch_options_t o = patch_options_default();
+  o.cells[0] = 4 * size;
+  o.blocks[0] = 2 * size;
+  o.cells[1] = o.cells[2] = 3;
+  o.periodic[0] = true;
+  exchange_result_t r = run_case(&o, &fo);
+  assert_int_equal(r.st, TSR_ERR_INVALID);
+  if (!strstr(r.err.text, "'ghost_check.field' has ghost layers of 3 cells, but BlockID 0 is 2 "
+                          "cells thick along x"))
+    fail_msg("unexpected message: %s", r.err.text);
+  /* along y: one block, not periodic */
+  o = patch_options_default();
+  o.cells[0] = 3 * size;
+  o.blocks[0] = size;
+  o.cells[1] = 2;
+  o.cells[2] = 3;
+  r = run_case(&o, &fo);
+  assert_int_equal(r.st, TSR_ERR_INVALID);
+  assert_non_null(strstr(r.err.text, "is 2 cells thick along y"));
+  /* the same along a periodic axis with one block: allowed, the ghosts wrap */
+  o.periodic[1] = true;
+  r = run_case(&o, &fo);
+  if (r.st != TSR_OK) fail_msg("%s", r.err.text);
+  /* a width beyond the most */
+  fo.width[2] = DIRECTION_MAX_WIDTH + 1;
+  r = run_case(&o, &fo);
+  assert_int_equal(r.st, TSR_ERR_INVALID);
 }
 
 /* An extraction that fails on one block only: every rank returns the same error, and
@@ -226,7 +333,7 @@ static tsr_status run_row_exchange(const row_items_t *it, int tag, tsr_error_t *
                    .fs = "*", .hs = "cpu", .bs = "*", .copy = it->copy, .ctx = ctx}, err), TSR_OK);
   int id;
   assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, f, 0, &id, err), TSR_OK);
-  assert_int_equal(comm_create(&(comm_options_t){.field = f, .data_id = id, .tag = tag}, patch, reg,
+  assert_int_equal(comm_create(&(comm_options_t){.field = f, .data_id = id, .width = {1, 1, 1}, .tag = tag}, patch, reg,
                                MPI_COMM_WORLD, &ex, err), TSR_OK);
   tsr_status st = comm_exchange(ex, err);
   comm_free(&ex);
@@ -269,9 +376,11 @@ static void test_create_failure_is_shared(void **state) {
   assert_true(size <= 4);
   assert_int_equal(patch_create(&o, &layout, &patch, &err), TSR_OK);
   assert_int_equal(registry_create(&reg, &err), TSR_OK);
-  assert_int_equal(ghost_check_register(reg, &err), TSR_OK);
+  ghost_check_options_t fo = ghost_check_options_default();
+  assert_int_equal(ghost_check_register(reg, &fo, &err), TSR_OK);
   /* no field allocated on purpose: the lookup fails before any data is touched */
-  tsr_status st = comm_create(&(comm_options_t){.field = GHOST_CHECK_FIELD, .data_id = 0, .tag = 4},
+  tsr_status st = comm_create(&(comm_options_t){.field = GHOST_CHECK_FIELD, .data_id = 0,
+                                                .width = {1, 1, 1}, .tag = 4},
                               patch, reg, MPI_COMM_WORLD, &ex, &err);
   assert_int_equal(st, TSR_ERR_LOOKUP);
   assert_null(ex);
@@ -375,13 +484,14 @@ static void test_exchange_timing(void **state) {
   patch_layout_t layout = {.nranks = size, .my_rank = rank};
   assert_int_equal(patch_create(&o, &layout, &patch, &err), TSR_OK);
   assert_int_equal(registry_create(&reg, &err), TSR_OK);
-  assert_int_equal(ghost_check_register(reg, &err), TSR_OK);
+  ghost_check_options_t fo = ghost_check_options_default();
+  assert_int_equal(ghost_check_register(reg, &fo, &err), TSR_OK);
   int field;
   assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, GHOST_CHECK_FIELD, 0, &field, &err),
                    TSR_OK);
   assert_int_equal(data_run_kernel(reg, patch, GHOST_CHECK_FILL, 0, &err), TSR_OK);
   assert_int_equal(comm_create(&(comm_options_t){.field = GHOST_CHECK_FIELD, .data_id = field,
-                                                 .tag = 5},
+                                                 .width = {1, 1, 1}, .tag = 5},
                                patch, reg, MPI_COMM_WORLD, &ex, &err),
                    TSR_OK);
   comm_timing_t t = comm_timing(ex);
@@ -419,7 +529,7 @@ static void test_exchange_timing(void **state) {
   if (size > 1) assert_true(cs.messages_sent > 0);
   /* and the values arrived */
   ghost_check_report_t rep;
-  assert_int_equal(ghost_check_verify(patch, field, &rep, &err), TSR_OK);
+  assert_int_equal(ghost_check_verify(patch, field, &fo, &rep, &err), TSR_OK);
   assert_int_equal(rep.empty, 0);
   comm_free(&ex);
   patch_free(&patch);
@@ -534,7 +644,7 @@ static void test_exchange_stage_wait(void **state) {
                    .fs = "*", .hs = "cpu", .bs = "*", .copy = staged_copy}, &err), TSR_OK);
   int id;
   assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, f, 0, &id, &err), TSR_OK);
-  assert_int_equal(comm_create(&(comm_options_t){.field = f, .data_id = id, .tag = 6}, patch, reg,
+  assert_int_equal(comm_create(&(comm_options_t){.field = f, .data_id = id, .width = {1, 1, 1}, .tag = 6}, patch, reg,
                                MPI_COMM_WORLD, &ex, &err), TSR_OK);
   /* what the geometry fixes: blocks with any neighbour, and those with a remote one */
   int64_t linked = 0, remote = 0;
@@ -579,6 +689,8 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exchange_matrix),
       cmocka_unit_test(test_exchange_one_cell_blocks),
+      cmocka_unit_test(test_exchange_two_dimensional),
+      cmocka_unit_test(test_exchange_thin_blocks_refused),
       cmocka_unit_test(test_exchange_failure_is_shared),
       cmocka_unit_test(test_create_failure_is_shared),
       cmocka_unit_test(test_received_size_short),

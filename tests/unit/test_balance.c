@@ -109,7 +109,7 @@ static double *lbm_link_bytes(const patch_t *p) {
     const block_info_t *b = patch_block(p, id);
     for (int d = 0; d < DIRECTION_COUNT; ++d) {
       if (patch_neighbor(p, id, d) < 0) continue;
-      double cells = (double)direction_slice_cells(b->size, d);
+      double cells = (double)direction_slice_cells(b->size, direction_width_one, d);
       int order = direction_order(d);
       link[(int64_t)id * DIRECTION_COUNT + d] = order == 1 ? 5 * cells * 8
                                                 : order == 2 ? 1 * cells * 8

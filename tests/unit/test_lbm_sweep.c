@@ -58,7 +58,7 @@ static void test_message_sizes(void **state) {
     for (int dir = 0; dir < DIRECTION_COUNT; ++dir) {
       int order = direction_order(dir);
       size_t per_cell = order == 1 ? 5 : order == 2 ? 1 : 0;
-      size_t want = (size_t)direction_slice_cells(b.size, dir) * per_cell * es;
+      size_t want = (size_t)direction_slice_cells(b.size, direction_width_one, dir) * per_cell * es;
       assert_int_equal(ext->size(&b, dir, ext->ctx), want);
       assert_int_equal(ins->size(&b, dir, ins->ctx), want);
     }

@@ -340,8 +340,8 @@ static void test_send_slice_meets_neighbor_recv_slice(void **state) {
       if (nid < 0) continue;
       const block_info_t *s = patch_block(p, id), *r = patch_block(p, nid);
       int slo[3], shi[3], rlo[3], rhi[3];
-      direction_send_slice(s->size, d, slo, shi);
-      direction_recv_slice(r->size, d, rlo, rhi);
+      direction_send_box(s->size, direction_width_one, d, 0, slo, shi);
+      direction_recv_box(r->size, direction_width_one, d, 0, rlo, rhi);
       for (int a = 0; a < 3; ++a) {
         int64_t gs = s->lo[a] + slo[a], gr = r->lo[a] + rlo[a];
         int64_t diff = gr - gs;

@@ -106,8 +106,8 @@ static void box_exchange(box_t *b, int s) {
       int h[3], slo[3], shi[3], rlo[3], rhi[3];
       for (int a = 0; a < 3; ++a) h[a] = (g[a] + direction_offsets[d][a] + b->nb[a]) % b->nb[a];
       const int to = block_id(b, h);
-      direction_send_slice(b->n, d, slo, shi);
-      direction_recv_slice(b->n, d, rlo, rhi);
+      direction_send_box(b->n, direction_width_one, d, 0, slo, shi);
+      direction_recv_box(b->n, direction_width_one, d, 0, rlo, rhi);
       jobs[nj++] = (grid_copy_job_t){.src = b->f[id][s], .src_dims = b->d[id],
                                      .src_lo = {slo[0], slo[1], slo[2]},
                                      .dst = b->f[to][s], .dst_dims = b->d[to],
