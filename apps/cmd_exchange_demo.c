@@ -47,11 +47,8 @@ int app_exchange_demo(MPI_Comm comm, int argc, char **argv) {
   TSR_TRY(data_allocate(comm, reg, patch, GHOST_CHECK_FIELD, 0, &field, err));
   st = data_run_kernel(reg, patch, GHOST_CHECK_FILL, 0, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  TSR_TRY(comm_create(&(comm_options_t){.field = GHOST_CHECK_FIELD, .data_id = field,
-                                         .width = {field_opts.width[0], field_opts.width[1],
-                                                   field_opts.width[2]},
-                                         .tag = 1},
-                      patch, reg, comm, &ex, err));
+  comm_options_t co = comm_options_one(GHOST_CHECK_FIELD, field, field_opts.width, 1);
+  TSR_TRY(comm_create(&co, patch, reg, comm, &ex, err));
 
   double t0 = MPI_Wtime();
   for (int64_t s = 0; s < cfg.steps; ++s) TSR_TRY(comm_exchange(ex, err));

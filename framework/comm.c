@@ -14,6 +14,7 @@
 typedef struct comm_task {
   int32_t src, dst;
   int dir;
+  int field;                  /* index into the exchange's fields */
   const registry_item_t *ext; /* extraction item of src (NULL for receives) */
   const registry_item_t *ins; /* insertion item of dst (NULL for sends) */
   size_t bytes;               /* payload bytes */
@@ -39,6 +40,7 @@ typedef struct comm_copy_group {
 /* A block whose extraction or insertion item stages its data around an exchange. */
 typedef struct comm_stage {
   int32_t id;
+  int field;
   const registry_item_t *item;
   int host_bound;
 } comm_stage_t;
@@ -47,7 +49,8 @@ struct comm {
   MPI_Comm mpi;
   int tag;
   patch_t *patch;
-  int data_id;
+  int data_id[COMM_MAX_FIELDS]; /* per field */
+  int nfields;
   comm_peer_t *peers;
   int npeers;
   comm_task_t *locals;  /* local pairs of different hardware: extract, then insert */
@@ -95,12 +98,28 @@ void comm_free(comm_t **c) {
   *c = NULL;
 }
 
-static tsr_status comm_lookup(const registry_t *reg, const comm_options_t *o,
+comm_options_t comm_options_one(const char *name, int data_id, const int width[3], int tag) {
+  comm_options_t o;
+  memset(&o, 0, sizeof o);
+  o.fields[0] = (comm_field_t){.name = name, .data_id = data_id,
+                               .width = {width[0], width[1], width[2]}};
+  o.nfields = 1;
+  o.tag = tag;
+  return o;
+}
+
+/* The data of a field of a block this process owns (NULL when it has none). */
+static void *comm_data(const comm_t *c, int32_t id, int field) {
+  return block_data_get(patch_block_data(c->patch, id), c->data_id[field]);
+}
+
+static tsr_status comm_lookup(const registry_t *reg, const comm_options_t *o, int field,
                               registry_kind_t kind, const block_info_t *b,
                               const registry_item_t **item, tsr_error_t *err) {
   registry_request_t req = {.fs = o->fs, .hs = b->hs, .bs = b->bs};
-  tsr_status st = registry_lookup(reg, kind, o->field, &req, item, err);
-  if (st != TSR_OK) tsr_error_prefix(err, "ghost exchange of '%s', BlockID %d", o->field, (int)b->id);
+  const char *name = o->fields[field].name;
+  tsr_status st = registry_lookup(reg, kind, name, &req, item, err);
+  if (st != TSR_OK) tsr_error_prefix(err, "ghost exchange of '%s', BlockID %d", name, (int)b->id);
   return st;
 }
 
@@ -175,7 +194,8 @@ cleanup:
 static int comm_task_cmp(const void *a, const void *b) {
   const comm_task_t *x = a, *y = b;
   if (x->src != y->src) return x->src < y->src ? -1 : 1;
-  return (x->dir > y->dir) - (x->dir < y->dir);
+  if (x->dir != y->dir) return x->dir < y->dir ? -1 : 1;
+  return (x->field > y->field) - (x->field < y->field);
 }
 
 static int comm_peer_cmp(const void *a, const void *b) {
@@ -209,86 +229,99 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
   const patch_t *patch = c->patch;
   int me = patch_my_rank(patch);
   int64_t cap = 0;
-  int32_t nlocal = patch_local_count(patch);
-  /* per local block: 0 nothing, 1 direct copies only, 2 also host buffers; out and in */
-  int *flow = calloc((size_t)(2 * nlocal + 1), sizeof *flow);
-  const registry_item_t **stagers = calloc((size_t)(2 * nlocal + 1), sizeof *stagers);
+  const int32_t nlocal = patch_local_count(patch);
+  const int nf = o->nfields;
+  /* per local block and field: 0 nothing, 1 direct copies only, 2 also host buffers;
+     out and in: index 2 * (i * nf + f) (+ 1) */
+  const size_t nslots = 2 * (size_t)nlocal * (size_t)nf + 1;
+  int *flow = calloc(nslots, sizeof *flow);
+  const registry_item_t **stagers = calloc(nslots, sizeof *stagers);
   TSR_CHECK(flow && stagers, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
   for (int32_t i = 0; i < nlocal; ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
-    const registry_item_t *ext, *ins;
-    TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_EXTRACTION, b, &ext, err));
-    TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_INSERTION, b, &ins, err));
-    stagers[2 * i] = ext;
-    stagers[2 * i + 1] = ins;
+    const registry_item_t *ext[COMM_MAX_FIELDS], *ins[COMM_MAX_FIELDS];
+    for (int f = 0; f < nf; ++f) {
+      TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_EXTRACTION, b, &ext[f], err));
+      TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_INSERTION, b, &ins[f], err));
+      stagers[2 * ((size_t)i * nf + f)] = ext[f];
+      stagers[2 * ((size_t)i * nf + f) + 1] = ins[f];
+    }
     for (int d = 0; d < DIRECTION_COUNT; ++d) {
       int32_t nid = patch_neighbor(patch, b->id, d);
       if (nid < 0) continue;
       const block_info_t *n = patch_block(patch, nid);
-      if (n->rank == me) {
-        /* b sends to n in d; n's insertion unpacks */
-        const registry_item_t *nins;
-        TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_INSERTION, n, &nins, err));
-        comm_task_t t = {b->id, nid, d, ext, nins, 0};
-        TSR_TRY(comm_sizes(ext, b, nins, n, d, o->field, &t.bytes, err));
-        if (t.bytes == 0) continue;
-        c->stats.local_bytes += (int64_t)t.bytes;
-        c->stats.local_copies++;
-        int ni = patch_local_index(patch, nid), kind = b->hs == n->hs ? 1 : 2;
-        if (flow[2 * i] < kind) flow[2 * i] = kind;
-        if (flow[2 * ni + 1] < kind) flow[2 * ni + 1] = kind;
-        if (b->hs == n->hs) {
-          /* same hardware: a direct copy, by the copy item both blocks resolve to */
-          const registry_item_t *cb, *cn;
-          TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_COPY, b, &cb, err));
-          TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_COPY, n, &cn, err));
-          TSR_CHECK(cb == cn, TSR_ERR_LOOKUP,
-                    "ghost exchange of '%s': BlockID %d and its neighbour BlockID %d run on the "
-                    "same hardware but resolve to different copy items (bs %s and %s); register "
-                    "one copy item for both",
-                    o->field, (int)b->id, (int)nid,
-                    selector_name(registry_selectors_const(reg), SELECTOR_BS, b->bs),
-                    selector_name(registry_selectors_const(reg), SELECTOR_BS, n->bs));
-          TSR_TRY(comm_add_copy(c, cb, t, err));
+      for (int f = 0; f < nf; ++f) {
+        const char *name = o->fields[f].name;
+        int *out_flow = &flow[2 * ((size_t)i * nf + f)], *in_flow = out_flow + 1;
+        if (n->rank == me) {
+          /* b sends to n in d; n's insertion unpacks */
+          const registry_item_t *nins;
+          TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_INSERTION, n, &nins, err));
+          comm_task_t t = {b->id, nid, d, f, ext[f], nins, 0};
+          TSR_TRY(comm_sizes(ext[f], b, nins, n, d, name, &t.bytes, err));
+          if (t.bytes == 0) continue;
+          c->stats.local_bytes += (int64_t)t.bytes;
+          c->stats.local_copies++;
+          int ni = patch_local_index(patch, nid), kind = b->hs == n->hs ? 1 : 2;
+          int *n_in_flow = &flow[2 * ((size_t)ni * nf + f) + 1];
+          if (*out_flow < kind) *out_flow = kind;
+          if (*n_in_flow < kind) *n_in_flow = kind;
+          if (b->hs == n->hs) {
+            /* same hardware: a direct copy, by the copy item both blocks resolve to */
+            const registry_item_t *cb, *cn;
+            TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_COPY, b, &cb, err));
+            TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_COPY, n, &cn, err));
+            TSR_CHECK(cb == cn, TSR_ERR_LOOKUP,
+                      "ghost exchange of '%s': BlockID %d and its neighbour BlockID %d run on "
+                      "the same hardware but resolve to different copy items (bs %s and %s); "
+                      "register one copy item for both",
+                      name, (int)b->id, (int)nid,
+                      selector_name(registry_selectors_const(reg), SELECTOR_BS, b->bs),
+                      selector_name(registry_selectors_const(reg), SELECTOR_BS, n->bs));
+            TSR_TRY(comm_add_copy(c, cb, t, err));
+            continue;
+          }
+          TSR_TRY(comm_push(&c->locals, &c->nlocals, &cap, t, err));
+          if (t.bytes > c->scratch_bytes) c->scratch_bytes = t.bytes;
           continue;
         }
-        TSR_TRY(comm_push(&c->locals, &c->nlocals, &cap, t, err));
-        if (t.bytes > c->scratch_bytes) c->scratch_bytes = t.bytes;
-        continue;
-      }
-      /* remote: b sends to n in d, and n sends to b in the inverse direction */
-      const registry_item_t *next, *nins;
-      TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_EXTRACTION, n, &next, err));
-      TSR_TRY(comm_lookup(reg, o, REGISTRY_KIND_INSERTION, n, &nins, err));
-      comm_task_t s = {b->id, nid, d, ext, NULL, 0};
-      TSR_TRY(comm_sizes(ext, b, nins, n, d, o->field, &s.bytes, err));
-      if (s.bytes > 0) {
-        TSR_TRY(comm_add_peer_task(c, n->rank, true, s, err));
-        flow[2 * i] = 2;
-      }
-      int inv = direction_inverse(d);
-      comm_task_t r = {nid, b->id, inv, NULL, ins, 0};
-      TSR_TRY(comm_sizes(next, n, ins, b, inv, o->field, &r.bytes, err));
-      if (r.bytes > 0) {
-        TSR_TRY(comm_add_peer_task(c, n->rank, false, r, err));
-        flow[2 * i + 1] = 2;
+        /* remote: b sends to n in d, and n sends to b in the inverse direction */
+        const registry_item_t *next, *nins;
+        TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_EXTRACTION, n, &next, err));
+        TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_INSERTION, n, &nins, err));
+        comm_task_t snd = {b->id, nid, d, f, ext[f], NULL, 0};
+        TSR_TRY(comm_sizes(ext[f], b, nins, n, d, name, &snd.bytes, err));
+        if (snd.bytes > 0) {
+          TSR_TRY(comm_add_peer_task(c, n->rank, true, snd, err));
+          *out_flow = 2;
+        }
+        int inv = direction_inverse(d);
+        comm_task_t rcv = {nid, b->id, inv, f, NULL, ins[f], 0};
+        TSR_TRY(comm_sizes(next, n, ins[f], b, inv, name, &rcv.bytes, err));
+        if (rcv.bytes > 0) {
+          TSR_TRY(comm_add_peer_task(c, n->rank, false, rcv, err));
+          *in_flow = 2;
+        }
       }
     }
   }
-  c->stage_out = malloc((size_t)(nlocal + 1) * sizeof *c->stage_out);
-  c->stage_in = malloc((size_t)(nlocal + 1) * sizeof *c->stage_in);
+  c->stage_out = malloc(nslots * sizeof *c->stage_out);
+  c->stage_in = malloc(nslots * sizeof *c->stage_in);
   TSR_CHECK(c->stage_out && c->stage_in, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
   for (int32_t i = 0; i < nlocal; ++i) {
     int32_t id = patch_local_id(patch, i);
-    if (flow[2 * i] && stagers[2 * i]->stage_out)
-      c->stage_out[c->nstage_out++] = (comm_stage_t){id, stagers[2 * i], flow[2 * i] == 2};
-    if (flow[2 * i + 1] && stagers[2 * i + 1]->stage_in)
-      c->stage_in[c->nstage_in++] = (comm_stage_t){id, stagers[2 * i + 1], flow[2 * i + 1] == 2};
+    for (int f = 0; f < nf; ++f) {
+      const size_t k = 2 * ((size_t)i * nf + f);
+      if (flow[k] && stagers[k]->stage_out)
+        c->stage_out[c->nstage_out++] = (comm_stage_t){id, f, stagers[k], flow[k] == 2};
+      if (flow[k + 1] && stagers[k + 1]->stage_in)
+        c->stage_in[c->nstage_in++] = (comm_stage_t){id, f, stagers[k + 1], flow[k + 1] == 2};
+    }
   }
   if (c->npeers > 1) qsort(c->peers, (size_t)c->npeers, sizeof *c->peers, comm_peer_cmp);
   for (int i = 0; i < c->npeers; ++i) {
     comm_peer_t *p = &c->peers[i];
-    /* senders walk (src, dir) in increasing order: expect messages in that order */
+    /* senders walk (src, dir, field) in increasing order: expect messages in that order */
     qsort(p->recvs, (size_t)p->nrecvs, sizeof *p->recvs, comm_task_cmp);
     /* one MPI message each way: its count is an int */
     TSR_CHECK(tsr_size_to_int(p->send_bytes, &p->send_count) &&
@@ -331,8 +364,8 @@ tsr_status comm_create(const comm_options_t *opts, patch_t *patch, const registr
                                "out of memory creating the ghost exchange");
   c->mpi = MPI_COMM_NULL;
   c->patch = patch;
-  c->data_id = opts->data_id;
   c->tag = opts->tag;
+  c->nfields = opts->nfields;
   TSR_MPI(MPI_Comm_dup(mpi_comm, &c->mpi));
   TSR_MPI(MPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN));
   int size;
@@ -340,7 +373,17 @@ tsr_status comm_create(const comm_options_t *opts, patch_t *patch, const registr
   TSR_CHECK(size == patch_nranks(patch), TSR_ERR_INVALID,
             "the patch was planned for %d ranks, the communicator has %d",
             patch_nranks(patch), size);
-  st = patch_check_ghost_width(patch, opts->width, opts->field, err);
+  TSR_CHECK(opts->nfields >= 1 && opts->nfields <= COMM_MAX_FIELDS, TSR_ERR_INVALID,
+            "a ghost exchange of %d fields; allowed are 1..%d", opts->nfields, COMM_MAX_FIELDS);
+  for (int f = 0; f < opts->nfields && st == TSR_OK; ++f) {
+    const comm_field_t *fd = &opts->fields[f];
+    TSR_CHECK(fd->name, TSR_ERR_INVALID, "field %d of a ghost exchange has no name", f);
+    for (int g = 0; g < f; ++g)
+      TSR_CHECK(strcmp(opts->fields[g].name, fd->name) != 0, TSR_ERR_INVALID,
+                "a ghost exchange names field '%s' twice", fd->name);
+    c->data_id[f] = fd->data_id;
+    st = patch_check_ghost_width(patch, fd->width, fd->name, err);
+  }
   if (st == TSR_OK) st = comm_plan(c, opts, reg, err);
 cleanup:
   if (c && c->mpi != MPI_COMM_NULL) st = verdict_reduce(c->mpi, st, 0, err);
@@ -355,12 +398,14 @@ static tsr_status comm_pack(comm_t *c, comm_peer_t *p, tsr_error_t *err) {
   for (int k = 0; k < p->nsends; ++k) {
     const comm_task_t *t = &p->sends[k];
     const block_info_t *b = patch_block(c->patch, t->src);
-    message_header_t h = {(uint32_t)t->src, (uint32_t)t->dst, (uint32_t)t->dir, t->bytes};
+    message_header_t h = {.src = (uint32_t)t->src, .dst = (uint32_t)t->dst,
+                          .dir = (uint32_t)t->dir, .field = (uint32_t)t->field,
+                          .payload = t->bytes};
     message_encode_header(p->send_buf + off, &h);
     off += MESSAGE_HEADER_BYTES;
-    const void *data = block_data_get(patch_block_data(c->patch, t->src), c->data_id);
+    const void *data = comm_data(c, t->src, t->field);
     TSR_CHECK(data, TSR_ERR_INTERNAL, "BlockID %d has no data item %d to extract from",
-              (int)t->src, c->data_id);
+              (int)t->src, c->data_id[t->field]);
     size_t written = 0;
     TSR_TRY(t->ext->extract(b, data, t->dir, p->send_buf + off, t->bytes, &written, t->ext->ctx, err));
     TSR_CHECK(written == t->bytes, TSR_ERR_INTERNAL,
@@ -387,8 +432,9 @@ static tsr_status comm_stage(comm_t *c, const comm_stage_t *list, int32_t n,
                            : s->host_bound         ? s->item->stage_wait
                                                    : NULL;
     if (!fn) continue;
-    void *data = block_data_get(patch_block_data(c->patch, s->id), c->data_id);
-    TSR_CHECK(data, TSR_ERR_INTERNAL, "BlockID %d has no data item %d", (int)s->id, c->data_id);
+    void *data = comm_data(c, s->id, s->field);
+    TSR_CHECK(data, TSR_ERR_INTERNAL, "BlockID %d has no data item %d", (int)s->id,
+              c->data_id[s->field]);
     st = fn(patch_block(c->patch, s->id), data, s->host_bound, s->item->ctx, err);
     if (st != TSR_OK) {
       tsr_error_prefix(err, "%s of '%s' on BlockID %d", what[step], s->item->name, (int)s->id);
@@ -454,11 +500,12 @@ static tsr_status comm_direct_copies(comm_t *c, tsr_error_t *err) {
       registry_copy_task_t *call = &grp->calls[k];
       call->src = patch_block(c->patch, t->src);
       call->dst = patch_block(c->patch, t->dst);
-      call->src_data = block_data_get(patch_block_data(c->patch, t->src), c->data_id);
-      call->dst_data = block_data_get(patch_block_data(c->patch, t->dst), c->data_id);
+      call->src_data = comm_data(c, t->src, t->field);
+      call->dst_data = comm_data(c, t->dst, t->field);
       call->dir = t->dir;
       TSR_CHECK(call->src_data && call->dst_data, TSR_ERR_INTERNAL,
-                "BlockID %d or %d has no data item %d", (int)t->src, (int)t->dst, c->data_id);
+                "BlockID %d or %d has no data item %d", (int)t->src, (int)t->dst,
+                c->data_id[t->field]);
     }
     st = grp->item->copy(grp->calls, (size_t)grp->n, grp->item->ctx, err);
     if (st != TSR_OK) {
@@ -477,10 +524,10 @@ static tsr_status comm_local_pairs(comm_t *c, tsr_error_t *err) {
   for (int64_t k = 0; k < c->nlocals; ++k) {
     const comm_task_t *t = &c->locals[k];
     const block_info_t *s = patch_block(c->patch, t->src), *d = patch_block(c->patch, t->dst);
-    const void *sdata = block_data_get(patch_block_data(c->patch, t->src), c->data_id);
-    void *ddata = block_data_get(patch_block_data(c->patch, t->dst), c->data_id);
+    const void *sdata = comm_data(c, t->src, t->field);
+    void *ddata = comm_data(c, t->dst, t->field);
     TSR_CHECK(sdata && ddata, TSR_ERR_INTERNAL, "BlockID %d or %d has no data item %d",
-              (int)t->src, (int)t->dst, c->data_id);
+              (int)t->src, (int)t->dst, c->data_id[t->field]);
     size_t written = 0;
     double t0 = MPI_Wtime();
     st = t->ext->extract(s, sdata, t->dir, c->scratch, t->bytes, &written, t->ext->ctx, err);
@@ -571,16 +618,19 @@ static tsr_status comm_unpack(comm_t *c, const comm_peer_t *p, tsr_error_t *err)
       tsr_error_prefix(err, "message %d of %d from rank %d", k + 1, p->nrecvs, p->rank);
       goto cleanup;
     }
-    TSR_CHECK(h.src == (uint32_t)t->src && h.dst == (uint32_t)t->dst && h.dir == (uint32_t)t->dir,
+    TSR_CHECK(h.src == (uint32_t)t->src && h.dst == (uint32_t)t->dst &&
+                  h.dir == (uint32_t)t->dir && h.field == (uint32_t)t->field,
               TSR_ERR_CORRUPT,
-              "message %d of %d from rank %d is BlockID %u -> %u (%s); expected BlockID %d -> "
-              "%d (%s): messages are missing, repeated or out of order",
+              "message %d of %d from rank %d is BlockID %u -> %u (%s), field %u; expected "
+              "BlockID %d -> %d (%s), field %d: messages are missing, repeated or out of order",
               k + 1, p->nrecvs, p->rank, (unsigned)h.src, (unsigned)h.dst,
-              direction_name((int)h.dir), (int)t->src, (int)t->dst, direction_name(t->dir));
+              direction_name((int)h.dir), (unsigned)h.field, (int)t->src, (int)t->dst,
+              direction_name(t->dir), t->field);
     TSR_TRY(message_check_payload(&h, t->bytes, err));
     const block_info_t *b = patch_block(c->patch, t->dst);
-    void *data = block_data_get(patch_block_data(c->patch, t->dst), c->data_id);
-    TSR_CHECK(data, TSR_ERR_INTERNAL, "BlockID %d has no data item %d", (int)t->dst, c->data_id);
+    void *data = comm_data(c, t->dst, t->field);
+    TSR_CHECK(data, TSR_ERR_INTERNAL, "BlockID %d has no data item %d", (int)t->dst,
+              c->data_id[t->field]);
     TSR_TRY(t->ins->insert(b, data, t->dir, payload, t->bytes, t->ins->ctx, err));
   }
   TSR_CHECK(buffer_reader_left(&r) == 0, TSR_ERR_CORRUPT,

@@ -1,13 +1,17 @@
-/* comm: the communication scheme of one field's ghost exchange.
+/* comm: the communication scheme of one ghost exchange round of one or more fields.
  *
- * comm_create walks every local block and every direction with a neighbour, once:
+ * comm_create walks every local block, every direction with a neighbour and every field,
+ * once:
  *   neighbour on this process, same hardware -> a direct copy by the field's copy item
  *                                (REGISTRY_KIND_COPY; both blocks must resolve to the
  *                                same item), all copies of one item in one call;
  *   neighbour on this process, other hardware -> extract(b, d) into a scratch buffer,
  *                                insert(n, d) from it;
- *   neighbour on another rank -> a block message appended to the one send buffer of
- *                                that rank.
+ *   neighbour on another rank -> a block message (its header names the field) appended
+ *                                to the one send buffer of that rank.
+ * However many fields the round carries, one MPI message goes to each neighbour rank
+ * and one comes from it, with the block messages of every field in (sending BlockID,
+ * direction, field) order.
  * Extraction and insertion functions come from the registry by the field name, the
  * simulation's fs and each block's hs and bs. Every message size is computed from block
  * metadata before anything is sent, so one MPI_Irecv/MPI_Isend pair per neighbour rank
@@ -35,18 +39,29 @@
 
 typedef struct comm comm_t;
 
+/* One field of an exchange round. */
+typedef struct comm_field {
+  const char *name;  /* registry name of its extraction, insertion and copy items */
+  int data_id;       /* block data item handed to them */
+  int width[3];      /* its ghost widths per axis: comm_create checks that the blocks suit
+                        them (patch_check_ghost_width) */
+} comm_field_t;
+
+enum { COMM_MAX_FIELDS = 16 };
+
 typedef struct comm_options {
-  const char *field; /* registry name of the extraction/insertion items */
+  comm_field_t fields[COMM_MAX_FIELDS]; /* borrowed names, read during comm_create only */
+  int nfields;       /* 1..COMM_MAX_FIELDS, names distinct */
   uint64_t fs;       /* the simulation's fs switches */
-  int data_id;       /* block data item handed to extraction and insertion */
-  int width[3];      /* the field's ghost widths per axis: comm_create checks that the
-                        blocks suit them (patch_check_ghost_width) */
   int tag;           /* MPI tag on the duplicated communicator */
 } comm_options_t;
 
+/* Options for one field, the common case. */
+comm_options_t comm_options_one(const char *name, int data_id, const int width[3], int tag);
+
 typedef struct comm_stats {
-  int peers;               /* neighbour ranks */
-  int64_t messages_sent;   /* block messages sent per exchange */
+  int peers;               /* neighbour ranks: MPI messages sent (and received) per exchange */
+  int64_t messages_sent;   /* block messages sent per exchange, all fields */
   int64_t bytes_sent;      /* bytes sent per exchange, headers included */
   int64_t local_copies;    /* block-to-block copies inside this process per exchange */
   int64_t local_bytes;     /* payload bytes of those copies */

@@ -6,7 +6,7 @@ void message_encode_header(uint8_t *p, const message_header_t *h) {
   buffer_store_u32(p, MESSAGE_MAGIC);
   buffer_store_u32(p + 4, h->src);
   buffer_store_u32(p + 8, h->dst);
-  buffer_store_u32(p + 12, h->dir);
+  buffer_store_u32(p + 12, (h->dir & 0xffffu) | (h->field & 0xffffu) << 16);
   buffer_store_u64(p + 16, h->payload);
 }
 
@@ -36,7 +36,9 @@ tsr_status message_read(buffer_reader_t *r, message_header_t *h, const uint8_t *
             start, (unsigned)magic, (unsigned)MESSAGE_MAGIC);
   h->src = buffer_load_u32(p + 4);
   h->dst = buffer_load_u32(p + 8);
-  h->dir = buffer_load_u32(p + 12);
+  uint32_t dir_field = buffer_load_u32(p + 12);
+  h->dir = dir_field & 0xffffu;
+  h->field = dir_field >> 16;
   h->payload = buffer_load_u64(p + 16);
   TSR_CHECK(h->payload <= buffer_reader_left(r), TSR_ERR_CORRUPT,
             "block message at offset %zu (BlockID %u -> %u): header announces %llu payload "

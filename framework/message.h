@@ -2,7 +2,8 @@
  *
  * Wire layout, little-endian, MESSAGE_HEADER_BYTES of header then the payload:
  *   u32 magic ("TSRM"), u32 sending BlockID, u32 receiving BlockID,
- *   u32 direction (0..25, the direction from sender to receiver; see direction.h),
+ *   u16 direction (0..25, the direction from sender to receiver; see direction.h),
+ *   u16 field (its place in the exchange that carries several fields in one round),
  *   u64 payload bytes.
  * Messages for one process are concatenated into one buffer. The payload is packed by
  * the sender's extraction function in direction d and unpacked by the receiver's
@@ -23,7 +24,8 @@ enum { MESSAGE_HEADER_BYTES = 24 };
 typedef struct message_header {
   uint32_t src;     /* sending BlockID */
   uint32_t dst;     /* receiving BlockID */
-  uint32_t dir;     /* direction from sender to receiver */
+  uint32_t dir;     /* direction from sender to receiver (below 2^16) */
+  uint32_t field;   /* field of the exchange (below 2^16) */
   uint64_t payload; /* payload bytes */
 } message_header_t;
 

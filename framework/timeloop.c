@@ -86,10 +86,9 @@ tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr
   if (st == TSR_OK) st = timeloop_resolve(tl, REGISTRY_KIND_KERNEL, sweep->kernel, &e.kernel, err);
   if (st != TSR_OK) tsr_error_prefix(err, "sweep '%s'", sweep->name);
   st = verdict_reduce(tl->comm, st, 0, err);
-  if (st == TSR_OK && sweep->field) {
-    comm_options_t co = {.field = sweep->field, .fs = tl->fs, .data_id = sweep->data_id,
-                         .width = {sweep->width[0], sweep->width[1], sweep->width[2]},
-                         .tag = 100 + tl->nsweeps};
+  if (st == TSR_OK && sweep->nexchange > 0) {
+    comm_options_t co = {.nfields = sweep->nexchange, .fs = tl->fs, .tag = 100 + tl->nsweeps};
+    for (int f = 0; f < sweep->nexchange && f < COMM_MAX_FIELDS; ++f) co.fields[f] = sweep->exchange[f];
     st = comm_create(&co, tl->patch, tl->reg, tl->comm, &e.exchange, err); /* collective */
   }
   if (st != TSR_OK) {

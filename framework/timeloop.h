@@ -1,6 +1,7 @@
 /* timeloop: the sweeps of a time step, run in order on every local block.
  *
- * A sweep is a communication phase (the ghost exchange of one field, optional), a
+ * A sweep is a communication phase (one ghost exchange round of the fields it reads,
+ * optional), a
  * boundary phase (a REGISTRY_KIND_BOUNDARY item, optional) and a work phase (a
  * REGISTRY_KIND_KERNEL item). Items are looked up once per local block when the sweep
  * is added, by the simulation's fs and each block's hs and bs. Every step ends with
@@ -11,6 +12,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "comm.h"
 #include "patch.h"
 #include "registry.h"
 #include "tsr_error.h"
@@ -19,9 +21,9 @@ typedef struct timeloop timeloop_t;
 
 typedef struct timeloop_sweep {
   const char *name;     /* for reports, e.g. "lbm" */
-  const char *field;    /* field exchanged first; NULL: no exchange */
-  int data_id;          /* block data of that field */
-  int width[3];         /* its ghost widths per axis (comm_options_t) */
+  const comm_field_t *exchange; /* fields exchanged first, in one round (comm.h);
+                                   borrowed during timeloop_add_sweep */
+  int nexchange;        /* 0: no exchange */
   const char *boundary; /* boundary item; NULL: none */
   const char *kernel;   /* kernel item */
 } timeloop_sweep_t;

@@ -215,9 +215,10 @@ tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const l
   TSR_TRY(data_allocate(comm, s->reg, s->patch, LBM_PDF, fs, &s->pdf_id, err));
   st = timeloop_create(s->patch, s->reg, fs, comm, &s->loop, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  timeloop_sweep_t lbm_sweep = {.name = "lbm", .field = LBM_PDF, .data_id = s->pdf_id,
+  comm_field_t pdf = {.name = LBM_PDF, .data_id = s->pdf_id};
+  lbm_ghost_width(s->opts.lattice, pdf.width);
+  timeloop_sweep_t lbm_sweep = {.name = "lbm", .exchange = &pdf, .nexchange = 1,
                                 .boundary = LBM_BOUNDARY, .kernel = LBM_STREAM_COLLIDE};
-  lbm_ghost_width(s->opts.lattice, lbm_sweep.width);
   TSR_TRY(timeloop_add_sweep(s->loop, &lbm_sweep, err));
   /* the step ends when every block's work is done (GPU blocks: their queue is empty) */
   TSR_TRY(timeloop_add_sweep(s->loop, &(timeloop_sweep_t){.name = "wait", .kernel = LBM_WAIT},

@@ -6,7 +6,9 @@
  * edges and corners of the ghost layers, must hold exactly what ghost_check_verify
  * expects (exact comparison: values are copied, never computed). A 2-D field (width 0
  * along z) sends nothing along z. Blocks thinner than the ghost layer elsewhere are an
- * error naming the block. Also: a failing extraction on one rank gives the same error on
+ * error naming the block. Several fields of different widths, layouts and components
+ * travel in one round: one MPI message per neighbour rank (counted at MPI_Isend through
+ * the profiling interface), every value exact. Also: a failing extraction on one rank gives the same error on
  * all ranks without a hang; ranks whose plans disagree on a message's size (shorter or
  * longer than the receiver planned, sent through the real exchange) give every rank an
  * error naming the sender and the byte counts; comm_timing counts the exchanges and its
@@ -65,10 +67,8 @@ static exchange_result_t run_case(const patch_options_t *opts, const ghost_check
   TSR_TRY(data_allocate(MPI_COMM_WORLD, reg, patch, fo->field, 0, &field, err));
   st = data_run_kernel(reg, patch, fo->fill, 0, err);
   TSR_TRY(verdict_reduce(MPI_COMM_WORLD, st, 0, err));
-  TSR_TRY(comm_create(&(comm_options_t){.field = fo->field, .data_id = field,
-                                        .width = {fo->width[0], fo->width[1], fo->width[2]},
-                                        .tag = 7},
-                      patch, reg, MPI_COMM_WORLD, &ex, err));
+  comm_options_t co = comm_options_one(fo->field, field, fo->width, 7);
+  TSR_TRY(comm_create(&co, patch, reg, MPI_COMM_WORLD, &ex, err));
   TSR_TRY(comm_exchange(ex, err));
   TSR_TRY(comm_exchange(ex, err)); /* a second exchange must leave everything as it is */
   ghost_check_report_t rep;
@@ -255,6 +255,120 @@ static void test_exchange_thin_blocks_refused(void **state) {
   assert_int_equal(r.st, TSR_ERR_INVALID);
 }
 
+/* Every MPI_Isend of the process goes through here (the PMPI profiling interface):
+ * the count of MPI messages the exchanges really send. */
+static int64_t isend_calls;
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request) {
+  ++isend_calls;
+  return PMPI_Isend(buf, count, type, dest, tag, comm, request);
+}
+
+/* Three fields of different widths, layouts and components exchanged in one round: one
+ * MPI message to each neighbour rank per exchange (counted at MPI_Isend), carrying the
+ * block messages of all three; every value of every field arrives exactly. The same
+ * fields in three rounds of their own send three times the MPI messages and the same
+ * block messages. */
+static void test_exchange_fields_in_one_round(void **state) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  tsr_error_t err;
+  tsr_error_clear(&err);
+  registry_t *reg = NULL;
+  patch_t *patch = NULL;
+  patch_options_t o = patch_options_default();
+  o.blocks[0] = 2 * size;
+  o.blocks[1] = 2;
+  o.cells[0] = 3 * o.blocks[0] + 1;
+  o.cells[1] = 7;
+  o.cells[2] = 4;
+  o.periodic[0] = o.periodic[2] = true;
+  patch_layout_t layout = {.nranks = size, .my_rank = rank};
+  assert_int_equal(patch_create(&o, &layout, &patch, &err), TSR_OK);
+  assert_int_equal(registry_create(&reg, &err), TSR_OK);
+  ghost_check_options_t fo[3];
+  const char *names[3][2] = {{"test.a", "test.a_fill"}, {"test.b", "test.b_fill"},
+                             {"test.c", "test.c_fill"}};
+  const int widths[3][3] = {{1, 1, 1}, {3, 3, 3}, {2, 2, 0}};
+  const int comps[3] = {2, 1, 1}, first[3] = {0, 2, 3};
+  comm_options_t round = {.nfields = 3, .tag = 8};
+  for (int f = 0; f < 3; ++f) {
+    fo[f] = ghost_check_options_default();
+    fo[f].field = names[f][0];
+    fo[f].fill = names[f][1];
+    for (int a = 0; a < 3; ++a) fo[f].width[a] = widths[f][a];
+    fo[f].layout = f == 1 ? GRID_SOA : GRID_AOS;
+    fo[f].comps = comps[f];
+    fo[f].first_comp = first[f];
+    assert_int_equal(ghost_check_register(reg, &fo[f], &err), TSR_OK);
+    int id;
+    assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, fo[f].field, 0, &id, &err), TSR_OK);
+    round.fields[f] = (comm_field_t){.name = fo[f].field, .data_id = id,
+                                     .width = {widths[f][0], widths[f][1], widths[f][2]}};
+  }
+  /* the neighbour ranks of this process's blocks */
+  int peers = 0;
+  int *is_peer = calloc((size_t)size, sizeof *is_peer);
+  assert_non_null(is_peer);
+  for (int32_t i = 0; i < patch_local_count(patch); ++i)
+    for (int d = 0; d < DIRECTION_COUNT; ++d) {
+      int32_t nb = patch_neighbor(patch, patch_local_id(patch, i), d);
+      if (nb < 0) continue;
+      int r = patch_block(patch, nb)->rank;
+      if (r != rank && !is_peer[r]) peers += is_peer[r] = 1;
+    }
+  free(is_peer);
+  if (size > 1) assert_true(peers > 0);
+
+  /* one round of three fields */
+  comm_t *one = NULL;
+  assert_int_equal(comm_create(&round, patch, reg, MPI_COMM_WORLD, &one, &err), TSR_OK);
+  for (int f = 0; f < 3; ++f)
+    assert_int_equal(data_run_kernel(reg, patch, fo[f].fill, 0, &err), TSR_OK);
+  const int n = 3;
+  isend_calls = 0;
+  for (int k = 0; k < n; ++k) assert_int_equal(comm_exchange(one, &err), TSR_OK);
+  assert_int_equal(isend_calls, (int64_t)n * peers);
+  comm_stats_t together = comm_stats(one);
+  assert_int_equal(together.peers, peers);
+  for (int f = 0; f < 3; ++f) {
+    ghost_check_report_t rep;
+    tsr_status st = ghost_check_verify(patch, round.fields[f].data_id, &fo[f], &rep, &err);
+    if (st != TSR_OK) fail_msg("rank %d: %s", rank, err.text);
+    assert_true(rep.filled[1] > 0 && rep.filled[2] > 0);
+    if (widths[f][2] == 0) assert_int_equal(rep.filled[3], 0); /* no corner without z */
+    else assert_true(rep.filled[3] > 0);
+  }
+  comm_free(&one);
+
+  /* three rounds of one field each: three times the MPI messages, the same block
+     messages */
+  int64_t block_messages = 0;
+  isend_calls = 0;
+  for (int f = 0; f < 3; ++f) {
+    comm_t *single = NULL;
+    comm_options_t co = comm_options_one(round.fields[f].name, round.fields[f].data_id,
+                                         round.fields[f].width, 9 + f);
+    assert_int_equal(comm_create(&co, patch, reg, MPI_COMM_WORLD, &single, &err), TSR_OK);
+    assert_int_equal(comm_exchange(single, &err), TSR_OK);
+    block_messages += comm_stats(single).messages_sent;
+    comm_free(&single);
+  }
+  assert_int_equal(isend_calls, 3 * (int64_t)peers);
+  assert_int_equal(block_messages, together.messages_sent);
+
+  /* a field named twice is refused */
+  comm_options_t twice = round;
+  twice.fields[2] = twice.fields[0];
+  comm_t *bad = NULL;
+  assert_int_equal(comm_create(&twice, patch, reg, MPI_COMM_WORLD, &bad, &err), TSR_ERR_INVALID);
+  ASSERT_HAS("names field 'test.a' twice");
+  assert_null(bad);
+  patch_free(&patch);
+  registry_free(&reg);
+}
+
 /* An extraction that fails on one block only: every rank returns the same error, and
  * no rank hangs waiting for messages. */
 static tsr_status faulty_alloc(const block_info_t *b, void *ctx, void **out, tsr_error_t *err) {
@@ -333,7 +447,8 @@ static tsr_status run_row_exchange(const row_items_t *it, int tag, tsr_error_t *
                    .fs = "*", .hs = "cpu", .bs = "*", .copy = it->copy, .ctx = ctx}, err), TSR_OK);
   int id;
   assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, f, 0, &id, err), TSR_OK);
-  assert_int_equal(comm_create(&(comm_options_t){.field = f, .data_id = id, .width = {1, 1, 1}, .tag = tag}, patch, reg,
+  assert_int_equal(comm_create(&(comm_options_t){.fields = {{.name = f, .data_id = id, .width = {1, 1, 1}}},
+                                               .nfields = 1, .tag = tag}, patch, reg,
                                MPI_COMM_WORLD, &ex, err), TSR_OK);
   tsr_status st = comm_exchange(ex, err);
   comm_free(&ex);
@@ -379,8 +494,8 @@ static void test_create_failure_is_shared(void **state) {
   ghost_check_options_t fo = ghost_check_options_default();
   assert_int_equal(ghost_check_register(reg, &fo, &err), TSR_OK);
   /* no field allocated on purpose: the lookup fails before any data is touched */
-  tsr_status st = comm_create(&(comm_options_t){.field = GHOST_CHECK_FIELD, .data_id = 0,
-                                                .width = {1, 1, 1}, .tag = 4},
+  comm_options_t co = comm_options_one(GHOST_CHECK_FIELD, 0, fo.width, 4);
+  tsr_status st = comm_create(&co,
                               patch, reg, MPI_COMM_WORLD, &ex, &err);
   assert_int_equal(st, TSR_ERR_LOOKUP);
   assert_null(ex);
@@ -490,8 +605,8 @@ static void test_exchange_timing(void **state) {
   assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, GHOST_CHECK_FIELD, 0, &field, &err),
                    TSR_OK);
   assert_int_equal(data_run_kernel(reg, patch, GHOST_CHECK_FILL, 0, &err), TSR_OK);
-  assert_int_equal(comm_create(&(comm_options_t){.field = GHOST_CHECK_FIELD, .data_id = field,
-                                                 .width = {1, 1, 1}, .tag = 5},
+  comm_options_t co = comm_options_one(GHOST_CHECK_FIELD, field, fo.width, 5);
+  assert_int_equal(comm_create(&co,
                                patch, reg, MPI_COMM_WORLD, &ex, &err),
                    TSR_OK);
   comm_timing_t t = comm_timing(ex);
@@ -644,7 +759,8 @@ static void test_exchange_stage_wait(void **state) {
                    .fs = "*", .hs = "cpu", .bs = "*", .copy = staged_copy}, &err), TSR_OK);
   int id;
   assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, f, 0, &id, &err), TSR_OK);
-  assert_int_equal(comm_create(&(comm_options_t){.field = f, .data_id = id, .width = {1, 1, 1}, .tag = 6}, patch, reg,
+  assert_int_equal(comm_create(&(comm_options_t){.fields = {{.name = f, .data_id = id, .width = {1, 1, 1}}},
+                                               .nfields = 1, .tag = 6}, patch, reg,
                                MPI_COMM_WORLD, &ex, &err), TSR_OK);
   /* what the geometry fixes: blocks with any neighbour, and those with a remote one */
   int64_t linked = 0, remote = 0;
@@ -691,6 +807,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_exchange_one_cell_blocks),
       cmocka_unit_test(test_exchange_two_dimensional),
       cmocka_unit_test(test_exchange_thin_blocks_refused),
+      cmocka_unit_test(test_exchange_fields_in_one_round),
       cmocka_unit_test(test_exchange_failure_is_shared),
       cmocka_unit_test(test_create_failure_is_shared),
       cmocka_unit_test(test_received_size_short),

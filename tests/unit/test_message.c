@@ -35,14 +35,14 @@ static int dir_of(int x, int y, int z) {
 static void test_header_layout(void **state) {
   (void)state;
   uint8_t p[MESSAGE_HEADER_BYTES];
-  message_header_t h = {.src = 0x01020304u, .dst = 0xa0b0c0d0u, .dir = 25,
+  message_header_t h = {.src = 0x01020304u, .dst = 0xa0b0c0d0u, .dir = 25, .field = 0x0203,
                         .payload = UINT64_C(0x1122334455667788)};
   message_encode_header(p, &h);
   const uint8_t want[MESSAGE_HEADER_BYTES] = {
       'T',  'S',  'R',  'M',                          /* magic */
       0x04, 0x03, 0x02, 0x01,                         /* src */
       0xd0, 0xc0, 0xb0, 0xa0,                         /* dst */
-      25,   0,    0,    0,                            /* dir */
+      25,   0,    0x03, 0x02,                         /* dir, field */
       0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, /* payload bytes */
   };
   assert_memory_equal(p, want, sizeof want);
