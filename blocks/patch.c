@@ -196,7 +196,7 @@ block_data_t *patch_block_data(const patch_t *patch, int32_t id) {
   return patch->data[id];
 }
 
-tsr_status patch_set_bs(patch_t *patch, int32_t id, uint32_t bs, tsr_error_t *err) {
+tsr_status patch_set_bs(patch_t *patch, int32_t id, uint64_t bs, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   TSR_CHECK(id >= 0 && id < patch->nblocks, TSR_ERR_INVALID,
             "BlockID %d does not exist (the patch has %d blocks)", (int)id, (int)patch->nblocks);

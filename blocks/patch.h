@@ -49,7 +49,8 @@ typedef struct block_info {
   double aabb_max[3];
   int rank;              /* owning process */
   uint32_t hs;           /* hardware selector id of the owning process */
-  uint32_t bs;           /* block selector id */
+  uint64_t bs;           /* block selector set: bit i set when the block carries the bs
+                            of id i (e.g. fluid and thermal); see patch_has_bs */
 } block_info_t;
 
 /* Fills rank_of_block[patch_block_count(patch)] with ranks in 0..nranks-1. It may read
@@ -63,7 +64,7 @@ typedef struct patch_layout {
   const uint32_t *hs_of_rank; /* nranks hs ids (copied); NULL: hs 0 for every rank */
   const uint32_t *hs_of_block; /* hs id of every block, by BlockID (read during
                                   patch_create); NULL: each block its rank's hs */
-  uint32_t bs;                /* initial bs id of every block */
+  uint64_t bs;                /* initial bs set of every block (bit i: bs id i) */
   patch_assign_fn assign;     /* NULL: balance_morton_even */
   const void *assign_ctx;
 } patch_layout_t;
@@ -104,9 +105,18 @@ int32_t patch_rank_block_count(const patch_t *patch, int rank);
 /* Borrowed data list of a block this process owns; NULL for other blocks. */
 block_data_t *patch_block_data(const patch_t *patch, int32_t id);
 
-/* Sets the bs of one block (sweeps classify blocks after the patch is built, from the
- * geometry every process knows, so all processes set the same values). */
-TSR_NODISCARD tsr_status patch_set_bs(patch_t *patch, int32_t id, uint32_t bs, tsr_error_t *err);
+/* Whether a block carries the bs of this id. */
+static inline bool patch_has_bs(const block_info_t *b, uint32_t bs_id) {
+  return bs_id < 64 && (b->bs >> bs_id & 1);
+}
+
+/* The bs set of one bs id. */
+static inline uint64_t patch_bs_bit(uint32_t bs_id) { return bs_id < 64 ? UINT64_C(1) << bs_id : 0; }
+
+/* Sets the bs set of one block (sweeps classify blocks after the patch is built, from
+ * the geometry every process knows, so all processes set the same values; a sweep
+ * changes the names it owns and keeps the others'). */
+TSR_NODISCARD tsr_status patch_set_bs(patch_t *patch, int32_t id, uint64_t bs, tsr_error_t *err);
 
 /* Checks that the blocks suit a field with ghost layers of width[a] cells along axis a
  * (what = the field's name, for the message): each width in 0..DIRECTION_MAX_WIDTH, and

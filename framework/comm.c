@@ -269,6 +269,7 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
           if (b->hs == n->hs) {
             /* same hardware: a direct copy, by the copy item both blocks resolve to */
             const registry_item_t *cb, *cn;
+            char bsb[256], bsn[256];
             TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_COPY, b, &cb, err));
             TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_COPY, n, &cn, err));
             TSR_CHECK(cb == cn, TSR_ERR_LOOKUP,
@@ -276,8 +277,10 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
                       "the same hardware but resolve to different copy items (bs %s and %s); "
                       "register one copy item for both",
                       name, (int)b->id, (int)nid,
-                      selector_name(registry_selectors_const(reg), SELECTOR_BS, b->bs),
-                      selector_name(registry_selectors_const(reg), SELECTOR_BS, n->bs));
+                      selector_format_set(registry_selectors_const(reg), SELECTOR_BS, b->bs,
+                                          bsb, sizeof bsb),
+                      selector_format_set(registry_selectors_const(reg), SELECTOR_BS, n->bs,
+                                          bsn, sizeof bsn));
             TSR_TRY(comm_add_copy(c, cb, t, err));
             continue;
           }

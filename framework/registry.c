@@ -200,7 +200,7 @@ cleanup:
 
 static bool registry_matches(const registry_entry_t *e, const registry_request_t *req) {
   return (req->fs & e->fs_on) == e->fs_on && !(req->fs & e->fs_off) && req->hs < 64 &&
-         req->bs < 64 && (e->hs >> req->hs & 1) && (e->bs >> req->bs & 1);
+         (e->hs >> req->hs & 1) && (e->bs == UINT64_MAX || (e->bs & req->bs));
 }
 
 tsr_status registry_lookup(const registry_t *reg, registry_kind_t kind, const char *name,
@@ -224,14 +224,14 @@ tsr_status registry_lookup(const registry_t *reg, registry_kind_t kind, const ch
     goto cleanup;
   }
   /* describe the request and every candidate */
-  char fs[512], msg[TSR_ERROR_TEXT_MAX];
+  char fs[512], bs[SELECTOR_MAX * (SELECTOR_NAME_MAX + 1) + 3], msg[TSR_ERROR_TEXT_MAX];
   size_t used = (size_t)snprintf(
       msg, sizeof msg, "%s %s '%s' for fs={%s} hs=%s bs=%s; candidates: ",
       nmatch == 0 ? "no registry item matches" : "more than one registry item matches",
       registry_kind_name(kind), name,
       req->fs ? selector_format(reg->selectors, SELECTOR_FS, req->fs, fs, sizeof fs) : "",
       selector_name(reg->selectors, SELECTOR_HS, req->hs),
-      selector_name(reg->selectors, SELECTOR_BS, req->bs));
+      selector_format_set(reg->selectors, SELECTOR_BS, req->bs, bs, sizeof bs));
   if (ncand == 0 && used < sizeof msg)
     snprintf(msg + used, sizeof msg - used, "none (nothing registered under that name)");
   for (size_t i = 0; i < reg->count && used < sizeof msg; ++i) {
@@ -243,7 +243,7 @@ tsr_status registry_lookup(const registry_t *reg, registry_kind_t kind, const ch
     if (n < 0) break;
     used += (size_t)n;
   }
-  TSR_FAIL(nmatch == 0 ? TSR_ERR_LOOKUP : TSR_ERR_INTERNAL, "%s", msg);
+  TSR_FAIL(TSR_ERR_LOOKUP, "%s", msg);
 cleanup:
   return st;
 }

@@ -114,11 +114,11 @@ typedef struct registry_item {
                        thread (an OpenMP region inside it runs with a team of one) */
 } registry_item_t;
 
-/* A request: the simulation's fs switches and one block's hs and bs. */
+/* A request: the simulation's fs switches and one block's hs and bs set. */
 typedef struct registry_request {
   uint64_t fs;
   uint32_t hs;
-  uint32_t bs;
+  uint64_t bs; /* the block's bs set (block_info_t.bs) */
 } registry_request_t;
 
 TSR_NODISCARD tsr_status registry_create(registry_t **out, tsr_error_t *err);
@@ -132,7 +132,11 @@ TSR_NODISCARD tsr_status registry_add(registry_t *reg, const registry_item_t *it
 
 /* The single item of this kind and name that matches req, borrowed until the registry
  * is freed. An fs expression matches when all its names are on in req.fs and all its
- * '!' names are off; hs and bs match when req's id is among the alternatives. */
+ * '!' names are off; hs matches when req's id is among the alternatives; bs "*" matches
+ * every block, and alternatives match a block whose bs set holds one of them. A block
+ * whose set matches two items (e.g. one registered for "fluid", one for "thermal", and
+ * a block that carries both) is an error naming both: registry_add can only rule out
+ * items whose alternatives share a name. */
 TSR_NODISCARD tsr_status registry_lookup(const registry_t *reg, registry_kind_t kind,
                                          const char *name, const registry_request_t *req,
                                          const registry_item_t **out, tsr_error_t *err);

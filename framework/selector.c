@@ -169,3 +169,19 @@ char *selector_format(const selector_table_t *table, selector_kind_t kind, uint6
   }
   return out;
 }
+
+char *selector_format_set(const selector_table_t *table, selector_kind_t kind, uint64_t bits,
+                          char *out, size_t cap) {
+  if (cap == 0) return out;
+  size_t used = 0;
+  int n = snprintf(out, cap, "{");
+  used = n > 0 && (size_t)n < cap ? (size_t)n : 0;
+  for (uint32_t id = 0; id < SELECTOR_MAX && used < cap; ++id) {
+    if (!(bits & (UINT64_C(1) << id))) continue;
+    n = snprintf(out + used, cap - used, "%s%s", used > 1 ? "," : "", selector_name(table, kind, id));
+    if (n < 0 || (size_t)n >= cap - used) return out;
+    used += (size_t)n;
+  }
+  if (used < cap) snprintf(out + used, cap - used, "}");
+  return out;
+}

@@ -10,7 +10,9 @@
  * Expressions (used by registry items):
  *   fs: "*" (any), or names joined by ',' that must all be on; a name written "!name"
  *       must be off. Example: "trt,dp,!force".
- *   hs, bs: "*" (any), or alternatives joined by '|'. Example: "fluid|fluid_boundary". */
+ *   hs, bs: "*" (any), or alternatives joined by '|'. Example: "fluid|fluid_boundary".
+ * A block carries a set of bs (e.g. fluid and thermal, as waLBerla's selector sets); a
+ * bs expression matches a block whose set holds one of its alternatives. */
 #ifndef SELECTOR_H
 #define SELECTOR_H
 
@@ -53,5 +55,10 @@ TSR_NODISCARD tsr_status selector_parse(selector_table_t *table, selector_kind_t
  * bits of hs/bs; "{}" for none. Returns out. */
 char *selector_format(const selector_table_t *table, selector_kind_t kind, uint64_t bits,
                       char *out, size_t cap);
+
+/* Writes the names of the bits as a set, "{a,b}" ("{}" for none), for any kind: how a
+ * block's bs set reads in messages. Returns out. */
+char *selector_format_set(const selector_table_t *table, selector_kind_t kind, uint64_t bits,
+                          char *out, size_t cap);
 
 #endif

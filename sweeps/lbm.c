@@ -325,7 +325,7 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
   lb->unstable = -1;
   lb->esize = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double);
   lb->dims = grid_dims_make(b->size, l->q, l->reach, layout, lb->esize);
-  if (b->bs == c->bs_solid) goto done; /* all solid: no PDFs */
+  if (patch_has_bs(b, c->bs_solid)) goto done; /* all solid: no PDFs */
 
   const lbm_kernels_t *kern = c->kernels[layout];
   size_t n = lb->dims.elements, cells = 0, rho_bytes = 0, u_bytes = 0;
@@ -356,7 +356,7 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
       for (int x = 0; x < d->nx; ++x, ++k) {
         uint8_t fl = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + x, b->lo[1] + y, b->lo[2] + z);
         lb->flags[k] = fl;
-        if (fl != GEOMETRY_FLUID || b->bs != c->bs_boundary) continue;
+        if (fl != GEOMETRY_FLUID || !patch_has_bs(b, c->bs_boundary)) continue;
         for (int i = 1; i < l->q; ++i) {
           int sx = x - l->c[0][i], sy = y - l->c[1][i], sz = z - l->c[2][i];
           uint8_t sf = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + sx, b->lo[1] + sy,
@@ -424,7 +424,7 @@ static cpu_copy_layout_t lbm_copy_layout(const lbm_ctx_t *c) {
 
 size_t lbm_size(const block_info_t *b, int dir, void *vctx) {
   const lbm_ctx_t *c = vctx;
-  if (b->bs == c->bs_solid) return 0;
+  if (patch_has_bs(b, c->bs_solid)) return 0;
   cpu_copy_layout_t l = lbm_copy_layout(c);
   return cpu_copy_size(&l, b, dir);
 }
@@ -661,9 +661,12 @@ tsr_status lbm_classify(patch_t *patch, registry_t *reg, const lbm_options_t *o,
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid_boundary", &ids[GEOMETRY_CLASS_BOUNDARY], err));
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "solid", &ids[GEOMETRY_CLASS_SOLID], err));
   const patch_options_t *domain = patch_options(patch);
+  const uint64_t mine = patch_bs_bit(ids[0]) | patch_bs_bit(ids[1]) | patch_bs_bit(ids[2]);
   for (int32_t id = 0; id < patch_block_count(patch); ++id) {
-    geometry_class_t k = geometry_classify(&o->geometry, domain, patch_block(patch, id));
-    TSR_TRY(patch_set_bs(patch, id, ids[k], err));
+    const block_info_t *b = patch_block(patch, id);
+    geometry_class_t k = geometry_classify(&o->geometry, domain, b);
+    /* the LBM's class replaces its earlier one; other sweeps' names stay */
+    TSR_TRY(patch_set_bs(patch, id, (b->bs & ~mine) | patch_bs_bit(ids[k]), err));
   }
 cleanup:
   return st;

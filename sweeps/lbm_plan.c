@@ -43,7 +43,7 @@ static tsr_status lbm_plan_weights(lbm_plan_t *p, const patch_t *patch, registry
   for (int32_t id = 0; id < patch_block_count(patch); ++id) {
     const block_info_t *b = patch_block(patch, id);
     p->block_cells[id] =
-        b->bs == solid ? 0.0 : (double)b->size[0] * (double)b->size[1] * (double)b->size[2];
+        patch_has_bs(b, solid) ? 0.0 : (double)b->size[0] * (double)b->size[1] * (double)b->size[2];
     const registry_item_t *ext;
     registry_request_t req = {.fs = fs, .hs = cpu, .bs = b->bs};
     TSR_TRY(registry_lookup(reg, REGISTRY_KIND_EXTRACTION, LBM_PDF, &req, &ext, err));

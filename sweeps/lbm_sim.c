@@ -68,7 +68,7 @@ static tsr_status lbm_sim_local_bytes(const lbm_sim_t *s, size_t *host, size_t *
     gpu_hs = UINT32_MAX;
   for (int32_t i = 0; i < patch_local_count(s->patch); ++i) {
     const block_info_t *b = patch_block(s->patch, patch_local_id(s->patch, i));
-    if (b->bs == solid) continue;
+    if (patch_has_bs(b, solid)) continue;
     size_t cells, with_ghosts, moments, grid, messages;
     bool ok = tsr_box_cells(b->size, 0, &cells) && tsr_box_cells(b->size, 1, &with_ghosts) &&
               tsr_mul_size(cells, moments_per_cell, &moments) && tsr_add_size(*host, moments, host);

@@ -25,7 +25,7 @@ static const registry_item_t *lookup(registry_t *reg, registry_kind_t kind, cons
   const registry_item_t *item = NULL;
   assert_int_equal(registry_parse_fs(reg, fs, &bits, &err), TSR_OK);
   assert_int_equal(selector_find(registry_selectors(reg), SELECTOR_BS, bs, &bsid, &err), TSR_OK);
-  registry_request_t req = {.fs = bits, .hs = SELECTOR_HS_CPU, .bs = bsid};
+  registry_request_t req = {.fs = bits, .hs = SELECTOR_HS_CPU, .bs = patch_bs_bit(bsid)};
   if (registry_lookup(reg, kind, name, &req, &item, &err) != TSR_OK) fail_msg("%s", err.text);
   return item;
 }
@@ -54,7 +54,7 @@ static void test_message_sizes(void **state) {
     uint32_t fluid = 0, solid = 0;
     assert_int_equal(selector_find(registry_selectors(reg), SELECTOR_BS, "fluid", &fluid, &err), TSR_OK);
     assert_int_equal(selector_find(registry_selectors(reg), SELECTOR_BS, "solid", &solid, &err), TSR_OK);
-    block_info_t b = {.id = 0, .size = {4, 3, 2}, .bs = fluid};
+    block_info_t b = {.id = 0, .size = {4, 3, 2}, .bs = patch_bs_bit(fluid)};
     for (int dir = 0; dir < DIRECTION_COUNT; ++dir) {
       int order = direction_order(dir);
       size_t per_cell = order == 1 ? 5 : order == 2 ? 1 : 0;
@@ -63,7 +63,7 @@ static void test_message_sizes(void **state) {
       assert_int_equal(ins->size(&b, dir, ins->ctx), want);
     }
     block_info_t s = b;
-    s.bs = solid;
+    s.bs = patch_bs_bit(solid);
     const registry_item_t *sext = lookup(reg, REGISTRY_KIND_EXTRACTION, LBM_PDF, fs, "solid");
     for (int dir = 0; dir < DIRECTION_COUNT; ++dir) assert_int_equal(sext->size(&s, dir, sext->ctx), 0);
     registry_free(&reg);
@@ -81,7 +81,7 @@ static void test_layout_items(void **state) {
   registry_t *reg = registered(&o);
   uint32_t fluid = 0;
   assert_int_equal(selector_find(registry_selectors(reg), SELECTOR_BS, "fluid", &fluid, &err), TSR_OK);
-  block_info_t b = {.id = 0, .size = {9, 3, 2}, .bs = fluid};
+  block_info_t b = {.id = 0, .size = {9, 3, 2}, .bs = patch_bs_bit(fluid)};
   void *blk[2];
   const registry_item_t *alloc[2];
   const char *fs[2] = {"trt,dp,aos", "trt,dp,soa"};
@@ -107,14 +107,51 @@ static void test_layout_items(void **state) {
   uint64_t bits = 0;
   const registry_item_t *item = NULL;
   assert_int_equal(registry_parse_fs(reg, "trt,dp", &bits, &err), TSR_OK);
-  registry_request_t req = {.fs = bits, .hs = SELECTOR_HS_CPU, .bs = fluid};
+  registry_request_t req = {.fs = bits, .hs = SELECTOR_HS_CPU, .bs = patch_bs_bit(fluid)};
   assert_int_not_equal(registry_lookup(reg, REGISTRY_KIND_ALLOCATOR, LBM_PDF, &req, &item, &err), TSR_OK);
+  registry_free(&reg);
+}
+
+/* lbm_classify sets one LBM class per block (fluid, fluid_boundary or solid) and keeps
+ * the bs names of other sweeps that the blocks already carry. */
+static void test_classify_keeps_other_bs(void **state) {
+  tsr_error_t err;
+  lbm_options_t o = lbm_options_default(); /* closed box: walls on every face */
+  registry_t *reg = registered(&o);
+  uint32_t thermal = 0, fluid = 0, boundary = 0, solid = 0;
+  selector_table_t *sel = registry_selectors(reg);
+  assert_int_equal(selector_intern(sel, SELECTOR_BS, "thermal", &thermal, &err), TSR_OK);
+  patch_options_t d = patch_options_default();
+  d.cells[0] = d.cells[1] = d.cells[2] = 9;
+  d.blocks[0] = d.blocks[1] = d.blocks[2] = 3;
+  patch_layout_t layout = {.nranks = 1, .my_rank = 0, .bs = patch_bs_bit(thermal)};
+  patch_t *p = NULL;
+  assert_int_equal(patch_create(&d, &layout, &p, &err), TSR_OK);
+  if (lbm_classify(p, reg, &o, &err) != TSR_OK) fail_msg("%s", err.text);
+  assert_int_equal(selector_find(sel, SELECTOR_BS, "fluid", &fluid, &err), TSR_OK);
+  assert_int_equal(selector_find(sel, SELECTOR_BS, "fluid_boundary", &boundary, &err), TSR_OK);
+  assert_int_equal(selector_find(sel, SELECTOR_BS, "solid", &solid, &err), TSR_OK);
+  int inner = 0;
+  for (int32_t id = 0; id < patch_block_count(p); ++id) {
+    const block_info_t *b = patch_block(p, id);
+    assert_true(patch_has_bs(b, thermal));
+    int classes = patch_has_bs(b, fluid) + patch_has_bs(b, boundary) + patch_has_bs(b, solid);
+    assert_int_equal(classes, 1);
+    inner += patch_has_bs(b, fluid); /* the middle block touches no wall */
+  }
+  assert_int_equal(inner, 1);
+  /* classifying again changes nothing */
+  assert_int_equal(lbm_classify(p, reg, &o, &err), TSR_OK);
+  for (int32_t id = 0; id < patch_block_count(p); ++id)
+    assert_int_equal(__builtin_popcountll(patch_block(p, id)->bs), 2);
+  patch_free(&p);
   registry_free(&reg);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_message_sizes),
+      cmocka_unit_test(test_classify_keeps_other_bs),
       cmocka_unit_test(test_layout_items),
   };
   return cmocka_run_group_tests_name("lbm_sweep", tests, NULL, NULL);

@@ -674,6 +674,14 @@ static void test_set_bs(void **state) {
              "BlockID 8 does not exist (the patch has 8 blocks)");
   ASSERT_ERR(patch_set_bs(p, -1, 2, &err), TSR_ERR_INVALID, "BlockID -1 does not exist");
   for (int32_t id = 0; id < 8; ++id) assert_int_equal(patch_block(p, id)->bs, id == 3 ? 7 : 1);
+  /* a set: block 3 carries bs ids 0, 1 and 2, the others id 0 */
+  assert_true(patch_has_bs(patch_block(p, 3), 2));
+  assert_false(patch_has_bs(patch_block(p, 3), 3));
+  assert_false(patch_has_bs(patch_block(p, 0), 1));
+  ASSERT_OK(patch_set_bs(p, 5, patch_bs_bit(63) | patch_bs_bit(0), &err));
+  assert_true(patch_has_bs(patch_block(p, 5), 63) && patch_has_bs(patch_block(p, 5), 0));
+  assert_false(patch_has_bs(patch_block(p, 5), 64)); /* no such id: never carried */
+  assert_int_equal(patch_bs_bit(64), 0);
   patch_free(&p);
 }
 

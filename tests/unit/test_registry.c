@@ -92,11 +92,12 @@ static registry_item_t kernel_item(const char *name, const char *fs, const char 
                            .bs = bs, .kernel = fn, .ctx = ctx};
 }
 
-static uint32_t bs_id(registry_t *reg, const char *name) {
+/* The bs set of one name. */
+static uint64_t bs_set(registry_t *reg, const char *name) {
   tsr_error_t err;
   uint32_t id = 0;
   ASSERT_OK(selector_find(registry_selectors(reg), SELECTOR_BS, name, &id, &err));
-  return id;
+  return UINT64_C(1) << id;
 }
 
 static uint64_t fs_bits(registry_t *reg, const char *fs) {
@@ -108,7 +109,7 @@ static uint64_t fs_bits(registry_t *reg, const char *fs) {
 
 /* Looks up a kernel and runs it; returns the letter it wrote. */
 static int which_kernel(registry_t *reg, const char *name, uint64_t fs, uint32_t hs,
-                        uint32_t bs) {
+                        uint64_t bs) {
   tsr_error_t err;
   const registry_item_t *item = NULL;
   registry_request_t req = {.fs = fs, .hs = hs, .bs = bs};
@@ -181,8 +182,8 @@ static void test_lookup_by_hs_and_bs(void **state) {
                                                  .bs = "solid", .kernel = kernel_c},
                          &err));
   const registry_item_t *out;
-  const uint32_t fluid = bs_id(reg, "fluid"), fb = bs_id(reg, "fluid_boundary"),
-                 solid = bs_id(reg, "solid");
+  const uint64_t fluid = bs_set(reg, "fluid"), fb = bs_set(reg, "fluid_boundary"),
+                 solid = bs_set(reg, "solid");
   registry_request_t req = {.fs = 0, .hs = SELECTOR_HS_GPU, .bs = fb};
   ASSERT_OK(registry_lookup(reg, REGISTRY_KIND_BOUNDARY, "wall", &req, &out, &err));
   assert_ptr_equal(out->kernel, kernel_a);
@@ -202,9 +203,9 @@ static void test_lookup_by_hs_and_bs(void **state) {
   req = (registry_request_t){.hs = 64, .bs = solid};
   ASSERT_ERR(registry_lookup(reg, REGISTRY_KIND_BOUNDARY, "wall", &req, &out, &err),
              TSR_ERR_LOOKUP, "hs=?");
-  req = (registry_request_t){.hs = SELECTOR_HS_CPU, .bs = 4000000000u};
+  req = (registry_request_t){.hs = SELECTOR_HS_CPU, .bs = UINT64_C(1) << 63};
   ASSERT_ERR(registry_lookup(reg, REGISTRY_KIND_BOUNDARY, "wall", &req, &out, &err),
-             TSR_ERR_LOOKUP, "bs=?");
+             TSR_ERR_LOOKUP, "bs={?}");
 }
 
 static void test_item_is_copied(void **state) {
@@ -223,7 +224,7 @@ static void test_item_is_copied(void **state) {
   it.alloc = NULL;
   const registry_item_t *out = NULL;
   registry_request_t req = {.fs = fs_bits(reg, "dp"), .hs = SELECTOR_HS_CPU,
-                            .bs = bs_id(reg, "fluid")};
+                            .bs = bs_set(reg, "fluid")};
   ASSERT_OK(registry_lookup(reg, REGISTRY_KIND_ALLOCATOR, "lbm.pdf", &req, &out, &err));
   assert_string_equal(out->name, "lbm.pdf");
   assert_string_equal(out->fs, "dp");
@@ -246,10 +247,10 @@ static void test_no_match_names_request_and_candidates(void **state) {
   ASSERT_OK(registry_add(reg, &other, &err));
   const registry_item_t *out = (const registry_item_t *)&a;
   registry_request_t req = {.fs = fs_bits(reg, "srt,dp"), .hs = SELECTOR_HS_GPU,
-                            .bs = bs_id(reg, "fluid")};
+                            .bs = bs_set(reg, "fluid")};
   ASSERT_ERR(registry_lookup(reg, REGISTRY_KIND_KERNEL, "lbm.sc", &req, &out, &err),
              TSR_ERR_LOOKUP,
-             "no registry item matches kernel 'lbm.sc' for fs={srt,dp} hs=gpu bs=fluid");
+             "no registry item matches kernel 'lbm.sc' for fs={srt,dp} hs=gpu bs={fluid}");
   assert_null(out);
   ASSERT_HAS("candidates: ");
   ASSERT_HAS("[kernel 'lbm.sc' fs=srt hs=cpu bs=fluid]");
@@ -262,7 +263,47 @@ static void test_no_match_names_request_and_candidates(void **state) {
   req.fs = 0;
   req.hs = SELECTOR_HS_CPU;
   ASSERT_ERR(registry_lookup(reg, REGISTRY_KIND_KERNEL, "lbm.sc", &req, &out, &err),
-             TSR_ERR_LOOKUP, "for fs={} hs=cpu bs=fluid");
+             TSR_ERR_LOOKUP, "for fs={} hs=cpu bs={fluid}");
+}
+
+/* A block carries a set of bs: an item matches when the set holds one of its
+ * alternatives, "*" matches every set (the empty one too). Items of one name for "fluid"
+ * and for "thermal" register side by side, but a block that carries both matches both:
+ * the lookup is an error naming the set and both items, never a first match. */
+static void test_bs_sets(void **state) {
+  registry_t *reg = *state;
+  tsr_error_t err;
+  registry_item_t lbm = kernel_item("lbm.sc", "*", "cpu", "fluid|fluid_boundary", kernel_a, NULL);
+  registry_item_t heat = kernel_item("thermal.sc", "*", "cpu", "thermal", kernel_b, NULL);
+  registry_item_t any = kernel_item("wait", "*", "cpu", "*", kernel_c, NULL);
+  registry_item_t x_fluid = kernel_item("x", "*", "cpu", "fluid", kernel_a, NULL);
+  registry_item_t x_heat = kernel_item("x", "*", "cpu", "thermal", kernel_b, NULL);
+  ASSERT_OK(registry_add(reg, &lbm, &err));
+  ASSERT_OK(registry_add(reg, &heat, &err));
+  ASSERT_OK(registry_add(reg, &any, &err));
+  ASSERT_OK(registry_add(reg, &x_fluid, &err));
+  ASSERT_OK(registry_add(reg, &x_heat, &err));
+  const uint64_t fluid = bs_set(reg, "fluid"), thermal = bs_set(reg, "thermal"),
+                 fb = bs_set(reg, "fluid_boundary");
+  assert_int_equal(which_kernel(reg, "lbm.sc", 0, SELECTOR_HS_CPU, fluid | thermal), 'a');
+  assert_int_equal(which_kernel(reg, "lbm.sc", 0, SELECTOR_HS_CPU, fb | thermal), 'a');
+  assert_int_equal(which_kernel(reg, "thermal.sc", 0, SELECTOR_HS_CPU, fluid | thermal), 'b');
+  assert_int_equal(which_kernel(reg, "wait", 0, SELECTOR_HS_CPU, 0), 'c');
+  assert_int_equal(which_kernel(reg, "x", 0, SELECTOR_HS_CPU, fluid), 'a');
+  assert_int_equal(which_kernel(reg, "x", 0, SELECTOR_HS_CPU, thermal), 'b');
+  const registry_item_t *out = NULL;
+  registry_request_t req = {.hs = SELECTOR_HS_CPU, .bs = thermal};
+  ASSERT_ERR(registry_lookup(reg, REGISTRY_KIND_KERNEL, "lbm.sc", &req, &out, &err),
+             TSR_ERR_LOOKUP, "no registry item matches kernel 'lbm.sc' for fs={} hs=cpu bs={thermal}");
+  req.bs = 0;
+  ASSERT_ERR(registry_lookup(reg, REGISTRY_KIND_KERNEL, "thermal.sc", &req, &out, &err),
+             TSR_ERR_LOOKUP, "bs={}");
+  req.bs = fluid | thermal;
+  ASSERT_ERR(registry_lookup(reg, REGISTRY_KIND_KERNEL, "x", &req, &out, &err), TSR_ERR_LOOKUP,
+             "more than one registry item matches kernel 'x' for fs={} hs=cpu bs={fluid,thermal}");
+  ASSERT_HAS("[kernel 'x' fs=* hs=cpu bs=fluid]");
+  ASSERT_HAS("[kernel 'x' fs=* hs=cpu bs=thermal]");
+  assert_null(out);
 }
 
 static void test_nothing_registered_under_name(void **state) {
@@ -620,6 +661,7 @@ int main(void) {
       REG_TEST(test_item_is_copied),
       REG_TEST(test_no_match_names_request_and_candidates),
       REG_TEST(test_nothing_registered_under_name),
+      REG_TEST(test_bs_sets),
       cmocka_unit_test(test_add_rejects_overlapping_items),
       REG_TEST(test_overlap_only_within_kind_and_name),
       REG_TEST(test_function_fields_per_kind),
