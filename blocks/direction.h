@@ -2,7 +2,8 @@
  * and the cell slices that a ghost exchange in a direction touches.
  *
  * Numbering: 0..5 faces, 6..17 edges, 18..25 corners; the inverse of direction d is
- * d ^ 1. The first 18 offsets are also the moving D3Q19 lattice velocities.
+ * d ^ 1. The first 18 (faces and edges) are the moving velocities of the lattices of
+ * reach 1 without corners.
  *
  * Local cell coordinates run over 0..size-1 inside a block; a ghost layer of width w
  * sits at -w..-1 and at size..size+w-1 along each axis. A message that travels in
@@ -69,7 +70,7 @@ void direction_recv_box(const int size[3], const int width[3], int d, int k, int
  * between neighbours): width[a] along each axis where d moves, size[a] along the others. */
 int64_t direction_slice_cells(const int size[3], const int width[3], int d);
 
-/* Width 1 along every axis: the ghost layer of the D3Q19-class lattices. */
+/* Width 1 along every axis: the ghost layer of a stencil of reach 1. */
 extern const int direction_width_one[3];
 
 #endif

@@ -62,7 +62,7 @@ uint64_t node_memory_available(void);
 
 /* Collective: sums `bytes` over the ranks of each node and fails on every rank when a
  * node's sum exceeds what node_memory_available reports there; `what` names the data
- * in the message ("the PDFs of the LBM blocks"). */
+ * in the message (e.g. "the fields of the blocks"). */
 TSR_NODISCARD tsr_status node_check_memory(MPI_Comm comm, uint64_t bytes, const char *what,
                                            tsr_error_t *err);
 

@@ -63,7 +63,7 @@ void *opencl_context_queue(const opencl_context_t *ctx);
 
 /* Builds source with options for the context's device into *program (a cl_program the
  * caller releases with opencl_program_release). A failed build is a TSR_ERR_OPENCL whose
- * message names what (e.g. "kernels_gpu/d3q19.cl"), the options and the build log. */
+ * message names what (e.g. "kernels_gpu/name.cl"), the options and the build log. */
 TSR_NODISCARD tsr_status opencl_build_program(opencl_context_t *ctx, const char *source,
                                               const char *options, const char *what,
                                               void **program, tsr_error_t *err);

@@ -92,7 +92,7 @@ typedef tsr_status (*registry_kernel_fn)(const block_info_t *block, block_data_t
 
 typedef struct registry_item {
   registry_kind_t kind;
-  const char *name; /* e.g. "lbm.stream_collide", "lbm.pdf" (copied) */
+  const char *name; /* "<module>.<what>", e.g. "flow.stream_collide" (copied) */
   const char *fs;   /* selector expressions (see selector.h) */
   const char *hs;
   const char *bs;

@@ -56,7 +56,7 @@
  * node.h); its place among the ranks with the same node name picks its entry.
  * Probe and slice names are [A-Za-z0-9_-]+, unique in their list; "every" is >= 1
  * (default 1).
- * Sweeps read their own sections (see lbm_options_read). */
+ * Physics modules read their own sections. */
 #ifndef SIMULATION_H
 #define SIMULATION_H
 

@@ -20,7 +20,7 @@
 typedef struct timeloop timeloop_t;
 
 typedef struct timeloop_sweep {
-  const char *name;     /* for reports, e.g. "lbm" */
+  const char *name;     /* for reports */
   const comm_field_t *exchange; /* fields exchanged first, in one round (comm.h);
                                    borrowed during timeloop_add_sweep */
   int nexchange;        /* 0: no exchange */
