@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, and runs on 2 MPI ranks `tessera info`
 # and the 3-D lid-driven cavity (configs/cavity.json): progress lines, then a summary,
-# also written to out/cavity/summary.json. Run again, it replaces the output of its last
-# run there (--overwrite).
+# also written to out/cavity/summary.json, with PNG slices and VTK files there (see the
+# README). Run again, it replaces the output of its last run there (--overwrite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
