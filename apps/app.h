@@ -6,7 +6,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "module.h"
+#include "sim.h"
 #include "tsr_error.h"
+
+/* The physics modules there are (NULL-ended; the first is the default of "modules"),
+ * and what the assembly needs from the program (modules.c). */
+extern const module_def_t *const app_modules[];
+extern const sim_setup_t app_sim_setup;
 
 /* Prints "tessera: error: ..." once (on rank 0) for an error every rank agrees on and
  * returns the process exit status 1; returns 0 for TSR_OK. */

@@ -59,10 +59,10 @@ static tsr_status hetero_run(MPI_Comm comm, const simulation_options_t *so, cons
   TSR_TRY(lbm_sim_step(sim, steps, err));
   double t = MPI_Wtime() - t0, tmax = 0;
   TSR_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm));
-  const lbm_plan_t *plan = lbm_sim_plan(sim);
+  const plan_t *plan = lbm_sim_plan(sim);
   r->mlups = (double)lbm_sim_cells(sim) * (double)steps / tmax / 1e6;
   r->predicted = plan->max_seconds > 0 ? (double)lbm_sim_cells(sim) / plan->max_seconds / 1e6 : 0;
-  r->imbalance = lbm_plan_imbalance(plan);
+  r->imbalance = plan_imbalance(plan);
   MPI_Comm_size(comm, &r->processes);
 cleanup:
   lbm_sim_free(&sim);

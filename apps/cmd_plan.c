@@ -8,8 +8,8 @@
 
 #include "app.h"
 #include "config.h"
-#include "lbm.h"
-#include "lbm_plan.h"
+#include "plan.h"
+#include "sim.h"
 #include "node.h"
 #include "registry.h"
 #include "report.h"
@@ -68,7 +68,7 @@ static void plan_where(const node_process_t *q, char *out, size_t cap) {
 
 enum { PLAN_COLUMNS = 13 };
 
-static tsr_status plan_report(const char *config, const char *json, const lbm_plan_t *plan,
+static tsr_status plan_report(const char *config, const char *json, const plan_t *plan,
                               double seconds, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const patch_t *patch = plan->patch;
@@ -109,7 +109,7 @@ static tsr_status plan_report(const char *config, const char *json, const lbm_pl
   double mlups = plan->max_seconds > 0 ? cells / plan->max_seconds / 1e6 : 0.0;
   double ratio = plan->best_compute > 0 ? plan->max_seconds / plan->best_compute : 0.0;
   printf("predicted: %.3f ms per step (slowest rank), mean %.3f ms, imbalance %.1f%%, %.1f MLUPS\n",
-         1e3 * plan->max_seconds, 1e3 * plan->mean_seconds, 100.0 * lbm_plan_imbalance(plan), mlups);
+         1e3 * plan->max_seconds, 1e3 * plan->mean_seconds, 100.0 * plan_imbalance(plan), mlups);
   double compute = 0;
   for (int r = 0; r < n; ++r)
     if (plan->cost[r].compute > compute) compute = plan->cost[r].compute;
@@ -125,7 +125,7 @@ static tsr_status plan_report(const char *config, const char *json, const lbm_pl
         REPORT_INT_ITEM("cells", (int64_t)cells),
         REPORT_REAL_ITEM("predicted_step_s", plan->max_seconds),
         REPORT_REAL_ITEM("predicted_mean_s", plan->mean_seconds),
-        REPORT_REAL_ITEM("predicted_imbalance", lbm_plan_imbalance(plan)),
+        REPORT_REAL_ITEM("predicted_imbalance", plan_imbalance(plan)),
         REPORT_REAL_ITEM("predicted_mlups", mlups),
         REPORT_REAL_ITEM("best_compute_s", plan->best_compute),
         REPORT_REAL_ITEM("step_over_best", ratio),
@@ -148,15 +148,18 @@ static tsr_status plan_make(config_t *doc, const char *config, int64_t ranks, co
                             const char *json, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   simulation_options_t so;
-  lbm_options_t lo;
+  module_t modules[MODULE_MAX];
+  module_decl_t decls[MODULE_MAX];
+  int nmodules = 0;
+  uint64_t fs = 0;
   char **names = NULL;
   int n = 0;
   node_process_t *procs = NULL;
   registry_t *reg = NULL;
-  lbm_plan_t *plan = NULL;
+  plan_t *plan = NULL;
   double t0 = MPI_Wtime();
   TSR_TRY(simulation_options_read(doc, &so, err));
-  TSR_TRY(lbm_options_read(doc, &so.domain, &lo, err));
+  TSR_TRY(module_read_all(doc, &so, app_modules, modules, &nmodules, err));
   TSR_TRY(config_check_unknown(doc, err));
   if (nodes) {
     TSR_TRY(node_list_expand(&so.hardware, nodes, PLAN_MAX_RANKS, &names, &n, err));
@@ -181,15 +184,18 @@ static tsr_status plan_make(config_t *doc, const char *config, int64_t ranks, co
   TSR_CHECK(procs, TSR_ERR_NOMEM, "out of memory for %d ranks", n);
   TSR_TRY(node_assign(&so.hardware, (const char *const *)names, n, procs, err));
   TSR_TRY(registry_create(&reg, err));
-  TSR_TRY(lbm_sweep_register(reg, &so.domain, &lo, NULL, err));
-  TSR_TRY(lbm_plan_create(&so, &lo, reg, procs, NULL, n, 0, &plan, err));
+  /* no device is opened: the items of every hs size the messages alike */
+  module_env_t env = {.so = &so, .cl = NULL, .kernel_sources = so.hardware.kernel_sources};
+  TSR_TRY(sim_register(modules, nmodules, reg, &env, decls, &fs, err));
+  TSR_TRY(plan_create(&so, modules, decls, nmodules, reg, fs, procs, NULL, n, 0, &plan, err));
   if (so.hardware.balance.calibrate)
     printf("note: hardware.balance.calibrate is on: a run measures each process's throughput "
            "at start-up; this plan uses the configured throughput\n");
   TSR_TRY(plan_report(config, json, plan, MPI_Wtime() - t0, err));
 cleanup:
-  lbm_plan_free(&plan);
+  plan_free(&plan);
   registry_free(&reg);
+  module_free_all(modules, nmodules);
   free(procs);
   node_names_free(names, n);
   return st;

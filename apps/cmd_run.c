@@ -1,4 +1,4 @@
-/* tessera run CONFIG: an LBM simulation as the configuration describes it. */
+/* tessera run CONFIG: a simulation of the modules the configuration names, as it describes it. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 
 #include "app.h"
 #include "config.h"
-#include "lbm.h"
-#include "lbm_sim.h"
+#include "module.h"
+#include "sim.h"
 #include "output.h"
 #include "report.h"
 #include "simulation.h"
@@ -23,24 +23,24 @@ static bool run_due(int64_t every, int64_t step) { return step > 0 && step % eve
  * blocks on the device), then the VTK, probe and
  * slice output due (VTK also at step 0). Nothing is written at a step whose check
  * fails: TSR_ERR_DIVERGED, with *div saying where. */
-static tsr_status run_output(MPI_Comm comm, lbm_sim_t *sim, const simulation_options_t *so,
-                             output_folder_t *out, int64_t step, lbm_divergence_t *div,
+static tsr_status run_output(MPI_Comm comm, sim_t *sim, const simulation_options_t *so,
+                             output_folder_t *out, int64_t step, sim_divergence_t *div,
                              tsr_error_t *err) {
   tsr_status st = TSR_OK;
   bool vtk = so->vtk_every > 0 && step % so->vtk_every == 0, due = vtk;
   for (int i = 0; i < so->nprobes; ++i) due = due || run_due(so->probes[i].every, step);
   for (int i = 0; i < so->nslices; ++i) due = due || run_due(so->slices[i].every, step);
   if (!due && step % so->check_every != 0 && step != so->steps) goto cleanup;
-  if (due) TSR_TRY(lbm_sim_moments(sim, err)); /* the output's moments serve the check */
-  TSR_TRY(lbm_sim_check(sim, step, due, div, err));
+  if (due) TSR_TRY(sim_prepare(sim, err)); /* the output's values serve the check */
+  TSR_TRY(sim_check(sim, step, due, div, err));
   if (!due) goto cleanup;
-  if (vtk) TSR_TRY(lbm_sim_write_vtk(sim, out, step, err));
+  if (vtk) TSR_TRY(sim_write_vtk(sim, out, step, err));
   for (int i = 0; i < so->nprobes; ++i)
     if (run_due(so->probes[i].every, step))
-      TSR_TRY(lbm_sim_write_probe(sim, out, &so->probes[i], step, err));
+      TSR_TRY(sim_write_probe(sim, out, &so->probes[i], step, err));
   for (int i = 0; i < so->nslices; ++i)
     if (run_due(so->slices[i].every, step))
-      TSR_TRY(lbm_sim_write_png(sim, out, &so->slices[i], step, err));
+      TSR_TRY(sim_write_png(sim, out, &so->slices[i], step, err));
   /* rank 0: the manifest names what was written (an error there is every rank's) */
   TSR_TRY(verdict_reduce(comm, output_folder_manifest(out, "running", err), 0, err));
 cleanup:
@@ -56,10 +56,10 @@ enum { RUN_PRINT_MAX = 64 }; /* processes listed on the terminal (summary.json h
 
 /* Gathers every process's measured time per step and phase on rank 0 (rows[nranks *
  * RUN_PHASES] there; NULL elsewhere). */
-static tsr_status run_gather_phases(MPI_Comm comm, const lbm_sim_t *sim, int64_t steps,
+static tsr_status run_gather_phases(MPI_Comm comm, const sim_t *sim, int64_t steps,
                                     double *rows, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  timeloop_timing_t t = lbm_sim_timing(sim);
+  timeloop_timing_t t = sim_timing(sim);
   double per = steps > 0 ? 1.0 / (double)steps : 0.0;
   double mine[RUN_PHASES] = {t.kernel * per, t.boundary * per, t.extract * per, t.device * per,
                              t.wait * per, t.insert * per, t.copy * per};
@@ -71,9 +71,9 @@ cleanup:
 /* Rank 0: the report rows of the processes, prediction beside measurement
  * (cells[nranks * RUN_COLUMNS]). */
 enum { RUN_COLUMNS = 9 + RUN_PHASES };
-static void run_fill_processes(const lbm_sim_t *sim, const double *rows, report_item_t *cells) {
-  const lbm_plan_t *plan = lbm_sim_plan(sim);
-  const patch_t *patch = lbm_sim_patch(sim);
+static void run_fill_processes(const sim_t *sim, const double *rows, report_item_t *cells) {
+  const plan_t *plan = sim_plan(sim);
+  const patch_t *patch = sim_patch(sim);
   for (int r = 0; r < plan->nranks; ++r) {
     const balance_cost_t *c = &plan->cost[r];
     const node_process_t *q = &plan->procs[r];
@@ -94,9 +94,9 @@ static void run_fill_processes(const lbm_sim_t *sim, const double *rows, report_
 }
 
 /* Rank 0: the same on the terminal (the first RUN_PRINT_MAX processes). */
-static void run_print_processes(const lbm_sim_t *sim, const double *rows) {
-  const lbm_plan_t *plan = lbm_sim_plan(sim);
-  const patch_t *patch = lbm_sim_patch(sim);
+static void run_print_processes(const sim_t *sim, const double *rows) {
+  const plan_t *plan = sim_plan(sim);
+  const patch_t *patch = sim_patch(sim);
   printf("per process, ms per step: predicted compute + communication | measured kernel, "
          "boundary, extraction, host<->device, MPI wait, insertion, local copies\n");
   for (int r = 0; r < plan->nranks && r < RUN_PRINT_MAX; ++r) {
@@ -114,7 +114,7 @@ static void run_print_processes(const lbm_sim_t *sim, const double *rows) {
     printf("  ... %d more processes in summary.json\n", plan->nranks - RUN_PRINT_MAX);
   printf("predicted imbalance %.1f%% (largest %.3f ms per step; the block granularity allows "
          "%.3f ms of compute at best)\n",
-         100.0 * lbm_plan_imbalance(plan), 1e3 * plan->max_seconds, 1e3 * plan->best_compute);
+         100.0 * plan_imbalance(plan), 1e3 * plan->max_seconds, 1e3 * plan->best_compute);
 }
 
 static void run_progress(int64_t step, int64_t steps, double mlups, double elapsed) {
@@ -129,7 +129,9 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   tsr_error_t e, *err = &e;
   tsr_error_clear(err);
   config_t *doc = NULL;
-  lbm_sim_t *sim = NULL;
+  sim_t *sim = NULL;
+  module_t modules[MODULE_MAX];
+  int nmodules = 0;
   double *rows = NULL;
   report_item_t *cells_table = NULL;
   int rank = 0, size = 1;
@@ -156,10 +158,9 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
 
   /* config -> options -> simulation -> time steps -> summary */
   simulation_options_t so;
-  lbm_options_t lo;
   TSR_TRY(config_load(comm, config, &doc, err));
   st = simulation_options_read(doc, &so, err);
-  if (st == TSR_OK) st = lbm_options_read(doc, &so.domain, &lo, err);
+  if (st == TSR_OK) st = module_read_all(doc, &so, app_modules, modules, &nmodules, err);
   if (st == TSR_OK) st = config_check_unknown(doc, err);
   if (st == TSR_OK && output) {
     int n = snprintf(so.output_folder, sizeof so.output_folder, "%s", output);
@@ -170,36 +171,52 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   }
   if (steps >= 0) so.steps = steps;
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  TSR_TRY(lbm_sim_create(comm, &so, &lo, &sim, err));
+  st = sim_create(comm, &so, &app_sim_setup, modules, nmodules, &sim, err);
+  nmodules = 0; /* the simulation's now, or freed */
+  TSR_TRY(st);
   /* the folder is this run's from here on: locked, earlier output gone, writable by all */
-  const char *patterns[1 + LBM_SIM_OUTPUT_PATTERNS] = {"summary.json"};
-  for (int i = 0; i < LBM_SIM_OUTPUT_PATTERNS; ++i) patterns[1 + i] = lbm_sim_output_patterns[i];
-  TSR_TRY(output_folder_open(comm, so.output_folder, patterns, 1 + LBM_SIM_OUTPUT_PATTERNS,
+  const char *patterns[1 + SIM_OUTPUT_PATTERNS] = {"summary.json"};
+  for (int i = 0; i < SIM_OUTPUT_PATTERNS; ++i) patterns[1 + i] = sim_output_patterns[i];
+  TSR_TRY(output_folder_open(comm, so.output_folder, patterns, 1 + SIM_OUTPUT_PATTERNS,
                              overwrite, &out, err));
 
-  const patch_t *patch = lbm_sim_patch(sim);
-  int64_t cells = lbm_sim_cells(sim);
+  const patch_t *patch = sim_patch(sim);
+  int64_t cells = sim_cells(sim);
+  int nmod = 0;
+  const module_t *mods = sim_modules(sim, &nmod);
   if (rank == 0) {
     const patch_options_t *d = &so.domain;
-    const lbm_plan_t *plan = lbm_sim_plan(sim);
+    const plan_t *plan = sim_plan(sim);
     int ngpu = 0;
     for (int r = 0; r < size; ++r) ngpu += plan->procs[r].proc.hs == SIMULATION_HS_GPU;
     char hs[64];
     if (ngpu == 0 || ngpu == size) snprintf(hs, sizeof hs, "hs %s", ngpu ? "gpu" : "cpu");
     else snprintf(hs, sizeof hs, "%d hs gpu + %d hs cpu", ngpu, size - ngpu);
-    printf("tessera run %s: %lldx%lldx%lld cells in %d blocks on %d rank(s), %s, %s, "
-           "nu = %g\n",
-           config, (long long)d->cells[0], (long long)d->cells[1], (long long)d->cells[2],
-           (int)patch_block_count(patch), size, hs, lbm_fs(&lo), lo.viscosity);
+    char physics[512] = "";
+    size_t used = 0;
+    for (int m = 0; m < nmod && used < sizeof physics; ++m) {
+      char line[256];
+      if (mods[m].def->describe) mods[m].def->describe(mods[m].state, line, sizeof line);
+      else snprintf(line, sizeof line, "%s", mods[m].def->name);
+      int k = snprintf(physics + used, sizeof physics - used, "%s%s", used ? "; " : "", line);
+      if (k < 0) break;
+      used += (size_t)k;
+    }
+    printf("tessera run %s: %lldx%lldx%lld cells in %d blocks on %d rank(s), %s, %s\n", config,
+           (long long)d->cells[0], (long long)d->cells[1], (long long)d->cells[2],
+           (int)patch_block_count(patch), size, hs, physics);
     fflush(stdout);
-    char warnings[1024];
-    if (lbm_options_warnings(&lo, &so.domain, warnings, sizeof warnings) > 0) {
+    for (int m = 0; m < nmod; ++m) {
+      char warnings[1024];
+      if (!mods[m].def->warnings ||
+          mods[m].def->warnings(mods[m].state, &so, warnings, sizeof warnings) == 0)
+        continue;
       for (char *line = strtok(warnings, "\n"); line; line = strtok(NULL, "\n"))
         fprintf(stderr, "tessera: warning: %s: %s\n", config, line);
       fflush(stderr);
     }
   }
-  lbm_divergence_t div = {.block = -1};
+  sim_divergence_t div = {.block = -1};
   tsr_error_t diverged;
   int64_t done = 0; /* steps run */
   stop_poll_t poll = {.pending = false};
@@ -210,7 +227,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   double t0 = MPI_Wtime(), tlast = t0, tout = 0;
   int64_t last = 0;
   for (int64_t s = 1; s <= so.steps && st == TSR_OK && !stopped; ++s) {
-    TSR_TRY(lbm_sim_step(sim, 1, err));
+    TSR_TRY(sim_step(sim, 1, err));
     done = s;
     double o0 = MPI_Wtime();
     st = run_output(comm, sim, &so, out, s, &div, err);
@@ -232,15 +249,18 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   TSR_TRY(stop_finish(&poll, err));
   double wall = MPI_Wtime() - t0 - tout, wall_max = 0; /* simulation time, output excluded */
   TSR_MPI(MPI_Allreduce(&wall, &wall_max, 1, MPI_DOUBLE, MPI_MAX, comm));
-  double mass = 0;
+  /* the modules' totals (the fluid mass, ...) of a completed run */
+  const char *total_names[MODULE_MAX_VALUES];
+  double totals[MODULE_MAX_VALUES];
+  int ntotals = 0;
   if (ending == TSR_OK && !stopped) {
-    TSR_TRY(lbm_sim_moments(sim, err));
-    TSR_TRY(lbm_sim_mass(sim, &mass, err));
+    TSR_TRY(sim_prepare(sim, err));
+    TSR_TRY(sim_totals(sim, total_names, totals, MODULE_MAX_VALUES, &ntotals, err));
   }
 
   double mlups = wall_max > 0 ? (double)cells * (double)done / wall_max / 1e6 : 0.0;
   /* seconds per phase, the slowest rank's */
-  timeloop_timing_t tt = lbm_sim_timing(sim);
+  timeloop_timing_t tt = sim_timing(sim);
   double phase[3] = {tt.exchange, tt.boundary, tt.kernel}, phase_max[3];
   TSR_MPI(MPI_Reduce(phase, phase_max, 3, MPI_DOUBLE, MPI_MAX, 0, comm));
   if (rank == 0) {
@@ -252,7 +272,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   TSR_TRY(run_gather_phases(comm, sim, done, rows, err));
   if (rank == 0) {
-    const lbm_plan_t *plan = lbm_sim_plan(sim);
+    const plan_t *plan = sim_plan(sim);
     bool mixed = false;
     for (int r = 1; r < size; ++r) mixed = mixed || plan->procs[r].proc.hs != plan->procs[0].proc.hs;
     const char *hs_text = mixed ? "mixed" : simulation_hs_name(plan->procs[0].proc.hs);
@@ -260,20 +280,24 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     char path[OUTPUT_PATH_MAX];
     st = output_folder_file(out, path, sizeof path, err, "summary.json");
     /* where it diverged: the values as text, as they may be NaN or infinite */
-    char values[4][32];
-    snprintf(values[0], sizeof values[0], "%.17g", div.rho);
-    for (int a = 0; a < 3; ++a) snprintf(values[1 + a], sizeof values[1 + a], "%.17g", div.u[a]);
-    const report_item_t where[] = {
-        REPORT_INT_ITEM("step", div.step),   REPORT_INT_ITEM("block", div.block),
-        REPORT_INT_ITEM("x", div.cell[0]),   REPORT_INT_ITEM("y", div.cell[1]),
-        REPORT_INT_ITEM("z", div.cell[2]),   REPORT_TEXT_ITEM("rho", values[0]),
-        REPORT_TEXT_ITEM("ux", values[1]),   REPORT_TEXT_ITEM("uy", values[2]),
-        REPORT_TEXT_ITEM("uz", values[3])};
+    char values[MODULE_MAX_VALUES][32];
+    report_item_t where[5 + MODULE_MAX_VALUES] = {
+        REPORT_INT_ITEM("step", div.step), REPORT_INT_ITEM("block", div.block),
+        REPORT_INT_ITEM("x", div.cell[0]), REPORT_INT_ITEM("y", div.cell[1]),
+        REPORT_INT_ITEM("z", div.cell[2])};
+    size_t nwhere = 5;
+    for (int i = 0; i < div.nvalues && i < MODULE_MAX_VALUES; ++i) {
+      snprintf(values[i], sizeof values[i], "%.17g", div.values[i]);
+      where[nwhere++] = REPORT_TEXT_ITEM(div.names[i], values[i]);
+    }
+    report_item_t total_items[MODULE_MAX_VALUES];
+    for (int i = 0; i < ntotals; ++i)
+      total_items[i] = REPORT_REAL_ITEM(total_names[i], totals[i]);
     const char *status = ending != TSR_OK ? "diverged" : stopped ? "interrupted" : "completed";
     report_item_t items[] = {
         REPORT_TEXT_ITEM("config", config),
         REPORT_TEXT_ITEM("status", status),
-        REPORT_TEXT_ITEM("fs", lbm_fs(&lo)),
+        REPORT_TEXT_ITEM("fs", sim_fs_text(sim)),
         REPORT_TEXT_ITEM("hs", hs_text),
         REPORT_INT_ITEM("ranks", size),
         REPORT_INT_ITEM("blocks", patch_block_count(patch)),
@@ -284,27 +308,36 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
         REPORT_REAL_ITEM("exchange_seconds_max", phase_max[0]),
         REPORT_REAL_ITEM("boundary_seconds_max", phase_max[1]),
         REPORT_REAL_ITEM("kernel_seconds_max", phase_max[2]),
-        REPORT_REAL_ITEM("predicted_imbalance", lbm_plan_imbalance(plan)),
+        REPORT_REAL_ITEM("predicted_imbalance", plan_imbalance(plan)),
         REPORT_REAL_ITEM("predicted_step_s", plan->max_seconds),
         REPORT_TABLE_ITEM("processes", cells_table, (size_t)size, RUN_COLUMNS),
-        /* the last one: the fluid mass of a completed run, where a run diverged, or the
-           signal that stopped it */
-        ending != TSR_OK ? REPORT_TABLE_ITEM("diverged", where, 1, sizeof where / sizeof where[0])
-        : stopped        ? REPORT_TEXT_ITEM("signal", stop_signal_name(stopped))
-                         : REPORT_REAL_ITEM("mass", mass),
+        /* the last ones: the totals of a completed run (the fluid mass, ...), where a run
+           diverged, or the signal that stopped it */
     };
-    if (st == TSR_OK) st = report_write_json(path, items, sizeof items / sizeof items[0], err);
+    enum { NITEMS = sizeof items / sizeof items[0] };
+    report_item_t all[NITEMS + MODULE_MAX_VALUES];
+    size_t nitems = NITEMS;
+    memcpy(all, items, sizeof items);
+    if (ending != TSR_OK)
+      all[nitems++] = REPORT_TABLE_ITEM("diverged", where, 1, nwhere);
+    else if (stopped)
+      all[nitems++] = REPORT_TEXT_ITEM("signal", stop_signal_name(stopped));
+    else
+      for (int i = 0; i < ntotals; ++i) all[nitems++] = total_items[i];
+    if (st == TSR_OK) st = report_write_json(path, all, nitems, err);
     if (st == TSR_OK) st = output_folder_manifest(out, status, err);
     if (st == TSR_OK && stopped)
       printf("summary: stopped by %s after step %lld of %lld (%.2f MLUPS in %.2f s); written to "
              "%s\n",
              stop_signal_name(stopped), (long long)done, (long long)so.steps, mlups, wall_max,
              path);
-    else if (st == TSR_OK && ending == TSR_OK)
-      printf("summary: %.2f MLUPS, %lld cells, %d blocks, %d rank(s), %lld steps in %.2f s; "
-             "mass %.12g; written to %s\n",
+    else if (st == TSR_OK && ending == TSR_OK) {
+      printf("summary: %.2f MLUPS, %lld cells, %d blocks, %d rank(s), %lld steps in %.2f s; ",
              mlups, (long long)cells, (int)patch_block_count(patch), size, (long long)done,
-             wall_max, mass, path);
+             wall_max);
+      for (int i = 0; i < ntotals; ++i) printf("%s %.12g; ", total_names[i], totals[i]);
+      printf("written to %s\n", path);
+    }
     else if (st == TSR_OK)
       printf("summary: diverged at step %lld after %.2f s; written to %s\n", (long long)div.step,
              wall_max, path);
@@ -325,7 +358,8 @@ cleanup:
   output_folder_close(&out);
   free(rows);
   free(cells_table);
-  lbm_sim_free(&sim);
+  sim_free(&sim);
+  module_free_all(modules, nmodules);
   config_free(&doc);
   /* stopped by a signal: the shell's convention, 128 + the signal */
   return st == TSR_OK && stopped ? 128 + stopped : app_report(comm, st, err);

@@ -401,6 +401,33 @@ cleanup:
   return st;
 }
 
+tsr_status config_strings(config_node_t *node, const char *key, bool required, size_t max,
+                          size_t cap, char *values, size_t *count, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  json_t *v;
+  char kp[CONFIG_PATH_MAX];
+  TSR_TRY(config_ask(node, key, required, &v, kp, err));
+  if (!v) goto cleanup;
+  if (!json_is_array(v)) CONFIG_FAIL(node, "%s: expected an array of strings [\"...\", ...], got %s", kp, config_type_name(v));
+  if (json_array_size(v) > max)
+    CONFIG_FAIL(node, "%s: %zu items; at most %zu are allowed", kp, json_array_size(v), max);
+  for (size_t i = 0; i < json_array_size(v); ++i) {
+    json_t *item = json_array_get(v, i);
+    if (!json_is_string(item))
+      CONFIG_FAIL(node, "%s[%zu]: expected a string, got %s", kp, i, config_type_name(item));
+    size_t n = json_string_length(item);
+    if (n + 1 > cap)
+      CONFIG_FAIL(node, "%s[%zu]: %zu characters; at most %zu are allowed", kp, i, n, cap - 1);
+    if (strlen(json_string_value(item)) != n) CONFIG_FAIL(node, "%s[%zu]: contains a NUL character", kp, i);
+  }
+  *count = json_array_size(v);
+  for (size_t i = 0; i < *count; ++i)
+    memcpy(values + i * cap, json_string_value(json_array_get(v, i)),
+           json_string_length(json_array_get(v, i)) + 1);
+cleanup:
+  return st;
+}
+
 tsr_status config_list(config_node_t *node, const char *key, size_t *count, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   json_t *v;

@@ -66,6 +66,12 @@ TSR_NODISCARD tsr_status config_choice(config_node_t *node, const char *key, boo
                                        const char *const *choices, int *value, tsr_error_t *err);
 TSR_NODISCARD tsr_status config_string(config_node_t *node, const char *key, bool required,
                                        char *value, size_t cap, tsr_error_t *err);
+/* An array of at most max strings of at most cap - 1 characters each, into
+ * values[max * cap] (string i at values + i * cap) and *count; both untouched when the
+ * key is absent and not required. */
+TSR_NODISCARD tsr_status config_strings(config_node_t *node, const char *key, bool required,
+                                        size_t max, size_t cap, char *values, size_t *count,
+                                        tsr_error_t *err);
 /* An array of objects: its length (0 when absent), and its items as nodes. */
 TSR_NODISCARD tsr_status config_list(config_node_t *node, const char *key, size_t *count,
                                      tsr_error_t *err);

@@ -294,7 +294,7 @@ static void test_two_nodes(void **state) {
   st = lbm_sim_create(MPI_COMM_WORLD, &so, &lo, &fx.sim, &err);
   expect(&f, st == TSR_OK, "lbm_sim_create: %s", err.text);
   agree(&f, "lbm_sim_create");
-  const lbm_plan_t *plan = lbm_sim_plan(fx.sim);
+  const plan_t *plan = lbm_sim_plan(fx.sim);
   const patch_t *patch = lbm_sim_patch(fx.sim);
   expect(&f, plan->nranks == NRANKS, "plan for %d ranks, expected %d", plan->nranks, NRANKS);
   for (int r = 0; f.ok && r < NRANKS; ++r) {

@@ -80,7 +80,7 @@ static void check_assignment(const simulation_options_t *so, const lbm_options_t
   lbm_sim_t *sim = NULL;
   if (lbm_sim_create(MPI_COMM_WORLD, so, lo, &sim, &err) != TSR_OK)
     fail_msg("heterogeneous setup: %s", err.text);
-  const lbm_plan_t *plan = lbm_sim_plan(sim);
+  const plan_t *plan = lbm_sim_plan(sim);
   const patch_t *patch = lbm_sim_patch(sim);
   int ok = plan->nranks == size;
   for (int r = 0; ok && r < size; ++r) {

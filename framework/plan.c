@@ -1,4 +1,4 @@
-#include "lbm_plan.h"
+#include "plan.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -6,9 +6,9 @@
 
 #include "direction.h"
 
-void lbm_plan_free(lbm_plan_t **plan) {
+void plan_free(plan_t **plan) {
   if (!plan || !*plan) return;
-  lbm_plan_t *p = *plan;
+  plan_t *p = *plan;
   patch_free(&p->patch);
   free(p->procs);
   free(p->mlups);
@@ -21,59 +21,71 @@ void lbm_plan_free(lbm_plan_t **plan) {
   *plan = NULL;
 }
 
-patch_t *lbm_plan_take_patch(lbm_plan_t *plan) {
+patch_t *plan_take_patch(plan_t *plan) {
   patch_t *p = plan->patch;
   plan->patch = NULL;
   return p;
 }
 
-double lbm_plan_imbalance(const lbm_plan_t *plan) {
+double plan_imbalance(const plan_t *plan) {
   return plan->mean_seconds > 0 ? plan->max_seconds / plan->mean_seconds - 1.0 : 0.0;
 }
 
-/* Work and link bytes of every block, from a classified patch: a block sends in
- * direction d what its extraction item says, unless its neighbour takes nothing there
- * (a solid block). Sizes do not depend on the hardware (one message layout). */
-static tsr_status lbm_plan_weights(lbm_plan_t *p, const patch_t *patch, registry_t *reg,
-                                   uint64_t fs, tsr_error_t *err) {
+/* Work and link bytes of every block, from a classified patch: the cells its modules
+ * update, and in direction d the bytes of every field's extraction item, unless the
+ * neighbour takes nothing of that field there (its insertion size is 0: a block where
+ * the field's module does nothing). Sizes do not depend on the hardware (one message
+ * layout). */
+static tsr_status plan_weights(plan_t *p, const patch_t *patch, const module_t *modules,
+                               const module_decl_t *decls, int n, registry_t *reg, uint64_t fs,
+                               tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  uint32_t cpu, solid;
-  TSR_TRY(selector_find(registry_selectors(reg), SELECTOR_HS, "cpu", &cpu, err));
-  TSR_TRY(selector_find(registry_selectors(reg), SELECTOR_BS, "solid", &solid, err));
+  uint32_t cpu;
+  TSR_TRY(selector_intern(registry_selectors(reg), SELECTOR_HS, "cpu", &cpu, err));
   for (int32_t id = 0; id < patch_block_count(patch); ++id) {
     const block_info_t *b = patch_block(patch, id);
-    p->block_cells[id] =
-        patch_has_bs(b, solid) ? 0.0 : (double)b->size[0] * (double)b->size[1] * (double)b->size[2];
-    const registry_item_t *ext;
-    registry_request_t req = {.fs = fs, .hs = cpu, .bs = b->bs};
-    TSR_TRY(registry_lookup(reg, REGISTRY_KIND_EXTRACTION, LBM_PDF, &req, &ext, err));
-    for (int d = 0; d < DIRECTION_COUNT; ++d) {
-      int32_t nid = patch_neighbor(patch, id, d);
-      double bytes = 0;
-      if (nid >= 0 && nid != id) {
-        const block_info_t *n = patch_block(patch, nid);
-        const registry_item_t *ins;
-        registry_request_t nreq = {.fs = fs, .hs = cpu, .bs = n->bs};
-        TSR_TRY(registry_lookup(reg, REGISTRY_KIND_INSERTION, LBM_PDF, &nreq, &ins, err));
-        if (ins->size(n, direction_inverse(d), ins->ctx) > 0)
-          bytes = (double)ext->size(b, d, ext->ctx);
-      }
-      p->link_bytes[(size_t)id * DIRECTION_COUNT + (size_t)d] = bytes;
+    double cells = 0;
+    for (int m = 0; m < n; ++m) {
+      double c = modules[m].def->block_cells
+                     ? modules[m].def->block_cells(modules[m].state, reg, b)
+                     : (double)b->size[0] * (double)b->size[1] * (double)b->size[2];
+      if (c > cells) cells = c;
     }
+    p->block_cells[id] = cells;
+    for (int d = 0; d < DIRECTION_COUNT; ++d)
+      p->link_bytes[(size_t)id * DIRECTION_COUNT + (size_t)d] = 0;
+    for (int m = 0; m < n; ++m)
+      for (int f = 0; f < decls[m].nfields; ++f) {
+        const char *field = decls[m].fields[f].name;
+        const registry_item_t *ext;
+        registry_request_t req = {.fs = fs, .hs = cpu, .bs = b->bs};
+        TSR_TRY(registry_lookup(reg, REGISTRY_KIND_EXTRACTION, field, &req, &ext, err));
+        for (int d = 0; d < DIRECTION_COUNT; ++d) {
+          int32_t nid = patch_neighbor(patch, id, d);
+          if (nid < 0 || nid == id) continue;
+          const block_info_t *nb = patch_block(patch, nid);
+          const registry_item_t *ins;
+          registry_request_t nreq = {.fs = fs, .hs = cpu, .bs = nb->bs};
+          TSR_TRY(registry_lookup(reg, REGISTRY_KIND_INSERTION, field, &nreq, &ins, err));
+          if (ins->size(nb, direction_inverse(d), ins->ctx) > 0)
+            p->link_bytes[(size_t)id * DIRECTION_COUNT + (size_t)d] +=
+                (double)ext->size(b, d, ext->ctx);
+        }
+      }
   }
 cleanup:
   return st;
 }
 
-tsr_status lbm_plan_create(const simulation_options_t *so, const lbm_options_t *lo, registry_t *reg,
-                           const node_process_t *procs, const double *mlups, int nranks,
-                           int my_rank, lbm_plan_t **out, tsr_error_t *err) {
+tsr_status plan_create(const simulation_options_t *so, module_t *modules,
+                       const module_decl_t *decls, int n, registry_t *reg, uint64_t fs,
+                       const node_process_t *procs, const double *mlups, int nranks, int my_rank,
+                       plan_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   patch_t *probe = NULL;
   uint32_t *hs_of_rank = NULL, *hs_of_block = NULL;
-  uint64_t fs = 0;
   *out = NULL;
-  lbm_plan_t *p = calloc(1, sizeof *p);
+  plan_t *p = calloc(1, sizeof *p);
   TSR_CHECK(p, TSR_ERR_NOMEM, "out of memory planning the run");
   TSR_CHECK(nranks >= 1 && my_rank >= 0 && my_rank < nranks, TSR_ERR_INVALID,
             "cannot plan rank %d of %d", my_rank, nranks);
@@ -108,12 +120,13 @@ tsr_status lbm_plan_create(const simulation_options_t *so, const lbm_options_t *
                             &hs_of_rank[r], err));
   }
 
-  /* the weights of the blocks, from the geometry */
-  TSR_TRY(registry_parse_fs(reg, lbm_fs(lo), &fs, err));
+  /* the weights of the blocks, from the modules' classes */
   patch_layout_t even = {.nranks = nranks, .my_rank = my_rank};
   TSR_TRY(patch_create(&so->domain, &even, &probe, err));
-  TSR_TRY(lbm_classify(probe, reg, lo, err));
-  TSR_TRY(lbm_plan_weights(p, probe, reg, fs, err));
+  for (int m = 0; m < n; ++m)
+    if (modules[m].def->classify)
+      TSR_TRY(modules[m].def->classify(modules[m].state, probe, reg, err));
+  TSR_TRY(plan_weights(p, probe, modules, decls, n, reg, fs, err));
   p->model = (balance_model_t){.nranks = nranks, .cell_seconds = p->cell_seconds,
                                .byte_seconds = p->byte_seconds,
                                .message_seconds = bal->latency_us * 1e-6,
@@ -151,6 +164,6 @@ cleanup:
   patch_free(&probe);
   free(hs_of_rank);
   free(hs_of_block);
-  lbm_plan_free(&p);
+  plan_free(&p);
   return st;
 }

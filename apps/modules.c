@@ -1,0 +1,10 @@
+/* The physics modules tessera knows, by the names a configuration's "modules" gives. A
+ * new module adds its definition here (and its folder to sweeps/). */
+#include "app.h"
+
+#include "cpu_threads.h"
+#include "lbm_sim.h"
+
+const module_def_t *const app_modules[] = {&lbm_module, NULL};
+
+const sim_setup_t app_sim_setup = {.set_threads = cpu_threads_set};

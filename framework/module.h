@@ -1,0 +1,179 @@
+/* module: a physics module, the unit in which physics comes to tessera.
+ *
+ * A module reads its own configuration sections, registers its registry items, sets
+ * the bs of the blocks it cares about, and declares
+ *   fields      the data of a block it allocates (an allocator item of the field's name)
+ *               and whose ghost layers travel (extraction, insertion and copy items of
+ *               that name): components, bytes per value, ghost width per axis, layout
+ *               per hs;
+ *   sweeps      the work of a time step, in order: which fields each reads with their
+ *               ghost layers (exchanged first), reads in its own cells, and writes; a
+ *               boundary item and a kernel item;
+ *   quantities  what output can show (VTK, probes, PNG slices): name, components, the
+ *               kernel item that brings them up to date on every hs ("prepare") and a
+ *               host sampler.
+ * The assembly (sim.h) builds a simulation from the modules the configuration names;
+ * the list of modules that exist lives with the program (apps/).
+ *
+ * Every function of a module_def_t but `read` and `free` is optional (NULL: nothing to
+ * do). A module's state is its own: the assembly only passes it back. */
+#ifndef MODULE_H
+#define MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "opencl.h"
+#include "patch.h"
+#include "registry.h"
+#include "simulation.h"
+#include "tsr_error.h"
+
+enum {
+  MODULE_MAX = 8,            /* modules in one simulation */
+  MODULE_MAX_FIELDS = 8,     /* fields of one module */
+  MODULE_MAX_SWEEPS = 8,     /* sweeps of one module */
+  MODULE_MAX_ACCESS = 8,     /* fields one sweep reads or writes */
+  MODULE_MAX_QUANTITIES = 8, /* quantities of one module */
+  MODULE_MAX_COMPONENTS = 3, /* components of one quantity */
+  MODULE_MAX_VALUES = 8      /* values of a divergence report */
+};
+
+typedef struct sim sim_t;
+
+/* A field: a block's data of this name. */
+typedef struct module_field {
+  const char *name;      /* "<module>.<field>": its allocator, extraction, insertion and
+                            copy items carry this name */
+  int components;        /* values per cell */
+  int value_bytes;       /* bytes per value */
+  int width[3];          /* ghost layers per axis (0: nothing crosses that axis) */
+  const char *layout[2]; /* by simulation_hs_t: "aos", "soa", ... (for reports) */
+} module_field_t;
+
+/* A sweep: one phase of the time step. */
+typedef struct module_sweep {
+  const char *name;                          /* for reports: "<module>.<sweep>" */
+  const char *reads_ghosts[MODULE_MAX_ACCESS]; /* fields read across the block's faces:
+                                                  their ghost layers must be current */
+  int nreads_ghosts;
+  const char *reads[MODULE_MAX_ACCESS];      /* fields read in the block's own cells
+                                                (any module's, by name) */
+  int nreads;
+  const char *writes[MODULE_MAX_ACCESS];     /* fields it changes */
+  int nwrites;
+  const char *boundary;                      /* boundary item; NULL: none */
+  const char *kernel;                        /* kernel item */
+} module_sweep_t;
+
+/* Fills out[components * cells] (x fastest over the block's interior cells) with the
+ * quantity's values, after the prepare item ran on the block. A block the module has
+ * nothing in fills the value it stands for (a wall at rest, say). */
+typedef tsr_status (*module_sample_fn)(const block_info_t *block, const block_data_t *data,
+                                       double *out, void *ctx, tsr_error_t *err);
+
+/* A quantity output can show. */
+typedef struct module_quantity {
+  const char *name;      /* [a-z0-9_]+, unique in the simulation: "velocity" */
+  int components;        /* 1 or 3 */
+  const char *columns[MODULE_MAX_COMPONENTS]; /* probe CSV columns ("ux", "uy", "uz") */
+  const char *prepare;   /* kernel item run on every local block before sampling (once per
+                            output step, shared by the quantities naming it); NULL: none */
+  module_sample_fn sample;
+  void *ctx;             /* borrowed; lives as long as the module's state */
+  bool small_integer;    /* values 0..255 (cell flags): VTK writes them as UInt8 */
+  bool wall;             /* the cell mask of pictures: cells with a value != 0 are drawn
+                            as walls */
+} module_quantity_t;
+
+/* What a module declares, after register_items. Borrowed from the module's state. */
+typedef struct module_decl {
+  module_field_t fields[MODULE_MAX_FIELDS];
+  int nfields;
+  module_sweep_t sweeps[MODULE_MAX_SWEEPS];
+  int nsweeps;
+  module_quantity_t quantities[MODULE_MAX_QUANTITIES];
+  int nquantities;
+  const char *finish;    /* kernel item run on every block at the end of each step, after
+                            every module's sweeps (GPU blocks: wait for their queue);
+                            NULL: none */
+} module_decl_t;
+
+/* Where a run left the stable range. */
+typedef struct sim_divergence {
+  int64_t step;
+  int32_t block;   /* BlockID; -1: every cell is stable */
+  int64_t cell[3]; /* global cell */
+  int nvalues;     /* the values there, by name ("rho", "ux", ...) */
+  const char *names[MODULE_MAX_VALUES];
+  double values[MODULE_MAX_VALUES];
+} sim_divergence_t;
+
+/* What the assembly gives a module when it registers its items. */
+typedef struct module_env {
+  const simulation_options_t *so;
+  opencl_context_t *cl;        /* this process's OpenCL device; NULL: it has no GPU blocks */
+  const char *kernel_sources;  /* "" or a folder of OpenCL sources (hardware.kernel_sources) */
+} module_env_t;
+
+typedef struct module_def {
+  const char *name;            /* "lbm": the name in the configuration's "modules" */
+  /* Reads and validates its top-level sections (absent ones take their defaults) into a
+     new state; config_check_unknown later rejects the sections of modules not listed. */
+  tsr_status (*read)(config_t *cfg, const simulation_options_t *so, void **state,
+                     tsr_error_t *err);
+  void (*free)(void *state);
+  /* Its fs switches, e.g. "trt,dp,soa" (static or in its state). */
+  const char *(*fs)(const void *state);
+  /* One line on the physics for the run's first line, e.g. "d3q19 trt,dp, nu = 0.01". */
+  void (*describe)(const void *state, char *out, size_t cap);
+  /* Warnings on valid but risky options, one per line, into out; returns how many. */
+  int (*warnings)(const void *state, const simulation_options_t *so, char *out, size_t cap);
+  /* A new state for the calibration run (hardware.balance.calibrate): the same physics
+     on one periodic block, without walls, at rest. */
+  tsr_status (*calibration)(const void *state, void **out, tsr_error_t *err);
+  /* Registers its items (every process registers every hs, so that any process can
+     size any block's messages) and fills *decl. */
+  tsr_status (*register_items)(void *state, registry_t *reg, const module_env_t *env,
+                               module_decl_t *decl, tsr_error_t *err);
+  /* Sets the bs of the blocks (the same on every process), keeping other modules' names. */
+  tsr_status (*classify)(void *state, patch_t *patch, registry_t *reg, tsr_error_t *err);
+  /* Cells of block b it updates per step (0: none; the block costs it nothing). */
+  double (*block_cells)(const void *state, registry_t *reg, const block_info_t *b);
+  /* Bytes its data of this process's local blocks takes, added to *host and *device;
+     *largest: the largest single device buffer. */
+  tsr_status (*local_bytes)(const void *state, registry_t *reg, const patch_t *patch,
+                            size_t *host, size_t *device, size_t *largest, tsr_error_t *err);
+  /* The stability check at `step` (collective): with prepared, on the values the
+     quantities' prepare items computed this step; else its own way. Every rank gets the
+     same *out; a failure is TSR_ERR_DIVERGED with a message naming the cell. */
+  tsr_status (*check)(void *state, sim_t *sim, int64_t step, bool prepared,
+                      sim_divergence_t *out, tsr_error_t *err);
+  /* Conserved totals for the summary after the quantities were prepared (collective; the
+     same on every rank): names[i] = values[i], at most cap; returns the count in *n. */
+  tsr_status (*totals)(void *state, sim_t *sim, const char **names, double *values, int cap,
+                       int *n, tsr_error_t *err);
+} module_def_t;
+
+/* One module of a simulation: its definition and state. */
+typedef struct module {
+  const module_def_t *def;
+  void *state;
+} module_t;
+
+/* The module called name in defs (NULL-ended), or NULL. */
+const module_def_t *module_find(const module_def_t *const *defs, const char *name);
+
+/* Reads "modules": ["lbm", ...] from cfg (default: the first of defs) and each named
+ * module's sections, in the order given; out[MODULE_MAX]. A name that is not in defs,
+ * or given twice, is an error naming the key, the value and the modules there are. */
+TSR_NODISCARD tsr_status module_read_all(config_t *cfg, const simulation_options_t *so,
+                                         const module_def_t *const *defs, module_t *out,
+                                         int *n, tsr_error_t *err);
+
+/* Frees the states of n modules (NULL-safe per entry). */
+void module_free_all(module_t *modules, int n);
+
+#endif

@@ -1,0 +1,137 @@
+/* sim: one simulation assembled from physics modules (module.h) — the only assembly
+ * `tessera run`, `plan` and `bench` and the validation tests go through.
+ *
+ * sim_create: every process finds the hardware its node configuration gives it
+ * (node_resolve: hs, OpenCL device, OpenMP threads) and opens its device when it has
+ * GPU blocks; the modules register their items and declare fields, sweeps and
+ * quantities; with hardware.balance.calibrate every process measures its own
+ * throughput; plan_create assigns the blocks (the modules classify them); the memory is
+ * checked against the device and the node; every field is allocated; and the time loop
+ * gets every module's sweeps in order. Before each sweep, one exchange round carries
+ * every field the sweep reads across block faces that a sweep wrote since that field's
+ * ghost layers were last brought up to date (a field nobody writes: before every such
+ * sweep). The step ends with the modules' finish items.
+ *
+ * Output reads quantities by name: the prepare items of the quantities run once per
+ * output step on every block (on its own hardware), then the samplers fill host arrays
+ * block by block.
+ *
+ * All functions taking a sim_t are collective unless they say otherwise. */
+#ifndef SIM_H
+#define SIM_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "module.h"
+#include "output.h"
+#include "patch.h"
+#include "plan.h"
+#include "registry.h"
+#include "simulation.h"
+#include "timeloop.h"
+#include "tsr_error.h"
+
+/* What the program gives the assembly beside the configuration. */
+typedef struct sim_setup {
+  /* sets the OpenMP team of the CPU kernels (a process's "threads"); NULL: left alone */
+  void (*set_threads)(int n);
+} sim_setup_t;
+
+/* Takes over the n module states in modules (freed by sim_free, or here on failure). */
+TSR_NODISCARD tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so,
+                                    const sim_setup_t *setup, module_t *modules, int n,
+                                    sim_t **out, tsr_error_t *err);
+void sim_free(sim_t **sim);
+
+/* Registers the items of n modules into reg and fills decls[n] and the run's *fs (the
+ * union of the modules' switches); checks the declarations (unique field and quantity
+ * names, sweeps reading and writing declared fields). Not collective; for sim_create
+ * and `tessera plan`. */
+TSR_NODISCARD tsr_status sim_register(module_t *modules, int n, registry_t *reg,
+                                      const module_env_t *env, module_decl_t *decls,
+                                      uint64_t *fs, tsr_error_t *err);
+
+/* Whether `field` is exchanged before sweep s of a step's sweeps[n] (in order, round and
+ * round): going back from s round the step, a sweep writes it before one that reads its
+ * ghost layers (and so brought them up to date) comes; or no sweep writes it at all (it
+ * is then exchanged before every sweep that reads its ghost layers). */
+bool sim_exchange_due(const module_sweep_t *const *sweeps, int n, int s, const char *field);
+
+TSR_NODISCARD tsr_status sim_step(sim_t *sim, int64_t steps, tsr_error_t *err);
+
+/* Runs every quantity's prepare item once on every local block (the output's values). */
+TSR_NODISCARD tsr_status sim_prepare(sim_t *sim, tsr_error_t *err);
+
+/* Every module's stability check (module_def_t.check), in module order; stops at the
+ * first that fails. prepared: sim_prepare ran since the last step. */
+TSR_NODISCARD tsr_status sim_check(sim_t *sim, int64_t step, bool prepared, sim_divergence_t *out,
+                                   tsr_error_t *err);
+
+/* The modules' totals (after sim_prepare): names[i] = values[i], at most cap. */
+TSR_NODISCARD tsr_status sim_totals(sim_t *sim, const char **names, double *values, int cap,
+                                    int *n, tsr_error_t *err);
+
+/* The quantity called name, or NULL. */
+const module_quantity_t *sim_quantity(const sim_t *sim, const char *name);
+/* Samples a quantity of one local block into out[components * cells] (after sim_prepare).
+ * Not collective. */
+TSR_NODISCARD tsr_status sim_sample(sim_t *sim, const module_quantity_t *q, int32_t block,
+                                    double *out, tsr_error_t *err);
+
+/* Gathers a quantity of the whole domain on rank 0 (after sim_prepare): out[components *
+ * N], N = nx*ny*nz, x fastest; other ranks may pass NULL. For tests and small domains. */
+TSR_NODISCARD tsr_status sim_gather(sim_t *sim, const char *quantity, double *out,
+                                    tsr_error_t *err);
+
+/* The names (fnmatch patterns relative to the output folder) of the files the output
+ * functions below write: what an earlier run may have left in a folder. */
+extern const char *const sim_output_patterns[];
+enum { SIM_OUTPUT_PATTERNS = 5 };
+
+/* The output functions write into the folder out, every file through a temporary name
+ * (output.h), and rank 0 records each file in out's manifest. All after sim_prepare. */
+
+/* VTK: every rank its own blocks' quantities (all of them, point data of the cells),
+ * rank 0 the step's .vtm and the .pvd of all steps written by this simulation so far. */
+TSR_NODISCARD tsr_status sim_write_vtk(sim_t *sim, output_folder_t *out, int64_t step,
+                                       tsr_error_t *err);
+
+/* The quantities along the line of cells from `from` to `to` (inclusive; max |to - from|
+ * + 1 cells, rounded to the nearest cell), as <folder>/probe_<name>_<step>.csv with
+ * columns x,y,z and the quantities' columns (rank 0). */
+TSR_NODISCARD tsr_status sim_write_probe(sim_t *sim, output_folder_t *out,
+                                         const simulation_probe_t *probe, int64_t step,
+                                         tsr_error_t *err);
+
+/* A picture of a quantity (its magnitude for vectors) on the plane of cells at
+ * slice->position across slice->axis, cells of the wall quantity grey, with a legend, as
+ * <folder>/slice_<name>_<step>.png (see image.h). Only the plane's cells travel: every
+ * rank sends those of its own blocks to rank 0, which assembles and writes the picture.
+ * Horizontal in the picture is x for z and y slices and y for x slices; vertical is y
+ * for z slices and z otherwise, growing upwards. */
+TSR_NODISCARD tsr_status sim_write_png(sim_t *sim, output_folder_t *out,
+                                       const simulation_slice_t *slice, int64_t step,
+                                       tsr_error_t *err);
+
+MPI_Comm sim_comm(const sim_t *sim);
+patch_t *sim_patch(const sim_t *sim);
+registry_t *sim_registry(const sim_t *sim);
+uint64_t sim_fs(const sim_t *sim);
+/* Runs a kernel item once on every local block (timeloop_run_kernel). */
+TSR_NODISCARD tsr_status sim_run_kernel(sim_t *sim, const char *item, tsr_error_t *err);
+/* The data id of a declared field, or -1. */
+int sim_field_id(const sim_t *sim, const char *field);
+timeloop_timing_t sim_timing(const sim_t *sim);
+/* Cells updated per step on all ranks (plan_t.block_cells summed). */
+int64_t sim_cells(const sim_t *sim);
+/* The assignment of blocks to processes, each process's hardware and its predicted time
+ * per step (the patch itself is sim_patch). */
+const plan_t *sim_plan(const sim_t *sim);
+/* The run's modules (n of them), in order. */
+const module_t *sim_modules(const sim_t *sim, int *n);
+/* The fs switches of all modules, e.g. "trt,dp,soa" (for reports). */
+const char *sim_fs_text(const sim_t *sim);
+
+#endif

@@ -1,0 +1,329 @@
+#include "lbm_sim.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_threads.h"
+#include "gpu_lbm.h"
+#include "grid.h"
+#include "lbm_gpu.h"
+#include "tsr_size.h"
+#include "verdict.h"
+
+/* The module's state: its options, its OpenCL environment on this process, and what it
+ * declared. */
+typedef struct lbm_state lbm_state_t;
+enum { LBM_Q_DENSITY, LBM_Q_VELOCITY, LBM_Q_FLAGS, LBM_QUANTITIES };
+typedef struct lbm_quantity {
+  const lbm_state_t *state;
+  int what; /* LBM_Q_* */
+} lbm_quantity_t;
+struct lbm_state {
+  lbm_options_t opts;
+  lbm_gpu_env_t *gpu;
+  int pdf_id;
+  lbm_quantity_t quantities[LBM_QUANTITIES]; /* the samplers' contexts */
+};
+
+static void lbm_state_free(void *state) {
+  lbm_state_t *s = state;
+  if (!s) return;
+  lbm_gpu_env_free(&s->gpu);
+  free(s);
+}
+
+tsr_status lbm_module_state(const lbm_options_t *lo, void **state, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  lbm_state_t *s = calloc(1, sizeof *s);
+  *state = NULL;
+  TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory");
+  s->opts = *lo;
+  s->pdf_id = -1;
+  for (int q = 0; q < LBM_QUANTITIES; ++q) s->quantities[q] = (lbm_quantity_t){s, q};
+  *state = s;
+cleanup:
+  return st;
+}
+
+/* Reads the sections "lbm", "boundaries" and "obstacles". */
+static tsr_status lbm_read(config_t *cfg, const simulation_options_t *so, void **state,
+                           tsr_error_t *err) {
+  lbm_options_t lo;
+  tsr_status st = lbm_options_read(cfg, &so->domain, &lo, err);
+  return st == TSR_OK ? lbm_module_state(&lo, state, err) : st;
+}
+
+static const char *lbm_state_fs(const void *state) {
+  return lbm_fs(&((const lbm_state_t *)state)->opts);
+}
+
+static void lbm_describe(const void *state, char *out, size_t cap) {
+  const lbm_state_t *s = state;
+  snprintf(out, cap, "%s, nu = %g", lbm_fs(&s->opts), s->opts.viscosity);
+}
+
+static int lbm_warnings(const void *state, const simulation_options_t *so, char *out, size_t cap) {
+  return lbm_options_warnings(&((const lbm_state_t *)state)->opts, &so->domain, out, cap);
+}
+
+/* The calibration's physics: the same, without walls, at rest. */
+static tsr_status lbm_calibration(const void *state, void **out, tsr_error_t *err) {
+  lbm_options_t l = ((const lbm_state_t *)state)->opts;
+  l.geometry = geometry_default(); /* all periodic: no walls */
+  l.init = LBM_INIT_UNIFORM;
+  for (int a = 0; a < 3; ++a) l.init_velocity[a] = 0.0;
+  return lbm_module_state(&l, out, err);
+}
+
+/* ---- quantities ---- */
+
+/* One sampler for the three quantities: ctx is the state's lbm_quantity_t of one. */
+static tsr_status lbm_sample(const block_info_t *b, const block_data_t *data, double *out,
+                             void *ctx, tsr_error_t *err) {
+  (void)err;
+  const lbm_quantity_t *q = ctx;
+  const lbm_state_t *s = q->state;
+  lbm_moments_view_t v = lbm_block_moments(data, s->pdf_id);
+  const int64_t n = (int64_t)b->size[0] * b->size[1] * b->size[2];
+  /* a block without PDFs (solid): a wall at rest */
+  for (int64_t k = 0; q->what == LBM_Q_DENSITY && k < n; ++k) out[k] = v.rho ? v.rho[k] : s->opts.rho0;
+  for (int64_t k = 0; q->what == LBM_Q_VELOCITY && k < 3 * n; ++k) out[k] = v.u ? v.u[k] : 0.0;
+  for (int64_t k = 0; q->what == LBM_Q_FLAGS && k < n; ++k)
+    out[k] = v.flags ? (double)v.flags[k] : (double)GEOMETRY_NOSLIP;
+  return TSR_OK;
+}
+
+static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t *env,
+                               module_decl_t *decl, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  lbm_state_t *s = state;
+  const lattice_t *l = s->opts.lattice;
+  if (env->cl && !s->gpu) TSR_TRY(lbm_gpu_env_create(env->cl, env->kernel_sources, &s->gpu, err));
+  TSR_TRY(lbm_sweep_register(reg, &env->so->domain, &s->opts, s->gpu, err));
+  TSR_TRY(registry_data_id(reg, LBM_PDF, &s->pdf_id, err));
+  *decl = (module_decl_t){
+      .nfields = 1,
+      .fields = {{.name = LBM_PDF, .components = l->q,
+                  .value_bytes = s->opts.precision == LBM_SP ? 4 : 8,
+                  .layout = {grid_layout_name(s->opts.cpu_layout), "soa"}}},
+      .nsweeps = 1,
+      .sweeps = {{.name = "lbm", .reads_ghosts = {LBM_PDF}, .nreads_ghosts = 1,
+                  .writes = {LBM_PDF}, .nwrites = 1, .boundary = LBM_BOUNDARY,
+                  .kernel = LBM_STREAM_COLLIDE}},
+      .nquantities = 3,
+      .quantities = {{.name = "density", .components = 1, .columns = {"rho"},
+                      .prepare = LBM_MOMENTS, .sample = lbm_sample,
+                      .ctx = &s->quantities[LBM_Q_DENSITY]},
+                     {.name = "velocity", .components = 3, .columns = {"ux", "uy", "uz"},
+                      .prepare = LBM_MOMENTS, .sample = lbm_sample,
+                      .ctx = &s->quantities[LBM_Q_VELOCITY]},
+                     {.name = "flags", .components = 1, .columns = {"flags"},
+                      .prepare = LBM_MOMENTS, .sample = lbm_sample,
+                      .ctx = &s->quantities[LBM_Q_FLAGS],
+                      .small_integer = true, .wall = true}},
+      .finish = LBM_WAIT};
+  lbm_ghost_width(l, decl->fields[0].width);
+cleanup:
+  return st;
+}
+
+static tsr_status lbm_module_classify(void *state, patch_t *patch, registry_t *reg,
+                                      tsr_error_t *err) {
+  return lbm_classify(patch, reg, &((lbm_state_t *)state)->opts, err);
+}
+
+/* The bs id of solid blocks, or UINT32_MAX where none was named yet. */
+static uint32_t lbm_solid(registry_t *reg) {
+  uint32_t solid = UINT32_MAX;
+  tsr_error_t ignored;
+  if (selector_find(registry_selectors(reg), SELECTOR_BS, "solid", &solid, &ignored) != TSR_OK)
+    solid = UINT32_MAX;
+  return solid;
+}
+
+static double lbm_block_cells(const void *state, registry_t *reg, const block_info_t *b) {
+  (void)state;
+  return patch_has_bs(b, lbm_solid(reg)) ? 0.0
+                                         : (double)b->size[0] * (double)b->size[1] * (double)b->size[2];
+}
+
+/* Bytes the local blocks will allocate (added to *host, *device): in host memory (*host) two PDF grids with ghost
+ * layer, flags and moments per block; with hs gpu the grids go to the device (*device,
+ * plus message, moment and flag buffers) and the host holds one block's grids at a time while
+ * it initialises them. *largest: the largest single device buffer (one grid). Every
+ * product is checked: a block whose bytes do not fit in a size_t is an error naming it. */
+static tsr_status lbm_local_bytes(const void *state, registry_t *reg, const patch_t *patch,
+                                  size_t *host, size_t *device, size_t *largest, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const lbm_state_t *s = state;
+  const size_t es = s->opts.precision == LBM_SP ? 4 : 8, moments_per_cell = 1 + 4 * 8;
+  const lattice_t *l = s->opts.lattice;
+  size_t staging = 0;
+  uint32_t solid = lbm_solid(reg), gpu_hs = UINT32_MAX;
+  tsr_error_t ignored;
+  if (selector_find(registry_selectors(reg), SELECTOR_HS, "gpu", &gpu_hs, &ignored) != TSR_OK)
+    gpu_hs = UINT32_MAX;
+  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
+    if (patch_has_bs(b, solid)) continue;
+    size_t cells, with_ghosts, moments, grid, messages;
+    bool ok = tsr_box_cells(b->size, 0, &cells) && tsr_box_cells(b->size, 1, &with_ghosts) &&
+              tsr_mul_size(cells, moments_per_cell, &moments) && tsr_add_size(*host, moments, host);
+    if (ok && b->hs != gpu_hs) { /* with the layout's padding */
+      grid_dims_t d = grid_dims_make(b->size, l->q, l->reach, s->opts.cpu_layout, es);
+      ok = d.elements > 0 && tsr_mul_size(d.elements, 2 * es, &grid) &&
+           tsr_add_size(*host, grid, host);
+    } else if (ok) { /* two grids, the moments (rho, u) and the cell flags of the check, and
+                        the face messages both ways */
+      size_t grids, device_moments;
+      ok = tsr_mul_size(with_ghosts, (size_t)l->q * es, &grid) && tsr_mul_size(grid, 2, &grids) &&
+           tsr_mul_size(cells, 4 * 8 + 1, &device_moments) &&
+           tsr_mul_size(with_ghosts - cells, 2 * GPU_LBM_MAX_COMPS * es, &messages) &&
+           tsr_add_size(*device, grids, device) && tsr_add_size(*device, device_moments, device) &&
+           tsr_add_size(*device, messages, device);
+      if (ok && grids > staging) staging = grids;
+      if (ok && grid > *largest) *largest = grid;
+    }
+    TSR_CHECK(ok, TSR_ERR_INVALID,
+              "BlockID %d (%d x %d x %d cells, %s): its bytes do not fit in a size_t", (int)b->id,
+              b->size[0], b->size[1], b->size[2], lbm_fs(&s->opts));
+  }
+  TSR_CHECK(tsr_add_size(*host, staging, host), TSR_ERR_INVALID,
+            "the LBM blocks of this process: their bytes do not fit in a size_t");
+cleanup:
+  return st;
+}
+
+tsr_status lbm_sim_mass(lbm_sim_t *sim, double *mass, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  patch_t *patch = sim_patch(sim);
+  const int pdf_id = sim_field_id(sim, LBM_PDF);
+  int32_t nb = patch_block_count(patch);
+  double *part = calloc((size_t)nb, sizeof *part), *all = calloc((size_t)nb, sizeof *all);
+  if (!part || !all) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(patch); ++i) {
+    int32_t id = patch_local_id(patch, i);
+    lbm_moments_view_t v = lbm_block_moments(patch_block_data(patch, id), pdf_id);
+    for (int64_t k = 0; k < v.cells; ++k)
+      if (v.flags[k] == GEOMETRY_FLUID) part[id] += v.rho[k];
+  }
+  TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
+  TSR_MPI(MPI_Allreduce(part, all, nb, MPI_DOUBLE, MPI_SUM, sim_comm(sim)));
+  *mass = 0;
+  for (int32_t id = 0; id < nb; ++id) *mass += all[id];
+cleanup:
+  free(part);
+  free(all);
+  return st;
+}
+
+static tsr_status lbm_check(void *state, sim_t *sim, int64_t step, bool moments_fresh,
+                           sim_divergence_t *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const lbm_state_t *s = state;
+  patch_t *patch = sim_patch(sim);
+  const MPI_Comm comm = sim_comm(sim);
+  /* each rank's first unstable cell as BlockID * 2^32 + cell index; the smallest wins */
+  int64_t mine = INT64_MAX, first = INT64_MAX;
+  const double cs2 = lbm_sound_speed(&s->opts) * lbm_sound_speed(&s->opts);
+  if (!moments_fresh) TSR_TRY(sim_run_kernel(sim, LBM_CHECK, err));
+  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+    int32_t id = patch_local_id(patch, i);
+    lbm_moments_view_t v = lbm_block_moments(patch_block_data(patch, id), s->pdf_id);
+    int64_t first_cell = moments_fresh ? lbm_first_unstable(&v, cs2) : v.unstable;
+    if (first_cell >= 0 && ((int64_t)id << 32) + first_cell < mine)
+      mine = ((int64_t)id << 32) + first_cell;
+  }
+  TSR_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT64_T, MPI_MIN, comm));
+  *out = (sim_divergence_t){.step = step, .block = -1};
+  if (first == INT64_MAX) goto cleanup;
+  const int32_t id = (int32_t)(first >> 32);
+  const int64_t k = first & 0xffffffff;
+  const block_info_t *b = patch_block(patch, id);
+  double vals[4] = {0};
+  if (b->rank == patch_my_rank(patch)) {
+    lbm_moments_view_t v = lbm_block_moments(patch_block_data(patch, id), s->pdf_id);
+    vals[0] = v.rho[k];
+    for (int a = 0; a < 3; ++a) vals[1 + a] = v.u[3 * k + a];
+  }
+  TSR_MPI(MPI_Bcast(vals, 4, MPI_DOUBLE, b->rank, comm));
+  const int64_t local[3] = {k % b->size[0], k / b->size[0] % b->size[1],
+                            k / b->size[0] / b->size[1]};
+  static const char *const names[4] = {"rho", "ux", "uy", "uz"};
+  out->block = id;
+  out->nvalues = 4;
+  for (int a = 0; a < 3; ++a) out->cell[a] = b->lo[a] + local[a];
+  for (int i = 0; i < 4; ++i) out->names[i] = names[i], out->values[i] = vals[i];
+  st = tsr_error_set(err, TSR_ERR_DIVERGED, __FILE__, __LINE__,
+                     "the simulation diverged at step %lld: BlockID %d, cell (%lld, %lld, %lld): "
+                     "rho = %g, u = (%g, %g, %g); stable are finite values with rho > 0 and "
+                     "|u| < c_s = %.4f (lattice units): lower the velocities or raise the "
+                     "viscosity or the resolution",
+                     (long long)step, (int)id, (long long)out->cell[0], (long long)out->cell[1],
+                     (long long)out->cell[2], vals[0], vals[1], vals[2], vals[3],
+                     lbm_sound_speed(&s->opts));
+cleanup:
+  return st;
+}
+
+static tsr_status lbm_totals(void *state, sim_t *sim, const char **names, double *values, int cap,
+                             int *n, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  (void)state;
+  *n = 0;
+  TSR_CHECK(cap >= 1, TSR_ERR_INTERNAL, "no room for the LBM's total");
+  TSR_TRY(lbm_sim_mass(sim, &values[0], err));
+  names[0] = "mass";
+  *n = 1;
+cleanup:
+  return st;
+}
+
+const module_def_t lbm_module = {
+    .name = "lbm",
+    .read = lbm_read,
+    .free = lbm_state_free,
+    .fs = lbm_state_fs,
+    .describe = lbm_describe,
+    .warnings = lbm_warnings,
+    .calibration = lbm_calibration,
+    .register_items = lbm_register,
+    .classify = lbm_module_classify,
+    .block_cells = lbm_block_cells,
+    .local_bytes = lbm_local_bytes,
+    .check = lbm_check,
+    .totals = lbm_totals,
+};
+
+/* ---- a simulation of the LBM alone, from options ---- */
+
+tsr_status lbm_sim_create(MPI_Comm comm, const simulation_options_t *so, const lbm_options_t *lo,
+                          lbm_sim_t **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  module_t m = {.def = &lbm_module};
+  const sim_setup_t setup = {.set_threads = cpu_threads_set};
+  *out = NULL;
+  st = lbm_module_state(lo, &m.state, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  TSR_TRY(sim_create(comm, so, &setup, &m, 1, out, err));
+cleanup:
+  return st;
+}
+
+void lbm_sim_free(lbm_sim_t **sim) { sim_free(sim); }
+
+tsr_status lbm_sim_step(lbm_sim_t *sim, int64_t steps, tsr_error_t *err) {
+  return sim_step(sim, steps, err);
+}
+
+tsr_status lbm_sim_moments(lbm_sim_t *sim, tsr_error_t *err) {
+  return sim_run_kernel(sim, LBM_MOMENTS, err);
+}
+
+tsr_status lbm_sim_gather(lbm_sim_t *sim, double *rho, double *u, tsr_error_t *err) {
+  tsr_status st = sim_gather(sim, "density", rho, err);
+  return st == TSR_OK ? sim_gather(sim, "velocity", u, err) : st;
+}

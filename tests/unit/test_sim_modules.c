@@ -1,0 +1,156 @@
+/* sim: what the assembly derives from the modules' declarations, without a run.
+ *
+ * Checks sim_exchange_due (which fields travel before which sweep) on step orders of one
+ * and two modules: a field written and read across faces by one sweep (the LBM) travels
+ * before it every step; a field written by one sweep and read by a later one travels
+ * once, before the first reader after the writer, not before the second reader; a field
+ * nobody writes travels before every reader; a reader placed before its writer in the
+ * step gets the value of the previous step, exchanged once.
+ * Checks sim_register on modules that only declare: the run's fs is the union of the
+ * modules' switches; a field or a quantity declared twice, and a sweep that reads or
+ * writes an undeclared field, are errors naming the modules, the sweep and the field. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "module.h"
+#include "registry.h"
+#include "sim.h"
+#include "tsr_error.h"
+#include "unit_test.h"
+
+static void test_exchange_one_sweep(void **state) {
+  (void)state;
+  const module_sweep_t lbm = {.name = "lbm", .reads_ghosts = {"pdf"}, .nreads_ghosts = 1,
+                              .writes = {"pdf"}, .nwrites = 1};
+  const module_sweep_t *steps[] = {&lbm};
+  assert_true(sim_exchange_due(steps, 1, 0, "pdf"));
+}
+
+/* flow writes u (no ghosts read); scalar reads u's ghosts and writes T; force reads T's
+   ghosts (a second reader of u too, in its cells only) */
+static void test_exchange_two_modules(void **state) {
+  (void)state;
+  const module_sweep_t flow = {.name = "flow", .reads_ghosts = {"pdf"}, .nreads_ghosts = 1,
+                               .writes = {"pdf", "u"}, .nwrites = 2};
+  const module_sweep_t scalar = {.name = "scalar", .reads_ghosts = {"u", "g"},
+                                 .nreads_ghosts = 2, .writes = {"g"}, .nwrites = 1};
+  const module_sweep_t post = {.name = "post", .reads_ghosts = {"u"}, .nreads_ghosts = 1,
+                               .reads = {"g"}, .nreads = 1};
+  const module_sweep_t *steps[] = {&flow, &scalar, &post};
+  assert_true(sim_exchange_due(steps, 3, 0, "pdf"));
+  assert_true(sim_exchange_due(steps, 3, 1, "u"));  /* flow wrote it */
+  assert_false(sim_exchange_due(steps, 3, 2, "u")); /* scalar's exchange still holds */
+  assert_true(sim_exchange_due(steps, 3, 1, "g"));  /* written by scalar itself last step */
+  /* the reader before the writer: post reads u before flow writes it in the next order */
+  const module_sweep_t *other[] = {&post, &flow, &scalar};
+  assert_false(sim_exchange_due(other, 3, 0, "u")); /* scalar's exchange, last step */
+  assert_true(sim_exchange_due(other, 3, 2, "u"));
+  const module_sweep_t *reversed[] = {&scalar, &post, &flow};
+  assert_true(sim_exchange_due(reversed, 3, 0, "u")); /* flow wrote it at the end of the step */
+  assert_false(sim_exchange_due(reversed, 3, 1, "u"));
+}
+
+static void test_exchange_never_written(void **state) {
+  (void)state;
+  const module_sweep_t a = {.name = "a", .reads_ghosts = {"mask"}, .nreads_ghosts = 1};
+  const module_sweep_t b = {.name = "b", .reads_ghosts = {"mask"}, .nreads_ghosts = 1};
+  const module_sweep_t *steps[] = {&a, &b};
+  assert_true(sim_exchange_due(steps, 2, 0, "mask"));
+  assert_true(sim_exchange_due(steps, 2, 1, "mask"));
+}
+
+/* ---- modules that only declare ---- */
+
+typedef struct toy {
+  const char *fs;
+  module_decl_t decl;
+} toy_t;
+
+static tsr_status toy_read(config_t *cfg, const simulation_options_t *so, void **st,
+                           tsr_error_t *err) {
+  (void)cfg, (void)so, (void)st, (void)err;
+  return TSR_OK;
+}
+static void toy_free(void *st) { (void)st; }
+static const char *toy_fs(const void *st) { return ((const toy_t *)st)->fs; }
+static tsr_status toy_register(void *st, registry_t *reg, const module_env_t *env,
+                               module_decl_t *decl, tsr_error_t *err) {
+  (void)reg, (void)env, (void)err;
+  *decl = ((toy_t *)st)->decl;
+  return TSR_OK;
+}
+static const module_def_t toy_a = {.name = "a", .read = toy_read, .free = toy_free,
+                                   .fs = toy_fs, .register_items = toy_register};
+static const module_def_t toy_b = {.name = "b", .read = toy_read, .free = toy_free,
+                                   .fs = toy_fs, .register_items = toy_register};
+
+/* Registers a and b; on failure err holds the message. */
+static tsr_status register_two(toy_t *a, toy_t *b, uint64_t *fs, tsr_error_t *err) {
+  registry_t *reg = NULL;
+  module_t mods[2] = {{&toy_a, a}, {&toy_b, b}};
+  module_decl_t decls[2];
+  module_env_t env = {.so = NULL};
+  tsr_status st = registry_create(&reg, err);
+  if (st == TSR_OK) st = sim_register(mods, 2, reg, &env, decls, fs, err);
+  registry_free(&reg);
+  return st;
+}
+
+static void test_register_checks(void **state) {
+  (void)state;
+  tsr_error_t err;
+  uint64_t fs = 0;
+  toy_t a = {.fs = "trt,dp",
+             .decl = {.nfields = 1, .fields = {{.name = "a.f", .components = 1, .value_bytes = 8}},
+                      .nsweeps = 1,
+                      .sweeps = {{.name = "a.s", .reads_ghosts = {"a.f"}, .nreads_ghosts = 1,
+                                  .reads = {"b.g"}, .nreads = 1, .writes = {"a.f"}, .nwrites = 1,
+                                  .kernel = "a.k"}},
+                      .nquantities = 1, .quantities = {{.name = "speed", .components = 1}}}};
+  toy_t b = {.fs = "d3q7",
+             .decl = {.nfields = 1, .fields = {{.name = "b.g", .components = 7, .value_bytes = 8}},
+                      .nquantities = 1, .quantities = {{.name = "temperature", .components = 1}}}};
+  ASSERT_OK(register_two(&a, &b, &fs, &err));
+  assert_int_equal(__builtin_popcountll(fs), 3); /* trt, dp, d3q7 */
+
+  toy_t b2 = b; /* a field of the same name */
+  b2.decl.fields[0].name = "a.f";
+  assert_int_equal(register_two(&a, &b2, &fs, &err), TSR_ERR_INVALID);
+  assert_non_null(strstr(err.text, "field \"a.f\" is declared by module \"a\" and by module \"b\""));
+
+  b2 = b; /* a quantity of the same name */
+  b2.decl.quantities[0].name = "speed";
+  assert_int_equal(register_two(&a, &b2, &fs, &err), TSR_ERR_INVALID);
+  assert_non_null(strstr(err.text, "quantity \"speed\" is declared by module \"a\" and by module \"b\""));
+
+  toy_t a2 = a; /* reads a field nobody declares */
+  a2.decl.sweeps[0].reads[0] = "c.h";
+  assert_int_equal(register_two(&a2, &b, &fs, &err), TSR_ERR_INVALID);
+  assert_non_null(strstr(err.text, "module \"a\", sweep \"a.s\" reads field \"c.h\", which no module"));
+
+  a2 = a; /* writes one */
+  a2.decl.sweeps[0].writes[0] = "c.h";
+  assert_int_equal(register_two(&a2, &b, &fs, &err), TSR_ERR_INVALID);
+  assert_non_null(strstr(err.text, "sweep \"a.s\" writes field \"c.h\""));
+
+  a2 = a; /* reads the ghost layers of one */
+  a2.decl.sweeps[0].reads_ghosts[0] = "c.h";
+  assert_int_equal(register_two(&a2, &b, &fs, &err), TSR_ERR_INVALID);
+  assert_non_null(strstr(err.text, "sweep \"a.s\" reads the ghost layers of field \"c.h\""));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_exchange_one_sweep),
+      cmocka_unit_test(test_exchange_two_modules),
+      cmocka_unit_test(test_exchange_never_written),
+      cmocka_unit_test(test_register_checks),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
