@@ -119,7 +119,7 @@ typedef struct module_env {
 } module_env_t;
 
 typedef struct module_def {
-  const char *name;            /* "lbm": the name in the configuration's "modules" */
+  const char *name;            /* "flow": the name in the configuration's "modules" */
   /* Reads and validates its top-level sections (absent ones take their defaults) into a
      new state; config_check_unknown later rejects the sections of modules not listed. */
   tsr_status (*read)(config_t *cfg, const simulation_options_t *so, void **state,
@@ -127,7 +127,7 @@ typedef struct module_def {
   void (*free)(void *state);
   /* Its fs switches, e.g. "trt,dp,soa" (static or in its state). */
   const char *(*fs)(const void *state);
-  /* One line on the physics for the run's first line, e.g. "d3q19 trt,dp, nu = 0.01". */
+  /* One line on the physics for the run's first line, e.g. "trt,dp, nu = 0.01". */
   void (*describe)(const void *state, char *out, size_t cap);
   /* Warnings on valid but risky options, one per line, into out; returns how many. */
   int (*warnings)(const void *state, const simulation_options_t *so, char *out, size_t cap);
@@ -166,7 +166,7 @@ typedef struct module {
 /* The module called name in defs (NULL-ended), or NULL. */
 const module_def_t *module_find(const module_def_t *const *defs, const char *name);
 
-/* Reads "modules": ["lbm", ...] from cfg (default: the first of defs) and each named
+/* Reads "modules": ["flow", ...] from cfg (default: the first of defs) and each named
  * module's sections, in the order given; out[MODULE_MAX]. A name that is not in defs,
  * or given twice, is an error naming the key, the value and the modules there are. */
 TSR_NODISCARD tsr_status module_read_all(config_t *cfg, const simulation_options_t *so,
