@@ -127,8 +127,22 @@ cleanup:
   return st;
 }
 
+/* The first quantity called name among the declarations, as (module, index); false if
+ * none. */
+static bool sim_find_quantity(const module_decl_t *decls, int n, const char *name, int *m,
+                              int *q) {
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < decls[i].nquantities; ++j)
+      if (strcmp(decls[i].quantities[j].name, name) == 0) {
+        *m = i, *q = j;
+        return true;
+      }
+  return false;
+}
+
 tsr_status sim_register(module_t *modules, int n, registry_t *reg, const module_env_t *env,
-                        module_decl_t *decls, uint64_t *fs, tsr_error_t *err) {
+                        module_decl_t *decls, uint64_t *fs, char *fs_text, size_t cap,
+                        tsr_error_t *err) {
   tsr_status st = TSR_OK;
   char text[SIM_FS_MAX] = "";
   size_t used = 0;
@@ -146,6 +160,7 @@ tsr_status sim_register(module_t *modules, int n, registry_t *reg, const module_
     }
   }
   TSR_TRY(registry_parse_fs(reg, text, fs, err));
+  if (fs_text) snprintf(fs_text, cap, "%s", text);
   /* unique fields and quantities, then sweeps that name declared fields */
   for (int m = 0; m < n; ++m) {
     for (int f = 0; f < decls[m].nfields; ++f) {
@@ -155,12 +170,13 @@ tsr_status sim_register(module_t *modules, int n, registry_t *reg, const module_
                 "field \"%s\" is declared by module \"%s\" and by module \"%s\"",
                 decls[m].fields[f].name, modules[m2].def->name, modules[m].def->name);
     }
-    for (int q = 0; q < decls[m].nquantities; ++q)
-      for (int m2 = 0; m2 <= m; ++m2)
-        for (int q2 = 0; q2 < (m2 == m ? q : decls[m2].nquantities); ++q2)
-          TSR_CHECK(strcmp(decls[m].quantities[q].name, decls[m2].quantities[q2].name) != 0,
-                    TSR_ERR_INVALID, "quantity \"%s\" is declared by module \"%s\" and by module \"%s\"",
-                    decls[m].quantities[q].name, modules[m2].def->name, modules[m].def->name);
+    for (int q = 0; q < decls[m].nquantities; ++q) {
+      int m2 = m, q2 = q;
+      (void)sim_find_quantity(decls, n, decls[m].quantities[q].name, &m2, &q2);
+      TSR_CHECK(m2 == m && q2 == q, TSR_ERR_INVALID,
+                "quantity \"%s\" is declared by module \"%s\" and by module \"%s\"",
+                decls[m].quantities[q].name, modules[m2].def->name, modules[m].def->name);
+    }
   }
   for (int m = 0; m < n; ++m) {
     for (int s = 0; s < decls[m].nsweeps; ++s) {
@@ -359,7 +375,8 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
   if (st == TSR_OK) st = registry_create(&s->reg, err);
   module_env_t env = {.so = so, .cl = s->cl, .kernel_sources = so->hardware.kernel_sources};
   if (st == TSR_OK) {
-    st = sim_register(s->modules, s->nmodules, s->reg, &env, s->decls, &s->fs, err);
+    st = sim_register(s->modules, s->nmodules, s->reg, &env, s->decls, &s->fs, s->fs_text,
+                      sizeof s->fs_text, err);
     if (st == TSR_ERR_OPENCL && gpu) /* the device's programs */
       sim_prefix_device(so, me, err);
   } else if (gpu) {
@@ -385,14 +402,6 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
   TSR_TRY(sim_add_sweeps(s, err));
   for (int32_t id = 0; id < patch_block_count(s->patch); ++id)
     s->cells += (int64_t)s->plan->block_cells[id];
-  /* the fs text for reports: the modules' switches as given */
-  size_t used = 0;
-  for (int m = 0; m < s->nmodules; ++m) {
-    const char *f = s->modules[m].def->fs ? s->modules[m].def->fs(s->modules[m].state) : "";
-    if (!f[0]) continue;
-    int k = snprintf(s->fs_text + used, sizeof s->fs_text - used, "%s%s", used ? "," : "", f);
-    if (k > 0 && (size_t)k < sizeof s->fs_text - used) used += (size_t)k;
-  }
   *out = s;
   s = NULL;
 cleanup:
@@ -451,10 +460,9 @@ cleanup:
 }
 
 const module_quantity_t *sim_quantity(const sim_t *sim, const char *name) {
-  for (int m = 0; m < sim->nmodules; ++m)
-    for (int q = 0; q < sim->decls[m].nquantities; ++q)
-      if (strcmp(sim->decls[m].quantities[q].name, name) == 0) return &sim->decls[m].quantities[q];
-  return NULL;
+  int m, q;
+  return sim_find_quantity(sim->decls, sim->nmodules, name, &m, &q) ? &sim->decls[m].quantities[q]
+                                                                     : NULL;
 }
 
 tsr_status sim_sample(sim_t *sim, const module_quantity_t *q, int32_t block, double *out,

@@ -46,12 +46,13 @@ TSR_NODISCARD tsr_status sim_create(MPI_Comm comm, const simulation_options_t *s
 void sim_free(sim_t **sim);
 
 /* Registers the items of n modules into reg and fills decls[n] and the run's *fs (the
- * union of the modules' switches); checks the declarations (unique field and quantity
- * names, sweeps reading and writing declared fields). Not collective; for sim_create
- * and `tessera plan`. */
+ * union of the modules' switches; their text, "trt,dp,soa", into fs_text[cap] unless
+ * NULL); checks the declarations (unique field and quantity names, sweeps reading and
+ * writing declared fields). Not collective; for sim_create and `tessera plan`. */
 TSR_NODISCARD tsr_status sim_register(module_t *modules, int n, registry_t *reg,
                                       const module_env_t *env, module_decl_t *decls,
-                                      uint64_t *fs, tsr_error_t *err);
+                                      uint64_t *fs, char *fs_text, size_t cap,
+                                      tsr_error_t *err);
 
 /* Whether `field` is exchanged before sweep s of a step's sweeps[n] (in order, round and
  * round): going back from s round the step, a sweep writes it before one that reads its

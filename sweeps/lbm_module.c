@@ -1,10 +1,8 @@
 #include "lbm_sim.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cpu_threads.h"
 #include "gpu_lbm.h"

@@ -97,7 +97,7 @@ static tsr_status register_two(toy_t *a, toy_t *b, uint64_t *fs, tsr_error_t *er
   module_decl_t decls[2];
   module_env_t env = {.so = NULL};
   tsr_status st = registry_create(&reg, err);
-  if (st == TSR_OK) st = sim_register(mods, 2, reg, &env, decls, fs, err);
+  if (st == TSR_OK) st = sim_register(mods, 2, reg, &env, decls, fs, NULL, 0, err);
   registry_free(&reg);
   return st;
 }
