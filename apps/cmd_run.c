@@ -34,7 +34,7 @@ static tsr_status run_output(MPI_Comm comm, sim_t *sim, const simulation_options
   if (due) TSR_TRY(sim_prepare(sim, err)); /* the output's values serve the check */
   TSR_TRY(sim_check(sim, step, due, div, err));
   if (!due) goto cleanup;
-  if (vtk) TSR_TRY(sim_write_vtk(sim, out, step, err));
+  if (vtk) TSR_TRY(sim_write_vtk(sim, out, step, &so->quantities, err));
   for (int i = 0; i < so->nprobes; ++i)
     if (run_due(so->probes[i].every, step))
       TSR_TRY(sim_write_probe(sim, out, &so->probes[i], step, err));
@@ -117,11 +117,37 @@ static void run_print_processes(const sim_t *sim, const double *rows) {
          100.0 * plan_imbalance(plan), 1e3 * plan->max_seconds, 1e3 * plan->best_compute);
 }
 
-static void run_progress(int64_t step, int64_t steps, double mlups, double elapsed) {
+static void run_progress(int64_t step, int64_t steps, double mlups, double elapsed,
+                         const char **names, const double *values, int n) {
   double left = step > 0 ? elapsed / (double)step * (double)(steps - step) : 0.0;
-  printf("step %lld/%lld  %.2f MLUPS  elapsed %.1f s  left %.1f s\n", (long long)step,
+  printf("step %lld/%lld  %.2f MLUPS  elapsed %.1f s  left %.1f s", (long long)step,
          (long long)steps, mlups, elapsed, left);
+  for (int i = 0; i < n; ++i) printf("  %s %.8g", names[i], values[i]);
+  printf("\n");
   fflush(stdout);
+}
+
+/* At this step: the progress line (rank 0) and the row of series.csv due, both with the
+ * modules' totals (the fluid mass, a Nusselt number). */
+static tsr_status run_progress_due(sim_t *sim, const simulation_options_t *so,
+                                   output_folder_t *out, int64_t s, double mlups,
+                                   double elapsed, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  bool progress = so->progress_every > 0 && (s % so->progress_every == 0 || s == so->steps);
+  bool series = so->series_every > 0 && (s % so->series_every == 0 || s == so->steps);
+  const char *names[MODULE_MAX_VALUES];
+  double values[MODULE_MAX_VALUES];
+  int n = 0;
+  if (!progress && !series) goto cleanup;
+  TSR_TRY(sim_prepare(sim, err));
+  TSR_TRY(sim_totals(sim, names, values, MODULE_MAX_VALUES, &n, err));
+  int rank;
+  MPI_Comm_rank(sim_comm(sim), &rank);
+  if (progress && rank == 0) run_progress(s, so->steps, mlups, elapsed, names, values, n);
+  if (series) st = sim_write_series(sim, out, s, names, values, n, s == so->steps, err);
+  TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
+cleanup:
+  return st;
 }
 
 int app_run(MPI_Comm comm, int argc, char **argv) {
@@ -233,12 +259,19 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     st = run_output(comm, sim, &so, out, s, &div, err);
     tout += MPI_Wtime() - o0;
     if (st == TSR_OK) st = stop_poll(comm, &poll, &stopped, err);
-    if (st == TSR_OK && rank == 0 && so.progress_every > 0 &&
-        (s % so.progress_every == 0 || s == so.steps)) {
+    if (st == TSR_OK && so.progress_every > 0 && (s % so.progress_every == 0 || s == so.steps)) {
       double now = MPI_Wtime();
-      run_progress(s, so.steps, (double)cells * (double)(s - last) / (now - tlast) / 1e6, now - t0);
-      tlast = now;
+      double p0 = now;
+      st = run_progress_due(sim, &so, out, s, (double)cells * (double)(s - last) / (now - tlast) / 1e6,
+                            now - t0, err);
+      tlast = MPI_Wtime();
+      tout += tlast - p0;
       last = s;
+    } else if (st == TSR_OK && so.series_every > 0 &&
+               (s % so.series_every == 0 || s == so.steps)) {
+      double p0 = MPI_Wtime();
+      st = run_progress_due(sim, &so, out, s, 0, 0, err);
+      tout += MPI_Wtime() - p0;
     }
   }
   if (st != TSR_OK && st != TSR_ERR_DIVERGED) goto cleanup;
@@ -247,6 +280,8 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   diverged = *err;
   st = TSR_OK;
   TSR_TRY(stop_finish(&poll, err));
+  /* series.csv as far as it got (its last write may have been held back) */
+  TSR_TRY(verdict_reduce(comm, sim_write_series(sim, out, done, NULL, NULL, 0, true, err), 0, err));
   double wall = MPI_Wtime() - t0 - tout, wall_max = 0; /* simulation time, output excluded */
   TSR_MPI(MPI_Allreduce(&wall, &wall_max, 1, MPI_DOUBLE, MPI_MAX, comm));
   /* the modules' totals (the fluid mass, ...) of a completed run */

@@ -1,6 +1,7 @@
 #include "sim.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,9 @@ struct sim {
   int64_t cells;
   int64_t *vtk_steps; /* output steps written so far */
   int64_t nvtk;
+  char *series;       /* rank 0: series.csv's text so far */
+  size_t series_len, series_cap;
+  double series_written; /* MPI_Wtime of its last write */
 };
 
 const module_def_t *module_find(const module_def_t *const *defs, const char *name) {
@@ -97,6 +101,7 @@ void sim_free(sim_t **sim) {
   module_free_all(s->modules, s->nmodules);
   opencl_context_free(&s->cl);
   free(s->vtk_steps);
+  free(s->series);
   free(s);
   *sim = NULL;
 }
@@ -138,6 +143,49 @@ static bool sim_find_quantity(const module_decl_t *decls, int n, const char *nam
         return true;
       }
   return false;
+}
+
+/* The names of every quantity of the declarations, "\"a\", \"b\"", into out[cap]. */
+static void sim_quantity_list(const module_decl_t *decls, int n, char *out, size_t cap) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (int m = 0; m < n; ++m)
+    for (int q = 0; q < decls[m].nquantities && used < cap; ++q) {
+      int k = snprintf(out + used, cap - used, "%s\"%s\"", used ? ", " : "",
+                       decls[m].quantities[q].name);
+      if (k < 0) return;
+      used += (size_t)k;
+    }
+}
+
+/* Checks that the quantities the output names exist. */
+static tsr_status sim_check_outputs(const simulation_options_t *so, const module_decl_t *decls,
+                                    int n, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char list[512], where[96];
+  int m, q;
+  sim_quantity_list(decls, n, list, sizeof list);
+  for (int p = -1; p < so->nprobes; ++p) {
+    const simulation_quantities_t *sel = p < 0 ? &so->quantities : &so->probes[p].quantities;
+    if (p < 0) snprintf(where, sizeof where, "output.quantities");
+    else snprintf(where, sizeof where, "output.probes[%d].quantities", p);
+    for (int i = 0; i < sel->n; ++i) {
+      TSR_CHECK(sim_find_quantity(decls, n, sel->names[i], &m, &q), TSR_ERR_INVALID,
+                "%s: %s[%d] = \"%s\": no such quantity; the modules of this run have %s",
+                so->source, where, i, sel->names[i], list);
+      for (int j = 0; j < i; ++j)
+        TSR_CHECK(strcmp(sel->names[j], sel->names[i]) != 0, TSR_ERR_INVALID,
+                  "%s: %s[%d] = \"%s\": given twice", so->source, where, i, sel->names[i]);
+    }
+  }
+  for (int i = 0; i < so->nslices; ++i)
+    TSR_CHECK(!so->slices[i].quantity[0] ||
+                  sim_find_quantity(decls, n, so->slices[i].quantity, &m, &q),
+              TSR_ERR_INVALID,
+              "%s: output.slices[%d].quantity = \"%s\": no such quantity; the modules of this "
+              "run have %s", so->source, i, so->slices[i].quantity, list);
+cleanup:
+  return st;
 }
 
 tsr_status sim_register(module_t *modules, int n, registry_t *reg, const module_env_t *env,
@@ -382,6 +430,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
   } else if (gpu) {
     sim_prefix_device(so, me, err);
   }
+  if (st == TSR_OK) st = sim_check_outputs(so, s->decls, s->nmodules, err);
   if (st == TSR_OK && so->hardware.balance.calibrate)
     st = sim_calibrate(so, setup, s->modules, s->nmodules, &me->proc, &mlups[rank], err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
@@ -540,33 +589,50 @@ cleanup:
 }
 
 const char *const sim_output_patterns[SIM_OUTPUT_PATTERNS] = {
-    "fields.pvd", "fields_*.vtm", "fields_*/block_*.vti", "probe_*.csv", "slice_*.png"};
+    "fields.pvd", "fields_*.pvti", "fields_*/block_*.vti", "probe_*.csv", "slice_*.png",
+    "series.csv"};
 
-/* Every quantity of one local block as VTK arrays: values[q] and bytes[q] (small
- * integers) hold the data the arrays point to. */
+/* The quantities an output shows: those sel names, in its order, or every quantity of
+ * the run in module order (sel->n = 0); names were checked by sim_create. */
+static int sim_select(const sim_t *sim, const simulation_quantities_t *sel,
+                      const module_quantity_t **out) {
+  int n = 0;
+  if (sel && sel->n > 0) {
+    for (int i = 0; i < sel->n; ++i) {
+      const module_quantity_t *q = sim_quantity(sim, sel->names[i]);
+      if (q) out[n++] = q;
+    }
+    return n;
+  }
+  for (int m = 0; m < sim->nmodules; ++m)
+    for (int k = 0; k < sim->decls[m].nquantities; ++k) out[n++] = &sim->decls[m].quantities[k];
+  return n;
+}
+
+/* The selected quantities of one local block as VTK arrays: data[q] holds the values the
+ * arrays point to (small integers as bytes). */
 static tsr_status sim_vtk_block(sim_t *sim, int32_t id, const char *folder, int64_t step,
-                                tsr_error_t *err) {
+                                const module_quantity_t *const *qs, int nq, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const block_info_t *b = patch_block(sim->patch, id);
   const size_t n = (size_t)sim_block_cells(b);
   vtk_array_t arrays[MODULE_MAX * MODULE_MAX_QUANTITIES];
   void *data[MODULE_MAX * MODULE_MAX_QUANTITIES] = {NULL};
   int na = 0;
-  for (int m = 0; m < sim->nmodules; ++m)
-    for (int k = 0; k < sim->decls[m].nquantities; ++k) {
-      const module_quantity_t *q = &sim->decls[m].quantities[k];
-      double *v = malloc((size_t)q->components * n * sizeof *v);
-      data[na] = v;
-      arrays[na] = (vtk_array_t){q->name, VTK_FLOAT64, q->components, v};
-      ++na;
-      TSR_CHECK(v, TSR_ERR_NOMEM, "out of memory writing VTK");
-      TSR_TRY(sim_sample(sim, q, id, v, err));
-      if (q->small_integer) { /* 0..255 as bytes, in place */
-        uint8_t *u8 = (uint8_t *)v;
-        for (size_t i = 0; i < (size_t)q->components * n; ++i) u8[i] = (uint8_t)v[i];
-        arrays[na - 1].type = VTK_UINT8;
-      }
+  for (int k = 0; k < nq; ++k) {
+    const module_quantity_t *q = qs[k];
+    double *v = malloc((size_t)q->components * n * sizeof *v);
+    data[na] = v;
+    arrays[na] = (vtk_array_t){q->name, VTK_FLOAT64, q->components, v};
+    ++na;
+    TSR_CHECK(v, TSR_ERR_NOMEM, "out of memory writing VTK");
+    TSR_TRY(sim_sample(sim, q, id, v, err));
+    if (q->small_integer) { /* 0..255 as bytes, in place */
+      uint8_t *u8 = (uint8_t *)v;
+      for (size_t i = 0; i < (size_t)q->components * n; ++i) u8[i] = (uint8_t)v[i];
+      arrays[na - 1].type = VTK_UINT8;
     }
+  }
   vtk_block_t vb = {.lo = {b->lo[0], b->lo[1], b->lo[2]},
                     .size = {b->size[0], b->size[1], b->size[2]}, .arrays = arrays, .narrays = na};
   char path[4096];
@@ -577,38 +643,108 @@ cleanup:
   return st;
 }
 
-tsr_status sim_write_vtk(sim_t *sim, output_folder_t *out, int64_t step, tsr_error_t *err) {
+tsr_status sim_write_vtk(sim_t *sim, output_folder_t *out, int64_t step,
+                         const simulation_quantities_t *sel, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const char *folder = output_folder_path(out);
   int rank;
   MPI_Comm_rank(sim->comm, &rank);
   int32_t nb = patch_block_count(sim->patch);
-  int32_t *ids = NULL;
+  vtk_piece_t *pieces = NULL;
+  const module_quantity_t *qs[MODULE_MAX * MODULE_MAX_QUANTITIES];
+  int nq = sim_select(sim, sel, qs);
   if (rank == 0) st = vtk_make_step_folder(folder, "fields", step, err);
   TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
   for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i)
-    st = sim_vtk_block(sim, patch_local_id(sim->patch, i), folder, step, err);
+    st = sim_vtk_block(sim, patch_local_id(sim->patch, i), folder, step, qs, nq, err);
   TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
   int64_t *grown = realloc(sim->vtk_steps, (size_t)(sim->nvtk + 1) * sizeof *grown);
-  ids = malloc((size_t)nb * sizeof *ids);
-  if (!grown || !ids) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  pieces = malloc((size_t)nb * sizeof *pieces);
+  if (!grown || !pieces) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
   if (grown) {
     sim->vtk_steps = grown;
     if (st == TSR_OK) sim->vtk_steps[sim->nvtk++] = step;
   }
-  for (int32_t id = 0; st == TSR_OK && id < nb; ++id) ids[id] = id;
+  for (int32_t id = 0; st == TSR_OK && id < nb; ++id) {
+    const block_info_t *b = patch_block(sim->patch, id);
+    pieces[id] = (vtk_piece_t){.id = id, .lo = {b->lo[0], b->lo[1], b->lo[2]},
+                               .size = {b->size[0], b->size[1], b->size[2]}};
+  }
+  vtk_array_t arrays[MODULE_MAX * MODULE_MAX_QUANTITIES];
+  for (int k = 0; k < nq; ++k)
+    arrays[k] = (vtk_array_t){qs[k]->name, qs[k]->small_integer ? VTK_UINT8 : VTK_FLOAT64,
+                              qs[k]->components, NULL};
   if (st == TSR_OK && rank == 0)
-    st = vtk_write_index(folder, "fields", step, ids, nb, sim->vtk_steps, sim->nvtk, err);
+    st = vtk_write_index(folder, "fields", step, patch_options(sim->patch)->cells, arrays, nq,
+                         pieces, nb, sim->vtk_steps, sim->nvtk, err);
   char path[OUTPUT_PATH_MAX];
   for (int32_t id = 0; st == TSR_OK && id < nb; ++id)
     st = output_folder_file(out, path, sizeof path, err, "fields_%06lld/block_%d.vti",
                             (long long)step, (int)id);
   if (st == TSR_OK)
-    st = output_folder_file(out, path, sizeof path, err, "fields_%06lld.vtm", (long long)step);
+    st = output_folder_file(out, path, sizeof path, err, "fields_%06lld.pvti", (long long)step);
   if (st == TSR_OK) st = output_folder_file(out, path, sizeof path, err, "fields.pvd");
   st = verdict_reduce(sim->comm, st, 0, err);
 cleanup:
-  free(ids);
+  free(pieces);
+  return st;
+}
+
+/* Appends printf-formatted text to the series (rank 0). */
+static bool sim_series_print(sim_t *s, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static bool sim_series_print(sim_t *s, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  int k = vsnprintf(NULL, 0, format, ap);
+  va_end(ap);
+  if (k < 0) return false;
+  if (s->series_len + (size_t)k + 1 > s->series_cap) {
+    size_t cap = 2 * (s->series_len + (size_t)k + 1) + 4096;
+    char *grown = realloc(s->series, cap);
+    if (!grown) return false;
+    s->series = grown;
+    s->series_cap = cap;
+  }
+  va_start(ap, format);
+  vsnprintf(s->series + s->series_len, s->series_cap - s->series_len, format, ap);
+  va_end(ap);
+  s->series_len += (size_t)k;
+  return true;
+}
+
+tsr_status sim_write_series(sim_t *sim, output_folder_t *out, int64_t step, const char **names,
+                            const double *values, int n, bool final, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank;
+  MPI_Comm_rank(sim->comm, &rank);
+  if (rank != 0) goto cleanup;
+  bool ok = true;
+  if (names && sim->series_len == 0) {
+    ok = sim_series_print(sim, "step");
+    for (int i = 0; i < n && ok; ++i) ok = sim_series_print(sim, ",%s", names[i]);
+    ok = ok && sim_series_print(sim, "\n");
+  }
+  if (names) {
+    ok = ok && sim_series_print(sim, "%lld", (long long)step);
+    for (int i = 0; i < n && ok; ++i) ok = sim_series_print(sim, ",%.17g", values[i]);
+    ok = ok && sim_series_print(sim, "\n");
+  }
+  TSR_CHECK(ok, TSR_ERR_NOMEM, "out of memory for series.csv");
+  /* the whole file, through a temporary name; not more often than every 2 s but for the
+     last row */
+  double now = MPI_Wtime();
+  if (sim->series_len == 0 || (!final && now - sim->series_written < 2.0)) goto cleanup;
+  char path[OUTPUT_PATH_MAX];
+  output_file_t f = {.f = NULL};
+  TSR_TRY(output_folder_file(out, path, sizeof path, err, "series.csv"));
+  TSR_TRY(output_file_open(&f, path, err));
+  if (fwrite(sim->series, 1, sim->series_len, f.f) != sim->series_len) {
+    output_file_discard(&f);
+    TSR_CHECK(false, TSR_ERR_IO, "cannot write %s", path);
+  }
+  TSR_TRY(output_file_commit(&f, err));
+  sim->series_written = now;
+cleanup:
   return st;
 }
 
@@ -617,14 +753,10 @@ tsr_status sim_write_probe(sim_t *sim, output_folder_t *out, const simulation_pr
   tsr_status st = TSR_OK;
   int rank;
   MPI_Comm_rank(sim->comm, &rank);
-  /* the columns: every quantity's, in module order */
+  /* the columns: the probe's quantities' */
   const module_quantity_t *qs[MODULE_MAX * MODULE_MAX_QUANTITIES];
-  int nq = 0, width = 0;
-  for (int m = 0; m < sim->nmodules; ++m)
-    for (int k = 0; k < sim->decls[m].nquantities; ++k) {
-      qs[nq] = &sim->decls[m].quantities[k];
-      width += qs[nq++]->components;
-    }
+  int nq = sim_select(sim, &probe->quantities, qs), width = 0;
+  for (int j = 0; j < nq; ++j) width += qs[j]->components;
   int64_t len = 0;
   for (int a = 0; a < 3; ++a) {
     int64_t d = probe->to[a] - probe->from[a];
@@ -714,15 +846,19 @@ static int64_t slice_cells(const block_info_t *b, int a, int h, int v, int64_t p
   return (int64_t)b->size[h] * b->size[v];
 }
 
-/* The quantity a picture shows (the first that is not the wall mask) and the mask. */
-static void sim_picture_quantities(const sim_t *sim, const module_quantity_t **value,
+/* The quantity a picture shows (the one named, else the first vector quantity that is not
+ * the wall mask, else the first that is not) and the wall mask. */
+static void sim_picture_quantities(const sim_t *sim, const char *name,
+                                   const module_quantity_t **value,
                                    const module_quantity_t **wall) {
-  *value = *wall = NULL;
+  *value = name && name[0] ? sim_quantity(sim, name) : NULL;
+  *wall = NULL;
+  bool named = *value != NULL;
   for (int m = 0; m < sim->nmodules; ++m)
     for (int k = 0; k < sim->decls[m].nquantities; ++k) {
       const module_quantity_t *q = &sim->decls[m].quantities[k];
       if (q->wall && !*wall) *wall = q;
-      if (!q->wall && !*value && q->components == 3) *value = q;
+      if (!named && !q->wall && !*value && q->components == 3) *value = q;
     }
   for (int m = 0; m < sim->nmodules && !*value; ++m)
     for (int k = 0; k < sim->decls[m].nquantities && !*value; ++k)
@@ -742,7 +878,7 @@ tsr_status sim_write_png(sim_t *sim, output_folder_t *out, const simulation_slic
   int *counts = NULL, *displs = NULL;
   size_t most = 0;
   const module_quantity_t *q, *wq;
-  sim_picture_quantities(sim, &q, &wq);
+  sim_picture_quantities(sim, slice->quantity, &q, &wq);
   /* the plane: across axis a, h horizontal and v vertical in the picture */
   int a = slice->axis, h = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
   int64_t pos = slice->position;

@@ -89,24 +89,34 @@ TSR_NODISCARD tsr_status sim_gather(sim_t *sim, const char *quantity, double *ou
 /* The names (fnmatch patterns relative to the output folder) of the files the output
  * functions below write: what an earlier run may have left in a folder. */
 extern const char *const sim_output_patterns[];
-enum { SIM_OUTPUT_PATTERNS = 5 };
+enum { SIM_OUTPUT_PATTERNS = 6 };
 
 /* The output functions write into the folder out, every file through a temporary name
  * (output.h), and rank 0 records each file in out's manifest. All after sim_prepare. */
 
-/* VTK: every rank its own blocks' quantities (all of them, point data of the cells),
- * rank 0 the step's .vtm and the .pvd of all steps written by this simulation so far. */
+/* VTK (vtk.h): every rank its own blocks' quantities (those sel names, every quantity
+ * when sel is NULL or names none; cell data), rank 0 the step's .pvti and the .pvd of all
+ * steps written by this simulation so far. */
 TSR_NODISCARD tsr_status sim_write_vtk(sim_t *sim, output_folder_t *out, int64_t step,
-                                       tsr_error_t *err);
+                                       const simulation_quantities_t *sel, tsr_error_t *err);
+
+/* Rank 0 adds a row (step, values[n]) to series.csv (a header of names first), and
+ * writes the whole file (through a temporary name) unless it did less than 2 s ago; with
+ * final set it always writes. names NULL: no row, only the write. Other ranks: no-op;
+ * not collective. */
+TSR_NODISCARD tsr_status sim_write_series(sim_t *sim, output_folder_t *out, int64_t step,
+                                          const char **names, const double *values, int n,
+                                          bool final, tsr_error_t *err);
 
 /* The quantities along the line of cells from `from` to `to` (inclusive; max |to - from|
  * + 1 cells, rounded to the nearest cell), as <folder>/probe_<name>_<step>.csv with
- * columns x,y,z and the quantities' columns (rank 0). */
+ * columns x,y,z and the columns of the probe's quantities (rank 0). */
 TSR_NODISCARD tsr_status sim_write_probe(sim_t *sim, output_folder_t *out,
                                          const simulation_probe_t *probe, int64_t step,
                                          tsr_error_t *err);
 
-/* A picture of a quantity (its magnitude for vectors) on the plane of cells at
+/* A picture of slice->quantity (the first vector quantity when ""; its magnitude for
+ * vectors) on the plane of cells at
  * slice->position across slice->axis, cells of the wall quantity grey, with a legend, as
  * <folder>/slice_<name>_<step>.png (see image.h). Only the plane's cells travel: every
  * rank sends those of its own blocks to rank 0, which assembles and writes the picture.

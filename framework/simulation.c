@@ -236,6 +236,23 @@ cleanup:
   return st;
 }
 
+/* A list of quantity names (absent: *q left as it is; an empty list is an error). Whether
+ * the names exist is the assembly's to check (sim.h): the modules declare them. */
+static tsr_status read_quantities(config_t *cfg, config_node_t *node, const char *where,
+                                  simulation_quantities_t *q, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  size_t n = (size_t)-1;
+  TSR_TRY(config_strings(node, "quantities", false, SIMULATION_MAX_QUANTITIES,
+                         SIMULATION_NAME_MAX, &q->names[0][0], &n, err));
+  if (n == (size_t)-1) goto cleanup;
+  TSR_CHECK(n >= 1, TSR_ERR_INVALID,
+            "%s: %s.quantities: an empty list; name at least one quantity or leave the key out "
+            "(every quantity)", config_source(cfg), where);
+  q->n = (int)n;
+cleanup:
+  return st;
+}
+
 /* The keys every item of an output list has: "name" (required) and "every" (default 1). */
 static tsr_status read_list_item(config_node_t *item, char *name, size_t cap, int64_t *every,
                                  tsr_error_t *err) {
@@ -395,6 +412,8 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
     TSR_TRY(config_string(output, "folder", false, r.output_folder, sizeof r.output_folder, err));
     TSR_TRY(config_int(output, "progress_every", false, 0, INT64_MAX, &r.progress_every, err));
     TSR_TRY(config_int(output, "vtk_every", false, 0, INT64_MAX, &r.vtk_every, err));
+    TSR_TRY(config_int(output, "series_every", false, 0, INT64_MAX, &r.series_every, err));
+    TSR_TRY(read_quantities(cfg, output, "output", &r.quantities, err));
     size_t n = 0;
     TSR_TRY(read_list(cfg, output, "probes", SIMULATION_MAX_PROBES, &n, err));
     for (size_t i = 0; i < n; ++i) {
@@ -404,6 +423,10 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
       TSR_TRY(read_list_item(p, q->name, sizeof q->name, &q->every, err));
       TSR_TRY(config_int3(p, "from", true, 0, INT_MAX, q->from, err));
       TSR_TRY(config_int3(p, "to", true, 0, INT_MAX, q->to, err));
+      char where[64];
+      snprintf(where, sizeof where, "output.probes[%zu]", i);
+      q->quantities = r.quantities;
+      TSR_TRY(read_quantities(cfg, p, where, &q->quantities, err));
     }
     r.nprobes = (int)n;
     TSR_TRY(read_list(cfg, output, "slices", SIMULATION_MAX_SLICES, &n, err));
@@ -414,6 +437,7 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
       TSR_TRY(read_list_item(p, q->name, sizeof q->name, &q->every, err));
       TSR_TRY(config_choice(p, "axis", true, axis_names, &q->axis, err));
       TSR_TRY(config_int(p, "position", true, 0, INT_MAX, &q->position, err));
+      TSR_TRY(config_string(p, "quantity", false, q->quantity, sizeof q->quantity, err));
     }
     r.nslices = (int)n;
   }
@@ -423,6 +447,7 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
     tsr_error_prefix(err, "%s", config_source(cfg));
     goto cleanup;
   }
+  snprintf(r.source, sizeof r.source, "%s", config_source(cfg));
   *o = r;
 cleanup:
   return st;

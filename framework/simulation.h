@@ -11,11 +11,19 @@
  *     "folder": "out",            where summary.json, VTK files and probe CSVs go
  *     "progress_every": n,        steps between progress lines; 0: none (default 100)
  *     "vtk_every": n,             steps between VTK outputs; 0: none (default 0)
+ *     "quantities": ["velocity"], what VTK files and probes show (default: every
+ *                                 quantity of the run's modules)
+ *     "series_every": n,          steps between rows of series.csv, the modules' totals
+ *                                 over time (the fluid mass, a Nusselt number); 0: none
+ *                                 (default 0)
  *     "probes": [                 line probes (at most 16)
- *       { "name": "centre", "from": [x, y, z], "to": [x, y, z], "every": n }
+ *       { "name": "centre", "from": [x, y, z], "to": [x, y, z], "every": n,
+ *         "quantities": [...] }   default: output.quantities
  *     ],
- *     "slices": [                 PNG pictures of |u| on a plane of cells (at most 8)
- *       { "name": "mid", "axis": "z", "position": 16, "every": n }
+ *     "slices": [                 PNG pictures of a quantity (its magnitude for vectors)
+ *                                 on a plane of cells (at most 8)
+ *       { "name": "mid", "axis": "z", "position": 16, "every": n,
+ *         "quantity": "velocity" } default: the first vector quantity
  *     ]
  *   },
  *   "hardware": {                 what every process runs its blocks on
@@ -76,13 +84,22 @@ enum {
   SIMULATION_MAX_CONFIGURATIONS = 16,
   SIMULATION_MAX_ENTRIES = 16,    /* process entries per configuration */
   SIMULATION_MAX_NODE_PROCESSES = 4096,
-  SIMULATION_MAX_NODE_RULES = 32
+  SIMULATION_MAX_NODE_RULES = 32,
+  SIMULATION_MAX_QUANTITIES = 16  /* quantities one output names */
 };
+
+/* Quantities an output shows, by name (the modules' quantities; checked by the assembly).
+ * n = 0: every quantity of the run. */
+typedef struct simulation_quantities {
+  char names[SIMULATION_MAX_QUANTITIES][SIMULATION_NAME_MAX];
+  int n;
+} simulation_quantities_t;
 
 typedef struct simulation_probe {
   char name[SIMULATION_NAME_MAX]; /* [A-Za-z0-9_-]+, used in file names */
   int64_t from[3], to[3];         /* global cells, inside the domain */
   int64_t every;                  /* steps between outputs, >= 1 */
+  simulation_quantities_t quantities; /* its columns; none given: output.quantities */
 } simulation_probe_t;
 
 typedef struct simulation_slice {
@@ -90,6 +107,7 @@ typedef struct simulation_slice {
   int axis;                       /* normal of the plane: 0 x, 1 y, 2 z */
   int64_t position;               /* global cell index along axis, inside the domain */
   int64_t every;                  /* steps between outputs, >= 1 */
+  char quantity[SIMULATION_NAME_MAX]; /* what it shows; "": the first vector quantity */
 } simulation_slice_t;
 
 typedef enum simulation_hs { SIMULATION_HS_CPU = 0, SIMULATION_HS_GPU = 1 } simulation_hs_t;
@@ -148,11 +166,14 @@ typedef struct simulation_options {
   char output_folder[SIMULATION_PATH_MAX];
   int64_t progress_every;
   int64_t vtk_every;
+  simulation_quantities_t quantities; /* of VTK output and probes */
+  int64_t series_every;       /* steps between rows of series.csv; 0: none */
   simulation_probe_t probes[SIMULATION_MAX_PROBES];
   int nprobes;
   simulation_slice_t slices[SIMULATION_MAX_SLICES];
   int nslices;
   simulation_hardware_t hardware;
+  char source[SIMULATION_PATH_MAX]; /* the configuration's file name, for messages */
 } simulation_options_t;
 
 /* The OpenCL device a process opens: hardware.opencl, with the device index of its

@@ -66,20 +66,33 @@ cleanup:
 }
 
 tsr_status vtk_write_index(const char *folder, const char *name, int64_t step,
-                           const int32_t *blocks, int32_t nblocks, const int64_t *steps,
+                           const int64_t cells[3], const vtk_array_t *arrays, int narrays,
+                           const vtk_piece_t *pieces, int32_t npieces, const int64_t *steps,
                            int64_t nsteps, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   char path[OUTPUT_PATH_MAX];
   output_file_t o = {.f = NULL};
-  int n = snprintf(path, sizeof path, "%s/%s_%06lld.vtm", folder, name, (long long)step);
+  int n = snprintf(path, sizeof path, "%s/%s_%06lld.pvti", folder, name, (long long)step);
   TSR_CHECK(n > 0 && (size_t)n < sizeof path, TSR_ERR_INVALID, "output path too long: %.200s", folder);
   TSR_TRY(output_file_open(&o, path, err));
-  fprintf(o.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"vtkMultiBlockDataSet\" version=\"1.0\" "
-               "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <vtkMultiBlockDataSet>\n");
-  for (int32_t i = 0; i < nblocks; ++i)
-    fprintf(o.f, "    <DataSet index=\"%d\" name=\"block_%d\" file=\"%s_%06lld/block_%d.vti\"/>\n",
-            (int)i, (int)blocks[i], name, (long long)step, (int)blocks[i]);
-  fprintf(o.f, "  </vtkMultiBlockDataSet>\n</VTKFile>\n");
+  fprintf(o.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PImageData\" version=\"1.0\" "
+               "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
+               "  <PImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" GhostLevel=\"0\" "
+               "Origin=\"0 0 0\" Spacing=\"1 1 1\">\n    <PCellData>\n",
+          (long long)cells[0], (long long)cells[1], (long long)cells[2]);
+  for (int i = 0; i < narrays; ++i)
+    fprintf(o.f, "      <PDataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\"/>\n",
+            vtk_type_name(arrays[i].type), arrays[i].name, arrays[i].components);
+  fprintf(o.f, "    </PCellData>\n");
+  for (int32_t i = 0; i < npieces; ++i) {
+    const vtk_piece_t *p = &pieces[i];
+    fprintf(o.f, "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\" "
+                 "Source=\"%s_%06lld/block_%d.vti\"/>\n",
+            (long long)p->lo[0], (long long)(p->lo[0] + p->size[0]), (long long)p->lo[1],
+            (long long)(p->lo[1] + p->size[1]), (long long)p->lo[2],
+            (long long)(p->lo[2] + p->size[2]), name, (long long)step, (int)p->id);
+  }
+  fprintf(o.f, "  </PImageData>\n</VTKFile>\n");
   TSR_TRY(output_file_commit(&o, err));
 
   n = snprintf(path, sizeof path, "%s/%s.pvd", folder, name);
@@ -88,8 +101,8 @@ tsr_status vtk_write_index(const char *folder, const char *name, int64_t step,
   fprintf(o.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" "
                "byte_order=\"LittleEndian\">\n  <Collection>\n");
   for (int64_t i = 0; i < nsteps; ++i)
-    fprintf(o.f, "    <DataSet timestep=\"%lld\" file=\"%s_%06lld.vtm\"/>\n", (long long)steps[i],
-            name, (long long)steps[i]);
+    fprintf(o.f, "    <DataSet timestep=\"%lld\" file=\"%s_%06lld.pvti\"/>\n",
+            (long long)steps[i], name, (long long)steps[i]);
   fprintf(o.f, "  </Collection>\n</VTKFile>\n");
   TSR_TRY(output_file_commit(&o, err));
 cleanup:

@@ -2,11 +2,13 @@
  *
  * Every process writes the blocks it owns, one ImageData file (.vti) per block and
  * output step, holding cell data without ghost cells, in appended raw binary
- * (little-endian, UInt64 headers). Rank 0 writes, per output step, a multiblock index
- * (.vtm) naming every block's file, and rewrites a time series (.pvd) over all output
- * steps so far. File names:
+ * (little-endian, UInt64 headers), its extent in the global cell numbering. Rank 0
+ * writes, per output step, a parallel image (.pvti) whose pieces are the blocks' files:
+ * ParaView reads it as one image of the whole domain, so filters that interpolate (cell
+ * data to point data, contours, streamlines, volume rendering) see no block seams. It
+ * also rewrites a time series (.pvd) over all output steps so far. File names:
  *   <folder>/<name>_<step>/block_<BlockID>.vti
- *   <folder>/<name>_<step>.vtm
+ *   <folder>/<name>_<step>.pvti
  *   <folder>/<name>.pvd
  * Each file is written under a temporary name and renamed into place (output.h). */
 #ifndef VTK_H
@@ -44,10 +46,20 @@ TSR_NODISCARD tsr_status vtk_write_block(const char *path, const vtk_block_t *bl
 TSR_NODISCARD tsr_status vtk_make_step_folder(const char *folder, const char *name, int64_t step,
                                               tsr_error_t *err);
 
-/* Rank 0: writes the .vtm of a step listing blocks[nblocks] (BlockIDs), and the .pvd
- * over steps[nsteps] (every output step so far, with its time). */
+/* One block's file in the index: its BlockID and cells. */
+typedef struct vtk_piece {
+  int32_t id;
+  int64_t lo[3];
+  int size[3];
+} vtk_piece_t;
+
+/* Rank 0: writes the .pvti of a step over the domain's cells[3], with arrays[narrays]
+ * (names, types and components; data unused) and pieces[npieces], and the .pvd over
+ * steps[nsteps] (every output step so far, with its time). */
 TSR_NODISCARD tsr_status vtk_write_index(const char *folder, const char *name, int64_t step,
-                                         const int32_t *blocks, int32_t nblocks,
-                                         const int64_t *steps, int64_t nsteps, tsr_error_t *err);
+                                         const int64_t cells[3], const vtk_array_t *arrays,
+                                         int narrays, const vtk_piece_t *pieces,
+                                         int32_t npieces, const int64_t *steps, int64_t nsteps,
+                                         tsr_error_t *err);
 
 #endif

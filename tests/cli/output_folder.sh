@@ -120,11 +120,11 @@ rerun)
   mkdir -p "$dir"
   echo "notes of the user" >"$dir/notes.txt"
   start_long "$dir"
-  wait_for "$dir/fields_000040.vtm"
+  wait_for "$dir/fields_000040.pvti"
   stop_long
   run "$work/refused" "$short_config" --output "$dir"
   failed "$work/refused" "holds the output of an earlier run"
-  [[ -e $dir/fields_000040.vtm ]] || fail "a refused run removed files"
+  [[ -e $dir/fields_000040.pvti ]] || fail "a refused run removed files"
   run "$work/new" "$short_config" --output "$dir" --overwrite
   [[ $rc -eq 0 ]] || fail "the new run failed: $(cat "$work/new.err")"
   check_manifest completed "$dir" notes.txt || fail "the folder mixes runs"
@@ -142,7 +142,7 @@ full_disk)
   [[ -z $temporaries ]] || fail "temporary files left: $temporaries"
   while IFS= read -r f; do
     [[ $(tail -c 11 "$f") == "</VTKFile>" ]] || fail "$f is not complete"
-  done < <(find "$dir" -name '*.vti' -o -name '*.vtm' -o -name '*.pvd')
+  done < <(find "$dir" -name '*.vti' -o -name '*.pvti' -o -name '*.pvd')
   ;;
 non_utf8)
   config=$work/cavity_$'\xff'.json
@@ -156,7 +156,7 @@ signal)
   for sig in TERM INT; do
     dir=$work/stopped_$sig
     start_long "$dir"
-    wait_for "$dir/fields_000020.vtm"
+    wait_for "$dir/fields_000020.pvti"
     kill -"$sig" "$long"
     set +e
     wait "$long"
