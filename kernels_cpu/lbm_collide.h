@@ -202,6 +202,28 @@
     }                                                                                    \
   }
 
+/* The coupled kernels (a force or an advection velocity per cell): KC, a copy of the
+ * constants, gets those that depend on the force (F, F/2, c_i.F, a c_i.F and
+ * (1 - omega_minus/2) w_i a c_i.F) for the cell's force (FX, FY, FZ); LBM_COLLIDE_CELL(.., 1)
+ * then collides with it. The same expressions on every device. */
+#define LBM_CELL_FORCE_CONSTS(KC, FX, FY, FZ)                                            \
+  do {                                                                                   \
+    const REAL sm_ = (REAL)1 - (REAL)0.5 * (KC).om;                                      \
+    (KC).fx = (FX);                                                                      \
+    (KC).fy = (FY);                                                                      \
+    (KC).fz = (FZ);                                                                      \
+    (KC).hfx = (REAL)0.5 * (KC).fx;                                                      \
+    (KC).hfy = (REAL)0.5 * (KC).fy;                                                      \
+    (KC).hfz = (REAL)0.5 * (KC).fz;                                                      \
+    LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) {                                     \
+      const REAL cf_ = (REAL)LAT_CX(i_) * (KC).fx + (REAL)LAT_CY(i_) * (KC).fy +         \
+                       (REAL)LAT_CZ(i_) * (KC).fz;                                       \
+      (KC).cf[i_] = cf_;                                                                 \
+      (KC).cf3[i_] = LBM_A1 * cf_;                                                       \
+      (KC).smw3cf[i_] = sm_ * (KC).w[i_] * LBM_A1 * cf_;                                 \
+    }                                                                                    \
+  } while (0)
+
 #define LBM_COLLIDE_CONSTS                                                               \
   const REAL rho0 = k->rho0, inv_rho0 = k->inv_rho0, op = k->op, om = k->om;             \
   const REAL fx = k->fx, fy = k->fy, fz = k->fz, hfx = k->hfx, hfy = k->hfy,             \

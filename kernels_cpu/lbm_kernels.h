@@ -61,6 +61,23 @@ typedef struct lbm_link {
   double extra;  /* moving-wall term 2 a w_i rho0 c_i.u_w, 0 for no-slip */
 } lbm_link_t;
 
+/* The per-cell inputs and outputs of a coupled stream-collide (lbm_kernels_t.coupled):
+ * fields of the same block (the same interior cells, any layout, ghost width and
+ * component stride), in the storage precision. A NULL pointer: not used. */
+typedef struct lbm_coupling {
+  const void *force;        /* flow: a body force per cell (3 components), added to
+                               lbm_params_t.force */
+  grid_dims_t force_dims;
+  void *velocity;           /* flow: out, the velocity u the collision used (3 comp.) */
+  grid_dims_t velocity_dims;
+  const void *advection;    /* ADE: the advection velocity per cell (3 components) */
+  grid_dims_t advection_dims;
+  void *source_force;       /* ADE: out, the force beta (C - c0) of the cell's scalar C
+                               (3 components; Boussinesq buoyancy for a temperature) */
+  grid_dims_t source_force_dims;
+  double beta[3], c0;
+} lbm_coupling_t;
+
 typedef struct lbm_kernels {
   const lattice_t *lattice;
   grid_layout_t layout;
@@ -74,6 +91,12 @@ typedef struct lbm_kernels {
   /* Every cell (ghosts included) to the equilibrium of the density and velocity init
    * gives for interior cells (NULL: rho0 and rest), and of (rho0, 0) for ghosts;
    * shifted storage subtracts w_i rho0. */
+  /* stream_collide of the SRT, TRT (always with the force terms) and ADE variants, with
+   * the per-cell inputs and outputs of c: one scalar code path for both layouts, every
+   * cell through the same operations as in the OpenCL kernels. The ADE variants take
+   * the advection velocity from c->advection (required). */
+  void (*coupled)(const void *restrict src, void *restrict dst, const grid_dims_t *d,
+                  const lbm_params_t *p, lbm_variant_t v, const lbm_coupling_t *c);
   void (*init)(void *f, const grid_dims_t *d, const lbm_params_t *p, int shifted,
                lbm_init_fn init, void *ctx);
   /* Density and velocity of every interior cell of a stored (post-collision) field into

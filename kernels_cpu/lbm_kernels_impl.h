@@ -280,6 +280,85 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
   }
 }
 
+/* The coupled stream-collide: every interior cell, in z-y-x order (threads over z and y),
+ * scalar code over the layout's strides. */
+#define LBM_T REAL
+#define LBM_ZERO ((REAL)0)
+#define LBM_LD(I) src[cell + off[I]]
+#define LBM_ST(I, V) dst[cell + (ptrdiff_t)(I) * d->sc] = (V)
+#define LBM_AUX(F, X, Y, Z) ((F).origin + (ptrdiff_t)(X) * (F).sx + (ptrdiff_t)(Y) * (F).sy + \
+                             (ptrdiff_t)(Z) * (F).sz)
+#define LBM_DEFINE_COUPLED(NAME, ADE_, BODY)                                              \
+  static void LBM_FN(NAME)(const REAL *restrict src, REAL *restrict dst,                 \
+                           const grid_dims_t *d, const ptrdiff_t *off,                   \
+                           const LBM_FN(consts_t) *k0, const lbm_coupling_t *c) {        \
+    const REAL *force = c->force, *adv = c->advection;                                   \
+    REAL *vel = c->velocity, *sf = c->source_force;                                      \
+    const REAL bx = (REAL)c->beta[0], by = (REAL)c->beta[1], bz = (REAL)c->beta[2];       \
+    const REAL c0 = (REAL)c->c0;                                                         \
+    (void)force, (void)adv, (void)vel, (void)sf, (void)bx, (void)by, (void)bz, (void)c0; \
+    _Pragma("omp parallel for collapse(2) schedule(static)")                             \
+    for (int z = 0; z < d->nz; ++z)                                                      \
+      for (int y = 0; y < d->ny; ++y) {                                                  \
+        LBM_FN(consts_t) kc = *k0;                                                       \
+        for (int x = 0; x < d->nx; ++x) {                                                \
+          const ptrdiff_t cell = d->origin + (ptrdiff_t)x * d->sx + (ptrdiff_t)y * d->sy + \
+                                 (ptrdiff_t)z * d->sz;                                   \
+          if (ADE_) {                                                                    \
+            const ptrdiff_t a_ = LBM_AUX(c->advection_dims, x, y, z);                    \
+            kc.ax = adv[a_];                                                             \
+            kc.ay = adv[a_ + c->advection_dims.sc];                                      \
+            kc.az = adv[a_ + 2 * c->advection_dims.sc];                                  \
+          } else if (force) {                                                            \
+            const ptrdiff_t a_ = LBM_AUX(c->force_dims, x, y, z);                        \
+            LBM_CELL_FORCE_CONSTS(kc, k0->fx + force[a_],                                \
+                                  k0->fy + force[a_ + c->force_dims.sc],                 \
+                                  k0->fz + force[a_ + 2 * c->force_dims.sc]);            \
+          }                                                                              \
+          const LBM_FN(consts_t) *k = &kc;                                               \
+          LBM_COLLIDE_CONSTS;                                                            \
+          BODY                                                                           \
+          if (ADE_ && sf) {                                                              \
+            const ptrdiff_t a_ = LBM_AUX(c->source_force_dims, x, y, z);                 \
+            const REAL dc_ = rho - c0;                                                   \
+            sf[a_] = bx * dc_;                                                           \
+            sf[a_ + c->source_force_dims.sc] = by * dc_;                                 \
+            sf[a_ + 2 * c->source_force_dims.sc] = bz * dc_;                             \
+          } else if (!ADE_ && vel) {                                                     \
+            const ptrdiff_t a_ = LBM_AUX(c->velocity_dims, x, y, z);                     \
+            vel[a_] = ux;                                                                \
+            vel[a_ + c->velocity_dims.sc] = uy;                                          \
+            vel[a_ + 2 * c->velocity_dims.sc] = uz;                                      \
+          }                                                                              \
+        }                                                                                \
+      }                                                                                  \
+  }
+LBM_DEFINE_COUPLED(coupled_srt, 0, LBM_COLLIDE_CELL(0, 1))
+LBM_DEFINE_COUPLED(coupled_trt, 0, LBM_COLLIDE_CELL(1, 1))
+LBM_DEFINE_COUPLED(coupled_ade_srt, 1, LBM_ADE_CELL(0))
+LBM_DEFINE_COUPLED(coupled_ade_trt, 1, LBM_ADE_CELL(1))
+#undef LBM_DEFINE_COUPLED
+#undef LBM_AUX
+#undef LBM_LD
+#undef LBM_ST
+#undef LBM_T
+#undef LBM_ZERO
+
+static void LBM_FN(coupled)(const void *restrict vsrc, void *restrict vdst, const grid_dims_t *d,
+                            const lbm_params_t *p, lbm_variant_t v, const lbm_coupling_t *c) {
+  ptrdiff_t off[LAT(Q)];
+  for (int i = 0; i < LAT(Q); ++i)
+    off[i] = (ptrdiff_t)i * d->sc - (ptrdiff_t)LAT_CX(i) * d->sx - (ptrdiff_t)LAT_CY(i) * d->sy -
+             (ptrdiff_t)LAT_CZ(i) * d->sz;
+  const int trt = v == LBM_VARIANT_TRT || v == LBM_VARIANT_ADE_TRT;
+  LBM_FN(consts_t) k;
+  LBM_FN(consts_init)(&k, p, trt);
+  if (v == LBM_VARIANT_ADE_SRT) LBM_FN(coupled_ade_srt)(vsrc, vdst, d, off, &k, c);
+  else if (v == LBM_VARIANT_ADE_TRT) LBM_FN(coupled_ade_trt)(vsrc, vdst, d, off, &k, c);
+  else if (v == LBM_VARIANT_TRT) LBM_FN(coupled_trt)(vsrc, vdst, d, off, &k, c);
+  else LBM_FN(coupled_srt)(vsrc, vdst, d, off, &k, c);
+}
+
 static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, int shifted,
                          lbm_init_fn init, void *ctx) {
   REAL *f = vf;
@@ -372,6 +451,7 @@ static void LBM_FN(boundary)(void *vf, const lbm_link_t *links, size_t n) {
                                       .esize = sizeof(REAL),                             \
                                       .nontemporal = LBM_NONTEMPORAL,                    \
                                       .stream_collide = LBM_FN(stream_collide),          \
+                                      .coupled = LBM_FN(coupled),                        \
                                       .init = LBM_FN(init),                              \
                                       .moments = LBM_FN(moments),                        \
                                       .boundary = LBM_FN(boundary),                      \

@@ -3,7 +3,8 @@
  * streaming alone moving every value to the right slot; a cell's update not depending
  * on where in its row it lies (vector lanes, masked last vector, scalar rest); AoS and
  * SoA giving bitwise the same cells; the moments read-out; packing a slice of one
- * layout and unpacking it into the other; the dims of a field too large to address. */
+ * layout and unpacking it into the other; the dims of a field too large to address; the
+ * coupled kernels (a force or an advection velocity per cell). */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -301,6 +302,133 @@ static void test_row_position_and_layouts(void **state) {
     }
 }
 
+/* A field of n components per cell beside a kernel set's PDF field (same cells, layout
+ * and precision), every component of every interior cell set by value(x, y, z, c). */
+static field_t aux_make(const lbm_kernels_t *k, int ncomp, double (*value)(int, int, int, int)) {
+  const int n[3] = {37, 3, 2};
+  field_t f = {.d = grid_dims_make(n, ncomp, 1, k->layout, k->esize), .esize = k->esize};
+  size_t bytes = (f.d.elements * f.esize + 63) / 64 * 64;
+  f.v = aligned_alloc(64, bytes);
+  assert_non_null(f.v);
+  memset(f.v, 0, bytes);
+  for (int z = 0; z < 2; ++z)
+    for (int y = 0; y < 3; ++y)
+      for (int x = 0; x < 37; ++x)
+        for (int c = 0; c < ncomp; ++c)
+          if (value) field_set(&f, x, y, z, c, value(x, y, z, c));
+  return f;
+}
+
+static const double coupled_force[3] = {1e-4, -2e-5, 3e-5};
+static const double coupled_velocity[3] = {0.03, -0.02, 0.01};
+static double uniform_force(int x, int y, int z, int c) { return (void)x, (void)y, (void)z, coupled_force[c]; }
+static double uniform_velocity(int x, int y, int z, int c) { return (void)x, (void)y, (void)z, coupled_velocity[c]; }
+static double varying_force(int x, int y, int z, int c) { return 1e-5 * (double)((x * 7 + y * 3 + z * 5 + c) % 11 - 5); }
+
+/* The coupled kernels (a force or an advection velocity per cell), every lattice, layout
+ * and precision:
+ *  - with the same force in every cell they give what stream_collide gives with that
+ *    force, bitwise (DP; in SP the constant (1 - omega_minus/2) is rounded from a float
+ *    sum instead of a double one, so only AoS = SoA is bitwise), and the velocity they
+ *    write is the moments' velocity of the result (to 1e-15: REAL against a double
+ *    sum of the same values);
+ *  - with a force that changes from cell to cell, AoS and SoA agree bitwise;
+ *  - ADE with the same advection velocity everywhere gives stream_collide's ADE
+ *    bitwise, and the force it writes is beta (C - c0) of the result's C (to 1e-14 DP,
+ *    1e-5 SP relative: C summed again, in double, over the up to 27 values after the
+ *    collision, which conserves C up to the rounding of each value). */
+static void test_coupled(void **state) {
+  (void)state;
+  int nl;
+  const lattice_t *const *all = lattice_all(&nl);
+  for (int li = 0; li < nl; ++li)
+    for (int dp = 0; dp < 2; ++dp)
+      for (int variant = 0; variant < 4; ++variant) {
+        const lattice_t *l = all[li];
+        const bool ade = variant >= 2, trt = variant & 1;
+        const lbm_variant_t v = ade ? (trt ? LBM_VARIANT_ADE_TRT : LBM_VARIANT_ADE_SRT)
+                                    : (trt ? LBM_VARIANT_TRT : LBM_VARIANT_SRT);
+        field_t src[2], want[2], got[2], vary[2];
+        for (int s = 0; s < 2; ++s) {
+          const lbm_kernels_t *k = lbm_kernels_find(l, (grid_layout_t)s, dp);
+          src[s] = field_make(k, 37, 3, 2);
+          want[s] = field_make(k, 37, 3, 2);
+          got[s] = field_make(k, 37, 3, 2);
+          vary[s] = field_make(k, 37, 3, 2);
+          fill_pdfs(&src[s], l, 0);
+          lbm_params_t p = {.omega_plus = 1.7, .omega_minus = lbm_omega_minus(1.7, 0.25), .rho0 = 1,
+                            .force = {coupled_force[0], coupled_force[1], coupled_force[2]},
+                            .use_force = !ade,
+                            .velocity = {coupled_velocity[0], coupled_velocity[1], coupled_velocity[2]}};
+          k->stream_collide(src[s].v, want[s].v, &src[s].d, &p, v);
+          field_t in = aux_make(k, 3, ade ? uniform_velocity : uniform_force);
+          field_t out = aux_make(k, 3, NULL), in2 = aux_make(k, 3, varying_force);
+          lbm_coupling_t c = {.beta = {0.5, -0.25, 2}, .c0 = 0.3};
+          if (ade) {
+            c.advection = in.v, c.advection_dims = in.d;
+            c.source_force = out.v, c.source_force_dims = out.d;
+          } else {
+            c.force = in.v, c.force_dims = in.d;
+            c.velocity = out.v, c.velocity_dims = out.d;
+          }
+          lbm_params_t pc = p;
+          memset(pc.force, 0, sizeof pc.force);
+          memset(pc.velocity, 0, sizeof pc.velocity);
+          k->coupled(src[s].v, got[s].v, &src[s].d, &pc, v, &c);
+          double *rho = malloc(37 * 3 * 2 * sizeof *rho), *u = malloc(3 * 37 * 3 * 2 * sizeof *u);
+          assert_non_null(rho);
+          assert_non_null(u);
+          k->moments(got[s].v, &got[s].d, &p, 0, rho, u);
+          for (int z = 0; z < 2; ++z)
+            for (int y = 0; y < 3; ++y)
+              for (int x = 0; x < 37; ++x) {
+                for (int i = 0; i < l->q; ++i)
+                  if ((dp || ade) && field_bits(&got[s], x, y, z, i) != field_bits(&want[s], x, y, z, i))
+                    fail_msg("%s dp %d variant %d %s: cell (%d,%d,%d) slot %d differs from "
+                             "stream_collide", l->name, dp, variant, grid_layout_name(k->layout), x, y, z, i);
+                const size_t n = ((size_t)z * 3 + (size_t)y) * 37 + (size_t)x;
+                const double tol = dp ? 1e-15 : 1e-6;
+                for (int a = 0; a < 3 && !ade; ++a)
+                  if (a < l->d && fabs(field_get(&out, x, y, z, a) - u[3 * n + (size_t)a]) > tol)
+                    fail_msg("%s dp %d variant %d: velocity written %.17g, moments %.17g", l->name, dp,
+                             variant, field_get(&out, x, y, z, a), u[3 * n + (size_t)a]);
+                for (int a = 0; a < 3 && ade; ++a) {
+                  double f = c.beta[a] * (rho[n] - c.c0);
+                  if (fabs(field_get(&out, x, y, z, a) - f) > 10 * tol * (fabs(f) + 1e-3))
+                    fail_msg("%s dp %d variant %d: force written %.17g, beta (C - c0) %.17g", l->name,
+                             dp, variant, field_get(&out, x, y, z, a), f);
+                }
+              }
+          if (!ade) {
+            c.force = in2.v, c.force_dims = in2.d;
+            k->coupled(src[s].v, vary[s].v, &src[s].d, &pc, v, &c);
+          }
+          free(rho);
+          free(u);
+          free(in.v);
+          free(out.v);
+          free(in2.v);
+        }
+        for (int z = 0; z < 2; ++z)
+          for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 37; ++x)
+              for (int i = 0; i < l->q; ++i) {
+                if (field_bits(&got[1], x, y, z, i) != field_bits(&got[0], x, y, z, i))
+                  fail_msg("%s dp %d variant %d: cell (%d,%d,%d) slot %d: SoA differs from AoS",
+                           l->name, dp, variant, x, y, z, i);
+                if (!ade && field_bits(&vary[1], x, y, z, i) != field_bits(&vary[0], x, y, z, i))
+                  fail_msg("%s dp %d variant %d: varying force: cell (%d,%d,%d) slot %d: SoA "
+                           "differs from AoS", l->name, dp, variant, x, y, z, i);
+              }
+        for (int s = 0; s < 2; ++s) {
+          free(src[s].v);
+          free(want[s].v);
+          free(got[s].v);
+          free(vary[s].v);
+        }
+      }
+}
+
 /* The moments of the initial equilibrium give back the density and velocity it was made
  * from (to 1e-14 relative in DP, 1e-6 in SP: the equilibrium's values rounded to the
  * storage precision), the same in both layouts bitwise. */
@@ -417,6 +545,7 @@ int main(void) {
       cmocka_unit_test(test_stream_only),
       cmocka_unit_test(test_row_position_and_layouts),
       cmocka_unit_test(test_moments),
+      cmocka_unit_test(test_coupled),
       cmocka_unit_test(test_pack_across_layouts),
       cmocka_unit_test(test_grid_dims_too_large),
   };
