@@ -4,8 +4,8 @@
  * the bs of the blocks it cares about, and declares
  *   fields      the data of a block it allocates (an allocator item of the field's name)
  *               and whose ghost layers travel (extraction, insertion and copy items of
- *               that name): components, bytes per value, ghost width per axis, layout
- *               per hs;
+ *               that name; needed only where some sweep reads the field across faces):
+ *               components, bytes per value, ghost width per axis, layout per hs;
  *   sweeps      the work of a time step, in order: which fields each reads with their
  *               ghost layers (exchanged first), reads in its own cells, and writes; a
  *               boundary item and a kernel item;

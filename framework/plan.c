@@ -31,8 +31,18 @@ double plan_imbalance(const plan_t *plan) {
   return plan->mean_seconds > 0 ? plan->max_seconds / plan->mean_seconds - 1.0 : 0.0;
 }
 
+/* Whether some sweep reads the ghost layers of field (it is exchanged; a field read only
+ * in a block's own cells needs no extraction, insertion or copy items). */
+static bool plan_exchanged(const module_decl_t *decls, int n, const char *field) {
+  for (int m = 0; m < n; ++m)
+    for (int k = 0; k < decls[m].nsweeps; ++k)
+      for (int r = 0; r < decls[m].sweeps[k].nreads_ghosts; ++r)
+        if (strcmp(decls[m].sweeps[k].reads_ghosts[r], field) == 0) return true;
+  return false;
+}
+
 /* Work and link bytes of every block, from a classified patch: the cells its modules
- * update, and in direction d the bytes of every field's extraction item, unless the
+ * update, and in direction d the bytes of every exchanged field's extraction item, unless the
  * neighbour takes nothing of that field there (its insertion size is 0: a block where
  * the field's module does nothing). Sizes do not depend on the hardware (one message
  * layout). */
@@ -57,6 +67,7 @@ static tsr_status plan_weights(plan_t *p, const patch_t *patch, const module_t *
     for (int m = 0; m < n; ++m)
       for (int f = 0; f < decls[m].nfields; ++f) {
         const char *field = decls[m].fields[f].name;
+        if (!plan_exchanged(decls, n, field)) continue;
         const registry_item_t *ext;
         registry_request_t req = {.fs = fs, .hs = cpu, .bs = b->bs};
         TSR_TRY(registry_lookup(reg, REGISTRY_KIND_EXTRACTION, field, &req, &ext, err));
