@@ -38,6 +38,14 @@ typedef struct grid_dims {
   size_t elements;      /* elements of the whole field: ghosts and padding included */
 } grid_dims_t;
 
+/* A CPU block's data of a field that other modules read by name (a coupling field: a
+ * force, a velocity, a temperature): its values, 64-byte aligned, and their dims. */
+typedef struct grid_field {
+  void *values;
+  grid_dims_t dims;
+  size_t esize;
+} grid_field_t;
+
 /* The dims of a field of n[3] interior cells in a layout, for elements of esize bytes
  * (the SoA padding is in bytes). A field whose element count or strides do not fit in a
  * ptrdiff_t gets elements = 0 (every other field has at least one element): callers

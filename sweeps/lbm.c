@@ -8,6 +8,7 @@
 
 #include "cpu_copy.h"
 #include "direction.h"
+#include "field.h"
 #include "grid.h"
 #include "lbm_gpu.h"
 #include "lbm_impl.h"
@@ -198,6 +199,8 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     TSR_TRY(config_real(lbm, "rho0", false, 1e-12, 1e12, &r.rho0, err));
     TSR_TRY(config_bool(lbm, "shifted", false, &r.shifted, err));
     TSR_TRY(config_real3(lbm, "force", false, -1.0, 1.0, r.force, err));
+    TSR_TRY(config_string(lbm, "force_field", false, r.force_field, sizeof r.force_field, err));
+    TSR_TRY(config_bool(lbm, "write_velocity", false, &r.write_velocity, err));
     TSR_TRY(config_object(lbm, "initial", false, &init, err));
     if (init) {
       v = (int)r.init;
@@ -497,9 +500,19 @@ static tsr_status lbm_stream_collide(const block_info_t *b, block_data_t *data, 
                                      tsr_error_t *err) {
   const lbm_ctx_t *c = vctx;
   lbm_block_t *lb = lbm_get(data, c);
-  lbm_kernels_of(c, lb)->stream_collide(
-      lb->src, lb->dst, &lb->dims, &c->params,
-      c->opts.collision == LBM_TRT ? LBM_VARIANT_TRT : LBM_VARIANT_SRT);
+  const lbm_variant_t v = c->opts.collision == LBM_TRT ? LBM_VARIANT_TRT : LBM_VARIANT_SRT;
+  if (c->force_id < 0 && c->velocity_id < 0) {
+    lbm_kernels_of(c, lb)->stream_collide(lb->src, lb->dst, &lb->dims, &c->params, v);
+  } else { /* coupled: a force per cell in, the velocity out */
+    const grid_field_t *f = field_of(data, c->force_id), *u = field_of(data, c->velocity_id);
+    if ((c->force_id >= 0 && !f) || (c->velocity_id >= 0 && !u))
+      return tsr_error_set(err, TSR_ERR_INTERNAL, __FILE__, __LINE__,
+                           "BlockID %d lacks a coupling field of the LBM", (int)b->id);
+    lbm_coupling_t cp = {.force = f ? f->values : NULL, .velocity = u ? u->values : NULL};
+    if (f) cp.force_dims = f->dims;
+    if (u) cp.velocity_dims = u->dims;
+    lbm_kernels_of(c, lb)->coupled(lb->src, lb->dst, &lb->dims, &c->params, v, &cp);
+  }
   lbm_swap(lb);
   return TSR_OK;
 }
@@ -594,6 +607,12 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
       .force = {o->force[0], o->force[1], o->force[2]},
       .use_force = o->force[0] != 0 || o->force[1] != 0 || o->force[2] != 0};
   TSR_TRY(registry_data_id(reg, LBM_PDF, &c.pdf_id, err));
+  c.force_id = c.velocity_id = -1;
+  if (o->force_field[0]) TSR_TRY(registry_data_id(reg, o->force_field, &c.force_id, err));
+  if (o->write_velocity) {
+    TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &c.velocity_id, err));
+    TSR_TRY(field_register(reg, LBM_VELOCITY, 3, o->precision == LBM_SP ? 4 : 8, err));
+  }
   selector_table_t *sel = registry_selectors(reg);
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid", &c.bs_fluid, err));
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid_boundary", &c.bs_boundary, err));

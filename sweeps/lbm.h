@@ -48,6 +48,7 @@
 #define LBM_MOMENTS "lbm.moments"
 #define LBM_CHECK "lbm.check"
 #define LBM_WAIT "lbm.wait"
+#define LBM_VELOCITY "lbm.velocity" /* the coupling field of the velocity (write_velocity) */
 
 typedef enum lbm_collision { LBM_SRT = 0, LBM_TRT = 1 } lbm_collision_t;
 typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1 } lbm_precision_t;
@@ -66,6 +67,10 @@ typedef struct lbm_options {
   double rho0;           /* reference density */
   bool shifted;          /* store f - w_i rho0 */
   double force[3];       /* constant body force density */
+  char force_field[64];  /* a coupling field (field.h) of a body force per cell, added to
+                            force, e.g. "thermal.force"; "": none */
+  bool write_velocity;   /* every step writes the velocity the collision used to the
+                            coupling field "lbm.velocity" (for modules that read it) */
   lbm_init_kind_t init;
   double init_velocity[3]; /* uniform: the initial velocity; Taylor-Green: u0 in [0] */
   geometry_t geometry;

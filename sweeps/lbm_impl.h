@@ -19,6 +19,8 @@ typedef struct lbm_ctx {
   const lattice_t *lattice;
   const lbm_kernels_t *kernels[2]; /* per CPU layout (grid_layout_t) */
   int pdf_id;
+  int force_id, velocity_id; /* data ids of the coupling fields, -1: none (lbm.force_field,
+                                lbm.write_velocity) */
   uint32_t bs_fluid, bs_boundary, bs_solid;
   int comps[DIRECTION_COUNT][LATTICE_MAX_Q]; /* PDFs crossing each direction */
   int ncomps[DIRECTION_COUNT];

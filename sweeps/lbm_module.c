@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "cpu_threads.h"
+#include "field.h"
 #include "gpu_lbm.h"
 #include "grid.h"
 #include "lbm_gpu.h"
@@ -22,7 +23,7 @@ typedef struct lbm_quantity {
 struct lbm_state {
   lbm_options_t opts;
   lbm_gpu_env_t *gpu;
-  int pdf_id;
+  int pdf_id, velocity_id;
   lbm_quantity_t quantities[LBM_QUANTITIES]; /* the samplers' contexts */
 };
 
@@ -39,7 +40,7 @@ tsr_status lbm_module_state(const lbm_options_t *lo, void **state, tsr_error_t *
   *state = NULL;
   TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory");
   s->opts = *lo;
-  s->pdf_id = -1;
+  s->pdf_id = s->velocity_id = -1;
   for (int q = 0; q < LBM_QUANTITIES; ++q) s->quantities[q] = (lbm_quantity_t){s, q};
   *state = s;
 cleanup:
@@ -89,9 +90,44 @@ static tsr_status lbm_sample(const block_info_t *b, const block_data_t *data, do
   /* a block without PDFs (solid): a wall at rest */
   for (int64_t k = 0; q->what == LBM_Q_DENSITY && k < n; ++k) out[k] = v.rho ? v.rho[k] : s->opts.rho0;
   for (int64_t k = 0; q->what == LBM_Q_VELOCITY && k < 3 * n; ++k) out[k] = v.u ? v.u[k] : 0.0;
+  /* with the velocity field: in fluid cells the velocity the collision used (a force per
+     cell shifts it by half that force, which the moments of the stored PDFs miss) */
+  const grid_field_t *uf = field_of(data, s->velocity_id);
+  if (q->what == LBM_Q_VELOCITY && uf && v.flags)
+    for (int z = 0; z < b->size[2]; ++z)
+      for (int y = 0; y < b->size[1]; ++y)
+        for (int x = 0; x < b->size[0]; ++x) {
+          const int64_t k = ((int64_t)z * b->size[1] + y) * b->size[0] + x;
+          if (v.flags[k] != GEOMETRY_FLUID) continue; /* walls: as the moments say */
+          for (int a = 0; a < 3; ++a) {
+            const size_t i = grid_index(&uf->dims, x, y, z, a);
+            out[3 * k + a] = uf->esize == 4 ? (double)((const float *)uf->values)[i]
+                                            : ((const double *)uf->values)[i];
+          }
+        }
   for (int64_t k = 0; q->what == LBM_Q_FLAGS && k < n; ++k)
     out[k] = v.flags ? (double)v.flags[k] : (double)GEOMETRY_NOSLIP;
   return TSR_OK;
+}
+
+/* The coupling fields live on CPU blocks only (so far): a run with hs gpu anywhere
+ * is refused before anything is allocated. */
+static tsr_status lbm_coupling_check(const lbm_options_t *o, const simulation_options_t *so,
+                                     tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const simulation_hardware_t *h = &so->hardware;
+  bool gpu = h->nconfigurations == 0 && h->hs == SIMULATION_HS_GPU;
+  for (int c = 0; c < h->nconfigurations; ++c)
+    for (int e = 0; e < h->configurations[c].nentries; ++e)
+      gpu = gpu || h->configurations[c].entries[e].hs == SIMULATION_HS_GPU;
+  const int64_t nb = (int64_t)so->domain.blocks[0] * so->domain.blocks[1] * so->domain.blocks[2];
+  for (int64_t id = 0; h->block_hs && id < nb; ++id) gpu = gpu || h->block_hs[id] == SIMULATION_HS_GPU;
+  TSR_CHECK(!gpu, TSR_ERR_INVALID,
+            "%s: %s: coupled LBM runs (a force field or the velocity written for other modules) "
+            "run on hs cpu only so far; set hardware.hs to \"cpu\"", so->source,
+            o->force_field[0] ? "lbm.force_field" : "lbm.write_velocity");
+cleanup:
+  return st;
 }
 
 static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t *env,
@@ -102,6 +138,9 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
   if (env->cl && !s->gpu) TSR_TRY(lbm_gpu_env_create(env->cl, env->kernel_sources, &s->gpu, err));
   TSR_TRY(lbm_sweep_register(reg, &env->so->domain, &s->opts, s->gpu, err));
   TSR_TRY(registry_data_id(reg, LBM_PDF, &s->pdf_id, err));
+  if (s->opts.force_field[0] || s->opts.write_velocity)
+    TSR_TRY(lbm_coupling_check(&s->opts, env->so, err));
+  if (s->opts.write_velocity) TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &s->velocity_id, err));
   *decl = (module_decl_t){
       .nfields = 1,
       .fields = {{.name = LBM_PDF, .components = l->q,
@@ -124,6 +163,14 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
                       .small_integer = true, .wall = true}},
       .finish = LBM_WAIT};
   lbm_ghost_width(l, decl->fields[0].width);
+  module_sweep_t *sw = &decl->sweeps[0];
+  if (s->opts.force_field[0]) sw->reads[sw->nreads++] = s->opts.force_field;
+  if (s->opts.write_velocity) {
+    decl->fields[decl->nfields++] = (module_field_t){
+        .name = LBM_VELOCITY, .components = 3, .value_bytes = decl->fields[0].value_bytes,
+        .layout = {"soa", "soa"}};
+    sw->writes[sw->nwrites++] = LBM_VELOCITY;
+  }
 cleanup:
   return st;
 }

@@ -1,0 +1,61 @@
+#include "field.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsr_size.h"
+
+typedef struct field_ctx {
+  int components;
+  size_t esize;
+} field_ctx_t;
+
+static void field_release(void *data, void *ctx) {
+  (void)ctx;
+  grid_field_t *f = data;
+  if (!f) return;
+  free(f->values);
+  free(f);
+}
+
+static tsr_status field_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const field_ctx_t *c = vctx;
+  grid_field_t *f = calloc(1, sizeof *f);
+  size_t bytes = 0;
+  *out = NULL;
+  TSR_CHECK(f, TSR_ERR_NOMEM, "out of memory for a field of BlockID %d", (int)b->id);
+  f->esize = c->esize;
+  f->dims = grid_dims_make(b->size, c->components, 0, GRID_SOA, c->esize);
+  TSR_CHECK(f->dims.elements > 0 && tsr_mul_size(f->dims.elements, c->esize, &bytes) &&
+                tsr_add_size(bytes, 63, &bytes),
+            TSR_ERR_INVALID, "BlockID %d: a field of %d components does not fit in memory",
+            (int)b->id, c->components);
+  bytes = bytes / 64 * 64;
+  f->values = aligned_alloc(64, bytes);
+  TSR_CHECK(f->values, TSR_ERR_NOMEM, "out of memory for a field of BlockID %d (%zu bytes)",
+            (int)b->id, bytes);
+  memset(f->values, 0, bytes);
+  *out = f;
+  f = NULL;
+cleanup:
+  field_release(f, NULL);
+  return st;
+}
+
+tsr_status field_register(registry_t *reg, const char *name, int components, size_t esize,
+                          tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  field_ctx_t c = {.components = components, .esize = esize};
+  void *ctx;
+  TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
+  registry_item_t it = {.kind = REGISTRY_KIND_ALLOCATOR, .name = name, .fs = "*", .hs = "cpu",
+                        .bs = "*", .alloc = field_alloc, .free = field_release, .ctx = ctx};
+  TSR_TRY(registry_add(reg, &it, err));
+cleanup:
+  return st;
+}
+
+const grid_field_t *field_of(const block_data_t *data, int id) {
+  return id < 0 ? NULL : block_data_get(data, id);
+}

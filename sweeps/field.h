@@ -1,0 +1,21 @@
+/* field: coupling fields, the plain per-cell data one module writes and others read in
+ * a block's own cells (module.h: a sweep's `reads`), such as the velocity of the flow or
+ * a body force. On CPU blocks the field's block data is a grid_field_t (grid.h): values
+ * of `components` per cell in SoA layout, no ghost layer, zero at the start. */
+#ifndef FIELD_H
+#define FIELD_H
+
+#include <stddef.h>
+
+#include "grid.h"
+#include "registry.h"
+#include "tsr_error.h"
+
+/* Registers the CPU allocator item of field `name` (fs "*", every bs). */
+TSR_NODISCARD tsr_status field_register(registry_t *reg, const char *name, int components,
+                                        size_t esize, tsr_error_t *err);
+
+/* The field of data id `id` of a block (NULL where the block has none). */
+const grid_field_t *field_of(const block_data_t *data, int id);
+
+#endif
