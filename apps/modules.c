@@ -4,7 +4,8 @@
 
 #include "cpu_threads.h"
 #include "lbm_sim.h"
+#include "thermal.h"
 
-const module_def_t *const app_modules[] = {&lbm_module, NULL};
+const module_def_t *const app_modules[] = {&lbm_module, &thermal_module, NULL};
 
 const sim_setup_t app_sim_setup = {.set_threads = cpu_threads_set};

@@ -1,0 +1,516 @@
+/* thermal: a temperature T advected by the flow and diffusing, coupled back to the flow
+ * by Boussinesq buoyancy (docs/physics.md, "Thermal convection").
+ *
+ * T is a D3Q7 advection-diffusion LBM (TRT, lbm_kernels_t.coupled): every step its sweep
+ * pulls the D3Q7 populations, advects with the velocity the flow's collision used
+ * ("lbm.velocity", read in the block's own cells) and writes the buoyancy force
+ * F = rho0 g beta (T - T0) along "up" into the coupling field "thermal.force", which the
+ * flow's next collision adds (lbm.force_field). The walls normal to the gravity axis hold
+ * a fixed temperature (anti-bounce-back: the wall lies half-way between the last cell
+ * and the ghost cell); every other face that is not periodic is adiabatic (bounce-back:
+ * no flux). Obstacles of the flow geometry are not walls for T.
+ *
+ * Units: the distance between the walls is H cells (the cells along the gravity axis),
+ * the temperature difference is hot - cold; from the Rayleigh and Prandtl numbers and the
+ * flow's viscosity nu (lbm.viscosity): kappa = nu / Pr, g beta = Ra nu kappa / (dT H^3).
+ * The Nusselt number Nu = 1 + <u_up T> H / (kappa dT) (the mean over every cell) is the
+ * module's total: in the progress line, series.csv and summary.json. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "cpu_copy.h"
+#include "direction.h"
+#include "field.h"
+#include "grid.h"
+#include "lattice.h"
+#include "lbm.h"
+#include "lbm_kernels.h"
+#include "sim.h"
+#include "thermal.h"
+#include "tsr_size.h"
+#include "verdict.h"
+
+#define THERMAL_PDF "thermal.pdf"
+#define THERMAL_FORCE "thermal.force"
+#define THERMAL_BOUNDARY "thermal.boundary"
+#define THERMAL_STREAM_COLLIDE "thermal.stream_collide"
+
+typedef struct thermal_opts {
+  double rayleigh, prandtl, hot, cold, perturbation, magic;
+  int axis;                 /* gravity acts along -axis; walls at its two faces */
+  int dp;                   /* double precision */
+  grid_layout_t layout;
+  double viscosity, rho0;   /* the flow's (lbm.viscosity, lbm.rho0) */
+} thermal_opts_t;
+
+/* What the items share (kept in the registry). */
+typedef struct thermal_ctx {
+  thermal_opts_t o;
+  patch_options_t domain;
+  const lattice_t *lattice;
+  const lbm_kernels_t *kernels[2];
+  lbm_params_t params;
+  lbm_coupling_t coupling;  /* beta and c0; the fields per block */
+  double kappa, gbeta, height;
+  int pdf_id, force_id, velocity_id;
+  int comps[DIRECTION_COUNT][LATTICE_MAX_Q];
+  int ncomps[DIRECTION_COUNT];
+} thermal_ctx_t;
+
+typedef struct thermal_block {
+  grid_dims_t dims;
+  size_t esize;
+  void *src, *dst;
+} thermal_block_t;
+
+typedef struct thermal_state {
+  thermal_opts_t o;
+  const thermal_ctx_t *ctx; /* after register_items */
+} thermal_state_t;
+
+static const char *const axis_names[] = {"x", "y", "z", NULL};
+
+static tsr_status thermal_read(config_t *cfg, const simulation_options_t *so, void **state,
+                               tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  static const char *const precisions[] = {"dp", "sp", NULL};
+  static const char *const layouts[] = {"aos", "soa", NULL};
+  thermal_state_t *s = calloc(1, sizeof *s);
+  *state = NULL;
+  TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory");
+  thermal_opts_t *o = &s->o;
+  *o = (thermal_opts_t){.rayleigh = 1e4, .prandtl = 0.71, .hot = 1, .cold = 0,
+                        .perturbation = 1e-3, .magic = 0.25,
+                        .axis = so->domain.cells[2] == 1 ? 1 : 2, .dp = 1,
+                        .layout = GRID_SOA, .viscosity = 1.0 / 6.0, .rho0 = 1};
+  config_node_t *root = config_root(cfg), *t, *lbm;
+  TSR_TRY(config_object(root, "thermal", false, &t, err));
+  if (t) {
+    TSR_TRY(config_real(t, "rayleigh", false, 0, 1e12, &o->rayleigh, err));
+    TSR_TRY(config_real(t, "prandtl", false, 1e-6, 1e6, &o->prandtl, err));
+    TSR_TRY(config_real(t, "hot", false, -1e6, 1e6, &o->hot, err));
+    TSR_TRY(config_real(t, "cold", false, -1e6, 1e6, &o->cold, err));
+    TSR_TRY(config_real(t, "perturbation", false, 0, 1, &o->perturbation, err));
+    TSR_TRY(config_real(t, "magic", false, 1e-6, 1e6, &o->magic, err));
+    TSR_TRY(config_choice(t, "axis", false, axis_names, &o->axis, err));
+    int v = o->dp ? 0 : 1;
+    TSR_TRY(config_choice(t, "precision", false, precisions, &v, err));
+    o->dp = v == 0;
+    v = (int)o->layout;
+    TSR_TRY(config_choice(t, "cpu_layout", false, layouts, &v, err));
+    o->layout = (grid_layout_t)v;
+  }
+  /* the flow's viscosity and reference density set the diffusivity and the force */
+  TSR_TRY(config_object(root, "lbm", false, &lbm, err));
+  char force[64] = "";
+  bool velocity = false;
+  if (lbm) {
+    TSR_TRY(config_real(lbm, "viscosity", false, 1e-12, 1e6, &o->viscosity, err));
+    TSR_TRY(config_real(lbm, "rho0", false, 1e-12, 1e12, &o->rho0, err));
+    TSR_TRY(config_string(lbm, "force_field", false, force, sizeof force, err));
+    TSR_TRY(config_bool(lbm, "write_velocity", false, &velocity, err));
+  }
+  TSR_CHECK(strcmp(force, THERMAL_FORCE) == 0 && velocity, TSR_ERR_INVALID,
+            "%s: modules: \"thermal\" needs the flow coupled both ways: set lbm.force_field to "
+            "\"" THERMAL_FORCE "\" (the buoyancy) and lbm.write_velocity to true (the "
+            "advection velocity)", config_source(cfg));
+  TSR_CHECK(o->hot != o->cold, TSR_ERR_INVALID,
+            "%s: thermal.hot = thermal.cold = %g: the walls need a temperature difference",
+            config_source(cfg), o->hot);
+  TSR_CHECK(!so->domain.periodic[o->axis], TSR_ERR_INVALID,
+            "%s: thermal.axis = \"%s\": the domain is periodic along %s; the hot and cold walls "
+            "need its faces", config_source(cfg), axis_names[o->axis], axis_names[o->axis]);
+  TSR_CHECK(so->domain.cells[o->axis] >= 2, TSR_ERR_INVALID,
+            "%s: thermal.axis = \"%s\": %lld cell(s) between the walls; at least 2 are needed",
+            config_source(cfg), axis_names[o->axis], (long long)so->domain.cells[o->axis]);
+  *state = s;
+  s = NULL;
+cleanup:
+  free(s);
+  return st;
+}
+
+static void thermal_free(void *state) { free(state); }
+
+static const char *thermal_fs(const void *state) {
+  (void)state;
+  return "";
+}
+
+static double thermal_height(const thermal_opts_t *o, const patch_options_t *d) {
+  return (double)d->cells[o->axis];
+}
+
+static void thermal_describe(const void *state, char *out, size_t cap) {
+  const thermal_state_t *s = state;
+  snprintf(out, cap, "thermal d3q7 trt,%s, Ra = %g, Pr = %g", s->o.dp ? "dp" : "sp",
+           s->o.rayleigh, s->o.prandtl);
+}
+
+/* ---- blocks ---- */
+
+static void thermal_release(void *data, void *ctx) {
+  (void)ctx;
+  thermal_block_t *tb = data;
+  if (!tb) return;
+  free(tb->src);
+  free(tb->dst);
+  free(tb);
+}
+
+typedef struct thermal_init_ctx {
+  const thermal_ctx_t *c;
+  const block_info_t *b;
+} thermal_init_ctx_t;
+
+/* The conduction profile, hot below, cold above, and a small convection roll along the
+ * first horizontal axis (one period over the domain) to start convection. */
+static void thermal_initial(int x, int y, int z, void *vctx, double out[4]) {
+  const thermal_init_ctx_t *ic = vctx;
+  const thermal_opts_t *o = &ic->c->o;
+  const int at[3] = {x, y, z};
+  const int a = o->axis, hx = a == 0 ? 1 : 0;
+  const double h = ((double)(ic->b->lo[a] + at[a]) + 0.5) / ic->c->height;
+  const double w = ((double)(ic->b->lo[hx] + at[hx]) + 0.5) / (double)ic->c->domain.cells[hx];
+  const double dt = o->hot - o->cold;
+  out[0] = o->hot - dt * h + o->perturbation * dt * sin(3.14159265358979323846 * h) * cos(6.28318530717958647692 * w);
+  out[1] = out[2] = out[3] = 0;
+}
+
+static tsr_status thermal_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const thermal_ctx_t *c = vctx;
+  thermal_block_t *tb = calloc(1, sizeof *tb);
+  size_t bytes = 0;
+  *out = NULL;
+  TSR_CHECK(tb, TSR_ERR_NOMEM, "out of memory for the thermal data of BlockID %d", (int)b->id);
+  tb->esize = c->o.dp ? 8 : 4;
+  tb->dims = grid_dims_make(b->size, c->lattice->q, 1, c->o.layout, tb->esize);
+  TSR_CHECK(tb->dims.elements > 0 && tsr_mul_size(tb->dims.elements, tb->esize, &bytes) &&
+                tsr_add_size(bytes, 63, &bytes),
+            TSR_ERR_INVALID, "BlockID %d: its thermal field does not fit in memory", (int)b->id);
+  bytes = bytes / 64 * 64;
+  tb->src = aligned_alloc(64, bytes);
+  tb->dst = aligned_alloc(64, bytes);
+  TSR_CHECK(tb->src && tb->dst, TSR_ERR_NOMEM,
+            "out of memory for the thermal data of BlockID %d (%zu bytes)", (int)b->id, 2 * bytes);
+  const lbm_kernels_t *k = c->kernels[c->o.layout];
+  lbm_params_t p = c->params;
+  p.rho0 = 0.5 * (c->o.hot + c->o.cold); /* ghost cells: the mean temperature */
+  thermal_init_ctx_t ic = {c, b};
+  k->init(tb->src, &tb->dims, &p, 0, thermal_initial, &ic);
+  k->init(tb->dst, &tb->dims, &p, 0, thermal_initial, &ic);
+  *out = tb;
+  tb = NULL;
+cleanup:
+  thermal_release(tb, NULL);
+  return st;
+}
+
+static void thermal_field(const block_info_t *b, const void *data, const void *vctx, void **field,
+                          grid_dims_t *dims) {
+  (void)b, (void)vctx;
+  const thermal_block_t *tb = data;
+  *field = tb->src;
+  *dims = tb->dims;
+}
+
+static cpu_copy_layout_t thermal_copy_layout(const thermal_ctx_t *c) {
+  return (cpu_copy_layout_t){.field = thermal_field, .esize = c->o.dp ? 8 : 4,
+                             .comps = &c->comps[0][0], .stride = LATTICE_MAX_Q,
+                             .ncomps = c->ncomps, .width = {1, 1, 1}, .ctx = c};
+}
+
+static size_t thermal_size(const block_info_t *b, int dir, void *vctx) {
+  cpu_copy_layout_t l = thermal_copy_layout(vctx);
+  return cpu_copy_size(&l, b, dir);
+}
+
+static tsr_status thermal_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
+                                  size_t cap, size_t *written, void *vctx, tsr_error_t *err) {
+  const thermal_block_t *tb = data;
+  cpu_copy_layout_t l = thermal_copy_layout(vctx);
+  return cpu_copy_extract(&l, b, tb->src, &tb->dims, dir, out, cap, written, THERMAL_PDF, err);
+}
+
+static tsr_status thermal_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
+                                 size_t len, void *vctx, tsr_error_t *err) {
+  thermal_block_t *tb = data;
+  cpu_copy_layout_t l = thermal_copy_layout(vctx);
+  return cpu_copy_insert(&l, b, tb->src, &tb->dims, dir, in, len, THERMAL_PDF, err);
+}
+
+static tsr_status thermal_copy(const registry_copy_task_t *tasks, size_t n, void *vctx,
+                               tsr_error_t *err) {
+  cpu_copy_layout_t l = thermal_copy_layout(vctx);
+  return cpu_copy_run(tasks, n, &l, err);
+}
+
+/* ---- work ---- */
+
+static double thermal_get(const thermal_block_t *tb, size_t i) {
+  return tb->esize == 4 ? (double)((const float *)tb->src)[i] : ((const double *)tb->src)[i];
+}
+
+static void thermal_put(thermal_block_t *tb, size_t i, double v) {
+  if (tb->esize == 4) ((float *)tb->src)[i] = (float)v;
+  else ((double *)tb->src)[i] = v;
+}
+
+/* The walls on the domain's faces: for every direction i pulled from the ghost cell
+ * beyond a wall, the ghost value is the fluid cell's post-collision value of the
+ * opposite direction, negated plus 2 w_i T_wall at the hot and cold walls
+ * (anti-bounce-back) and as it is at adiabatic faces (bounce-back). */
+static tsr_status thermal_boundary(const block_info_t *b, block_data_t *data, void *vctx,
+                                   tsr_error_t *err) {
+  (void)err;
+  const thermal_ctx_t *c = vctx;
+  thermal_block_t *tb = block_data_get(data, c->pdf_id);
+  const lattice_t *l = c->lattice;
+  for (int a = 0; a < 3; ++a) {
+    if (c->domain.periodic[a]) continue;
+    for (int side = 0; side < 2; ++side) {
+      if (side == 0 ? b->lo[a] != 0 : b->lo[a] + b->size[a] != c->domain.cells[a]) continue;
+      const bool fixed = a == c->o.axis;
+      const double tw = side == 0 ? c->o.hot : c->o.cold;
+      const int ghost = side == 0 ? -1 : b->size[a], fluid = side == 0 ? 0 : b->size[a] - 1;
+      const int u = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
+      for (int i = 0; i < l->q; ++i) {
+        if (l->c[a][i] != (side == 0 ? 1 : -1)) continue; /* pulled from beyond this wall */
+        const int k = l->inv[i];
+#pragma omp parallel for collapse(2) schedule(static)
+        for (int q = 0; q < b->size[v]; ++q)
+          for (int p = 0; p < b->size[u]; ++p) {
+            int g[3], f[3];
+            g[a] = ghost, f[a] = fluid, g[u] = f[u] = p, g[v] = f[v] = q;
+            const double post = thermal_get(tb, grid_index(&tb->dims, f[0], f[1], f[2], k));
+            thermal_put(tb, grid_index(&tb->dims, g[0], g[1], g[2], i),
+                        fixed ? -post + 2.0 * l->w[i] * tw : post);
+          }
+      }
+    }
+  }
+  return TSR_OK;
+}
+
+static tsr_status thermal_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
+                                         tsr_error_t *err) {
+  const thermal_ctx_t *c = vctx;
+  thermal_block_t *tb = block_data_get(data, c->pdf_id);
+  const grid_field_t *u = field_of(data, c->velocity_id), *f = field_of(data, c->force_id);
+  if (!u || !f)
+    return tsr_error_set(err, TSR_ERR_INTERNAL, __FILE__, __LINE__,
+                         "BlockID %d lacks the velocity or the force field", (int)b->id);
+  lbm_coupling_t cp = c->coupling;
+  cp.advection = u->values, cp.advection_dims = u->dims;
+  cp.source_force = f->values, cp.source_force_dims = f->dims;
+  c->kernels[tb->dims.layout]->coupled(tb->src, tb->dst, &tb->dims, &c->params,
+                                       LBM_VARIANT_ADE_TRT, &cp);
+  void *t = tb->src;
+  tb->src = tb->dst;
+  tb->dst = t;
+  return TSR_OK;
+}
+
+/* ---- output ---- */
+
+/* The temperature of every interior cell: the sum of the stored populations (after the
+ * collision, which keeps it). */
+static tsr_status thermal_sample(const block_info_t *b, const block_data_t *data, double *out,
+                                 void *vctx, tsr_error_t *err) {
+  (void)err;
+  const thermal_state_t *s = vctx;
+  const thermal_block_t *tb = block_data_get(data, s->ctx->pdf_id);
+  const int q = s->ctx->lattice->q;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int z = 0; z < b->size[2]; ++z)
+    for (int y = 0; y < b->size[1]; ++y)
+      for (int x = 0; x < b->size[0]; ++x) {
+        double t = 0;
+        for (int i = 0; i < q; ++i) t += thermal_get(tb, grid_index(&tb->dims, x, y, z, i));
+        out[((size_t)z * (size_t)b->size[1] + (size_t)y) * (size_t)b->size[0] + (size_t)x] = t;
+      }
+  return TSR_OK;
+}
+
+/* Nu = 1 + <u_up T> H / (kappa dT), and the mean temperature, over every cell. */
+static tsr_status thermal_totals(void *state, sim_t *sim, const char **names, double *values,
+                                 int cap, int *n, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const thermal_state_t *s = state;
+  const thermal_ctx_t *c = s->ctx;
+  patch_t *patch = sim_patch(sim);
+  double sums[3] = {0, 0, 0}, all[3]; /* sum u_up T, sum T, cells */
+  double *t = NULL;
+  size_t most = 0;
+  *n = 0;
+  TSR_CHECK(cap >= 2, TSR_ERR_INTERNAL, "no room for the thermal totals");
+  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
+    size_t cells = (size_t)b->size[0] * (size_t)b->size[1] * (size_t)b->size[2];
+    if (cells > most) most = cells;
+  }
+  t = malloc((most ? most : 1) * sizeof *t);
+  TSR_CHECK(t, TSR_ERR_NOMEM, "out of memory for the Nusselt number");
+  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+    int32_t id = patch_local_id(patch, i);
+    const block_info_t *b = patch_block(patch, id);
+    const block_data_t *data = patch_block_data(patch, id);
+    TSR_TRY(thermal_sample(b, data, t, (void *)s, err));
+    const grid_field_t *u = field_of(data, c->velocity_id);
+    for (int z = 0; z < b->size[2]; ++z)
+      for (int y = 0; y < b->size[1]; ++y)
+        for (int x = 0; x < b->size[0]; ++x) {
+          const size_t k = ((size_t)z * (size_t)b->size[1] + (size_t)y) * (size_t)b->size[0] + (size_t)x;
+          const size_t ui = grid_index(&u->dims, x, y, z, c->o.axis);
+          const double uu = u->esize == 4 ? (double)((const float *)u->values)[ui]
+                                          : ((const double *)u->values)[ui];
+          sums[0] += uu * t[k];
+          sums[1] += t[k];
+          sums[2] += 1;
+        }
+  }
+  TSR_MPI(MPI_Allreduce(sums, all, 3, MPI_DOUBLE, MPI_SUM, sim_comm(sim)));
+  const double dt = c->o.hot - c->o.cold;
+  names[0] = "nusselt";
+  values[0] = 1.0 + all[0] / all[2] * c->height / (c->kappa * dt);
+  names[1] = "mean_temperature";
+  values[1] = all[1] / all[2];
+  *n = 2;
+cleanup:
+  free(t);
+  return st;
+}
+
+/* ---- registration ---- */
+
+static tsr_status thermal_register(void *state, registry_t *reg, const module_env_t *env,
+                                   module_decl_t *decl, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  thermal_state_t *s = state;
+  thermal_ctx_t c;
+  memset(&c, 0, sizeof c);
+  c.o = s->o;
+  c.domain = env->so->domain;
+  c.lattice = &lattice_d3q7;
+  c.kernels[GRID_AOS] = lbm_kernels_find(c.lattice, GRID_AOS, c.o.dp);
+  c.kernels[GRID_SOA] = lbm_kernels_find(c.lattice, GRID_SOA, c.o.dp);
+  TSR_CHECK(c.kernels[GRID_AOS] && c.kernels[GRID_SOA], TSR_ERR_INTERNAL, "no D3Q7 kernels");
+  TSR_CHECK(env->cl == NULL, TSR_ERR_INVALID,
+            "%s: modules: \"thermal\" runs on hs cpu only so far; set hardware.hs to \"cpu\"",
+            env->so->source);
+  c.height = thermal_height(&c.o, &c.domain);
+  c.kappa = c.o.viscosity / c.o.prandtl;
+  const double dt = c.o.hot - c.o.cold;
+  c.gbeta = c.o.rayleigh * c.o.viscosity * c.kappa / (dt * c.height * c.height * c.height);
+  /* TRT for advection-diffusion: omega_minus sets kappa = c_s^2 (1/omega_minus - 1/2)
+     (c_s^2 = 1/4 on D3Q7), omega_plus follows from the magic parameter */
+  const double om = 1.0 / (4.0 * c.kappa + 0.5);
+  c.params = (lbm_params_t){.omega_plus = lbm_omega_minus(om, c.o.magic), .omega_minus = om,
+                            .rho0 = c.o.rho0};
+  c.coupling.c0 = 0.5 * (c.o.hot + c.o.cold);
+  c.coupling.beta[c.o.axis] = c.o.rho0 * c.gbeta; /* up: +axis */
+  for (int d = 0; d < DIRECTION_COUNT; ++d) {
+    const int off[3] = {direction_offsets[d][0], direction_offsets[d][1], direction_offsets[d][2]};
+    c.ncomps[d] = lattice_crossing(c.lattice, off, c.comps[d]);
+  }
+  TSR_TRY(registry_data_id(reg, THERMAL_PDF, &c.pdf_id, err));
+  TSR_TRY(registry_data_id(reg, THERMAL_FORCE, &c.force_id, err));
+  TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &c.velocity_id, err));
+  void *ctx;
+  TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
+  s->ctx = ctx;
+  const registry_item_t items[] = {
+      {.kind = REGISTRY_KIND_ALLOCATOR, .name = THERMAL_PDF, .fs = "*", .hs = "cpu", .bs = "*",
+       .alloc = thermal_alloc, .free = thermal_release},
+      {.kind = REGISTRY_KIND_EXTRACTION, .name = THERMAL_PDF, .fs = "*", .hs = "cpu", .bs = "*",
+       .extract = thermal_extract, .size = thermal_size},
+      {.kind = REGISTRY_KIND_INSERTION, .name = THERMAL_PDF, .fs = "*", .hs = "cpu", .bs = "*",
+       .insert = thermal_insert, .size = thermal_size},
+      {.kind = REGISTRY_KIND_COPY, .name = THERMAL_PDF, .fs = "*", .hs = "cpu", .bs = "*",
+       .copy = thermal_copy},
+      {.kind = REGISTRY_KIND_BOUNDARY, .name = THERMAL_BOUNDARY, .fs = "*", .hs = "cpu",
+       .bs = "*", .kernel = thermal_boundary, .concurrent = 1},
+      {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
+       .bs = "*", .kernel = thermal_stream_collide, .concurrent = 1},
+  };
+  for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i) {
+    registry_item_t it = items[i];
+    it.ctx = ctx;
+    TSR_TRY(registry_add(reg, &it, err));
+  }
+  TSR_TRY(field_register(reg, THERMAL_FORCE, 3, c.o.dp ? 8 : 4, err));
+  const int vb = c.o.dp ? 8 : 4;
+  *decl = (module_decl_t){
+      .nfields = 2,
+      .fields = {{.name = THERMAL_PDF, .components = c.lattice->q, .value_bytes = vb,
+                  .width = {1, 1, 1}, .layout = {grid_layout_name(c.o.layout), "-"}},
+                 {.name = THERMAL_FORCE, .components = 3, .value_bytes = vb,
+                  .layout = {"soa", "-"}}},
+      .nsweeps = 1,
+      .sweeps = {{.name = "thermal", .reads_ghosts = {THERMAL_PDF}, .nreads_ghosts = 1,
+                  .reads = {LBM_VELOCITY}, .nreads = 1,
+                  .writes = {THERMAL_PDF, THERMAL_FORCE}, .nwrites = 2,
+                  .boundary = THERMAL_BOUNDARY, .kernel = THERMAL_STREAM_COLLIDE}},
+      .nquantities = 1,
+      .quantities = {{.name = "temperature", .components = 1, .columns = {"T"},
+                      .sample = thermal_sample, .ctx = s}}};
+cleanup:
+  return st;
+}
+
+static tsr_status thermal_local_bytes(const void *state, registry_t *reg, const patch_t *patch,
+                                      size_t *host, size_t *device, size_t *largest,
+                                      tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  (void)reg, (void)device, (void)largest;
+  const thermal_state_t *s = state;
+  const size_t es = s->o.dp ? 8 : 4;
+  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
+    grid_dims_t d = grid_dims_make(b->size, 7, 1, s->o.layout, es);
+    size_t cells, grids, force;
+    bool ok = d.elements > 0 && tsr_box_cells(b->size, 0, &cells) &&
+              tsr_mul_size(d.elements, 2 * es, &grids) && tsr_mul_size(cells, 3 * es, &force) &&
+              tsr_add_size(*host, grids, host) && tsr_add_size(*host, force, host);
+    TSR_CHECK(ok, TSR_ERR_INVALID, "BlockID %d: its thermal fields do not fit in a size_t",
+              (int)b->id);
+  }
+cleanup:
+  return st;
+}
+
+/* Stable: every temperature finite (checked on the sampled values). */
+static tsr_status thermal_check(void *state, sim_t *sim, int64_t step, bool prepared,
+                                sim_divergence_t *out, tsr_error_t *err) {
+  (void)prepared;
+  const char *names[2];
+  double values[2];
+  int n = 0;
+  tsr_status st = thermal_totals(state, sim, names, values, 2, &n, err);
+  *out = (sim_divergence_t){.step = step, .block = -1};
+  if (st == TSR_OK && !(isfinite(values[0]) && isfinite(values[1]))) {
+    out->nvalues = 2;
+    for (int i = 0; i < 2; ++i) out->names[i] = names[i], out->values[i] = values[i];
+    st = tsr_error_set(err, TSR_ERR_DIVERGED, __FILE__, __LINE__,
+                       "the temperature diverged at step %lld (Nu = %g): lower the Rayleigh "
+                       "number or the velocities, or raise the resolution",
+                       (long long)step, values[0]);
+  }
+  return st;
+}
+
+const module_def_t thermal_module = {
+    .name = "thermal",
+    .read = thermal_read,
+    .free = thermal_free,
+    .fs = thermal_fs,
+    .describe = thermal_describe,
+    .register_items = thermal_register,
+    .local_bytes = thermal_local_bytes,
+    .check = thermal_check,
+    .totals = thermal_totals,
+};
