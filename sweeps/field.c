@@ -18,24 +18,29 @@ static void field_release(void *data, void *ctx) {
   free(f);
 }
 
+void *field_values_alloc(const grid_dims_t *dims, size_t esize) {
+  size_t bytes = 0;
+  if (dims->elements == 0 || !tsr_mul_size(dims->elements, esize, &bytes) ||
+      !tsr_add_size(bytes, 63, &bytes))
+    return NULL;
+  bytes = bytes / 64 * 64;
+  void *v = aligned_alloc(64, bytes);
+  if (v) memset(v, 0, bytes);
+  return v;
+}
+
 static tsr_status field_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const field_ctx_t *c = vctx;
   grid_field_t *f = calloc(1, sizeof *f);
-  size_t bytes = 0;
   *out = NULL;
   TSR_CHECK(f, TSR_ERR_NOMEM, "out of memory for a field of BlockID %d", (int)b->id);
   f->esize = c->esize;
   f->dims = grid_dims_make(b->size, c->components, 0, GRID_SOA, c->esize);
-  TSR_CHECK(f->dims.elements > 0 && tsr_mul_size(f->dims.elements, c->esize, &bytes) &&
-                tsr_add_size(bytes, 63, &bytes),
-            TSR_ERR_INVALID, "BlockID %d: a field of %d components does not fit in memory",
-            (int)b->id, c->components);
-  bytes = bytes / 64 * 64;
-  f->values = aligned_alloc(64, bytes);
-  TSR_CHECK(f->values, TSR_ERR_NOMEM, "out of memory for a field of BlockID %d (%zu bytes)",
-            (int)b->id, bytes);
-  memset(f->values, 0, bytes);
+  f->values = field_values_alloc(&f->dims, c->esize);
+  TSR_CHECK(f->values, TSR_ERR_NOMEM,
+            "out of memory for a field of %d components of BlockID %d (%zu elements)",
+            c->components, (int)b->id, f->dims.elements);
   *out = f;
   f = NULL;
 cleanup:

@@ -11,6 +11,15 @@
 #include "registry.h"
 #include "tsr_error.h"
 
+/* Zeroed 64-byte aligned storage for the elements of dims of esize bytes each (NULL when
+ * out of memory or when the bytes do not fit in a size_t). */
+void *field_values_alloc(const grid_dims_t *dims, size_t esize);
+
+/* Element i of values of esize bytes (4: float, 8: double), as a double. */
+static inline double field_value(const void *values, size_t esize, size_t i) {
+  return esize == 4 ? (double)((const float *)values)[i] : ((const double *)values)[i];
+}
+
 /* Registers the CPU allocator item of field `name` (fs "*", every bs). */
 TSR_NODISCARD tsr_status field_register(registry_t *reg, const char *name, int components,
                                         size_t esize, tsr_error_t *err);

@@ -101,8 +101,7 @@ static tsr_status lbm_sample(const block_info_t *b, const block_data_t *data, do
           if (v.flags[k] != GEOMETRY_FLUID) continue; /* walls: as the moments say */
           for (int a = 0; a < 3; ++a) {
             const size_t i = grid_index(&uf->dims, x, y, z, a);
-            out[3 * k + a] = uf->esize == 4 ? (double)((const float *)uf->values)[i]
-                                            : ((const double *)uf->values)[i];
+            out[3 * k + a] = field_value(uf->values, uf->esize, i);
           }
         }
   for (int64_t k = 0; q->what == LBM_Q_FLAGS && k < n; ++k)

@@ -184,19 +184,15 @@ static tsr_status thermal_alloc(const block_info_t *b, void *vctx, void **out, t
   tsr_status st = TSR_OK;
   const thermal_ctx_t *c = vctx;
   thermal_block_t *tb = calloc(1, sizeof *tb);
-  size_t bytes = 0;
   *out = NULL;
   TSR_CHECK(tb, TSR_ERR_NOMEM, "out of memory for the thermal data of BlockID %d", (int)b->id);
   tb->esize = c->o.dp ? 8 : 4;
   tb->dims = grid_dims_make(b->size, c->lattice->q, 1, c->o.layout, tb->esize);
-  TSR_CHECK(tb->dims.elements > 0 && tsr_mul_size(tb->dims.elements, tb->esize, &bytes) &&
-                tsr_add_size(bytes, 63, &bytes),
-            TSR_ERR_INVALID, "BlockID %d: its thermal field does not fit in memory", (int)b->id);
-  bytes = bytes / 64 * 64;
-  tb->src = aligned_alloc(64, bytes);
-  tb->dst = aligned_alloc(64, bytes);
+  tb->src = field_values_alloc(&tb->dims, tb->esize);
+  tb->dst = field_values_alloc(&tb->dims, tb->esize);
   TSR_CHECK(tb->src && tb->dst, TSR_ERR_NOMEM,
-            "out of memory for the thermal data of BlockID %d (%zu bytes)", (int)b->id, 2 * bytes);
+            "out of memory for the thermal data of BlockID %d (2 x %zu elements)", (int)b->id,
+            tb->dims.elements);
   const lbm_kernels_t *k = c->kernels[c->o.layout];
   lbm_params_t p = c->params;
   p.rho0 = 0.5 * (c->o.hot + c->o.cold); /* ghost cells: the mean temperature */
@@ -252,7 +248,7 @@ static tsr_status thermal_copy(const registry_copy_task_t *tasks, size_t n, void
 /* ---- work ---- */
 
 static double thermal_get(const thermal_block_t *tb, size_t i) {
-  return tb->esize == 4 ? (double)((const float *)tb->src)[i] : ((const double *)tb->src)[i];
+  return field_value(tb->src, tb->esize, i);
 }
 
 static void thermal_put(thermal_block_t *tb, size_t i, double v) {
@@ -366,8 +362,7 @@ static tsr_status thermal_totals(void *state, sim_t *sim, const char **names, do
         for (int x = 0; x < b->size[0]; ++x) {
           const size_t k = ((size_t)z * (size_t)b->size[1] + (size_t)y) * (size_t)b->size[0] + (size_t)x;
           const size_t ui = grid_index(&u->dims, x, y, z, c->o.axis);
-          const double uu = u->esize == 4 ? (double)((const float *)u->values)[ui]
-                                          : ((const double *)u->values)[ui];
+          const double uu = field_value(u->values, u->esize, ui);
           sums[0] += uu * t[k];
           sums[1] += t[k];
           sums[2] += 1;
