@@ -293,7 +293,8 @@ static const char bench_usage[] =
     "  as many cells), every row R times (default 5) for at least T seconds each (default\n"
     "  0.3); median and range. Lattices d2q9,d3q15,d3q19,d3q27, layouts soa,aos, precisions\n"
     "  dp,sp, collisions srt,trt, blocks per process 1,8,64 (default: all); then the same on\n"
-    "  the first OpenCL device (or device I of the first platform), with --gpu-cells N^3\n"
+    "  the default OpenCL device (device 0, or I, of the first platform with a GPU, else of\n"
+    "  the first platform), with --gpu-cells N^3\n"
     "  cells per process (default: as --cells); --no-gpu skips it\n"
     "       tessera bench --hetero CONFIG [--steps S] [--json FILE]\n"
     "  the CPU processes of CONFIG alone, its GPU processes alone, and all together\n";
@@ -455,10 +456,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   /* the OpenCL device: its copy bandwidth, then the same rows with hs gpu */
   double gpu_gbs = 0;
   opencl_select_t sel = opencl_select_default();
-  if (o.device >= 0) {
-    sel.platform = 0;
-    sel.device = (int)o.device;
-  }
+  if (o.device >= 0) sel.device = (int)o.device;
   if (o.use_gpu) {
     opencl_device_desc_t *list = NULL;
     size_t ndev = 0;

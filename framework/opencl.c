@@ -186,6 +186,18 @@ static void opencl_describe(const opencl_device_desc_t *list, size_t n, int p, c
   }
 }
 
+int opencl_pick_platform(const opencl_device_desc_t *list, size_t n, const opencl_select_t *sel) {
+  if (sel->platform < 0 && !sel->platform_name[0])
+    for (size_t i = 0; i < n; ++i)
+      if (strcmp(list[i].type, "gpu") == 0) return list[i].platform;
+  for (size_t i = 0; i < n; ++i) {
+    if (sel->platform >= 0 ? list[i].platform == sel->platform
+                           : strstr(list[i].platform_name, sel->platform_name) != NULL)
+      return list[i].platform;
+  }
+  return -1;
+}
+
 tsr_status opencl_context_create(const opencl_select_t *sel, opencl_context_t **out,
                                  tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -201,14 +213,7 @@ tsr_status opencl_context_create(const opencl_select_t *sel, opencl_context_t **
             "no OpenCL device found: no platform with a device is installed (on Debian, "
             "pocl-opencl-icd gives a CPU device; GPU vendors ship their own ICD)");
   /* the platform */
-  int platform = -1;
-  for (size_t i = 0; i < n && platform < 0; ++i) {
-    if (sel->platform >= 0) {
-      if (list[i].platform == sel->platform) platform = sel->platform;
-    } else if (strstr(list[i].platform_name, sel->platform_name)) {
-      platform = list[i].platform;
-    }
-  }
+  int platform = opencl_pick_platform(list, n, sel);
   if (platform < 0) {
     opencl_describe(list, n, -1, known, sizeof known);
     if (sel->platform >= 0)

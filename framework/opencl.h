@@ -31,9 +31,10 @@ TSR_NODISCARD tsr_status opencl_list_devices(opencl_device_desc_t **out, size_t 
                                              tsr_error_t *err);
 
 /* Which device a process uses. A platform is picked by index (platform >= 0) or as the
- * first platform whose name contains platform_name (platform < 0; an empty name takes
- * the first platform that has a device); then a device of that platform by index
- * (device >= 0) or name substring (device < 0). */
+ * first platform whose name contains platform_name (platform < 0); with neither (platform
+ * < 0, empty name) it is the first platform that has a GPU device, else the first that has
+ * any device (a GPU node often has PoCL's CPU platform listed before the vendor's); then
+ * a device of that platform by index (device >= 0) or name substring (device < 0). */
 typedef struct opencl_select {
   int platform;
   char platform_name[OPENCL_NAME_MAX];
@@ -41,8 +42,11 @@ typedef struct opencl_select {
   char device_name[OPENCL_NAME_MAX];
 } opencl_select_t;
 
-/* The first platform that has a device, its device 0. */
+/* The default platform (above), its device 0. */
 opencl_select_t opencl_select_default(void);
+
+/* The platform index sel picks among the listed devices, or -1 if none matches. */
+int opencl_pick_platform(const opencl_device_desc_t *list, size_t n, const opencl_select_t *sel);
 
 typedef struct opencl_context opencl_context_t;
 

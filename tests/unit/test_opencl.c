@@ -182,6 +182,34 @@ static void test_context_create_out_of_memory(void **state) {
   fail_each_allocation("opencl_context_create", attempt_context_create);
 }
 
+/* The default platform is the first with a GPU device (a GPU node often lists PoCL's CPU
+ * platform first), else the first with any; an index or a name picks exactly that. */
+static void test_pick_platform(void **state) {
+  (void)state;
+  opencl_device_desc_t list[3];
+  memset(list, 0, sizeof list);
+  const char *plat[3] = {"Portable Computing Language", "NVIDIA CUDA", "NVIDIA CUDA"};
+  const char *type[3] = {"cpu", "gpu", "gpu"};
+  for (int i = 0; i < 3; ++i) {
+    list[i].platform = i == 0 ? 0 : 1;
+    list[i].device = i == 2 ? 1 : 0;
+    snprintf(list[i].platform_name, sizeof list[i].platform_name, "%s", plat[i]);
+    snprintf(list[i].type, sizeof list[i].type, "%s", type[i]);
+  }
+  opencl_select_t sel = opencl_select_default();
+  assert_int_equal(opencl_pick_platform(list, 3, &sel), 1);
+  assert_int_equal(opencl_pick_platform(list, 1, &sel), 0); /* no GPU: the first platform */
+  sel.platform = 0;
+  assert_int_equal(opencl_pick_platform(list, 3, &sel), 0);
+  sel.platform = 2;
+  assert_int_equal(opencl_pick_platform(list, 3, &sel), -1);
+  sel = opencl_select_default();
+  snprintf(sel.platform_name, sizeof sel.platform_name, "Portable");
+  assert_int_equal(opencl_pick_platform(list, 3, &sel), 0);
+  snprintf(sel.platform_name, sizeof sel.platform_name, "AMD");
+  assert_int_equal(opencl_pick_platform(list, 3, &sel), -1);
+}
+
 int main(void) {
   opencl_device_desc_t *list = NULL;
   size_t count = 0;
@@ -198,6 +226,7 @@ int main(void) {
   printf("%d OpenCL platform(s), %zu device(s)%s\n", platforms + 1, count,
          platforms > 0 ? "" : " (one platform: the second's realloc of a full list is not reached)");
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_pick_platform),
       cmocka_unit_test(test_list_devices_out_of_memory),
       cmocka_unit_test(test_context_create_out_of_memory),
   };
