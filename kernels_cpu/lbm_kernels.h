@@ -76,6 +76,13 @@ typedef struct lbm_coupling {
                                (3 components; Boussinesq buoyancy for a temperature) */
   grid_dims_t source_force_dims;
   double beta[3], c0;
+  /* flow with a force field: 1 on a block's first step from its initial state: the
+     force (field and lbm_params_t.force) counts half. Guo's forcing keeps populations of
+     momentum rho u - F/2; initial populations without that shift leave a staggered
+     momentum sum_x (-1)^(x_a + t) j_a that no collision damps (only the force's
+     staggered sum changes it, each step), a period-2 oscillation of amplitude F/2. Half
+     the force once puts that sum where it stays. */
+  int start;
 } lbm_coupling_t;
 
 typedef struct lbm_kernels {

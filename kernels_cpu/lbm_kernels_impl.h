@@ -295,8 +295,9 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
     const REAL *force = c->force, *adv = c->advection;                                   \
     REAL *vel = c->velocity, *sf = c->source_force;                                      \
     const REAL bx = (REAL)c->beta[0], by = (REAL)c->beta[1], bz = (REAL)c->beta[2];       \
-    const REAL c0 = (REAL)c->c0;                                                         \
+    const REAL c0 = (REAL)c->c0, fw_ = c->start ? (REAL)0.5 : (REAL)1;                    \
     (void)force, (void)adv, (void)vel, (void)sf, (void)bx, (void)by, (void)bz, (void)c0; \
+    (void)fw_;                                                                           \
     _Pragma("omp parallel for collapse(2) schedule(static)")                             \
     for (int z = 0; z < d->nz; ++z)                                                      \
       for (int y = 0; y < d->ny; ++y) {                                                  \
@@ -311,9 +312,9 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
             kc.az = adv[a_ + 2 * c->advection_dims.sc];                                  \
           } else if (force) {                                                            \
             const ptrdiff_t a_ = LBM_AUX(c->force_dims, x, y, z);                        \
-            LBM_CELL_FORCE_CONSTS(kc, k0->fx + force[a_],                                \
-                                  k0->fy + force[a_ + c->force_dims.sc],                 \
-                                  k0->fz + force[a_ + 2 * c->force_dims.sc]);            \
+            LBM_CELL_FORCE_CONSTS(kc, fw_ * (k0->fx + force[a_]),                        \
+                                  fw_ * (k0->fy + force[a_ + c->force_dims.sc]),         \
+                                  fw_ * (k0->fz + force[a_ + 2 * c->force_dims.sc]));    \
           }                                                                              \
           const LBM_FN(consts_t) *k = &kc;                                               \
           LBM_COLLIDE_CONSTS;                                                            \

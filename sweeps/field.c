@@ -5,9 +5,13 @@
 
 #include "tsr_size.h"
 
+#define FIELD_INIT_MAX 16 /* components of a field with an initializer, at most */
+
 typedef struct field_ctx {
   int components;
   size_t esize;
+  field_init_fn init;
+  const void *init_ctx;
 } field_ctx_t;
 
 static void field_release(void *data, void *ctx) {
@@ -41,6 +45,21 @@ static tsr_status field_alloc(const block_info_t *b, void *vctx, void **out, tsr
   TSR_CHECK(f->values, TSR_ERR_NOMEM,
             "out of memory for a field of %d components of BlockID %d (%zu elements)",
             c->components, (int)b->id, f->dims.elements);
+  if (c->init) {
+    double v[FIELD_INIT_MAX] = {0};
+    TSR_CHECK(c->components <= FIELD_INIT_MAX, TSR_ERR_INTERNAL,
+              "a field of %d components cannot be initialized", c->components);
+    for (int z = 0; z < f->dims.nz; ++z)
+      for (int y = 0; y < f->dims.ny; ++y)
+        for (int x = 0; x < f->dims.nx; ++x) {
+          c->init(b, x, y, z, c->init_ctx, v);
+          for (int k = 0; k < c->components; ++k) {
+            const size_t i = grid_index(&f->dims, x, y, z, k);
+            if (c->esize == 4) ((float *)f->values)[i] = (float)v[k];
+            else ((double *)f->values)[i] = v[k];
+          }
+        }
+  }
   *out = f;
   f = NULL;
 cleanup:
@@ -49,9 +68,9 @@ cleanup:
 }
 
 tsr_status field_register(registry_t *reg, const char *name, int components, size_t esize,
-                          tsr_error_t *err) {
+                          field_init_fn init, const void *init_ctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  field_ctx_t c = {.components = components, .esize = esize};
+  field_ctx_t c = {.components = components, .esize = esize, .init = init, .init_ctx = init_ctx};
   void *ctx;
   TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
   registry_item_t it = {.kind = REGISTRY_KIND_ALLOCATOR, .name = name, .fs = "*", .hs = "cpu",

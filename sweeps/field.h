@@ -1,7 +1,8 @@
 /* field: coupling fields, the plain per-cell data one module writes and others read in
  * a block's own cells (module.h: a sweep's `reads`), such as the velocity of the flow or
  * a body force. On CPU blocks the field's block data is a grid_field_t (grid.h): values
- * of `components` per cell in SoA layout, no ghost layer, zero at the start. */
+ * of `components` per cell in SoA layout, no ghost layer, zero at the start unless the
+ * field has an initializer. */
 #ifndef FIELD_H
 #define FIELD_H
 
@@ -20,9 +21,17 @@ static inline double field_value(const void *values, size_t esize, size_t i) {
   return esize == 4 ? (double)((const float *)values)[i] : ((const double *)values)[i];
 }
 
-/* Registers the CPU allocator item of field `name` (fs "*", every bs). */
+/* The value of a field at the start in interior cell (x, y, z) of block b: its
+ * components into out. */
+typedef void (*field_init_fn)(const block_info_t *b, int x, int y, int z, const void *ctx,
+                              double *out);
+
+/* Registers the CPU allocator item of field `name` (fs "*", every bs); init (with
+ * init_ctx, which must outlive the registry) gives the values at the start, or NULL for
+ * zeros. */
 TSR_NODISCARD tsr_status field_register(registry_t *reg, const char *name, int components,
-                                        size_t esize, tsr_error_t *err);
+                                        size_t esize, field_init_fn init, const void *init_ctx,
+                                        tsr_error_t *err);
 
 /* The field of data id `id` of a block (NULL where the block has none). */
 const grid_field_t *field_of(const block_data_t *data, int id);

@@ -508,10 +508,12 @@ static tsr_status lbm_stream_collide(const block_info_t *b, block_data_t *data, 
     if ((c->force_id >= 0 && !f) || (c->velocity_id >= 0 && !u))
       return tsr_error_set(err, TSR_ERR_INTERNAL, __FILE__, __LINE__,
                            "BlockID %d lacks a coupling field of the LBM", (int)b->id);
-    lbm_coupling_t cp = {.force = f ? f->values : NULL, .velocity = u ? u->values : NULL};
+    lbm_coupling_t cp = {.force = f ? f->values : NULL, .velocity = u ? u->values : NULL,
+                         .start = !lb->started};
     if (f) cp.force_dims = f->dims;
     if (u) cp.velocity_dims = u->dims;
     lbm_kernels_of(c, lb)->coupled(lb->src, lb->dst, &lb->dims, &c->params, v, &cp);
+    lb->started = 1;
   }
   lbm_swap(lb);
   return TSR_OK;
@@ -611,7 +613,7 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
   if (o->force_field[0]) TSR_TRY(registry_data_id(reg, o->force_field, &c.force_id, err));
   if (o->write_velocity) {
     TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &c.velocity_id, err));
-    TSR_TRY(field_register(reg, LBM_VELOCITY, 3, o->precision == LBM_SP ? 4 : 8, err));
+    TSR_TRY(field_register(reg, LBM_VELOCITY, 3, o->precision == LBM_SP ? 4 : 8, NULL, NULL, err));
   }
   selector_table_t *sel = registry_selectors(reg);
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid", &c.bs_fluid, err));

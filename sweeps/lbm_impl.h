@@ -37,6 +37,7 @@ typedef struct lbm_block {
   uint8_t *flags;        /* interior cells */
   double *rho, *u;       /* moments */
   int64_t unstable;      /* the last "lbm.check": first unstable interior cell, or -1 */
+  int started;           /* a coupled stream-collide has run (lbm_coupling_t.start) */
 } lbm_block_t;
 
 

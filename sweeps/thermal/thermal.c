@@ -180,6 +180,18 @@ static void thermal_initial(int x, int y, int z, void *vctx, double out[4]) {
   out[1] = out[2] = out[3] = 0;
 }
 
+/* thermal.force at the start: the buoyancy of the initial temperature, so that the flow's
+ * first collision feels it already (with half its weight, as the flow starts at rest:
+ * lbm_coupling_t.start). */
+static void thermal_force_initial(const block_info_t *b, int x, int y, int z, const void *ctx,
+                                  double *out) {
+  const thermal_ctx_t *c = ctx;
+  thermal_init_ctx_t ic = {c, b};
+  double t[4];
+  thermal_initial(x, y, z, &ic, t);
+  for (int a = 0; a < 3; ++a) out[a] = c->coupling.beta[a] * (t[0] - c->coupling.c0);
+}
+
 static tsr_status thermal_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const thermal_ctx_t *c = vctx;
@@ -437,7 +449,7 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
     it.ctx = ctx;
     TSR_TRY(registry_add(reg, &it, err));
   }
-  TSR_TRY(field_register(reg, THERMAL_FORCE, 3, c.o.dp ? 8 : 4, err));
+  TSR_TRY(field_register(reg, THERMAL_FORCE, 3, c.o.dp ? 8 : 4, thermal_force_initial, ctx, err));
   const int vb = c.o.dp ? 8 : 4;
   *decl = (module_decl_t){
       .nfields = 2,
