@@ -40,7 +40,10 @@
 
 typedef struct thermal_opts {
   double rayleigh, prandtl, hot, cold, perturbation, magic;
-  int axis;                 /* gravity acts along -axis; walls at its two faces */
+  int axis;                 /* gravity acts along -axis; walls at its two faces unless the
+                               domain is periodic along it (initial pulse only) */
+  int pulse;                /* initial T: 0 the conduction profile, 1 a Gaussian pulse */
+  double center[3], width;  /* the pulse: centre (cells) and standard deviation */
   int dp;                   /* double precision */
   grid_layout_t layout;
   double viscosity, rho0;   /* the flow's (lbm.viscosity, lbm.rho0) */
@@ -102,6 +105,16 @@ static tsr_status thermal_read(config_t *cfg, const simulation_options_t *so, vo
     v = (int)o->layout;
     TSR_TRY(config_choice(t, "cpu_layout", false, layouts, &v, err));
     o->layout = (grid_layout_t)v;
+    static const char *const kinds[] = {"conduction", "pulse", NULL};
+    config_node_t *ini;
+    TSR_TRY(config_object(t, "initial", false, &ini, err));
+    if (ini) {
+      TSR_TRY(config_choice(ini, "kind", true, kinds, &o->pulse, err));
+      if (o->pulse) {
+        TSR_TRY(config_real3(ini, "center", true, -1e9, 1e9, o->center, err));
+        TSR_TRY(config_real(ini, "width", true, 1e-3, 1e9, &o->width, err));
+      }
+    }
   }
   /* the flow's viscosity and reference density set the diffusivity and the force */
   TSR_TRY(config_object(root, "lbm", false, &lbm, err));
@@ -120,9 +133,10 @@ static tsr_status thermal_read(config_t *cfg, const simulation_options_t *so, vo
   TSR_CHECK(o->hot != o->cold, TSR_ERR_INVALID,
             "%s: thermal.hot = thermal.cold = %g: the walls need a temperature difference",
             config_source(cfg), o->hot);
-  TSR_CHECK(!so->domain.periodic[o->axis], TSR_ERR_INVALID,
+  TSR_CHECK(o->pulse || !so->domain.periodic[o->axis], TSR_ERR_INVALID,
             "%s: thermal.axis = \"%s\": the domain is periodic along %s; the hot and cold walls "
-            "need its faces", config_source(cfg), axis_names[o->axis], axis_names[o->axis]);
+            "need its faces (a periodic axis is allowed with thermal.initial.kind \"pulse\", "
+            "without walls)", config_source(cfg), axis_names[o->axis], axis_names[o->axis]);
   TSR_CHECK(so->domain.cells[o->axis] >= 2, TSR_ERR_INVALID,
             "%s: thermal.axis = \"%s\": %lld cell(s) between the walls; at least 2 are needed",
             config_source(cfg), axis_names[o->axis], (long long)so->domain.cells[o->axis]);
@@ -172,12 +186,24 @@ static void thermal_initial(int x, int y, int z, void *vctx, double out[4]) {
   const thermal_init_ctx_t *ic = vctx;
   const thermal_opts_t *o = &ic->c->o;
   const int at[3] = {x, y, z};
+  out[1] = out[2] = out[3] = 0;
+  if (o->pulse) { /* cold + (hot - cold) exp(-r^2 / (2 width^2)), nearest periodic image */
+    double r2 = 0;
+    for (int a = 0; a < 3; ++a) {
+      const double n = (double)ic->c->domain.cells[a];
+      if (n == 1) continue; /* 2-D */
+      double d = (double)(ic->b->lo[a] + at[a]) + 0.5 - o->center[a];
+      if (ic->c->domain.periodic[a]) d -= n * floor(d / n + 0.5);
+      r2 += d * d;
+    }
+    out[0] = o->cold + (o->hot - o->cold) * exp(-r2 / (2.0 * o->width * o->width));
+    return;
+  }
   const int a = o->axis, hx = a == 0 ? 1 : 0;
   const double h = ((double)(ic->b->lo[a] + at[a]) + 0.5) / ic->c->height;
   const double w = ((double)(ic->b->lo[hx] + at[hx]) + 0.5) / (double)ic->c->domain.cells[hx];
   const double dt = o->hot - o->cold;
   out[0] = o->hot - dt * h + o->perturbation * dt * sin(3.14159265358979323846 * h) * cos(6.28318530717958647692 * w);
-  out[1] = out[2] = out[3] = 0;
 }
 
 /* thermal.force at the start: the buoyancy of the initial temperature, so that the flow's
