@@ -120,7 +120,9 @@ static tsr_status thermal_read(config_t *cfg, const simulation_options_t *so, vo
   TSR_TRY(config_object(root, "lbm", false, &lbm, err));
   char force[64] = "";
   bool velocity = false;
+  int lbm_sp = 0;
   if (lbm) {
+    TSR_TRY(config_choice(lbm, "precision", false, precisions, &lbm_sp, err));
     TSR_TRY(config_real(lbm, "viscosity", false, 1e-12, 1e6, &o->viscosity, err));
     TSR_TRY(config_real(lbm, "rho0", false, 1e-12, 1e12, &o->rho0, err));
     TSR_TRY(config_string(lbm, "force_field", false, force, sizeof force, err));
@@ -130,6 +132,11 @@ static tsr_status thermal_read(config_t *cfg, const simulation_options_t *so, vo
             "%s: modules: \"thermal\" needs the flow coupled both ways: set lbm.force_field to "
             "\"" THERMAL_FORCE "\" (the buoyancy) and lbm.write_velocity to true (the "
             "advection velocity)", config_source(cfg));
+  /* the coupling fields are stored in each module's precision and read in the other's */
+  TSR_CHECK(o->dp == !lbm_sp, TSR_ERR_INVALID,
+            "%s: thermal.precision = \"%s\" but lbm.precision = \"%s\": the coupled modules "
+            "exchange fields per cell and need the same precision", config_source(cfg),
+            o->dp ? "dp" : "sp", lbm_sp ? "sp" : "dp");
   TSR_CHECK(o->hot != o->cold, TSR_ERR_INVALID,
             "%s: thermal.hot = thermal.cold = %g: the walls need a temperature difference",
             config_source(cfg), o->hot);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Pure conduction between a hot (T = 1, y = 0) and a cold wall (T = 0, y = H), below the
 onset of convection and without a perturbation, after some diffusion times H^2/kappa
-(4000 steps, 20 of them on 10 cells): the temperature is the linear profile
+(4000 steps, about 2.8 diffusion times H^2 / kappa on 10 cells; the run starts from the
+exact profile, so they test that it stays): the temperature is the linear profile
 T = 1 - (y + 1/2) / H in every cell (the walls lie half a cell beyond the first and last
 cells), the flow stays at rest and Nu = 1. usage: check_conduction.py OUTPUT_FOLDER H T_TOLERANCE NU_TOLERANCE
 
