@@ -53,11 +53,8 @@ static tsr_status field_alloc(const block_info_t *b, void *vctx, void **out, tsr
       for (int y = 0; y < f->dims.ny; ++y)
         for (int x = 0; x < f->dims.nx; ++x) {
           c->init(b, x, y, z, c->init_ctx, v);
-          for (int k = 0; k < c->components; ++k) {
-            const size_t i = grid_index(&f->dims, x, y, z, k);
-            if (c->esize == 4) ((float *)f->values)[i] = (float)v[k];
-            else ((double *)f->values)[i] = v[k];
-          }
+          for (int k = 0; k < c->components; ++k)
+            field_set(f->values, c->esize, grid_index(&f->dims, x, y, z, k), v[k]);
         }
   }
   *out = f;

@@ -21,6 +21,12 @@ static inline double field_value(const void *values, size_t esize, size_t i) {
   return esize == 4 ? (double)((const float *)values)[i] : ((const double *)values)[i];
 }
 
+/* Stores v into element i of values of esize bytes (4: rounded to float, 8: as it is). */
+static inline void field_set(void *values, size_t esize, size_t i, double v) {
+  if (esize == 4) ((float *)values)[i] = (float)v;
+  else ((double *)values)[i] = v;
+}
+
 /* The value of a field at the start in interior cell (x, y, z) of block b: its
  * components into out. */
 typedef void (*field_init_fn)(const block_info_t *b, int x, int y, int z, const void *ctx,

@@ -297,8 +297,7 @@ static double thermal_get(const thermal_block_t *tb, size_t i) {
 }
 
 static void thermal_put(thermal_block_t *tb, size_t i, double v) {
-  if (tb->esize == 4) ((float *)tb->src)[i] = (float)v;
-  else ((double *)tb->src)[i] = v;
+  field_set(tb->src, tb->esize, i, v);
 }
 
 /* The walls on the domain's faces: for every direction i pulled from the ghost cell
@@ -482,8 +481,8 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
     it.ctx = ctx;
     TSR_TRY(registry_add(reg, &it, err));
   }
-  TSR_TRY(field_register(reg, THERMAL_FORCE, 3, c.o.dp ? 8 : 4, thermal_force_initial, ctx, err));
   const int vb = c.o.dp ? 8 : 4;
+  TSR_TRY(field_register(reg, THERMAL_FORCE, 3, (size_t)vb, thermal_force_initial, ctx, err));
   *decl = (module_decl_t){
       .nfields = 2,
       .fields = {{.name = THERMAL_PDF, .components = c.lattice->q, .value_bytes = vb,

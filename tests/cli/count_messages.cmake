@@ -3,7 +3,6 @@
 # Runs CONFIG on 2 ranks twice, N and 2 N steps, with the count_sends library preloaded,
 # and checks that the N steps more sent exactly N * PER_STEP messages on each rank (the
 # start-up and the end of a run, the same in both, cancel out).
-set(counts_1 "")
 foreach(k 1 2)
   math(EXPR steps "${STEPS} * ${k}")
   set(env LD_PRELOAD=${PRELOAD})
