@@ -153,9 +153,9 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   for (char *c = upper; *c; ++c) *c = (char)toupper((unsigned char)*c);
   snprintf(options, sizeof options,
            "-DLATTICE_NAME=%s -DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DTRT=%d -DFORCE=%d "
-           "-DADE=%d -DMOMENTS_DOUBLE=%d",
+           "-DADE=%d -DCOUPLED=%d -DMOMENTS_DOUBLE=%d",
            upper, spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], spec->trt ? 1 : 0,
-           spec->force ? 1 : 0, spec->ade ? 1 : 0, g->moments_double);
+           spec->force ? 1 : 0, spec->ade ? 1 : 0, spec->coupled ? 1 : 0, g->moments_double);
   TSR_TRY(opencl_build_program(ctx, source ? source : gpu_lbm_source, options,
                                spec->source_dir ? "lbm.cl (from the kernel source folder)"
                                                 : "lbm.cl",
@@ -288,10 +288,54 @@ cleanup:
 tsr_status gpu_lbm_step(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_mem src = (cl_mem)f->grid[f->cur], dst = (cl_mem)f->grid[1 - f->cur];
+  TSR_CHECK(!g->spec.coupled, TSR_ERR_INTERNAL, "gpu_lbm_step on a coupled program");
   OPENCL_CHECK(clSetKernelArg(g->stream_collide, 0, sizeof src, &src));
   OPENCL_CHECK(clSetKernelArg(g->stream_collide, 1, sizeof dst, &dst));
   OPENCL_CHECK(clSetKernelArg(g->stream_collide, 2, sizeof g->consts, &g->consts));
   TSR_TRY(gpu_launch_cells(g, g->stream_collide, err));
+  f->cur = 1 - f->cur;
+cleanup:
+  return st;
+}
+
+/* A scalar argument of kernel k: a double where dbl, else a float. */
+static tsr_status gpu_set_scalar(cl_kernel k, cl_uint arg, double v, int dbl, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  float f = (float)v;
+  if (dbl) OPENCL_CHECK(clSetKernelArg(k, arg, sizeof v, &v));
+  else OPENCL_CHECK(clSetKernelArg(k, arg, sizeof f, &f));
+cleanup:
+  return st;
+}
+
+/* A scalar argument in the storage precision. */
+static tsr_status gpu_set_real(gpu_lbm_t *g, cl_kernel k, cl_uint arg, double v,
+                               tsr_error_t *err) {
+  return gpu_set_scalar(k, arg, v, g->esize == sizeof(double), err);
+}
+
+tsr_status gpu_lbm_step_coupled(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_aux_t *a,
+                                tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_kernel k = g->stream_collide;
+  cl_mem src = (cl_mem)f->grid[f->cur], dst = (cl_mem)f->grid[1 - f->cur];
+  TSR_CHECK(g->spec.coupled && (!g->spec.ade || (a->in && a->in->mem)), TSR_ERR_INTERNAL,
+            "gpu_lbm_step_coupled: %s", g->spec.coupled ? "no advection velocity"
+                                                         : "the program is not coupled");
+  const cl_long geo[4] = {(cl_long)a->dims.origin, (cl_long)a->dims.sy, (cl_long)a->dims.sz,
+                          (cl_long)a->dims.sc};
+  const cl_int start = a->start ? 1 : 0;
+  OPENCL_CHECK(clSetKernelArg(k, 0, sizeof src, &src));
+  OPENCL_CHECK(clSetKernelArg(k, 1, sizeof dst, &dst));
+  OPENCL_CHECK(clSetKernelArg(k, 2, sizeof g->consts, &g->consts));
+  /* fields left out get a NULL buffer (allowed for __global arguments) */
+  OPENCL_CHECK(clSetKernelArg(k, 3, sizeof(cl_mem), a->in ? &a->in->mem : NULL));
+  OPENCL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), a->out ? &a->out->mem : NULL));
+  for (cl_uint i = 0; i < 4; ++i) OPENCL_CHECK(clSetKernelArg(k, 5 + i, sizeof geo[i], &geo[i]));
+  for (cl_uint i = 0; i < 3; ++i) TSR_TRY(gpu_set_real(g, k, 9 + i, a->beta[i], err));
+  TSR_TRY(gpu_set_real(g, k, 12, a->c0, err));
+  OPENCL_CHECK(clSetKernelArg(k, 13, sizeof start, &start));
+  TSR_TRY(gpu_launch_cells(g, k, err));
   f->cur = 1 - f->cur;
 cleanup:
   return st;
@@ -317,13 +361,13 @@ cleanup:
   return st;
 }
 
-tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const size_t *to, const size_t *from,
-                                  const double *extra, size_t n, gpu_lbm_links_t *out,
-                                  tsr_error_t *err) {
+tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const lbm_link_t *links, size_t n, int negate,
+                                  gpu_lbm_links_t *out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_ulong *idx = NULL;
   uint8_t *ex = NULL;
   memset(out, 0, sizeof *out);
+  out->negate = negate ? 1 : 0;
   if (n == 0) return st;
   size_t idx_bytes = 0, ex_bytes = 0;
   TSR_CHECK(tsr_mul_size(n, 2 * sizeof *idx, &idx_bytes) && tsr_mul_size(n, g->esize, &ex_bytes),
@@ -333,13 +377,14 @@ tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const size_t *to, const size_t *fr
   TSR_CHECK(idx && ex, TSR_ERR_NOMEM, "out of memory for %zu boundary links", n);
   for (size_t k = 0; k < n; ++k) {
     /* AoS CPU layout cell * Q + i -> device layout i * ncells + cell */
-    idx[2 * k] = (cl_ulong)((to[k] % g->q) * g->ncells + to[k] / g->q);
-    idx[2 * k + 1] = (cl_ulong)((from[k] % g->q) * g->ncells + from[k] / g->q);
+    const lbm_link_t *l = &links[k];
+    idx[2 * k] = (cl_ulong)((l->to % g->q) * g->ncells + l->to / g->q);
+    idx[2 * k + 1] = (cl_ulong)((l->from % g->q) * g->ncells + l->from / g->q);
     if (g->esize == sizeof(float)) {
-      float v = (float)extra[k];
+      float v = (float)l->extra;
       memcpy(ex + k * sizeof v, &v, sizeof v);
     } else {
-      memcpy(ex + k * sizeof extra[k], &extra[k], sizeof extra[k]);
+      memcpy(ex + k * sizeof l->extra, &l->extra, sizeof l->extra);
     }
   }
   TSR_TRY(gpu_buffer_create(g->ctx, idx_bytes, "boundary links", &out->idx, err));
@@ -370,6 +415,8 @@ tsr_status gpu_lbm_boundary(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_link
   OPENCL_CHECK(clSetKernelArg(g->boundary, 1, sizeof(cl_mem), &l->idx.mem));
   OPENCL_CHECK(clSetKernelArg(g->boundary, 2, sizeof(cl_mem), &l->extra.mem));
   OPENCL_CHECK(clSetKernelArg(g->boundary, 3, sizeof n, &n));
+  const cl_int negate = l->negate;
+  OPENCL_CHECK(clSetKernelArg(g->boundary, 4, sizeof negate, &negate));
   TSR_TRY(gpu_launch_1d(g, g->boundary, l->n, err));
 cleanup:
   return st;
@@ -422,12 +469,7 @@ size_t gpu_lbm_moments_bytes(const gpu_lbm_t *g) { return g->moments_bytes; }
 /* A scalar argument of kernel k in the moments precision. */
 static tsr_status gpu_set_mreal(gpu_lbm_t *g, cl_kernel k, cl_uint arg, double v,
                                 tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  float f = (float)v;
-  if (g->moments_double) OPENCL_CHECK(clSetKernelArg(k, arg, sizeof v, &v));
-  else OPENCL_CHECK(clSetKernelArg(k, arg, sizeof f, &f));
-cleanup:
-  return st;
+  return gpu_set_scalar(k, arg, v, g->moments_double, err);
 }
 
 /* Arguments first.. of kernel k: rho0, fhalf, the force and shifted (lbm_moments' order). */

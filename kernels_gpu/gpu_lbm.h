@@ -13,7 +13,9 @@
 #include <stdint.h>
 
 #include "gpu_buffer.h"
+#include "grid.h"
 #include "lattice.h"
+#include "lbm_kernels.h"
 #include "opencl.h"
 #include "tsr_error.h"
 
@@ -36,6 +38,7 @@ typedef struct gpu_lbm_spec {
   int trt;             /* 1: TRT, 0: SRT */
   int force;           /* 1: body force terms */
   int ade;             /* 1: the advection-diffusion collision (lbm_collide.h) */
+  int coupled;         /* 1: per-cell fields in and out (gpu_lbm_step_coupled) */
   const char *source_dir; /* NULL: the sources built into the library; else a folder
                              holding lattice_defs.h, lbm_collide.h and lbm.cl
                              (kernel development) */
@@ -77,6 +80,24 @@ TSR_NODISCARD tsr_status gpu_lbm_download(gpu_lbm_t *g, const gpu_lbm_field_t *f
 /* One pull stream-collide of the interior into the other grid, which becomes cur. */
 TSR_NODISCARD tsr_status gpu_lbm_step(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_error_t *err);
 
+/* The per-cell fields of a coupled step (lbm.cl; lbm_coupling_t on the CPU): device
+ * buffers of 3 components per interior cell in the storage precision, laid out as dims
+ * say (a CPU field of the block without ghost layer: grid.h), both the same.
+ * Flow (spec.ade 0): in, a body force added to the constant one, counted half where
+ * start is 1 (NULL: none); out, the velocity the collision used (NULL: not written).
+ * ADE: in, the advection velocity (required); out, beta (C - c0) (NULL: not written). */
+typedef struct gpu_lbm_aux {
+  const gpu_buffer_t *in;
+  gpu_buffer_t *out;
+  grid_dims_t dims;
+  double beta[3], c0;
+  int start;
+} gpu_lbm_aux_t;
+
+/* One coupled stream-collide (a program built with spec.coupled). */
+TSR_NODISCARD tsr_status gpu_lbm_step_coupled(gpu_lbm_t *g, gpu_lbm_field_t *f,
+                                              const gpu_lbm_aux_t *a, tsr_error_t *err);
+
 /* Bytes per PDF value (4 or 8). */
 size_t gpu_lbm_esize(const gpu_lbm_t *g);
 
@@ -87,16 +108,17 @@ size_t gpu_lbm_slot_offset(const gpu_lbm_t *g, int slot);
 size_t gpu_lbm_slot_values(const gpu_lbm_t *g, int slot);
 size_t gpu_lbm_message_values(const gpu_lbm_t *g);
 
-/* Bounce-back links on the device: f[to] = f[from] + extra, to and from given as
- * element indices of the AoS CPU layout (cell * Q + i), extra in double (rounded to the
- * run's precision as on the CPU). */
+/* Bounce-back links on the device: f[to] = f[from] + extra (negate: -f[from] + extra,
+ * anti-bounce-back), to and from given as element indices of the AoS CPU layout
+ * (cell * Q + i: the lbm_link_t of a block built in AoS), extra rounded to the run's
+ * precision as on the CPU. */
 typedef struct gpu_lbm_links {
   gpu_buffer_t idx, extra;
   size_t n;
+  int negate;
 } gpu_lbm_links_t;
-TSR_NODISCARD tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const size_t *to,
-                                                const size_t *from, const double *extra,
-                                                size_t n, gpu_lbm_links_t *out,
+TSR_NODISCARD tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const lbm_link_t *links, size_t n,
+                                                int negate, gpu_lbm_links_t *out,
                                                 tsr_error_t *err);
 void gpu_lbm_links_free(gpu_lbm_links_t *l);
 

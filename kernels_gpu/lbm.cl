@@ -4,8 +4,8 @@
  * the same order as on the CPU; contraction into FMA is off.
  *
  * Build defines: LATTICE_NAME (D3Q19, ...), REAL_DOUBLE (0 or 1), NX, NY, NZ (interior
- * cells of the block), TRT, FORCE and ADE (0 or 1; ADE: the advection-diffusion
- * collision instead of the flow's). A field holds Q arrays (one per
+ * cells of the block), TRT, FORCE, ADE and COUPLED (0 or 1; ADE: the advection-diffusion
+ * collision instead of the flow's; COUPLED: per-cell fields in and out). A field holds Q arrays (one per
  * direction) of SX*SY*SZ cells, the ghost layer included, x fastest:
  * f[i * NCELLS + x + SX * (y + SY * z)] for cell (x - 1, y - 1, z - 1) of the block. */
 #pragma OPENCL FP_CONTRACT OFF
@@ -42,6 +42,7 @@ typedef struct lbm_consts {
 #define LBM_LD(I) src[(long)(I) * NCELLS + cell - C_OFF(I)]
 #define LBM_ST(I, V) dst[(long)(I) * NCELLS + cell] = (V)
 
+#if !COUPLED
 /* Pull stream and collide of every interior cell; global size (NX, NY, NZ) or more. */
 __kernel void lbm_stream_collide(__global const REAL *restrict src, __global REAL *restrict dst,
                                  __constant lbm_consts_t *k) {
@@ -55,16 +56,65 @@ __kernel void lbm_stream_collide(__global const REAL *restrict src, __global REA
   LBM_COLLIDE_CELL(TRT, FORCE)
 #endif
 }
+#else
+/* The coupled stream-collide (lbm_kernels_t.coupled on the CPU): per-cell fields of 3
+ * components of the block's interior, element origin + x + sy y + sz z + sc c (the CPU's
+ * SoA field layout, copied as it is). The flow (ADE 0) always has the force terms; in: a
+ * body force added to the constant one (NULL: none), counted half where start is 1;
+ * out: the velocity the collision used (NULL: not written). ADE 1: in: the advection
+ * velocity (required); out: beta (C - c0), the force of the cell's scalar C (NULL: not
+ * written). */
+__kernel void lbm_stream_collide(__global const REAL *restrict src, __global REAL *restrict dst,
+                                 __constant lbm_consts_t *kg, __global const REAL *aux_in,
+                                 __global REAL *aux_out, const long origin, const long sy,
+                                 const long sz, const long sc, const REAL bx, const REAL by,
+                                 const REAL bz, const REAL c0, const int start) {
+  const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+  if (x >= NX || y >= NY || z >= NZ) return;
+  const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
+  const long a_ = origin + x + sy * y + sz * z;
+  lbm_consts_t kc = *kg;
+#if ADE
+  kc.ax = aux_in[a_];
+  kc.ay = aux_in[a_ + sc];
+  kc.az = aux_in[a_ + 2 * sc];
+#else
+  if (aux_in) {
+    const REAL fw_ = start ? (REAL)0.5 : (REAL)1;
+    LBM_CELL_FORCE_CONSTS(kc, fw_ * (kg->fx + aux_in[a_]), fw_ * (kg->fy + aux_in[a_ + sc]),
+                          fw_ * (kg->fz + aux_in[a_ + 2 * sc]));
+  }
+#endif
+  const lbm_consts_t *k = &kc;
+  LBM_COLLIDE_CONSTS;
+#if ADE
+  LBM_ADE_CELL(TRT)
+  if (aux_out) {
+    const REAL dc_ = rho - c0;
+    aux_out[a_] = bx * dc_;
+    aux_out[a_ + sc] = by * dc_;
+    aux_out[a_ + 2 * sc] = bz * dc_;
+  }
+#else
+  LBM_COLLIDE_CELL(TRT, 1)
+  if (aux_out) {
+    aux_out[a_] = ux;
+    aux_out[a_ + sc] = uy;
+    aux_out[a_ + 2 * sc] = uz;
+  }
+#endif
+}
+#endif
 
-/* Bounce-back links of a block: f[to] = f[from] + extra, independent of each other
- * (links write wall slots and read fluid slots). idx holds (to, from) pairs of field
- * element indices. */
+/* Bounce-back links of a block: f[to] = f[from] + extra (negate: -f[from] + extra, the
+ * anti-bounce-back of a fixed scalar), independent of each other (links write wall slots
+ * and read fluid slots). idx holds (to, from) pairs of field element indices. */
 __kernel void lbm_boundary(__global REAL *f, __global const ulong2 *idx,
-                             __global const REAL *extra, const ulong n) {
+                             __global const REAL *extra, const ulong n, const int negate) {
   const size_t k = get_global_id(0);
   if (k >= n) return;
   const ulong2 l = idx[k];
-  f[l.x] = f[l.y] + extra[k];
+  f[l.x] = (negate ? -f[l.y] : f[l.y]) + extra[k];
 }
 
 /* Ghost exchange. The 26 slots are the faces, edges and corners of the block in the

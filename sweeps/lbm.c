@@ -587,7 +587,7 @@ cleanup:
 }
 
 tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
-                              const lbm_options_t *o, lbm_gpu_env_t *gpu, tsr_error_t *err) {
+                              const lbm_options_t *o, gpu_pdf_cache_t *gpu, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   lbm_ctx_t c;
   memset(&c, 0, sizeof c);
@@ -613,8 +613,8 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
   if (o->force_field[0]) TSR_TRY(registry_data_id(reg, o->force_field, &c.force_id, err));
   if (o->write_velocity) {
     TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &c.velocity_id, err));
-    TSR_TRY(field_register(reg, LBM_VELOCITY, 3, o->precision == LBM_SP ? 4 : 8, NULL, NULL,
-                           err));
+    TSR_TRY(field_register(reg, gpu ? gpu_pdf_cache_context(gpu) : NULL, LBM_VELOCITY, 3,
+                           o->precision == LBM_SP ? 4 : 8, NULL, NULL, err));
   }
   selector_table_t *sel = registry_selectors(reg);
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid", &c.bs_fluid, err));

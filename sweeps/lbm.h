@@ -118,7 +118,7 @@ const char *lbm_fs(const lbm_options_t *o);
  * outlive the registry and the blocks), NULL where it has none; every process registers
  * the GPU items, so that it can size the messages of GPU blocks. */
 TSR_NODISCARD tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
-                                            const lbm_options_t *o, lbm_gpu_env_t *gpu,
+                                            const lbm_options_t *o, gpu_pdf_cache_t *gpu,
                                             tsr_error_t *err);
 
 /* Sets every block's bs from the geometry (the same on every process). */

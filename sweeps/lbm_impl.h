@@ -25,7 +25,7 @@ typedef struct lbm_ctx {
   int comps[DIRECTION_COUNT][LATTICE_MAX_Q]; /* PDFs crossing each direction */
   int ncomps[DIRECTION_COUNT];
   int width[3];       /* ghost widths of the PDF field (lbm_ghost_width) */
-  lbm_gpu_env_t *gpu; /* NULL: this process has no OpenCL device */
+  gpu_pdf_cache_t *gpu; /* NULL: this process has no OpenCL device */
 } lbm_ctx_t;
 
 typedef struct lbm_block {

@@ -22,7 +22,7 @@ typedef struct lbm_quantity {
 } lbm_quantity_t;
 struct lbm_state {
   lbm_options_t opts;
-  lbm_gpu_env_t *gpu;
+  gpu_pdf_cache_t *gpu;
   int pdf_id, velocity_id;
   lbm_quantity_t quantities[LBM_QUANTITIES]; /* the samplers' contexts */
 };
@@ -30,7 +30,7 @@ struct lbm_state {
 static void lbm_state_free(void *state) {
   lbm_state_t *s = state;
   if (!s) return;
-  lbm_gpu_env_free(&s->gpu);
+  gpu_pdf_cache_free(&s->gpu);
   free(s);
 }
 
@@ -82,7 +82,7 @@ static tsr_status lbm_calibration(const void *state, void **out, tsr_error_t *er
 /* One sampler for the three quantities: ctx is the state's lbm_quantity_t of one. */
 static tsr_status lbm_sample(const block_info_t *b, const block_data_t *data, double *out,
                              void *ctx, tsr_error_t *err) {
-  (void)err;
+  tsr_status st = TSR_OK;
   const lbm_quantity_t *q = ctx;
   const lbm_state_t *s = q->state;
   lbm_moments_view_t v = lbm_block_moments(data, s->pdf_id);
@@ -92,8 +92,9 @@ static tsr_status lbm_sample(const block_info_t *b, const block_data_t *data, do
   for (int64_t k = 0; q->what == LBM_Q_VELOCITY && k < 3 * n; ++k) out[k] = v.u ? v.u[k] : 0.0;
   /* with the velocity field: in fluid cells the velocity the collision used (a force per
      cell shifts it by half that force, which the moments of the stored PDFs miss) */
-  const grid_field_t *uf = field_of(data, s->velocity_id);
-  if (q->what == LBM_Q_VELOCITY && uf && v.flags)
+  const grid_field_t *uf = NULL;
+  if (q->what == LBM_Q_VELOCITY && v.flags) TSR_TRY(field_sync(data, s->velocity_id, &uf, err));
+  if (uf)
     for (int z = 0; z < b->size[2]; ++z)
       for (int y = 0; y < b->size[1]; ++y)
         for (int x = 0; x < b->size[0]; ++x) {
@@ -106,25 +107,6 @@ static tsr_status lbm_sample(const block_info_t *b, const block_data_t *data, do
         }
   for (int64_t k = 0; q->what == LBM_Q_FLAGS && k < n; ++k)
     out[k] = v.flags ? (double)v.flags[k] : (double)GEOMETRY_NOSLIP;
-  return TSR_OK;
-}
-
-/* The coupling fields live on CPU blocks only (so far): a run with hs gpu anywhere
- * is refused before anything is allocated. */
-static tsr_status lbm_coupling_check(const lbm_options_t *o, const simulation_options_t *so,
-                                     tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  const simulation_hardware_t *h = &so->hardware;
-  bool gpu = h->nconfigurations == 0 && h->hs == SIMULATION_HS_GPU;
-  for (int c = 0; c < h->nconfigurations; ++c)
-    for (int e = 0; e < h->configurations[c].nentries; ++e)
-      gpu = gpu || h->configurations[c].entries[e].hs == SIMULATION_HS_GPU;
-  const int64_t nb = (int64_t)so->domain.blocks[0] * so->domain.blocks[1] * so->domain.blocks[2];
-  for (int64_t id = 0; h->block_hs && id < nb; ++id) gpu = gpu || h->block_hs[id] == SIMULATION_HS_GPU;
-  TSR_CHECK(!gpu, TSR_ERR_INVALID,
-            "%s: %s: coupled LBM runs (a force field or the velocity written for other modules) "
-            "run on hs cpu only so far; set hardware.hs to \"cpu\"", so->source,
-            o->force_field[0] ? "lbm.force_field" : "lbm.write_velocity");
 cleanup:
   return st;
 }
@@ -134,11 +116,9 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
   tsr_status st = TSR_OK;
   lbm_state_t *s = state;
   const lattice_t *l = s->opts.lattice;
-  if (env->cl && !s->gpu) TSR_TRY(lbm_gpu_env_create(env->cl, env->kernel_sources, &s->gpu, err));
+  if (env->cl && !s->gpu) TSR_TRY(gpu_pdf_cache_create(env->cl, env->kernel_sources, &s->gpu, err));
   TSR_TRY(lbm_sweep_register(reg, &env->so->domain, &s->opts, s->gpu, err));
   TSR_TRY(registry_data_id(reg, LBM_PDF, &s->pdf_id, err));
-  if (s->opts.force_field[0] || s->opts.write_velocity)
-    TSR_TRY(lbm_coupling_check(&s->opts, env->so, err));
   if (s->opts.write_velocity) TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &s->velocity_id, err));
   *decl = (module_decl_t){
       .nfields = 1,

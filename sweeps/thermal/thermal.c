@@ -16,6 +16,7 @@
  * The Nusselt number Nu = 1 + <u_up T> H / (kappa dT) (the mean over every cell) is the
  * module's total: in the progress line, series.csv and summary.json. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +25,11 @@
 #include "cpu_copy.h"
 #include "direction.h"
 #include "field.h"
+#include "gpu_pdf.h"
 #include "grid.h"
 #include "lattice.h"
 #include "lbm.h"
+#include "lbm_collide.h"
 #include "lbm_kernels.h"
 #include "sim.h"
 #include "thermal.h"
@@ -37,6 +40,7 @@
 #define THERMAL_FORCE "thermal.force"
 #define THERMAL_BOUNDARY "thermal.boundary"
 #define THERMAL_STREAM_COLLIDE "thermal.stream_collide"
+#define THERMAL_WAIT "thermal.wait"
 
 typedef struct thermal_opts {
   double rayleigh, prandtl, hot, cold, perturbation, magic;
@@ -61,17 +65,27 @@ typedef struct thermal_ctx {
   int pdf_id, force_id, velocity_id;
   int comps[DIRECTION_COUNT][LATTICE_MAX_Q];
   int ncomps[DIRECTION_COUNT];
+  gpu_pdf_cache_t *gpu;     /* NULL: this process has no OpenCL device */
 } thermal_ctx_t;
 
+/* A block's temperature populations: on the CPU the two grids and the wall links
+ * (element indices of the field: [0] adiabatic, f[to] = f[from]; [1] fixed temperature,
+ * f[to] = -f[from] + extra; in the storage precision); on a GPU block the device field
+ * and the same links there, with dims those of the host copies (AoS). */
 typedef struct thermal_block {
   grid_dims_t dims;
   size_t esize;
   void *src, *dst;
+  lbm_link_t *links[2];
+  size_t nlinks[2];
+  gpu_pdf_t pdf;
+  gpu_lbm_links_t walls[2];
 } thermal_block_t;
 
 typedef struct thermal_state {
   thermal_opts_t o;
   const thermal_ctx_t *ctx; /* after register_items */
+  gpu_pdf_cache_t *gpu;     /* the programs of this process's OpenCL device */
 } thermal_state_t;
 
 static const char *const axis_names[] = {"x", "y", "z", NULL};
@@ -154,7 +168,11 @@ cleanup:
   return st;
 }
 
-static void thermal_free(void *state) { free(state); }
+static void thermal_free(void *state) {
+  thermal_state_t *s = state;
+  if (s) gpu_pdf_cache_free(&s->gpu);
+  free(s);
+}
 
 static const char *thermal_fs(const void *state) {
   (void)state;
@@ -177,6 +195,11 @@ static void thermal_release(void *data, void *ctx) {
   (void)ctx;
   thermal_block_t *tb = data;
   if (!tb) return;
+  gpu_pdf_release(&tb->pdf); /* first: waits for the block's queue */
+  for (int k = 0; k < 2; ++k) {
+    gpu_lbm_links_free(&tb->walls[k]);
+    free(tb->links[k]);
+  }
   free(tb->src);
   free(tb->dst);
   free(tb);
@@ -225,28 +248,117 @@ static void thermal_force_initial(const block_info_t *b, int x, int y, int z, co
   for (int a = 0; a < 3; ++a) out[a] = c->coupling.beta[a] * (t[0] - c->coupling.c0);
 }
 
-static tsr_status thermal_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
+/* The walls on the domain's faces, as links of a field with dims d: for every direction i
+ * pulled from the ghost cell beyond a wall, the ghost value is the fluid cell's
+ * post-collision value of the opposite direction, negated plus 2 w_i T_wall at the hot
+ * and cold walls (anti-bounce-back; the wall lies half-way) and as it is at adiabatic
+ * faces (bounce-back: no flux). */
+static tsr_status thermal_links(const thermal_ctx_t *c, const block_info_t *b,
+                                const grid_dims_t *d, thermal_block_t *tb, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const thermal_ctx_t *c = vctx;
+  const lattice_t *l = c->lattice;
+  for (int pass = 0; pass < 2; ++pass) { /* count, then fill */
+    size_t n[2] = {0, 0};
+    for (int a = 0; a < 3; ++a) {
+      if (c->domain.periodic[a]) continue;
+      for (int side = 0; side < 2; ++side) {
+        if (side == 0 ? b->lo[a] != 0 : b->lo[a] + b->size[a] != c->domain.cells[a]) continue;
+        const bool fixed = a == c->o.axis;
+        const double tw = side == 0 ? c->o.hot : c->o.cold;
+        const int ghost = side == 0 ? -1 : b->size[a], fluid = side == 0 ? 0 : b->size[a] - 1;
+        const int u = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
+        for (int i = 0; i < l->q; ++i) {
+          if (l->c[a][i] != (side == 0 ? 1 : -1)) continue; /* pulled from beyond this wall */
+          for (int q = 0; q < b->size[v]; ++q)
+            for (int p = 0; p < b->size[u]; ++p, ++n[fixed]) {
+              if (pass == 0) continue;
+              int g[3], f[3];
+              g[a] = ghost, f[a] = fluid, g[u] = f[u] = p, g[v] = f[v] = q;
+              tb->links[fixed][n[fixed]] = (lbm_link_t){
+                  .to = grid_index(d, g[0], g[1], g[2], i),
+                  .from = grid_index(d, f[0], f[1], f[2], l->inv[i]),
+                  .extra = fixed ? 2.0 * l->w[i] * tw : 0.0};
+            }
+        }
+      }
+    }
+    for (int k = 0; pass == 0 && k < 2; ++k) {
+      tb->nlinks[k] = n[k];
+      tb->links[k] = malloc((n[k] ? n[k] : 1) * sizeof *tb->links[k]);
+      TSR_CHECK(tb->links[k], TSR_ERR_NOMEM,
+                "out of memory for the thermal walls of BlockID %d", (int)b->id);
+    }
+  }
+cleanup:
+  return st;
+}
+
+/* The populations at the start (equilibrium of the initial temperature at rest, ghost
+ * cells at the mean temperature) in a layout, and the wall links. */
+static tsr_status thermal_block_make(const block_info_t *b, const thermal_ctx_t *c,
+                                     grid_layout_t layout, thermal_block_t **out,
+                                     tsr_error_t *err) {
+  tsr_status st = TSR_OK;
   thermal_block_t *tb = calloc(1, sizeof *tb);
   *out = NULL;
   TSR_CHECK(tb, TSR_ERR_NOMEM, "out of memory for the thermal data of BlockID %d", (int)b->id);
   tb->esize = c->o.dp ? 8 : 4;
-  tb->dims = grid_dims_make(b->size, c->lattice->q, 1, c->o.layout, tb->esize);
+  tb->dims = grid_dims_make(b->size, c->lattice->q, 1, layout, tb->esize);
   tb->src = field_values_alloc(&tb->dims, tb->esize);
   tb->dst = field_values_alloc(&tb->dims, tb->esize);
   TSR_CHECK(tb->src && tb->dst, TSR_ERR_NOMEM,
             "out of memory for the thermal data of BlockID %d (2 x %zu elements)", (int)b->id,
             tb->dims.elements);
-  const lbm_kernels_t *k = c->kernels[c->o.layout];
+  const lbm_kernels_t *k = c->kernels[layout];
   lbm_params_t p = c->params;
   p.rho0 = 0.5 * (c->o.hot + c->o.cold); /* ghost cells: the mean temperature */
   thermal_init_ctx_t ic = {c, b};
   k->init(tb->src, &tb->dims, &p, 0, thermal_initial, &ic);
   k->init(tb->dst, &tb->dims, &p, 0, thermal_initial, &ic);
+  TSR_TRY(thermal_links(c, b, &tb->dims, tb, err));
   *out = tb;
   tb = NULL;
 cleanup:
+  thermal_release(tb, NULL);
+  return st;
+}
+
+static tsr_status thermal_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
+  const thermal_ctx_t *c = vctx;
+  return thermal_block_make(b, c, c->o.layout, (thermal_block_t **)out, err);
+}
+
+/* The block built on the host in AoS as for the CPU, then moved to the device. */
+static tsr_status thermal_gpu_alloc(const block_info_t *b, void *vctx, void **out,
+                                    tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const thermal_ctx_t *c = vctx;
+  thermal_block_t *tb = NULL;
+  gpu_lbm_t *prog = NULL;
+  *out = NULL;
+  TSR_CHECK(c->gpu, TSR_ERR_INVALID,
+            "BlockID %d is to run on hs gpu, but this process has no OpenCL device", (int)b->id);
+  TSR_TRY(thermal_block_make(b, c, GRID_AOS, &tb, err));
+  gpu_lbm_spec_t spec = {.lattice = c->lattice, .n = {b->size[0], b->size[1], b->size[2]},
+                         .dp = c->o.dp, .trt = 1, .ade = 1, .coupled = 1};
+  const int width[3] = {1, 1, 1};
+  double consts[LBM_CONSTS_COUNT(LATTICE_MAX_Q)]; /* room for either precision */
+  c->kernels[GRID_AOS]->constants(&c->params, 1, consts);
+  TSR_TRY(gpu_pdf_program(c->gpu, &spec, width, c->comps, c->ncomps, consts, &prog, err));
+  TSR_TRY(gpu_pdf_create(&tb->pdf, gpu_pdf_cache_context(c->gpu), prog, tb->src, err));
+  for (int k = 0; k < 2; ++k) {
+    TSR_TRY(gpu_lbm_links_create(prog, tb->links[k], tb->nlinks[k], k, &tb->walls[k], err));
+    free(tb->links[k]);
+    tb->links[k] = NULL;
+    tb->nlinks[k] = 0;
+  }
+  free(tb->src);
+  free(tb->dst);
+  tb->src = tb->dst = NULL;
+  *out = tb;
+  tb = NULL;
+cleanup:
+  if (st != TSR_OK) tsr_error_prefix(err, "thermal: BlockID %d on OpenCL device", (int)b->id);
   thermal_release(tb, NULL);
   return st;
 }
@@ -292,48 +404,40 @@ static tsr_status thermal_copy(const registry_copy_task_t *tasks, size_t n, void
 
 /* ---- work ---- */
 
-static double thermal_get(const thermal_block_t *tb, size_t i) {
-  return field_value(tb->src, tb->esize, i);
-}
-
-static void thermal_put(thermal_block_t *tb, size_t i, double v) {
-  field_set(tb->src, tb->esize, i, v);
-}
-
-/* The walls on the domain's faces: for every direction i pulled from the ghost cell
- * beyond a wall, the ghost value is the fluid cell's post-collision value of the
- * opposite direction, negated plus 2 w_i T_wall at the hot and cold walls
- * (anti-bounce-back) and as it is at adiabatic faces (bounce-back). */
+/* The wall links, in the storage precision (as on the GPU). */
 static tsr_status thermal_boundary(const block_info_t *b, block_data_t *data, void *vctx,
                                    tsr_error_t *err) {
-  (void)err;
+  (void)b, (void)err;
   const thermal_ctx_t *c = vctx;
   thermal_block_t *tb = block_data_get(data, c->pdf_id);
-  const lattice_t *l = c->lattice;
-  for (int a = 0; a < 3; ++a) {
-    if (c->domain.periodic[a]) continue;
-    for (int side = 0; side < 2; ++side) {
-      if (side == 0 ? b->lo[a] != 0 : b->lo[a] + b->size[a] != c->domain.cells[a]) continue;
-      const bool fixed = a == c->o.axis;
-      const double tw = side == 0 ? c->o.hot : c->o.cold;
-      const int ghost = side == 0 ? -1 : b->size[a], fluid = side == 0 ? 0 : b->size[a] - 1;
-      const int u = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
-      for (int i = 0; i < l->q; ++i) {
-        if (l->c[a][i] != (side == 0 ? 1 : -1)) continue; /* pulled from beyond this wall */
-        const int k = l->inv[i];
-#pragma omp parallel for collapse(2) schedule(static)
-        for (int q = 0; q < b->size[v]; ++q)
-          for (int p = 0; p < b->size[u]; ++p) {
-            int g[3], f[3];
-            g[a] = ghost, f[a] = fluid, g[u] = f[u] = p, g[v] = f[v] = q;
-            const double post = thermal_get(tb, grid_index(&tb->dims, f[0], f[1], f[2], k));
-            thermal_put(tb, grid_index(&tb->dims, g[0], g[1], g[2], i),
-                        fixed ? -post + 2.0 * l->w[i] * tw : post);
-          }
-      }
+  for (int negate = 0; negate < 2; ++negate) {
+    const ptrdiff_t n = (ptrdiff_t)tb->nlinks[negate];
+    const lbm_link_t *l = tb->links[negate];
+    if (tb->esize == 4) {
+      float *f = tb->src;
+#pragma omp parallel for schedule(static)
+      for (ptrdiff_t k = 0; k < n; ++k)
+        f[l[k].to] = (negate ? -f[l[k].from] : f[l[k].from]) + (float)l[k].extra;
+    } else {
+      double *f = tb->src;
+#pragma omp parallel for schedule(static)
+      for (ptrdiff_t k = 0; k < n; ++k)
+        f[l[k].to] = (negate ? -f[l[k].from] : f[l[k].from]) + l[k].extra;
     }
   }
   return TSR_OK;
+}
+
+static tsr_status thermal_gpu_boundary(const block_info_t *b, block_data_t *data, void *vctx,
+                                       tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  (void)b;
+  const thermal_ctx_t *c = vctx;
+  thermal_block_t *tb = block_data_get(data, c->pdf_id);
+  for (int k = 0; k < 2; ++k)
+    TSR_TRY(gpu_lbm_boundary(tb->pdf.prog, &tb->pdf.field, &tb->walls[k], err));
+cleanup:
+  return st;
 }
 
 static tsr_status thermal_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
@@ -355,25 +459,68 @@ static tsr_status thermal_stream_collide(const block_info_t *b, block_data_t *da
   return TSR_OK;
 }
 
+static tsr_status thermal_gpu_stream_collide(const block_info_t *b, block_data_t *data,
+                                             void *vctx, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const thermal_ctx_t *c = vctx;
+  thermal_block_t *tb = block_data_get(data, c->pdf_id);
+  field_block_t *u = field_block_of(data, c->velocity_id), *f = field_block_of(data, c->force_id);
+  TSR_CHECK(u && f && u->device.mem && f->device.mem, TSR_ERR_INTERNAL,
+            "GPU BlockID %d lacks the velocity or the force field on the device", (int)b->id);
+  gpu_lbm_aux_t aux = {.in = &u->device, .out = &f->device, .dims = u->host.dims,
+                       .beta = {c->coupling.beta[0], c->coupling.beta[1], c->coupling.beta[2]},
+                       .c0 = c->coupling.c0};
+  TSR_TRY(gpu_pdf_step(&tb->pdf, &aux, err));
+cleanup:
+  return st;
+}
+
+/* CPU blocks are done when their items return. */
+static tsr_status thermal_nothing(const block_info_t *b, block_data_t *data, void *vctx,
+                                  tsr_error_t *err) {
+  (void)b, (void)data, (void)vctx, (void)err;
+  return TSR_OK;
+}
+
+static tsr_status thermal_gpu_wait(const block_info_t *b, block_data_t *data, void *vctx,
+                                   tsr_error_t *err) {
+  (void)b;
+  const thermal_ctx_t *c = vctx;
+  thermal_block_t *tb = block_data_get(data, c->pdf_id);
+  return gpu_queue_finish(tb->pdf.cl, err);
+}
+
 /* ---- output ---- */
 
 /* The temperature of every interior cell: the sum of the stored populations (after the
  * collision, which keeps it). */
 static tsr_status thermal_sample(const block_info_t *b, const block_data_t *data, double *out,
                                  void *vctx, tsr_error_t *err) {
-  (void)err;
+  tsr_status st = TSR_OK;
   const thermal_state_t *s = vctx;
   const thermal_block_t *tb = block_data_get(data, s->ctx->pdf_id);
   const int q = s->ctx->lattice->q;
+  const void *f = tb->src;
+  void *host = NULL;
+  if (tb->pdf.prog) { /* a GPU block: its populations come to the host (AoS) */
+    host = field_values_alloc(&tb->dims, tb->esize);
+    TSR_CHECK(host, TSR_ERR_NOMEM, "out of memory for the temperature of BlockID %d",
+              (int)b->id);
+    TSR_TRY(gpu_lbm_download(tb->pdf.prog, &tb->pdf.field, host, err));
+    f = host;
+  }
 #pragma omp parallel for collapse(2) schedule(static)
   for (int z = 0; z < b->size[2]; ++z)
     for (int y = 0; y < b->size[1]; ++y)
       for (int x = 0; x < b->size[0]; ++x) {
         double t = 0;
-        for (int i = 0; i < q; ++i) t += thermal_get(tb, grid_index(&tb->dims, x, y, z, i));
+        for (int i = 0; i < q; ++i)
+          t += field_value(f, tb->esize, grid_index(&tb->dims, x, y, z, i));
         out[((size_t)z * (size_t)b->size[1] + (size_t)y) * (size_t)b->size[0] + (size_t)x] = t;
       }
-  return TSR_OK;
+cleanup:
+  free(host);
+  return st;
 }
 
 /* Nu = 1 + <u_up T> H / (kappa dT), and the mean temperature, over every cell. */
@@ -400,7 +547,9 @@ static tsr_status thermal_totals(void *state, sim_t *sim, const char **names, do
     const block_info_t *b = patch_block(patch, id);
     const block_data_t *data = patch_block_data(patch, id);
     TSR_TRY(thermal_sample(b, data, t, (void *)s, err));
-    const grid_field_t *u = field_of(data, c->velocity_id);
+    const grid_field_t *u = NULL;
+    TSR_TRY(field_sync(data, c->velocity_id, &u, err));
+    TSR_CHECK(u, TSR_ERR_INTERNAL, "BlockID %d lacks the velocity field", (int)id);
     for (int z = 0; z < b->size[2]; ++z)
       for (int y = 0; y < b->size[1]; ++y)
         for (int x = 0; x < b->size[0]; ++x) {
@@ -438,9 +587,8 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
   c.kernels[GRID_AOS] = lbm_kernels_find(c.lattice, GRID_AOS, c.o.dp);
   c.kernels[GRID_SOA] = lbm_kernels_find(c.lattice, GRID_SOA, c.o.dp);
   TSR_CHECK(c.kernels[GRID_AOS] && c.kernels[GRID_SOA], TSR_ERR_INTERNAL, "no D3Q7 kernels");
-  TSR_CHECK(env->cl == NULL, TSR_ERR_INVALID,
-            "%s: modules: \"thermal\" runs on hs cpu only so far; set hardware.hs to \"cpu\"",
-            env->so->source);
+  if (env->cl && !s->gpu) TSR_TRY(gpu_pdf_cache_create(env->cl, env->kernel_sources, &s->gpu, err));
+  c.gpu = s->gpu;
   c.height = thermal_height(&c.o, &c.domain);
   c.kappa = c.o.viscosity / c.o.prandtl;
   const double dt = c.o.hot - c.o.cold;
@@ -475,14 +623,29 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
        .bs = "*", .kernel = thermal_boundary, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
        .bs = "*", .kernel = thermal_stream_collide, .concurrent = 1},
+      {.kind = REGISTRY_KIND_ALLOCATOR, .name = THERMAL_PDF, .fs = "*", .hs = "gpu", .bs = "*",
+       .alloc = thermal_gpu_alloc, .free = thermal_release},
+      {.kind = REGISTRY_KIND_BOUNDARY, .name = THERMAL_BOUNDARY, .fs = "*", .hs = "gpu",
+       .bs = "*", .kernel = thermal_gpu_boundary},
+      {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_STREAM_COLLIDE, .fs = "*", .hs = "gpu",
+       .bs = "*", .kernel = thermal_gpu_stream_collide},
+      {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_WAIT, .fs = "*", .hs = "gpu", .bs = "*",
+       .kernel = thermal_gpu_wait},
+      {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
+       .kernel = thermal_nothing},
   };
   for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i) {
     registry_item_t it = items[i];
     it.ctx = ctx;
     TSR_TRY(registry_add(reg, &it, err));
   }
+  const gpu_pdf_items_t exchange = {.name = THERMAL_PDF, .bs = "*",
+                                    .offset = offsetof(thermal_block_t, pdf),
+                                    .size = thermal_size, .size_ctx = ctx};
+  TSR_TRY(gpu_pdf_register(reg, &exchange, err));
   const int vb = c.o.dp ? 8 : 4;
-  TSR_TRY(field_register(reg, THERMAL_FORCE, 3, (size_t)vb, thermal_force_initial, ctx, err));
+  TSR_TRY(field_register(reg, env->cl, THERMAL_FORCE, 3, (size_t)vb, thermal_force_initial, ctx,
+                         err));
   *decl = (module_decl_t){
       .nfields = 2,
       .fields = {{.name = THERMAL_PDF, .components = c.lattice->q, .value_bytes = vb,
@@ -496,28 +659,49 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
                   .boundary = THERMAL_BOUNDARY, .kernel = THERMAL_STREAM_COLLIDE}},
       .nquantities = 1,
       .quantities = {{.name = "temperature", .components = 1, .columns = {"T"},
-                      .sample = thermal_sample, .ctx = s}}};
+                      .sample = thermal_sample, .ctx = s}},
+      .finish = THERMAL_WAIT};
 cleanup:
   return st;
 }
 
+/* Per block: the two population grids (CPU: in the layout, with its padding; GPU: on the
+ * device, with the message buffers of the faces both ways, and once on the host while
+ * it is built) and the force field (on the host, and on the device for GPU blocks). */
 static tsr_status thermal_local_bytes(const void *state, registry_t *reg, const patch_t *patch,
                                       size_t *host, size_t *device, size_t *largest,
                                       tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  (void)reg, (void)device, (void)largest;
   const thermal_state_t *s = state;
-  const size_t es = s->o.dp ? 8 : 4;
+  const size_t es = s->o.dp ? 8 : 4, q = (size_t)lattice_d3q7.q;
+  size_t staging = 0;
+  uint32_t gpu_hs = UINT32_MAX;
+  tsr_error_t ignored;
+  if (selector_find(registry_selectors(reg), SELECTOR_HS, "gpu", &gpu_hs, &ignored) != TSR_OK)
+    gpu_hs = UINT32_MAX;
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
-    grid_dims_t d = grid_dims_make(b->size, 7, 1, s->o.layout, es);
-    size_t cells, grids, force;
+    const int gpu = b->hs == gpu_hs;
+    grid_dims_t d = grid_dims_make(b->size, (int)q, 1, gpu ? GRID_AOS : s->o.layout, es);
+    size_t cells, with_ghosts, grid, grids, force, messages;
     bool ok = d.elements > 0 && tsr_box_cells(b->size, 0, &cells) &&
-              tsr_mul_size(d.elements, 2 * es, &grids) && tsr_mul_size(cells, 3 * es, &force) &&
-              tsr_add_size(*host, grids, host) && tsr_add_size(*host, force, host);
+              tsr_box_cells(b->size, 1, &with_ghosts) && tsr_mul_size(d.elements, es, &grid) &&
+              tsr_mul_size(grid, 2, &grids) && tsr_mul_size(cells, 3 * es, &force) &&
+              tsr_add_size(*host, force, host);
+    if (ok && !gpu) {
+      ok = tsr_add_size(*host, grids, host);
+    } else if (ok) {
+      ok = tsr_mul_size(with_ghosts - cells, 2 * q * es, &messages) &&
+           tsr_add_size(*device, grids, device) && tsr_add_size(*device, force, device) &&
+           tsr_add_size(*device, messages, device);
+      if (ok && grids > staging) staging = grids;
+      if (ok && grid > *largest) *largest = grid;
+    }
     TSR_CHECK(ok, TSR_ERR_INVALID, "BlockID %d: its thermal fields do not fit in a size_t",
               (int)b->id);
   }
+  TSR_CHECK(tsr_add_size(*host, staging, host), TSR_ERR_INVALID,
+            "the thermal blocks of this process: their bytes do not fit in a size_t");
 cleanup:
   return st;
 }

@@ -1,8 +1,10 @@
 #define _DEFAULT_SOURCE /* mkdtemp */
 /* The OpenCL LBM stream-collide (kernels_gpu, SoA) against the CPU kernel (kernels_cpu,
  * AoS) on the same block: the same field in, bitwise the same field out, for every
- * lattice, SRT and TRT, with and without force, in single and double precision, over
- * several steps. Both
+ * lattice, SRT and TRT, with and without force, advection-diffusion, and the coupled
+ * variants (a force per cell in and the velocity out, with the half force of the first
+ * step; an advection velocity per cell in and the scalar's force out: the per-cell
+ * outputs compared as well), in single and double precision, over several steps. Both
  * evaluate the macros of lbm_collide.h with contraction off, so no tolerance is
  * needed. Also: a device index that does not exist and a kernel source folder with a
  * broken kernel give clear errors (the build log included).
@@ -19,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "field.h"
+#include "gpu_buffer.h"
 #include "gpu_lbm.h"
 #include "grid.h"
 #include "lbm_collide.h"
@@ -27,8 +31,9 @@
 
 static opencl_context_t *ctx;
 
-/* 3 steps on both devices from the same random field; compares all interior cells. */
-static void compare(const lattice_t *l, int dp, int trt, int force, int ade) {
+/* 3 steps on both devices from the same random field; compares all interior cells (and
+ * the per-cell output of a coupled step). */
+static void compare(const lattice_t *l, int dp, int trt, int force, int ade, int coupled) {
   tsr_error_t err;
   const lbm_kernels_t *k = lbm_kernels_find(l, GRID_AOS, dp);
   const int n[3] = {13, 6, 5};
@@ -48,7 +53,30 @@ static void compare(const lattice_t *l, int dp, int trt, int force, int ade) {
                     .velocity = {0.02, 0.01, l->d == 3 ? -0.03 : 0}};
   k->constants(&p, trt, consts);
   gpu_lbm_spec_t spec = {.lattice = k->lattice, .n = {d.nx, d.ny, d.nz}, .dp = dp, .trt = trt,
-                         .force = force, .ade = ade};
+                         .force = force, .ade = ade, .coupled = coupled};
+  /* coupled: a random field in (a force of the order of the constant one, or an
+     advection velocity), the output field out; on the CPU as on the device */
+  const grid_dims_t ad = grid_dims_make(n, 3, 0, GRID_SOA, es);
+  void *ain = field_values_alloc(&ad, es), *aout = field_values_alloc(&ad, es),
+       *gout = field_values_alloc(&ad, es);
+  assert_non_null(ain);
+  assert_non_null(aout);
+  assert_non_null(gout);
+  for (int z = 0; z < n[2]; ++z)
+    for (int y = 0; y < n[1]; ++y)
+      for (int x = 0; x < n[0]; ++x)
+        for (int c = 0; c < 3; ++c)
+          field_set(ain, es, grid_index(&ad, x, y, z, c),
+                    (ade ? 0.05 : 3e-5) * (rand() / (double)RAND_MAX - 0.5));
+  gpu_buffer_t din = {0}, dout = {0};
+  const size_t abytes = ad.elements * es;
+  if (coupled) {
+    if (gpu_buffer_create(ctx, abytes, "in", &din, &err) != TSR_OK ||
+        gpu_buffer_create(ctx, abytes, "out", &dout, &err) != TSR_OK ||
+        gpu_buffer_write(ctx, &din, 0, abytes, ain, NULL, &err) != TSR_OK ||
+        gpu_buffer_write(ctx, &dout, 0, abytes, aout, NULL, &err) != TSR_OK)
+      fail_msg("%s", err.text);
+  }
   gpu_lbm_t *gp = NULL;
   gpu_lbm_field_t f;
   if (gpu_lbm_create(ctx, &spec, consts, &gp, &err) != TSR_OK) fail_msg("%s", err.text);
@@ -58,9 +86,43 @@ static void compare(const lattice_t *l, int dp, int trt, int force, int ade) {
   for (int s = 0; s < 3; ++s) {
     const lbm_variant_t v = ade ? (trt ? LBM_VARIANT_ADE_TRT : LBM_VARIANT_ADE_SRT)
                                 : (trt ? LBM_VARIANT_TRT : LBM_VARIANT_SRT);
-    k->stream_collide(s % 2 ? b : a, s % 2 ? a : b, &d, &p, v);
-    if (gpu_lbm_step(gp, &f, &err) != TSR_OK) fail_msg("%s", err.text);
+    if (!coupled) {
+      k->stream_collide(s % 2 ? b : a, s % 2 ? a : b, &d, &p, v);
+      if (gpu_lbm_step(gp, &f, &err) != TSR_OK) fail_msg("%s", err.text);
+      continue;
+    }
+    lbm_coupling_t cp = {.beta = {0.3, -0.2, 0.1}, .c0 = 0.4, .start = s == 0};
+    gpu_lbm_aux_t ga = {.in = &din, .out = &dout, .dims = ad, .beta = {0.3, -0.2, 0.1},
+                        .c0 = 0.4, .start = s == 0};
+    if (ade) {
+      cp.advection = ain, cp.advection_dims = ad;
+      cp.source_force = aout, cp.source_force_dims = ad;
+    } else {
+      cp.force = ain, cp.force_dims = ad;
+      cp.velocity = aout, cp.velocity_dims = ad;
+    }
+    k->coupled(s % 2 ? b : a, s % 2 ? a : b, &d, &p, v, &cp);
+    if (gpu_lbm_step_coupled(gp, &f, &ga, &err) != TSR_OK) fail_msg("%s", err.text);
   }
+  if (coupled) {
+    if (gpu_buffer_read(ctx, &dout, 0, abytes, gout, NULL, &err) != TSR_OK) fail_msg("%s", err.text);
+    int off = 0;
+    for (int z = 0; z < n[2]; ++z)
+      for (int y = 0; y < n[1]; ++y)
+        for (int x = 0; x < n[0]; ++x)
+          for (int c = 0; c < 3; ++c) {
+            const size_t e = grid_index(&ad, x, y, z, c);
+            if (memcmp((uint8_t *)gout + e * es, (uint8_t *)aout + e * es, es) != 0 && off++ < 3)
+              print_message("%s dp %d trt %d ade %d coupled: output (%d,%d,%d)[%d] differs\n",
+                            l->name, dp, trt, ade, x, y, z, c);
+          }
+    assert_int_equal(off, 0);
+  }
+  gpu_buffer_free(&din);
+  gpu_buffer_free(&dout);
+  free(ain);
+  free(aout);
+  free(gout);
   memcpy(g, b, ne * es); /* ghosts as on the CPU */
   if (gpu_lbm_download(gp, &f, g, &err) != TSR_OK) fail_msg("%s", err.text);
   int bad = 0;
@@ -87,9 +149,12 @@ static void test_cpu_gpu_bitwise(void **state) {
   const lattice_t *const *all = lattice_all(&nl);
   for (int li = 0; li < nl; ++li)
     for (int trt = 0; trt < 2; ++trt)
-      for (int mode = 0; mode < 3; ++mode) { /* no force, force, advection-diffusion */
-        compare(all[li], 0, trt, mode == 1, mode == 2);
-        if (opencl_context_desc(ctx)->double_precision) compare(all[li], 1, trt, mode == 1, mode == 2);
+      for (int mode = 0; mode < 5; ++mode) { /* no force, force, advection-diffusion,
+                                                 coupled flow, coupled advection-diffusion */
+        const int force = mode == 1, ade = mode == 2 || mode == 4, coupled = mode >= 3;
+        compare(all[li], 0, trt, force, ade, coupled);
+        if (opencl_context_desc(ctx)->double_precision)
+          compare(all[li], 1, trt, force, ade, coupled);
       }
 }
 
