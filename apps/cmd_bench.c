@@ -297,7 +297,10 @@ static const char bench_usage[] =
     "  the first platform), with --gpu-cells N^3\n"
     "  cells per process (default: as --cells); --no-gpu skips it\n"
     "       tessera bench --hetero CONFIG [--steps S] [--json FILE]\n"
-    "  the CPU processes of CONFIG alone, its GPU processes alone, and all together\n";
+    "  the CPU processes of CONFIG alone, its GPU processes alone, and all together\n"
+    "       tessera bench --config CONFIG [--steps S] [--repeat R] [--json FILE]\n"
+    "  CONFIG's run (any modules, no output): MLUPS, and the share of the step per sweep\n"
+    "  in its exchange, boundary and kernel\n";
 
 /* The options; 2 (and the usage, or what is wrong with a number, printed once) for bad
  * ones. */
@@ -400,6 +403,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   if (argc > 1 && strcmp(argv[1], "--hetero") == 0) return app_bench_hetero(comm, argc - 1, argv + 1);
+  if (argc > 1 && strcmp(argv[1], "--config") == 0) return app_bench_config(comm, argc - 1, argv + 1);
   bench_opts_t o;
   if (bench_parse(comm, argc, argv, &o) != 0) return 2;
   bench_row_t *rows = calloc(BENCH_MAX_ROWS, sizeof *rows);

@@ -286,7 +286,7 @@ static tsr_status sim_add_sweeps(sim_t *s, tsr_error_t *err) {
   /* the step ends when every block's work is done (GPU blocks: their queue is empty) */
   for (int m = 0; m < s->nmodules; ++m)
     if (s->decls[m].finish)
-      TSR_TRY(timeloop_add_sweep(s->loop, &(timeloop_sweep_t){.name = "finish",
+      TSR_TRY(timeloop_add_sweep(s->loop, &(timeloop_sweep_t){.name = s->decls[m].finish,
                                                               .kernel = s->decls[m].finish},
                                  err));
 cleanup:
@@ -997,6 +997,7 @@ int sim_field_id(const sim_t *sim, const char *field) {
   return sim_find_field(sim->decls, sim->nmodules, field, &m, &f) ? sim->field_id[m][f] : -1;
 }
 timeloop_timing_t sim_timing(const sim_t *sim) { return timeloop_timing(sim->loop); }
+const timeloop_t *sim_timeloop(const sim_t *sim) { return sim->loop; }
 int64_t sim_cells(const sim_t *sim) { return sim->cells; }
 const plan_t *sim_plan(const sim_t *sim) { return sim->plan; }
 const module_t *sim_modules(const sim_t *sim, int *n) {

@@ -135,6 +135,8 @@ TSR_NODISCARD tsr_status sim_run_kernel(sim_t *sim, const char *item, tsr_error_
 /* The data id of a declared field, or -1. */
 int sim_field_id(const sim_t *sim, const char *field);
 timeloop_timing_t sim_timing(const sim_t *sim);
+/* The time loop (per-sweep timing: timeloop_sweep_timing). */
+const timeloop_t *sim_timeloop(const sim_t *sim);
 /* Cells updated per step on all ranks (plan_t.block_cells summed). */
 int64_t sim_cells(const sim_t *sim);
 /* The assignment of blocks to processes, each process's hardware and its predicted time

@@ -1,6 +1,7 @@
 #include "timeloop.h"
 
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,8 @@
 #include "verdict.h"
 
 typedef struct timeloop_entry {
+  char name[64];                     /* for reports */
+  double seconds[3];                 /* exchange, boundary, kernel, summed over steps */
   comm_t *exchange;                  /* NULL: none */
   const registry_item_t **boundary;  /* per local block; NULL array: none */
   const registry_item_t **kernel;    /* per local block */
@@ -78,6 +81,7 @@ cleanup:
 tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   timeloop_entry_t e = {0};
+  snprintf(e.name, sizeof e.name, "%s", sweep->name ? sweep->name : "");
   timeloop_entry_t *grown = realloc(tl->sweeps, (size_t)(tl->nsweeps + 1) * sizeof *grown);
   if (!grown) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory adding a sweep");
   else tl->sweeps = grown;
@@ -165,6 +169,9 @@ tsr_status timeloop_step(timeloop_t *tl, tsr_error_t *err) {
     tl->timing.exchange += t1 - t0;
     tl->timing.boundary += t2 - t1;
     tl->timing.kernel += t3 - t2;
+    e->seconds[0] += t1 - t0;
+    e->seconds[1] += t2 - t1;
+    e->seconds[2] += t3 - t2;
   }
   tl->timing.steps++;
   return verdict_reduce(tl->comm, st, 0, err);
@@ -189,4 +196,12 @@ timeloop_timing_t timeloop_timing(const timeloop_t *tl) {
     t.insert += ct.insert;
   }
   return t;
+}
+
+int timeloop_sweep_count(const timeloop_t *tl) { return tl->nsweeps; }
+
+timeloop_sweep_timing_t timeloop_sweep_timing(const timeloop_t *tl, int s) {
+  const timeloop_entry_t *e = &tl->sweeps[s];
+  return (timeloop_sweep_timing_t){.name = e->name, .exchange = e->seconds[0],
+                                   .boundary = e->seconds[1], .kernel = e->seconds[2]};
 }

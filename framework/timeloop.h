@@ -62,4 +62,14 @@ TSR_NODISCARD tsr_status timeloop_run_kernel(timeloop_t *tl, const char *name, t
 
 timeloop_timing_t timeloop_timing(const timeloop_t *tl);
 
+/* Seconds this process spent in one sweep (in the order added), summed over every step:
+ * its exchange round, its boundary and its kernel items. GPU kernels run asynchronously:
+ * their time shows in the sweep that waits for them (the finish items). */
+typedef struct timeloop_sweep_timing {
+  const char *name; /* the sweep's name; borrowed from the timeloop */
+  double exchange, boundary, kernel;
+} timeloop_sweep_timing_t;
+int timeloop_sweep_count(const timeloop_t *tl);
+timeloop_sweep_timing_t timeloop_sweep_timing(const timeloop_t *tl, int s);
+
 #endif
