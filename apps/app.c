@@ -117,3 +117,15 @@ void app_default_float_mode(void) {
   const char *keep = getenv("TESSERA_KEEP_DENORMALS");
   if (!(keep && strcmp(keep, "1") == 0)) (void)cpu_threads_flush_denormals(1);
 }
+
+static int app_cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+void app_stats(double *v, int m, double *median, double *lo, double *hi) {
+  qsort(v, (size_t)m, sizeof *v, app_cmp);
+  *median = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+  *lo = v[0];
+  *hi = v[m - 1];
+}

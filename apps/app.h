@@ -26,6 +26,10 @@ int app_report(MPI_Comm comm, tsr_status st, const tsr_error_t *err);
 bool app_int_arg(MPI_Comm comm, const char *cmd, const char *opt, const char *text, int64_t min,
                  int64_t max, int64_t *out);
 
+/* Median, smallest and largest of m >= 1 values (sorts them): the statistics of a
+ * benchmark's repetitions. */
+void app_stats(double *v, int m, double *median, double *lo, double *hi);
+
 /* The same for a real (tsr_parse_real: finite, decimal, in [min, max]). */
 bool app_real_arg(MPI_Comm comm, const char *cmd, const char *opt, const char *text, double min,
                   double max, double *out);

@@ -57,19 +57,6 @@ enum { BENCH_MAX_ROWS = 512, BENCH_MAX_REPEAT = 64 };
 enum { BENCH_MIN_CELLS = 4, BENCH_MAX_CELLS = 2048, BENCH_MAX_DEVICE = 1023 };
 #define BENCH_MAX_SECONDS 60.0
 
-static int bench_cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median, smallest and largest of m values (sorts them). */
-static void bench_stats(double *v, int m, double *median, double *lo, double *hi) {
-  qsort(v, (size_t)m, sizeof *v, bench_cmp);
-  *median = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
-  *lo = v[0];
-  *hi = v[m - 1];
-}
-
 /* The domain of one process (x scaled by the process count): n^3 cells in b^3 blocks, or
  * for a 2-D lattice a square of about the same number of cells (side a multiple of 8) in
  * b^1.5 x b^1.5 blocks (1, 4 x 2, 8 x 8). */
@@ -153,9 +140,9 @@ static void bench_finish(bench_row_t *r, const bench_opts_t *o, int q, size_t es
     bound[k] = gbs[k] * 1e9 / r->bytes_per_cell / 1e6;
     frac[k] = mlups[k] / bound[k];
   }
-  bench_stats(mlups, o->repeat, &r->median, &r->lo, &r->hi);
-  bench_stats(bound, o->repeat, &r->bound_mlups, &lo, &hi);
-  bench_stats(frac, o->repeat, &r->fraction, &lo, &hi);
+  app_stats(mlups, o->repeat, &r->median, &r->lo, &r->hi);
+  app_stats(bound, o->repeat, &r->bound_mlups, &lo, &hi);
+  app_stats(frac, o->repeat, &r->fraction, &lo, &hi);
 }
 
 /* One row: a periodic flow in the row's blocks per process; bound from the bytes per

@@ -110,18 +110,10 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   spent[3 * nsweeps] = total;
   TSR_MPI(MPI_Bcast(spent, 3 * nsweeps + 1, MPI_DOUBLE, slowest.rank, comm));
   total = spent[3 * nsweeps] > 0 ? spent[3 * nsweeps] : 1;
-  double sorted[BENCH_CONFIG_MAX_REPEAT];
-  memcpy(sorted, mlups, (size_t)repeat * sizeof *sorted);
-  for (int64_t i = 1; i < repeat; ++i) /* insertion sort: a few values */
-    for (int64_t j = i; j > 0 && sorted[j - 1] > sorted[j]; --j) {
-      double x = sorted[j];
-      sorted[j] = sorted[j - 1];
-      sorted[j - 1] = x;
-    }
-  const double median = repeat % 2 ? sorted[repeat / 2]
-                                   : 0.5 * (sorted[repeat / 2 - 1] + sorted[repeat / 2]);
+  double median, lo, hi;
+  app_stats(mlups, (int)repeat, &median, &lo, &hi);
   if (rank == 0) {
-    printf("MLUPS: median %.2f (%.2f to %.2f)\n", median, sorted[0], sorted[repeat - 1]);
+    printf("MLUPS: median %.2f (%.2f to %.2f)\n", median, lo, hi);
     printf("share of the step on rank %d (exchange, boundary, kernel):\n", slowest.rank);
     for (int s = 0; s < nsweeps; ++s)
       printf("  %-14s %5.1f%% %5.1f%% %5.1f%%\n", timeloop_sweep_timing(tl, s).name,

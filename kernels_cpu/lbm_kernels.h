@@ -52,8 +52,9 @@ typedef enum lbm_variant {
  * from several OpenMP threads at once. */
 typedef void (*lbm_init_fn)(int x, int y, int z, void *ctx, double out[4]);
 
-/* Boundary links: dst slot = src slot value + extra, both element indices into the
- * field (grid_index). No link reads a slot another link writes (links write wall slots
+/* Boundary links: dst slot = src slot value + extra (or -value + extra: the
+ * anti-bounce-back of a fixed scalar, lbm_kernels_t.boundary's negate), both element
+ * indices into the field (grid_index). No link reads a slot another link writes (links write wall slots
  * and read fluid slots), so they are applied in parallel. */
 typedef struct lbm_link {
   size_t to;     /* ghost or solid cell's slot i */
@@ -112,7 +113,9 @@ typedef struct lbm_kernels {
    * after collision carries the step's whole force. */
   void (*moments)(const void *f, const grid_dims_t *d, const lbm_params_t *p, int shifted,
                   double *rho, double *u);
-  void (*boundary)(void *f, const lbm_link_t *links, size_t n);
+  /* The links, in the storage precision: f[to] = f[from] + extra, or -f[from] + extra
+   * where negate is 1 (as the OpenCL lbm_boundary). */
+  void (*boundary)(void *f, const lbm_link_t *links, size_t n, int negate);
   /* The collision's constants for the parameters (lbm_collide.h:
    * LBM_CONSTS_COUNT(Q) values in the order of LBM_CONSTS_FIELDS), SRT (trt 0) or TRT
    * (1), flow or ADE alike, in the storage precision: what other devices' kernels need

@@ -438,11 +438,16 @@ static void LBM_FN(moments)(const void *vf, const grid_dims_t *d, const lbm_para
       }
 }
 
-static void LBM_FN(boundary)(void *vf, const lbm_link_t *links, size_t n) {
+static void LBM_FN(boundary)(void *vf, const lbm_link_t *links, size_t n, int negate) {
   REAL *f = vf;
   /* links write wall slots and read fluid slots: independent, in any order */
+  if (negate) {
 #pragma omp parallel for schedule(static) if (n > 8192)
-  for (size_t k = 0; k < n; ++k) f[links[k].to] = f[links[k].from] + (REAL)links[k].extra;
+    for (size_t k = 0; k < n; ++k) f[links[k].to] = -f[links[k].from] + (REAL)links[k].extra;
+  } else {
+#pragma omp parallel for schedule(static) if (n > 8192)
+    for (size_t k = 0; k < n; ++k) f[links[k].to] = f[links[k].from] + (REAL)links[k].extra;
+  }
 }
 
 /* The two sets: lbm_kernels_aos_<LNAME>_<SFX> and lbm_kernels_soa_<LNAME>_<SFX>. */

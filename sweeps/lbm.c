@@ -486,7 +486,7 @@ static const lbm_kernels_t *lbm_kernels_of(const lbm_ctx_t *c, const lbm_block_t
 static tsr_status lbm_boundary(const block_info_t *b, block_data_t *data, void *vctx,
                                tsr_error_t *err) {
   lbm_block_t *lb = lbm_get(data, vctx);
-  lbm_kernels_of(vctx, lb)->boundary(lb->src, lb->links, lb->nlinks);
+  lbm_kernels_of(vctx, lb)->boundary(lb->src, lb->links, lb->nlinks, 0);
   return TSR_OK;
 }
 

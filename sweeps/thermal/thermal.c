@@ -404,27 +404,14 @@ static tsr_status thermal_copy(const registry_copy_task_t *tasks, size_t n, void
 
 /* ---- work ---- */
 
-/* The wall links, in the storage precision (as on the GPU). */
+/* The wall links (the kernels' boundary, in the storage precision as on the GPU). */
 static tsr_status thermal_boundary(const block_info_t *b, block_data_t *data, void *vctx,
                                    tsr_error_t *err) {
   (void)b, (void)err;
   const thermal_ctx_t *c = vctx;
   thermal_block_t *tb = block_data_get(data, c->pdf_id);
-  for (int negate = 0; negate < 2; ++negate) {
-    const ptrdiff_t n = (ptrdiff_t)tb->nlinks[negate];
-    const lbm_link_t *l = tb->links[negate];
-    if (tb->esize == 4) {
-      float *f = tb->src;
-#pragma omp parallel for schedule(static)
-      for (ptrdiff_t k = 0; k < n; ++k)
-        f[l[k].to] = (negate ? -f[l[k].from] : f[l[k].from]) + (float)l[k].extra;
-    } else {
-      double *f = tb->src;
-#pragma omp parallel for schedule(static)
-      for (ptrdiff_t k = 0; k < n; ++k)
-        f[l[k].to] = (negate ? -f[l[k].from] : f[l[k].from]) + l[k].extra;
-    }
-  }
+  for (int negate = 0; negate < 2; ++negate)
+    c->kernels[tb->dims.layout]->boundary(tb->src, tb->links[negate], tb->nlinks[negate], negate);
   return TSR_OK;
 }
 
