@@ -5,7 +5,9 @@
  * every module's sweeps counted as one update), and the share of the step each sweep
  * spends in its exchange round, its boundary and its kernel items (on the process whose
  * step took longest; GPU kernels run asynchronously, so their time shows in the "finish"
- * sweep that waits for them). */
+ * sweep that waits for them). With --exchange both the run is built twice, with the
+ * exchange rounds merged and per sweep (hardware.exchange), and their repetitions
+ * alternate, so that the ratio of the two is measured in one run. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,11 +24,73 @@
 #include "verdict.h"
 
 static const char config_usage[] =
-    "usage: tessera bench --config CONFIG [--steps S] [--repeat R] [--json FILE]\n"
+    "usage: tessera bench --config CONFIG [--steps S] [--repeat R] [--exchange E] [--json FILE]\n"
     "  CONFIG's run (its modules, domain and hardware; no output) for S steps (default 50),\n"
-    "  R times (default 3): MLUPS and the share of the step per sweep and phase\n";
+    "  R times (default 3): MLUPS and the share of the step per sweep and phase;\n"
+    "  E: merged, per_sweep (the ghost exchange rounds, default: CONFIG's hardware.exchange)\n"
+    "  or both (the two built side by side, repetitions alternating)\n";
 
 enum { BENCH_CONFIG_MAX_SWEEPS = 16, BENCH_CONFIG_MAX_REPEAT = 64 };
+
+/* One build of the run and what its repetitions measured. */
+typedef struct bench_variant {
+  simulation_exchange_t exchange;
+  sim_t *sim;
+  double mlups[BENCH_CONFIG_MAX_REPEAT];
+  double before[BENCH_CONFIG_MAX_SWEEPS][3]; /* sweep timings after the warm-up */
+  double spent[BENCH_CONFIG_MAX_SWEEPS * 3 + 1]; /* the slowest rank's, and its total */
+  double total;   /* this rank's seconds in the measured steps */
+  int nsweeps, slowest;
+  double median, lo, hi;
+} bench_variant_t;
+
+static tsr_status bench_build(MPI_Comm comm, config_t *doc, const simulation_options_t *so,
+                              bench_variant_t *v, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  module_t modules[MODULE_MAX] = {{NULL, NULL}};
+  int nmodules = 0;
+  simulation_options_t o = *so;
+  o.hardware.exchange = v->exchange;
+  st = module_read_all(doc, &o, app_modules, modules, &nmodules, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  st = sim_create(comm, &o, &app_sim_setup, modules, nmodules, &v->sim, err);
+  nmodules = 0; /* the simulation's now, or freed */
+  TSR_TRY(st);
+  const timeloop_t *tl = sim_timeloop(v->sim);
+  v->nsweeps = timeloop_sweep_count(tl);
+  TSR_CHECK(v->nsweeps <= BENCH_CONFIG_MAX_SWEEPS, TSR_ERR_INVALID,
+            "%s: %d sweeps; the benchmark reports at most %d", so->source, v->nsweeps,
+            BENCH_CONFIG_MAX_SWEEPS);
+  TSR_TRY(sim_step(v->sim, 2, err));
+  for (int s = 0; s < v->nsweeps; ++s) {
+    timeloop_sweep_timing_t t = timeloop_sweep_timing(tl, s);
+    v->before[s][0] = t.exchange, v->before[s][1] = t.boundary, v->before[s][2] = t.kernel;
+  }
+cleanup:
+  module_free_all(modules, nmodules);
+  return st;
+}
+
+/* The share of each sweep and phase on the process whose measured steps took longest. */
+static tsr_status bench_shares(MPI_Comm comm, int rank, bench_variant_t *v, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const timeloop_t *tl = sim_timeloop(v->sim);
+  const int n = v->nsweeps;
+  for (int s = 0; s < n; ++s) {
+    timeloop_sweep_timing_t t = timeloop_sweep_timing(tl, s);
+    v->spent[3 * s] = t.exchange - v->before[s][0];
+    v->spent[3 * s + 1] = t.boundary - v->before[s][1];
+    v->spent[3 * s + 2] = t.kernel - v->before[s][2];
+  }
+  struct { double t; int rank; } mine = {v->total, rank}, slowest;
+  TSR_MPI(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm));
+  v->slowest = slowest.rank;
+  v->spent[3 * n] = v->total;
+  TSR_MPI(MPI_Bcast(v->spent, 3 * n + 1, MPI_DOUBLE, slowest.rank, comm));
+  if (!(v->spent[3 * n] > 0)) v->spent[3 * n] = 1;
+cleanup:
+  return st;
+}
 
 int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   tsr_status st = TSR_OK;
@@ -34,7 +98,7 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   tsr_error_clear(err);
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  const char *config = NULL, *json = NULL;
+  const char *config = NULL, *json = NULL, *exchange = NULL;
   int64_t steps = 50, repeat = 3;
   bool bad = false;
   for (int i = 1; i < argc && !bad; ++i) {
@@ -44,7 +108,8 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
       if (!app_int_arg(comm, "bench --config", "--repeat", argv[++i], 1, BENCH_CONFIG_MAX_REPEAT,
                        &repeat))
         return 2;
-    } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+    } else if (strcmp(argv[i], "--exchange") == 0 && i + 1 < argc) exchange = argv[++i];
+    else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
     else if (argv[i][0] != '-' && !config) config = argv[i];
     else bad = true;
   }
@@ -52,95 +117,112 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
     if (rank == 0) fputs(config_usage, stderr);
     return 2;
   }
+  bool both = exchange && strcmp(exchange, "both") == 0;
+  int chosen = -1;
+  for (int k = 0; exchange && !both && simulation_exchange_names[k]; ++k)
+    if (strcmp(exchange, simulation_exchange_names[k]) == 0) chosen = k;
+  if (exchange && !both && chosen < 0) {
+    if (rank == 0)
+      fprintf(stderr, "tessera: error: bench --config: --exchange %s: allowed are merged, "
+                      "per_sweep and both\n", exchange);
+    return 2;
+  }
   config_t *doc = NULL;
-  sim_t *sim = NULL;
-  module_t modules[MODULE_MAX] = {{NULL, NULL}};
-  int nmodules = 0;
+  bench_variant_t var[2];
+  memset(var, 0, sizeof var);
+  int nvar = 0;
   simulation_options_t so;
-  double mlups[BENCH_CONFIG_MAX_REPEAT];
   TSR_TRY(config_load(comm, config, &doc, err));
   st = simulation_options_read(doc, &so, err);
-  if (st == TSR_OK) st = module_read_all(doc, &so, app_modules, modules, &nmodules, err);
+  if (st == TSR_OK) { /* the modules' keys are read (and checked) by the first build */
+    module_t modules[MODULE_MAX] = {{NULL, NULL}};
+    int nmodules = 0;
+    st = module_read_all(doc, &so, app_modules, modules, &nmodules, err);
+    module_free_all(modules, nmodules);
+  }
   if (st == TSR_OK) st = config_check_unknown(doc, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  st = sim_create(comm, &so, &app_sim_setup, modules, nmodules, &sim, err);
-  nmodules = 0; /* the simulation's now, or freed */
-  TSR_TRY(st);
-  const timeloop_t *tl = sim_timeloop(sim);
-  const int nsweeps = timeloop_sweep_count(tl);
-  TSR_CHECK(nsweeps <= BENCH_CONFIG_MAX_SWEEPS, TSR_ERR_INVALID,
-            "%s: %d sweeps; the benchmark reports at most %d", config, nsweeps,
-            BENCH_CONFIG_MAX_SWEEPS);
-  const double cells = (double)sim_cells(sim);
+  if (both) {
+    var[nvar++].exchange = SIMULATION_EXCHANGE_MERGED;
+    var[nvar++].exchange = SIMULATION_EXCHANGE_PER_SWEEP;
+  } else {
+    var[nvar++].exchange = chosen >= 0 ? (simulation_exchange_t)chosen : so.hardware.exchange;
+  }
+  for (int v = 0; v < nvar; ++v) TSR_TRY(bench_build(comm, doc, &so, &var[v], err));
+  const double cells = (double)sim_cells(var[0].sim);
   if (rank == 0) {
-    printf("tessera bench --config %s: %lldx%lldx%lld cells in %d blocks, %s, %lld steps x %lld\n",
+    printf("tessera bench --config %s: %lldx%lldx%lld cells in %d blocks, %s, exchange %s%s, "
+           "%lld steps x %lld\n",
            config, (long long)so.domain.cells[0], (long long)so.domain.cells[1],
            (long long)so.domain.cells[2],
-           so.domain.blocks[0] * so.domain.blocks[1] * so.domain.blocks[2], sim_fs_text(sim),
-           (long long)steps, (long long)repeat);
+           so.domain.blocks[0] * so.domain.blocks[1] * so.domain.blocks[2],
+           sim_fs_text(var[0].sim), simulation_exchange_names[var[0].exchange],
+           both ? " and per_sweep (alternating)" : "", (long long)steps, (long long)repeat);
     fflush(stdout);
   }
-  TSR_TRY(sim_step(sim, 2, err));
-  /* per sweep and phase (exchange, boundary, kernel): seconds of the measured steps */
-  double before[BENCH_CONFIG_MAX_SWEEPS][3], spent[BENCH_CONFIG_MAX_SWEEPS * 3 + 1];
-  for (int s = 0; s < nsweeps; ++s) {
-    timeloop_sweep_timing_t t = timeloop_sweep_timing(tl, s);
-    before[s][0] = t.exchange, before[s][1] = t.boundary, before[s][2] = t.kernel;
-  }
-  double total = 0;
-  for (int64_t r = 0; r < repeat; ++r) {
-    MPI_Barrier(comm);
-    double t0 = MPI_Wtime();
-    TSR_TRY(sim_step(sim, steps, err));
-    double t = MPI_Wtime() - t0, tmax = 0;
-    TSR_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm));
-    mlups[r] = cells * (double)steps / tmax / 1e6;
-    total += t;
-    if (rank == 0) printf("  repetition %lld: %.2f MLUPS\n", (long long)(r + 1), mlups[r]);
-  }
-  for (int s = 0; s < nsweeps; ++s) {
-    timeloop_sweep_timing_t t = timeloop_sweep_timing(tl, s);
-    spent[3 * s] = t.exchange - before[s][0];
-    spent[3 * s + 1] = t.boundary - before[s][1];
-    spent[3 * s + 2] = t.kernel - before[s][2];
-  }
-  /* the shares of the process whose measured steps took longest */
-  struct { double t; int rank; } mine = {total, rank}, slowest;
-  TSR_MPI(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm));
-  spent[3 * nsweeps] = total;
-  TSR_MPI(MPI_Bcast(spent, 3 * nsweeps + 1, MPI_DOUBLE, slowest.rank, comm));
-  total = spent[3 * nsweeps] > 0 ? spent[3 * nsweeps] : 1;
-  double median, lo, hi;
-  app_stats(mlups, (int)repeat, &median, &lo, &hi);
-  if (rank == 0) {
-    printf("MLUPS: median %.2f (%.2f to %.2f)\n", median, lo, hi);
-    printf("share of the step on rank %d (exchange, boundary, kernel):\n", slowest.rank);
-    for (int s = 0; s < nsweeps; ++s)
-      printf("  %-14s %5.1f%% %5.1f%% %5.1f%%\n", timeloop_sweep_timing(tl, s).name,
-             100.0 * spent[3 * s] / total, 100.0 * spent[3 * s + 1] / total,
-             100.0 * spent[3 * s + 2] / total);
-    fflush(stdout);
-    if (json) {
-      report_item_t items[4 + 3 * BENCH_CONFIG_MAX_SWEEPS];
-      char keys[BENCH_CONFIG_MAX_SWEEPS * 3][96];
-      int n = 0;
-      items[n++] = REPORT_TEXT_ITEM("config", config);
-      items[n++] = REPORT_INT_ITEM("steps", steps);
-      items[n++] = REPORT_REAL_ITEM("mlups_median", median);
-      static const char *const phase[3] = {"exchange", "boundary", "kernel"};
-      for (int s = 0; s < nsweeps; ++s)
-        for (int p = 0; p < 3; ++p) {
-          snprintf(keys[3 * s + p], sizeof keys[0], "share_%s_%s",
-                   timeloop_sweep_timing(tl, s).name, phase[p]);
-          items[n++] = REPORT_REAL_ITEM(keys[3 * s + p], spent[3 * s + p] / total);
-        }
-      st = report_write_json(json, items, (size_t)n, err);
+  for (int64_t r = 0; r < repeat; ++r)
+    for (int v = 0; v < nvar; ++v) {
+      MPI_Barrier(comm);
+      double t0 = MPI_Wtime();
+      TSR_TRY(sim_step(var[v].sim, steps, err));
+      double t = MPI_Wtime() - t0, tmax = 0;
+      TSR_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm));
+      var[v].mlups[r] = cells * (double)steps / tmax / 1e6;
+      var[v].total += t;
+      if (rank == 0) {
+        printf("  repetition %lld%s%s: %.2f MLUPS\n", (long long)(r + 1), both ? ", " : "",
+               both ? simulation_exchange_names[var[v].exchange] : "", var[v].mlups[r]);
+        fflush(stdout);
+      }
     }
+  for (int v = 0; v < nvar; ++v) TSR_TRY(bench_shares(comm, rank, &var[v], err));
+  for (int v = 0; v < nvar; ++v) {
+    bench_variant_t *b = &var[v];
+    app_stats(b->mlups, (int)repeat, &b->median, &b->lo, &b->hi);
+    if (rank != 0) continue;
+    const timeloop_t *tl = sim_timeloop(b->sim);
+    const char *name = simulation_exchange_names[b->exchange];
+    printf("MLUPS%s%s: median %.2f (%.2f to %.2f)\n", both ? ", exchange " : "",
+           both ? name : "", b->median, b->lo, b->hi);
+    printf("share of the step on rank %d (exchange, boundary, kernel)%s%s:\n", b->slowest,
+           both ? ", exchange " : "", both ? name : "");
+    for (int s = 0; s < b->nsweeps; ++s)
+      printf("  %-14s %5.1f%% %5.1f%% %5.1f%%\n", timeloop_sweep_timing(tl, s).name,
+             100.0 * b->spent[3 * s] / b->spent[3 * b->nsweeps],
+             100.0 * b->spent[3 * s + 1] / b->spent[3 * b->nsweeps],
+             100.0 * b->spent[3 * s + 2] / b->spent[3 * b->nsweeps]);
+  }
+  if (rank == 0 && both)
+    printf("merged / per_sweep: %.3f (ratio of the medians)\n", var[0].median / var[1].median);
+  if (rank == 0) fflush(stdout);
+  if (rank == 0 && json) {
+    report_item_t items[4 + 2 * (1 + 3 * BENCH_CONFIG_MAX_SWEEPS)];
+    char keys[2][1 + 3 * BENCH_CONFIG_MAX_SWEEPS][112];
+    int n = 0;
+    items[n++] = REPORT_TEXT_ITEM("config", config);
+    items[n++] = REPORT_INT_ITEM("steps", steps);
+    items[n++] = REPORT_TEXT_ITEM("exchange", both ? "both" : simulation_exchange_names[var[0].exchange]);
+    static const char *const phase[3] = {"exchange", "boundary", "kernel"};
+    for (int v = 0; v < nvar; ++v) {
+      const bench_variant_t *b = &var[v];
+      const timeloop_t *tl = sim_timeloop(b->sim);
+      char suffix[16] = "";
+      if (both) snprintf(suffix, sizeof suffix, "_%s", simulation_exchange_names[b->exchange]);
+      snprintf(keys[v][0], sizeof keys[v][0], "mlups_median%s", suffix);
+      items[n++] = REPORT_REAL_ITEM(keys[v][0], b->median);
+      for (int s = 0; s < b->nsweeps; ++s)
+        for (int p = 0; p < 3; ++p) {
+          char *k = keys[v][1 + 3 * s + p];
+          snprintf(k, sizeof keys[v][0], "share_%s_%s%s", timeloop_sweep_timing(tl, s).name,
+                   phase[p], suffix);
+          items[n++] = REPORT_REAL_ITEM(k, b->spent[3 * s + p] / b->spent[3 * b->nsweeps]);
+        }
+    }
+    st = report_write_json(json, items, (size_t)n, err);
   }
   st = verdict_reduce(comm, st, 0, err);
 cleanup:
-  sim_free(&sim);
-  module_free_all(modules, nmodules);
+  for (int v = 0; v < 2; ++v) sim_free(&var[v].sim);
   config_free(&doc);
   return app_report(comm, st, err);
 }

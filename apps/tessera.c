@@ -73,10 +73,12 @@ static const char usage_plan[] =
     "                         the heterogeneous benchmark: MLUPS of CONFIG's CPU processes\n"
     "                         alone, its GPU processes alone and all together, and the\n"
     "                         ratio together / (CPU + GPU)\n"
-    "  bench --config CONFIG [--steps S] [--repeat R] [--json FILE]\n"
+    "  bench --config CONFIG [--steps S] [--repeat R] [--exchange E] [--json FILE]\n"
     "                         CONFIG's run (any modules, e.g. flow + temperature; no\n"
     "                         output): MLUPS and the share of the step each sweep spends\n"
-    "                         in its exchange round, boundary and kernel\n"
+    "                         in its exchange round, boundary and kernel; E: merged or\n"
+    "                         per_sweep exchange rounds (default: CONFIG's), or both,\n"
+    "                         their repetitions alternating\n"
     "";
 
 static const char usage_more[] =

@@ -257,30 +257,44 @@ bool sim_exchange_due(const module_sweep_t *const *sweeps, int n, int s, const c
   return true;
 }
 
-/* The time loop's sweeps: every module's in order, each with its exchange round, then
- * the finish items. */
-static tsr_status sim_add_sweeps(sim_t *s, tsr_error_t *err) {
+int sim_exchange_round(const module_sweep_t *const *sweeps, int s, const char *field) {
+  int j = s;
+  while (j > 0 && !sim_names(sweeps[j - 1]->writes, sweeps[j - 1]->nwrites, field)) --j;
+  return j;
+}
+
+/* The time loop's sweeps: every module's in order, each with its exchange round (the
+ * fields it reads across faces, or with hardware.exchange merged the fields that travel
+ * in its round: see sim_exchange_round), then the finish items. */
+static tsr_status sim_add_sweeps(sim_t *s, bool merged, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const module_sweep_t *all[SIM_MAX_SWEEPS];
+  comm_field_t fields[SIM_MAX_SWEEPS][COMM_MAX_FIELDS];
+  int nf[SIM_MAX_SWEEPS] = {0};
   int n = 0;
   for (int m = 0; m < s->nmodules; ++m)
     for (int k = 0; k < s->decls[m].nsweeps; ++k) all[n++] = &s->decls[m].sweeps[k];
-  for (int k = 0; k < n; ++k) {
-    comm_field_t fields[COMM_MAX_FIELDS];
-    int nf = 0;
+  for (int k = 0; k < n; ++k)
     for (int r = 0; r < all[k]->nreads_ghosts; ++r) {
       const char *name = all[k]->reads_ghosts[r];
       if (!sim_exchange_due(all, n, k, name)) continue;
+      const int j = merged ? sim_exchange_round(all, k, name) : k;
+      bool there = false;
+      for (int i = 0; i < nf[j]; ++i) there = there || strcmp(fields[j][i].name, name) == 0;
+      if (there) continue;
       int m = 0, f = 0;
       (void)sim_find_field(s->decls, s->nmodules, name, &m, &f);
-      TSR_CHECK(nf < COMM_MAX_FIELDS, TSR_ERR_INVALID, "sweep \"%s\" reads more than %d fields",
-                all[k]->name, COMM_MAX_FIELDS);
-      fields[nf] = (comm_field_t){.name = name, .data_id = s->field_id[m][f]};
-      memcpy(fields[nf].width, s->decls[m].fields[f].width, sizeof fields[nf].width);
-      ++nf;
+      TSR_CHECK(nf[j] < COMM_MAX_FIELDS, TSR_ERR_INVALID,
+                "the exchange round of sweep \"%s\" carries more than %d fields", all[j]->name,
+                COMM_MAX_FIELDS);
+      fields[j][nf[j]] = (comm_field_t){.name = name, .data_id = s->field_id[m][f]};
+      memcpy(fields[j][nf[j]].width, s->decls[m].fields[f].width, sizeof fields[j][0].width);
+      ++nf[j];
     }
-    timeloop_sweep_t sw = {.name = all[k]->name, .exchange = nf ? fields : NULL, .nexchange = nf,
-                           .boundary = all[k]->boundary, .kernel = all[k]->kernel};
+  for (int k = 0; k < n; ++k) {
+    timeloop_sweep_t sw = {.name = all[k]->name, .exchange = nf[k] ? fields[k] : NULL,
+                           .nexchange = nf[k], .boundary = all[k]->boundary,
+                           .kernel = all[k]->kernel};
     TSR_TRY(timeloop_add_sweep(s->loop, &sw, err));
   }
   /* the step ends when every block's work is done (GPU blocks: their queue is empty) */
@@ -448,7 +462,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
                             &s->field_id[m][f], err));
   st = timeloop_create(s->patch, s->reg, s->fs, comm, &s->loop, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  TSR_TRY(sim_add_sweeps(s, err));
+  TSR_TRY(sim_add_sweeps(s, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED, err));
   for (int32_t id = 0; id < patch_block_count(s->patch); ++id)
     s->cells += (int64_t)s->plan->block_cells[id];
   *out = s;

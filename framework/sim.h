@@ -60,6 +60,12 @@ TSR_NODISCARD tsr_status sim_register(module_t *modules, int n, registry_t *reg,
  * is then exchanged before every sweep that reads its ghost layers). */
 bool sim_exchange_due(const module_sweep_t *const *sweeps, int n, int s, const char *field);
 
+/* The sweep whose exchange round carries `field` for sweep s (hardware.exchange merged):
+ * the earliest sweep of the step from which on no sweep before s writes it. Its ghost
+ * layers then hold the same values at s as they would when exchanged right before s, and
+ * fields of several sweeps travel in one round (one message per neighbour process). */
+int sim_exchange_round(const module_sweep_t *const *sweeps, int s, const char *field);
+
 TSR_NODISCARD tsr_status sim_step(sim_t *sim, int64_t steps, tsr_error_t *err);
 
 /* Runs every quantity's prepare item once on every local block (the output's values). */

@@ -16,6 +16,7 @@ simulation_options_t simulation_options_default(void) {
   o.progress_every = 100;
   o.hardware.hs = SIMULATION_HS_CPU;
   o.hardware.opencl = opencl_select_default();
+  o.hardware.exchange = SIMULATION_EXCHANGE_MERGED;
   o.hardware.balance = (simulation_balance_t){.throughput = {20.0, 440.0}, .calibrate = false,
                                               .network_gbs = 10.0, .device_gbs = 12.0,
                                               .latency_us = 2.0};
@@ -265,6 +266,7 @@ cleanup:
 }
 
 static const char *const hs_names[] = {"cpu", "gpu", NULL};
+const char *const simulation_exchange_names[] = {"merged", "per_sweep", NULL};
 
 /* hardware.configurations[c]: a name and its process entries. */
 static tsr_status read_configuration(config_t *cfg, config_node_t *item, int c,
@@ -336,6 +338,9 @@ static tsr_status read_hardware(config_t *cfg, config_node_t *root, simulation_h
   if (!hw) goto cleanup;
   TSR_TRY(config_choice(hw, "hs", false, hs_names, &hs, err));
   if (hs >= 0) h->hs = (simulation_hs_t)hs;
+  int exchange = -1;
+  TSR_TRY(config_choice(hw, "exchange", false, simulation_exchange_names, &exchange, err));
+  if (exchange >= 0) h->exchange = (simulation_exchange_t)exchange;
   TSR_TRY(config_object(hw, "opencl", false, &ocl, err));
   if (ocl) TSR_TRY(read_opencl(cfg, ocl, &h->opencl, err));
   TSR_TRY(config_string(hw, "kernel_sources", false, h->kernel_sources, sizeof h->kernel_sources,

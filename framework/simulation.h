@@ -140,8 +140,17 @@ typedef struct simulation_balance {
   double latency_us;    /* per message */
 } simulation_balance_t;
 
+/* hardware.exchange: how the ghost exchanges of a step are grouped into rounds. */
+typedef enum simulation_exchange {
+  SIMULATION_EXCHANGE_MERGED,    /* a field travels in the earliest round after its last
+                                    writer: fewer rounds, one message per neighbour process
+                                    for every field they carry */
+  SIMULATION_EXCHANGE_PER_SWEEP  /* each sweep's round carries the fields it reads */
+} simulation_exchange_t;
+
 typedef struct simulation_hardware {
   simulation_hs_t hs;   /* every process's hs, when there are no configurations */
+  simulation_exchange_t exchange;
   opencl_select_t opencl;
   char kernel_sources[SIMULATION_PATH_MAX]; /* "": the sources built in */
   simulation_node_config_t configurations[SIMULATION_MAX_CONFIGURATIONS];
@@ -158,6 +167,9 @@ typedef struct simulation_hardware {
 
 /* "cpu" or "gpu": the hs selector name. */
 const char *simulation_hs_name(simulation_hs_t hs);
+
+/* "merged", "per_sweep", NULL: the values of hardware.exchange, by simulation_exchange_t. */
+extern const char *const simulation_exchange_names[];
 
 typedef struct simulation_options {
   patch_options_t domain;

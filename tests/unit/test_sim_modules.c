@@ -6,6 +6,9 @@
  * once, before the first reader after the writer, not before the second reader; a field
  * nobody writes travels before every reader; a reader placed before its writer in the
  * step gets the value of the previous step, exchanged once.
+ * Checks sim_exchange_round (hardware.exchange merged): a field travels in the round of
+ * the first sweep after its last writer in the step (the coupled flow and temperature:
+ * both fields in the flow's round), never in a round before its writer.
  * Checks sim_register on modules that only declare: the run's fs is the union of the
  * modules' switches; a field or a quantity declared twice, and a sweep that reads or
  * writes an undeclared field, are errors naming the modules, the sweep and the field. */
@@ -54,6 +57,29 @@ static void test_exchange_two_modules(void **state) {
   const module_sweep_t *reversed[] = {&scalar, &post, &flow};
   assert_true(sim_exchange_due(reversed, 3, 0, "u")); /* flow wrote it at the end of the step */
   assert_false(sim_exchange_due(reversed, 3, 1, "u"));
+}
+
+/* the coupled run: the flow writes its populations and u; the temperature reads u in its
+   own cells, writes its populations and the force */
+static void test_exchange_rounds_merged(void **state) {
+  (void)state;
+  const module_sweep_t flow = {.name = "flow", .reads_ghosts = {"f"}, .nreads_ghosts = 1,
+                               .reads = {"force"}, .nreads = 1, .writes = {"f", "u"},
+                               .nwrites = 2};
+  const module_sweep_t temp = {.name = "temp", .reads_ghosts = {"g"}, .nreads_ghosts = 1,
+                               .reads = {"u"}, .nreads = 1, .writes = {"g", "force"},
+                               .nwrites = 2};
+  const module_sweep_t *steps[] = {&flow, &temp};
+  assert_int_equal(sim_exchange_round(steps, 0, "f"), 0);
+  assert_int_equal(sim_exchange_round(steps, 1, "g"), 0); /* with f, at the step's start */
+  /* a reader of u's ghosts after the flow: u travels in its own round, not before flow */
+  const module_sweep_t post = {.name = "post", .reads_ghosts = {"u", "g"}, .nreads_ghosts = 2};
+  const module_sweep_t *three[] = {&flow, &temp, &post};
+  assert_int_equal(sim_exchange_round(three, 2, "u"), 1);
+  assert_int_equal(sim_exchange_round(three, 2, "g"), 2); /* temp wrote it */
+  const module_sweep_t *swapped[] = {&temp, &flow};
+  assert_int_equal(sim_exchange_round(swapped, 1, "f"), 0);
+  assert_int_equal(sim_exchange_round(swapped, 0, "g"), 0);
 }
 
 static void test_exchange_never_written(void **state) {
@@ -149,6 +175,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exchange_one_sweep),
       cmocka_unit_test(test_exchange_two_modules),
+      cmocka_unit_test(test_exchange_rounds_merged),
       cmocka_unit_test(test_exchange_never_written),
       cmocka_unit_test(test_register_checks),
   };
