@@ -44,6 +44,7 @@
 
 typedef struct thermal_opts {
   double rayleigh, prandtl, hot, cold, perturbation, magic;
+  int rolls;                /* of the perturbation, along the first axis across gravity */
   int axis;                 /* gravity acts along -axis; walls at its two faces unless the
                                domain is periodic along it (initial pulse only) */
   int pulse;                /* initial T: 0 the conduction profile, 1 a Gaussian pulse */
@@ -100,7 +101,7 @@ static tsr_status thermal_read(config_t *cfg, const simulation_options_t *so, vo
   TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory");
   thermal_opts_t *o = &s->o;
   *o = (thermal_opts_t){.rayleigh = 1e4, .prandtl = 0.71, .hot = 1, .cold = 0,
-                        .perturbation = 1e-3, .magic = 0.25,
+                        .perturbation = 1e-3, .magic = 0.25, .rolls = 2,
                         .axis = so->domain.cells[2] == 1 ? 1 : 2, .dp = 1,
                         .layout = GRID_SOA, .viscosity = 1.0 / 6.0, .rho0 = 1};
   config_node_t *root = config_root(cfg), *t, *lbm;
@@ -111,6 +112,9 @@ static tsr_status thermal_read(config_t *cfg, const simulation_options_t *so, vo
     TSR_TRY(config_real(t, "hot", false, -1e6, 1e6, &o->hot, err));
     TSR_TRY(config_real(t, "cold", false, -1e6, 1e6, &o->cold, err));
     TSR_TRY(config_real(t, "perturbation", false, 0, 1, &o->perturbation, err));
+    int64_t rolls = o->rolls;
+    TSR_TRY(config_int(t, "rolls", false, 1, 1 << 20, &rolls, err));
+    o->rolls = (int)rolls;
     TSR_TRY(config_real(t, "magic", false, 1e-6, 1e6, &o->magic, err));
     TSR_TRY(config_choice(t, "axis", false, axis_names, &o->axis, err));
     int v = o->dp ? 0 : 1;
@@ -158,6 +162,10 @@ static tsr_status thermal_read(config_t *cfg, const simulation_options_t *so, vo
             "%s: thermal.axis = \"%s\": the domain is periodic along %s; the hot and cold walls "
             "need its faces (a periodic axis is allowed with thermal.initial.kind \"pulse\", "
             "without walls)", config_source(cfg), axis_names[o->axis], axis_names[o->axis]);
+  const int across = o->axis == 0 ? 1 : 0; /* the perturbation's axis */
+  TSR_CHECK(o->rolls % 2 == 0 || !so->domain.periodic[across], TSR_ERR_INVALID,
+            "%s: thermal.rolls = %d: the domain is periodic along %s, which takes an even "
+            "number of rolls", config_source(cfg), o->rolls, axis_names[across]);
   TSR_CHECK(so->domain.cells[o->axis] >= 2, TSR_ERR_INVALID,
             "%s: thermal.axis = \"%s\": %lld cell(s) between the walls; at least 2 are needed",
             config_source(cfg), axis_names[o->axis], (long long)so->domain.cells[o->axis]);
@@ -233,7 +241,8 @@ static void thermal_initial(int x, int y, int z, void *vctx, double out[4]) {
   const double h = ((double)(ic->b->lo[a] + at[a]) + 0.5) / ic->c->height;
   const double w = ((double)(ic->b->lo[hx] + at[hx]) + 0.5) / (double)ic->c->domain.cells[hx];
   const double dt = o->hot - o->cold;
-  out[0] = o->hot - dt * h + o->perturbation * dt * sin(3.14159265358979323846 * h) * cos(6.28318530717958647692 * w);
+  const double pi = 3.14159265358979323846;
+  out[0] = o->hot - dt * h + o->perturbation * dt * sin(pi * h) * cos(pi * o->rolls * w);
 }
 
 /* thermal.force at the start: the buoyancy of the initial temperature, so that the flow's
