@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "direction.h"
+#include "sim.h"
 
 void plan_free(plan_t **plan) {
   if (!plan || !*plan) return;
@@ -131,6 +132,12 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
                             &hs_of_rank[r], err));
   }
 
+  /* a link's block message travels once per exchange round that carries a field */
+  int rounds = 1;
+  TSR_TRY(sim_exchange_rounds(decls, n, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED,
+                              &rounds, err));
+  if (rounds < 1) rounds = 1;
+
   /* the weights of the blocks, from the modules' classes */
   patch_layout_t even = {.nranks = nranks, .my_rank = my_rank};
   TSR_TRY(patch_create(&so->domain, &even, &probe, err));
@@ -140,7 +147,7 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
   TSR_TRY(plan_weights(p, probe, modules, decls, n, reg, fs, err));
   p->model = (balance_model_t){.nranks = nranks, .cell_seconds = p->cell_seconds,
                                .byte_seconds = p->byte_seconds,
-                               .message_seconds = bal->latency_us * 1e-6,
+                               .message_seconds = bal->latency_us * 1e-6 * rounds,
                                .block_cells = p->block_cells, .link_bytes = p->link_bytes};
 
   /* the assignment and its prediction */

@@ -263,38 +263,74 @@ int sim_exchange_round(const module_sweep_t *const *sweeps, int s, const char *f
   return j;
 }
 
-/* The time loop's sweeps: every module's in order, each with its exchange round (the
- * fields it reads across faces, or with hardware.exchange merged the fields that travel
- * in its round: see sim_exchange_round), then the finish items. */
+/* The exchange rounds of a step: all[n] every module's sweeps in order, and the fields
+ * (module m, field f of its declaration) that travel in sweep j's round: those it reads
+ * across faces, or with merged the fields that travel in its round (sim_exchange_round). */
+typedef struct sim_rounds {
+  const module_sweep_t *all[SIM_MAX_SWEEPS];
+  int n;
+  int nf[SIM_MAX_SWEEPS];
+  int field[SIM_MAX_SWEEPS][COMM_MAX_FIELDS][2];
+} sim_rounds_t;
+
+static tsr_status sim_plan_rounds(const module_decl_t *decls, int nmodules, bool merged,
+                                  sim_rounds_t *r, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  memset(r, 0, sizeof *r);
+  for (int m = 0; m < nmodules; ++m)
+    for (int k = 0; k < decls[m].nsweeps; ++k) r->all[r->n++] = &decls[m].sweeps[k];
+  for (int k = 0; k < r->n; ++k)
+    for (int i = 0; i < r->all[k]->nreads_ghosts; ++i) {
+      const char *name = r->all[k]->reads_ghosts[i];
+      if (!sim_exchange_due(r->all, r->n, k, name)) continue;
+      const int j = merged ? sim_exchange_round(r->all, k, name) : k;
+      int m = 0, f = 0;
+      (void)sim_find_field(decls, nmodules, name, &m, &f);
+      bool there = false;
+      for (int t = 0; t < r->nf[j]; ++t)
+        there = there || (r->field[j][t][0] == m && r->field[j][t][1] == f);
+      if (there) continue;
+      TSR_CHECK(r->nf[j] < COMM_MAX_FIELDS, TSR_ERR_INVALID,
+                "the exchange round of sweep \"%s\" carries more than %d fields",
+                r->all[j]->name, COMM_MAX_FIELDS);
+      r->field[j][r->nf[j]][0] = m;
+      r->field[j][r->nf[j]][1] = f;
+      ++r->nf[j];
+    }
+cleanup:
+  return st;
+}
+
+tsr_status sim_exchange_rounds(const module_decl_t *decls, int nmodules, bool merged, int *rounds,
+                               tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  sim_rounds_t *r = malloc(sizeof *r);
+  *rounds = 0;
+  TSR_CHECK(r, TSR_ERR_NOMEM, "out of memory planning the exchange rounds");
+  TSR_TRY(sim_plan_rounds(decls, nmodules, merged, r, err));
+  for (int j = 0; j < r->n; ++j) *rounds += r->nf[j] > 0;
+cleanup:
+  free(r);
+  return st;
+}
+
+/* The time loop's sweeps: every module's in order, each with its exchange round
+ * (sim_plan_rounds), then the finish items. */
 static tsr_status sim_add_sweeps(sim_t *s, bool merged, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const module_sweep_t *all[SIM_MAX_SWEEPS];
-  comm_field_t fields[SIM_MAX_SWEEPS][COMM_MAX_FIELDS];
-  int nf[SIM_MAX_SWEEPS] = {0};
-  int n = 0;
-  for (int m = 0; m < s->nmodules; ++m)
-    for (int k = 0; k < s->decls[m].nsweeps; ++k) all[n++] = &s->decls[m].sweeps[k];
-  for (int k = 0; k < n; ++k)
-    for (int r = 0; r < all[k]->nreads_ghosts; ++r) {
-      const char *name = all[k]->reads_ghosts[r];
-      if (!sim_exchange_due(all, n, k, name)) continue;
-      const int j = merged ? sim_exchange_round(all, k, name) : k;
-      bool there = false;
-      for (int i = 0; i < nf[j]; ++i) there = there || strcmp(fields[j][i].name, name) == 0;
-      if (there) continue;
-      int m = 0, f = 0;
-      (void)sim_find_field(s->decls, s->nmodules, name, &m, &f);
-      TSR_CHECK(nf[j] < COMM_MAX_FIELDS, TSR_ERR_INVALID,
-                "the exchange round of sweep \"%s\" carries more than %d fields", all[j]->name,
-                COMM_MAX_FIELDS);
-      fields[j][nf[j]] = (comm_field_t){.name = name, .data_id = s->field_id[m][f]};
-      memcpy(fields[j][nf[j]].width, s->decls[m].fields[f].width, sizeof fields[j][0].width);
-      ++nf[j];
+  sim_rounds_t *r = malloc(sizeof *r);
+  TSR_CHECK(r, TSR_ERR_NOMEM, "out of memory planning the exchange rounds");
+  TSR_TRY(sim_plan_rounds(s->decls, s->nmodules, merged, r, err));
+  for (int k = 0; k < r->n; ++k) {
+    comm_field_t fields[COMM_MAX_FIELDS];
+    for (int t = 0; t < r->nf[k]; ++t) {
+      const int m = r->field[k][t][0], f = r->field[k][t][1];
+      fields[t] = (comm_field_t){.name = s->decls[m].fields[f].name, .data_id = s->field_id[m][f]};
+      memcpy(fields[t].width, s->decls[m].fields[f].width, sizeof fields[t].width);
     }
-  for (int k = 0; k < n; ++k) {
-    timeloop_sweep_t sw = {.name = all[k]->name, .exchange = nf[k] ? fields[k] : NULL,
-                           .nexchange = nf[k], .boundary = all[k]->boundary,
-                           .kernel = all[k]->kernel};
+    timeloop_sweep_t sw = {.name = r->all[k]->name, .exchange = r->nf[k] ? fields : NULL,
+                           .nexchange = r->nf[k], .boundary = r->all[k]->boundary,
+                           .kernel = r->all[k]->kernel};
     TSR_TRY(timeloop_add_sweep(s->loop, &sw, err));
   }
   /* the step ends when every block's work is done (GPU blocks: their queue is empty) */
@@ -304,6 +340,7 @@ static tsr_status sim_add_sweeps(sim_t *s, bool merged, tsr_error_t *err) {
                                                               .kernel = s->decls[m].finish},
                                  err));
 cleanup:
+  free(r);
   return st;
 }
 

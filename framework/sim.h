@@ -66,6 +66,11 @@ bool sim_exchange_due(const module_sweep_t *const *sweeps, int n, int s, const c
  * fields of several sweeps travel in one round (one message per neighbour process). */
 int sim_exchange_round(const module_sweep_t *const *sweeps, int s, const char *field);
 
+/* The exchange rounds per step that carry a field, every module's sweeps in order, with
+ * hardware.exchange merged or per sweep (for the plan's message costs). */
+TSR_NODISCARD tsr_status sim_exchange_rounds(const module_decl_t *decls, int nmodules,
+                                             bool merged, int *rounds, tsr_error_t *err);
+
 TSR_NODISCARD tsr_status sim_step(sim_t *sim, int64_t steps, tsr_error_t *err);
 
 /* Runs every quantity's prepare item once on every local block (the output's values). */

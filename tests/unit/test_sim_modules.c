@@ -8,7 +8,9 @@
  * step gets the value of the previous step, exchanged once.
  * Checks sim_exchange_round (hardware.exchange merged): a field travels in the round of
  * the first sweep after its last writer in the step (the coupled flow and temperature:
- * both fields in the flow's round), never in a round before its writer.
+ * both fields in the flow's round), never in a round before its writer; and
+ * sim_exchange_rounds (the rounds a step's declarations need, for the plan's latency):
+ * 1 merged and 2 per sweep for the coupled pair, 1 for a single module.
  * Checks sim_register on modules that only declare: the run's fs is the union of the
  * modules' switches; a field or a quantity declared twice, and a sweep that reads or
  * writes an undeclared field, are errors naming the modules, the sweep and the field. */
@@ -80,6 +82,31 @@ static void test_exchange_rounds_merged(void **state) {
   const module_sweep_t *swapped[] = {&temp, &flow};
   assert_int_equal(sim_exchange_round(swapped, 1, "f"), 0);
   assert_int_equal(sim_exchange_round(swapped, 0, "g"), 0);
+}
+
+static void test_exchange_rounds_counted(void **state) {
+  (void)state;
+  module_decl_t d[2] = {{.nfields = 3, .nsweeps = 1}, {.nfields = 1, .nsweeps = 1}};
+  d[0].fields[0] = (module_field_t){.name = "f", .components = 9, .value_bytes = 8,
+                                    .width = {1, 1, 1}};
+  d[0].fields[1] = (module_field_t){.name = "u", .components = 3, .value_bytes = 8};
+  d[0].fields[2] = (module_field_t){.name = "force", .components = 3, .value_bytes = 8};
+  d[0].sweeps[0] = (module_sweep_t){.name = "flow", .reads_ghosts = {"f"}, .nreads_ghosts = 1,
+                                    .reads = {"force"}, .nreads = 1, .writes = {"f", "u"},
+                                    .nwrites = 2};
+  d[1].fields[0] = (module_field_t){.name = "g", .components = 7, .value_bytes = 8,
+                                    .width = {1, 1, 1}};
+  d[1].sweeps[0] = (module_sweep_t){.name = "temp", .reads_ghosts = {"g"}, .nreads_ghosts = 1,
+                                    .reads = {"u"}, .nreads = 1, .writes = {"g", "force"},
+                                    .nwrites = 2};
+  tsr_error_t err;
+  int rounds = -1;
+  assert_int_equal(sim_exchange_rounds(d, 2, true, &rounds, &err), TSR_OK);
+  assert_int_equal(rounds, 1);
+  assert_int_equal(sim_exchange_rounds(d, 2, false, &rounds, &err), TSR_OK);
+  assert_int_equal(rounds, 2);
+  assert_int_equal(sim_exchange_rounds(d, 1, false, &rounds, &err), TSR_OK);
+  assert_int_equal(rounds, 1);
 }
 
 static void test_exchange_never_written(void **state) {
@@ -176,6 +203,7 @@ int main(void) {
       cmocka_unit_test(test_exchange_one_sweep),
       cmocka_unit_test(test_exchange_two_modules),
       cmocka_unit_test(test_exchange_rounds_merged),
+      cmocka_unit_test(test_exchange_rounds_counted),
       cmocka_unit_test(test_exchange_never_written),
       cmocka_unit_test(test_register_checks),
   };
