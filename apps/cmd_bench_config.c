@@ -35,6 +35,8 @@ enum { BENCH_CONFIG_MAX_SWEEPS = 16, BENCH_CONFIG_MAX_REPEAT = 64 };
 /* One build of the run and what its repetitions measured. */
 typedef struct bench_variant {
   simulation_exchange_t exchange;
+  module_t modules[MODULE_MAX]; /* read from the configuration; the simulation's once built */
+  int nmodules;
   sim_t *sim;
   double mlups[BENCH_CONFIG_MAX_REPEAT];
   double before[BENCH_CONFIG_MAX_SWEEPS][3]; /* sweep timings after the warm-up */
@@ -44,17 +46,13 @@ typedef struct bench_variant {
   double median, lo, hi;
 } bench_variant_t;
 
-static tsr_status bench_build(MPI_Comm comm, config_t *doc, const simulation_options_t *so,
+static tsr_status bench_build(MPI_Comm comm, const simulation_options_t *so,
                               bench_variant_t *v, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  module_t modules[MODULE_MAX] = {{NULL, NULL}};
-  int nmodules = 0;
   simulation_options_t o = *so;
   o.hardware.exchange = v->exchange;
-  st = module_read_all(doc, &o, app_modules, modules, &nmodules, err);
-  TSR_TRY(verdict_reduce(comm, st, 0, err));
-  st = sim_create(comm, &o, &app_sim_setup, modules, nmodules, &v->sim, err);
-  nmodules = 0; /* the simulation's now, or freed */
+  st = sim_create(comm, &o, &app_sim_setup, v->modules, v->nmodules, &v->sim, err);
+  v->nmodules = 0; /* the simulation's now, or freed */
   TSR_TRY(st);
   const timeloop_t *tl = sim_timeloop(v->sim);
   v->nsweeps = timeloop_sweep_count(tl);
@@ -67,7 +65,6 @@ static tsr_status bench_build(MPI_Comm comm, config_t *doc, const simulation_opt
     v->before[s][0] = t.exchange, v->before[s][1] = t.boundary, v->before[s][2] = t.kernel;
   }
 cleanup:
-  module_free_all(modules, nmodules);
   return st;
 }
 
@@ -134,21 +131,18 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   simulation_options_t so;
   TSR_TRY(config_load(comm, config, &doc, err));
   st = simulation_options_read(doc, &so, err);
-  if (st == TSR_OK) { /* the modules' keys are read (and checked) by the first build */
-    module_t modules[MODULE_MAX] = {{NULL, NULL}};
-    int nmodules = 0;
-    st = module_read_all(doc, &so, app_modules, modules, &nmodules, err);
-    module_free_all(modules, nmodules);
-  }
-  if (st == TSR_OK) st = config_check_unknown(doc, err);
-  TSR_TRY(verdict_reduce(comm, st, 0, err));
-  if (both) {
+  if (st == TSR_OK && both) {
     var[nvar++].exchange = SIMULATION_EXCHANGE_MERGED;
     var[nvar++].exchange = SIMULATION_EXCHANGE_PER_SWEEP;
-  } else {
+  } else if (st == TSR_OK) {
     var[nvar++].exchange = chosen >= 0 ? (simulation_exchange_t)chosen : so.hardware.exchange;
   }
-  for (int v = 0; v < nvar; ++v) TSR_TRY(bench_build(comm, doc, &so, &var[v], err));
+  /* each build takes its own module states */
+  for (int v = 0; v < nvar && st == TSR_OK; ++v)
+    st = module_read_all(doc, &so, app_modules, var[v].modules, &var[v].nmodules, err);
+  if (st == TSR_OK) st = config_check_unknown(doc, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  for (int v = 0; v < nvar; ++v) TSR_TRY(bench_build(comm, &so, &var[v], err));
   const double cells = (double)sim_cells(var[0].sim);
   if (rank == 0) {
     printf("tessera bench --config %s: %lldx%lldx%lld cells in %d blocks, %s, exchange %s%s, "
@@ -222,7 +216,10 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   }
   st = verdict_reduce(comm, st, 0, err);
 cleanup:
-  for (int v = 0; v < 2; ++v) sim_free(&var[v].sim);
+  for (int v = 0; v < 2; ++v) {
+    sim_free(&var[v].sim);
+    module_free_all(var[v].modules, var[v].nmodules);
+  }
   config_free(&doc);
   return app_report(comm, st, err);
 }

@@ -133,10 +133,9 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
   }
 
   /* a link's block message travels once per exchange round that carries a field */
-  int rounds = 1;
+  int rounds = 0;
   TSR_TRY(sim_exchange_rounds(decls, n, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED,
                               &rounds, err));
-  if (rounds < 1) rounds = 1;
 
   /* the weights of the blocks, from the modules' classes */
   patch_layout_t even = {.nranks = nranks, .my_rank = my_rank};
