@@ -41,7 +41,7 @@ int app_exchange_demo(MPI_Comm comm, int argc, char **argv) {
   st = patch_create(&cfg.domain, &layout, &patch, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   st = registry_create(&reg, err);
-  if (st == TSR_OK) st = ghost_check_register(reg, &field_opts, err);
+  if (st == TSR_OK) st = ghost_check_register(reg, NULL, &field_opts, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   int field;
   TSR_TRY(data_allocate(comm, reg, patch, GHOST_CHECK_FIELD, 0, &field, err));

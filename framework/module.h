@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "gpu_field.h"
 #include "opencl.h"
 #include "patch.h"
 #include "registry.h"
@@ -38,7 +39,8 @@ enum {
   MODULE_MAX_ACCESS = 8,     /* fields one sweep reads or writes */
   MODULE_MAX_QUANTITIES = 8, /* quantities of one module */
   MODULE_MAX_COMPONENTS = 3, /* components of one quantity */
-  MODULE_MAX_VALUES = 8      /* values of a divergence report */
+  MODULE_MAX_VALUES = 8,     /* values of a divergence report */
+  MODULE_MAX_SCALARS = 8     /* published scalars of one module */
 };
 
 typedef struct sim sim_t;
@@ -88,8 +90,17 @@ typedef struct module_quantity {
                             as walls */
 } module_quantity_t;
 
+/* A number a module publishes for others (a parameter of its physics that another
+ * module's physics depends on, e.g. "lbm.viscosity"). */
+typedef struct module_scalar {
+  const char *name; /* "<module>.<name>" */
+  double value;
+} module_scalar_t;
+
 /* What a module declares, after register_items. Borrowed from the module's state. */
 typedef struct module_decl {
+  module_scalar_t scalars[MODULE_MAX_SCALARS];
+  int nscalars;
   module_field_t fields[MODULE_MAX_FIELDS];
   int nfields;
   module_sweep_t sweeps[MODULE_MAX_SWEEPS];
@@ -99,7 +110,26 @@ typedef struct module_decl {
   const char *finish;    /* kernel item run on every block at the end of each step, after
                             every module's sweeps (GPU blocks: wait for their queue);
                             NULL: none */
+  const char *start;     /* kernel item run once on every block after every field is
+                            allocated, before the first step (e.g. a module's first
+                            contribution to an accumulator another module reads); NULL:
+                            none */
 } module_decl_t;
+
+/* The scalar called name among decls[0..n) into *value; false if none publishes it. */
+bool module_find_scalar(const module_decl_t *decls, int n, const char *name, double *value);
+/* The field called name among decls[0..n), or NULL. */
+const module_field_t *module_find_field(const module_decl_t *decls, int n, const char *name);
+
+/* Whether a sweep of decls[0..n) reads `field`, in its own cells or across faces. */
+bool module_reads(const module_decl_t *decls, int n, const char *field);
+/* Whether a sweep of decls[0..self) (the modules before module self; every module's
+ * sweeps run in module order) writes `field`: a module that adds to an accumulator
+ * writes it where nobody did before it in the step, adds where somebody did. */
+bool module_writes_before(const module_decl_t *decls, int self, const char *field);
+/* Removes field from d: its declaration and every sweep's reads and writes of it (a
+ * field the module publishes only when some module uses it). */
+void module_drop_field(module_decl_t *d, const char *field);
 
 /* Where a run left the stable range. */
 typedef struct sim_divergence {
@@ -115,6 +145,7 @@ typedef struct sim_divergence {
 typedef struct module_env {
   const simulation_options_t *so;
   opencl_context_t *cl;        /* this process's OpenCL device; NULL: it has no GPU blocks */
+  gpu_field_programs_t *fields; /* the device's field programs (field_declare); NULL with cl */
   const char *kernel_sources;  /* "" or a folder of OpenCL sources (hardware.kernel_sources) */
 } module_env_t;
 
@@ -138,6 +169,10 @@ typedef struct module_def {
      size any block's messages) and fills *decl. */
   tsr_status (*register_items)(void *state, registry_t *reg, const module_env_t *env,
                                module_decl_t *decl, tsr_error_t *err);
+  /* After every module registered: sees every declaration (decls[n], its own is
+     decls[self]) and may adapt its own: publish a field only where some module reads
+     it (module_drop_field), write or add to an accumulator (module_writes_before). */
+  tsr_status (*bind)(void *state, module_decl_t *decls, int n, int self, tsr_error_t *err);
   /* Sets the bs of the blocks (the same on every process), keeping other modules' names. */
   tsr_status (*classify)(void *state, patch_t *patch, registry_t *reg, tsr_error_t *err);
   /* Cells of block b it updates per step (0: none; the block costs it nothing). */

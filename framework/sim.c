@@ -24,6 +24,7 @@ struct sim {
   int nmodules;
   plan_t *plan;         /* the assignment and its prediction (the patch is taken out) */
   opencl_context_t *cl; /* hs gpu: this process's device */
+  gpu_field_programs_t *fields; /* its field programs (field.h) */
   patch_t *patch;
   registry_t *reg;
   timeloop_t *loop;
@@ -99,6 +100,7 @@ void sim_free(sim_t **sim) {
   registry_free(&s->reg);
   plan_free(&s->plan);
   module_free_all(s->modules, s->nmodules);
+  gpu_field_programs_free(&s->fields);
   opencl_context_free(&s->cl);
   free(s->vtk_steps);
   free(s->series);
@@ -209,6 +211,8 @@ tsr_status sim_register(module_t *modules, int n, registry_t *reg, const module_
   }
   TSR_TRY(registry_parse_fs(reg, text, fs, err));
   if (fs_text) snprintf(fs_text, cap, "%s", text);
+  for (int m = 0; m < n; ++m)
+    if (modules[m].def->bind) TSR_TRY(modules[m].def->bind(modules[m].state, decls, n, m, err));
   /* unique fields and quantities, then sweeps that name declared fields */
   for (int m = 0; m < n; ++m) {
     for (int f = 0; f < decls[m].nfields; ++f) {
@@ -243,6 +247,60 @@ static bool sim_names(const char *const *names, int count, const char *name) {
   for (int i = 0; i < count; ++i)
     if (strcmp(names[i], name) == 0) return true;
   return false;
+}
+
+bool module_find_scalar(const module_decl_t *decls, int n, const char *name, double *value) {
+  for (int m = 0; m < n; ++m)
+    for (int k = 0; k < decls[m].nscalars; ++k)
+      if (strcmp(decls[m].scalars[k].name, name) == 0) {
+        *value = decls[m].scalars[k].value;
+        return true;
+      }
+  return false;
+}
+
+const module_field_t *module_find_field(const module_decl_t *decls, int n, const char *name) {
+  int m, f;
+  return sim_find_field(decls, n, name, &m, &f) ? &decls[m].fields[f] : NULL;
+}
+
+bool module_reads(const module_decl_t *decls, int n, const char *field) {
+  for (int m = 0; m < n; ++m)
+    for (int s = 0; s < decls[m].nsweeps; ++s) {
+      const module_sweep_t *sw = &decls[m].sweeps[s];
+      if (sim_names(sw->reads, sw->nreads, field) ||
+          sim_names(sw->reads_ghosts, sw->nreads_ghosts, field))
+        return true;
+    }
+  return false;
+}
+
+bool module_writes_before(const module_decl_t *decls, int self, const char *field) {
+  for (int m = 0; m < self; ++m)
+    for (int s = 0; s < decls[m].nsweeps; ++s)
+      if (sim_names(decls[m].sweeps[s].writes, decls[m].sweeps[s].nwrites, field)) return true;
+  return false;
+}
+
+/* Removes name from names[*count], keeping the order. */
+static void sim_drop_name(const char **names, int *count, const char *name) {
+  int k = 0;
+  for (int i = 0; i < *count; ++i)
+    if (strcmp(names[i], name) != 0) names[k++] = names[i];
+  *count = k;
+}
+
+void module_drop_field(module_decl_t *d, const char *field) {
+  int k = 0;
+  for (int f = 0; f < d->nfields; ++f)
+    if (strcmp(d->fields[f].name, field) != 0) d->fields[k++] = d->fields[f];
+  d->nfields = k;
+  for (int s = 0; s < d->nsweeps; ++s) {
+    module_sweep_t *sw = &d->sweeps[s];
+    sim_drop_name(sw->writes, &sw->nwrites, field);
+    sim_drop_name(sw->reads, &sw->nreads, field);
+    sim_drop_name(sw->reads_ghosts, &sw->nreads_ghosts, field);
+  }
 }
 
 bool sim_exchange_due(const module_sweep_t *const *sweeps, int n, int s, const char *field) {
@@ -471,8 +529,9 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
     gpu = gpu || so->hardware.block_hs[id] == SIMULATION_HS_GPU;
   if (me->proc.threads > 0 && setup && setup->set_threads) setup->set_threads(me->proc.threads);
   if (gpu) st = sim_open_device(s, so, me, err);
+  if (st == TSR_OK && s->cl) st = gpu_field_programs_create(s->cl, &s->fields, err);
   if (st == TSR_OK) st = registry_create(&s->reg, err);
-  module_env_t env = {.so = so, .cl = s->cl, .kernel_sources = so->hardware.kernel_sources};
+  module_env_t env = {.so = so, .cl = s->cl, .fields = s->fields, .kernel_sources = so->hardware.kernel_sources};
   if (st == TSR_OK) {
     st = sim_register(s->modules, s->nmodules, s->reg, &env, s->decls, &s->fs, s->fs_text,
                       sizeof s->fs_text, err);
@@ -499,6 +558,8 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
                             &s->field_id[m][f], err));
   st = timeloop_create(s->patch, s->reg, s->fs, comm, &s->loop, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
+  for (int m = 0; m < s->nmodules; ++m)
+    if (s->decls[m].start) TSR_TRY(timeloop_run_kernel(s->loop, s->decls[m].start, err));
   TSR_TRY(sim_add_sweeps(s, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED, err));
   for (int32_t id = 0; id < patch_block_count(s->patch); ++id)
     s->cells += (int64_t)s->plan->block_cells[id];

@@ -71,12 +71,18 @@ typedef struct lbm_coupling {
   grid_dims_t force_dims;
   void *velocity;           /* flow: out, the velocity u the collision used (3 comp.) */
   grid_dims_t velocity_dims;
+  void *density;            /* flow: out, the density the collision used plus
+                               density_shift (rho0 for shifted storage; 1 component) */
+  grid_dims_t density_dims;
+  double density_shift;
   const void *advection;    /* ADE: the advection velocity per cell (3 components) */
   grid_dims_t advection_dims;
-  void *source_force;       /* ADE: out, the force beta (C - c0) of the cell's scalar C
-                               (3 components; Boussinesq buoyancy for a temperature) */
+  void *source_force;       /* ADE: out, a source linear in the cell's scalar C, beta
+                               (C - c0) (3 components; e.g. a buoyancy force); written, or
+                               added to what it holds where accumulate is 1 */
   grid_dims_t source_force_dims;
   double beta[3], c0;
+  int accumulate;
   /* flow with a force field: 1 on a block's first step from its initial state: the
      force (field and lbm_params_t.force) counts half. Guo's forcing keeps populations of
      momentum rho u - F/2; initial populations without that shift leave a staggered

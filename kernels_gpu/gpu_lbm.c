@@ -17,10 +17,6 @@
 extern const char gpu_lbm_source[];
 extern const size_t gpu_lbm_source_size;
 
-/* a row of the ghost tables of lbm.cl (GHOST_TAB ints): first cell (3), extent (3),
-   number of PDFs, their directions (GPU_LBM_MAX_COMPS), first work item, first value */
-enum { GPU_T_COMP = 7, GPU_T_ITEM = GPU_T_COMP + GPU_LBM_MAX_COMPS, GPU_T_OFFSET, GPU_TAB };
-
 struct gpu_lbm {
   opencl_context_t *ctx;
   gpu_lbm_spec_t spec;
@@ -28,51 +24,9 @@ struct gpu_lbm {
   size_t grid_bytes, moments_bytes; /* checked in gpu_lbm_create */
   int moments_double;
   cl_program program;
-  cl_kernel stream_collide, boundary, pack, unpack, moments, check;
-  cl_mem consts, tab_send, tab_recv;
-  size_t slot_offset[GPU_LBM_SLOTS + 1]; /* values; [SLOTS]: total */
-  int nitems;                              /* slice cells of all slots */
+  cl_kernel stream_collide, boundary, moments, check;
+  cl_mem consts;
 };
-
-/* The ghost table of lbm.cl for one side (send or recv slices), filling the slot
- * offsets. */
-static tsr_status gpu_ghost_table(gpu_lbm_t *g, const gpu_lbm_slice_t *sl, cl_mem *out,
-                                  tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  int tab[GPU_LBM_SLOTS * GPU_TAB];
-  long long items = 0, values = 0;
-  memset(tab, 0, sizeof tab);
-  for (int s = 0; s < GPU_LBM_SLOTS; ++s) {
-    int *t = tab + s * GPU_TAB;
-    long long cells = 1;
-    TSR_CHECK(sl[s].ncomps >= 0 && sl[s].ncomps <= GPU_LBM_MAX_COMPS, TSR_ERR_INTERNAL,
-              "ghost slot %d: %d PDFs", s, sl[s].ncomps);
-    for (int a = 0; a < 3; ++a) {
-      t[a] = sl[s].lo[a];
-      t[3 + a] = sl[s].extent[a];
-      cells *= sl[s].extent[a];
-    }
-    t[6] = sl[s].ncomps;
-    for (int c = 0; c < sl[s].ncomps; ++c) t[GPU_T_COMP + c] = sl[s].comps[c];
-    t[GPU_T_ITEM] = (int)items;
-    t[GPU_T_OFFSET] = (int)values;
-    g->slot_offset[s] = (size_t)values;
-    items += cells;
-    values += cells * sl[s].ncomps;
-    TSR_CHECK(values < (1LL << 31), TSR_ERR_INVALID,
-              "a block of %dx%dx%d cells has too many ghost values for the OpenCL pack kernel "
-              "(more than 2^31); use smaller blocks", g->spec.n[0], g->spec.n[1], g->spec.n[2]);
-  }
-  g->slot_offset[GPU_LBM_SLOTS] = (size_t)values;
-  g->nitems = (int)items;
-  cl_int rc = CL_SUCCESS;
-  *out = clCreateBuffer(opencl_context_cl(g->ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                        sizeof tab, tab, &rc);
-  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateBuffer (ghost table) failed: %s",
-            opencl_error_name(rc));
-cleanup:
-  return st;
-}
 
 static tsr_status gpu_kernel(gpu_lbm_t *g, const char *name, cl_kernel *out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -101,9 +55,13 @@ static tsr_status gpu_read_sources(const char *dir, char **out, tsr_error_t *err
     TSR_CHECK(fseek(fp, 0, SEEK_END) == 0, TSR_ERR_IO, "cannot read %s", path);
     long sz = ftell(fp);
     TSR_CHECK(sz >= 0 && fseek(fp, 0, SEEK_SET) == 0, TSR_ERR_IO, "cannot read %s", path);
-    char *grown = realloc(text, len + (size_t)sz + 2);
+    char line[4200]; /* each file's lines counted from 1 in the build log */
+    int nl = snprintf(line, sizeof line, "#line 1 \"%s\"\n", names[i]);
+    char *grown = realloc(text, len + (size_t)nl + (size_t)sz + 2);
     TSR_CHECK(grown, TSR_ERR_NOMEM, "out of memory reading %s", path);
     text = grown;
+    memcpy(text + len, line, (size_t)nl);
+    len += (size_t)nl;
     TSR_CHECK(fread(text + len, 1, (size_t)sz, fp) == (size_t)sz, TSR_ERR_IO, "cannot read %s", path);
     len += (size_t)sz;
     text[len++] = '\n';
@@ -164,12 +122,8 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   cl_int rc = CL_SUCCESS;
   TSR_TRY(gpu_kernel(g, "lbm_stream_collide", &g->stream_collide, err));
   TSR_TRY(gpu_kernel(g, "lbm_boundary", &g->boundary, err));
-  TSR_TRY(gpu_kernel(g, "lbm_pack", &g->pack, err));
-  TSR_TRY(gpu_kernel(g, "lbm_unpack", &g->unpack, err));
   TSR_TRY(gpu_kernel(g, "lbm_moments", &g->moments, err));
   TSR_TRY(gpu_kernel(g, "lbm_check", &g->check, err));
-  TSR_TRY(gpu_ghost_table(g, spec->recv, &g->tab_recv, err));
-  TSR_TRY(gpu_ghost_table(g, spec->send, &g->tab_send, err)); /* its offsets stay */
   g->consts = clCreateBuffer(opencl_context_cl(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                              (size_t)LBM_CONSTS_COUNT(g->q) * g->esize, (void *)consts, &rc);
   TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateBuffer (collision constants) failed: %s",
@@ -185,87 +139,83 @@ cleanup:
 void gpu_lbm_free(gpu_lbm_t **gp) {
   if (!gp || !*gp) return;
   gpu_lbm_t *g = *gp;
-  cl_kernel kernels[] = {g->stream_collide, g->boundary, g->pack, g->unpack, g->moments,
-                         g->check};
+  cl_kernel kernels[] = {g->stream_collide, g->boundary, g->moments, g->check};
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k)
     if (kernels[k]) clReleaseKernel(kernels[k]);
-  cl_mem mems[] = {g->consts, g->tab_send, g->tab_recv};
-  for (size_t k = 0; k < sizeof mems / sizeof mems[0]; ++k)
-    if (mems[k]) clReleaseMemObject(mems[k]);
+  if (g->consts) clReleaseMemObject(g->consts);
   opencl_program_release(g->program);
   free(g);
   *gp = NULL;
 }
 
-size_t gpu_lbm_grid_bytes(const gpu_lbm_t *g) { return g->grid_bytes; }
+/* ---- the program cache ---- */
 
-tsr_status gpu_lbm_field_create(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_error_t *err) {
+struct gpu_lbm_cache {
+  opencl_context_t *cl;
+  char *source_dir; /* NULL: built in */
+  gpu_lbm_t **progs;
+  gpu_lbm_spec_t *specs;
+  int nprogs;
+};
+
+tsr_status gpu_lbm_cache_create(opencl_context_t *cl, const char *source_dir,
+                                gpu_lbm_cache_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  memset(f, 0, sizeof *f);
-  const size_t bytes = gpu_lbm_grid_bytes(g);
-  char what[96];
-  snprintf(what, sizeof what, "a block of %dx%dx%d cells (two PDF grids)", g->spec.n[0],
-           g->spec.n[1], g->spec.n[2]);
-  size_t both = 0;
-  TSR_CHECK(tsr_mul_size(bytes, 2, &both), TSR_ERR_INVALID, "%s: 2 x %zu bytes do not fit in a size_t",
-            what, bytes);
-  TSR_TRY(opencl_check_memory(g->ctx, both, bytes, what, err));
-  for (int k = 0; k < 2; ++k) {
-    cl_int rc = CL_SUCCESS;
-    f->grid[k] = clCreateBuffer(opencl_context_cl(g->ctx), CL_MEM_READ_WRITE, bytes, NULL, &rc);
-    TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL,
-              "allocating %zu bytes for %s on %s failed: %s", bytes, what,
-              opencl_context_desc(g->ctx)->name, opencl_error_name(rc));
+  gpu_lbm_cache_t *c = calloc(1, sizeof *c);
+  *out = NULL;
+  TSR_CHECK(c, TSR_ERR_NOMEM, "out of memory for the OpenCL programs");
+  c->cl = cl;
+  if (source_dir && source_dir[0]) {
+    c->source_dir = malloc(strlen(source_dir) + 1);
+    TSR_CHECK(c->source_dir, TSR_ERR_NOMEM, "out of memory for the OpenCL programs");
+    strcpy(c->source_dir, source_dir);
   }
+  *out = c;
+  c = NULL;
 cleanup:
-  if (st != TSR_OK) gpu_lbm_field_free(f);
+  gpu_lbm_cache_free(&c);
   return st;
 }
 
-void gpu_lbm_field_free(gpu_lbm_field_t *f) {
-  for (int k = 0; k < 2; ++k)
-    if (f->grid[k]) clReleaseMemObject((cl_mem)f->grid[k]);
-  memset(f, 0, sizeof *f);
+void gpu_lbm_cache_free(gpu_lbm_cache_t **cache) {
+  if (!cache || !*cache) return;
+  gpu_lbm_cache_t *c = *cache;
+  for (int k = 0; k < c->nprogs; ++k) gpu_lbm_free(&c->progs[k]);
+  free(c->progs);
+  free(c->specs);
+  free(c->source_dir);
+  free(c);
+  *cache = NULL;
 }
 
-/* AoS <-> SoA on the host, element by element in the run's precision. */
-static void gpu_transpose(const gpu_lbm_t *g, const uint8_t *in, uint8_t *out, int to_soa) {
-  const size_t es = g->esize, nc = g->ncells;
-  for (size_t c = 0; c < nc; ++c)
-    for (size_t i = 0; i < g->q; ++i) {
-      size_t aos = (c * g->q + i) * es, soa = (i * nc + c) * es;
-      if (to_soa) memcpy(out + soa, in + aos, es);
-      else memcpy(out + aos, in + soa, es);
+opencl_context_t *gpu_lbm_cache_context(const gpu_lbm_cache_t *cache) { return cache->cl; }
+
+static int gpu_lbm_same(const gpu_lbm_spec_t *a, const gpu_lbm_spec_t *b) {
+  return a->lattice == b->lattice && memcmp(a->n, b->n, sizeof a->n) == 0 && a->dp == b->dp &&
+         a->trt == b->trt && a->force == b->force && a->ade == b->ade &&
+         a->coupled == b->coupled;
+}
+
+tsr_status gpu_lbm_cache_program(gpu_lbm_cache_t *cache, const gpu_lbm_spec_t *want,
+                                 const void *consts, gpu_lbm_t **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (int k = 0; k < cache->nprogs; ++k)
+    if (gpu_lbm_same(&cache->specs[k], want)) {
+      *out = cache->progs[k];
+      return st;
     }
-}
-
-tsr_status gpu_lbm_upload(gpu_lbm_t *g, gpu_lbm_field_t *f, const void *aos,
-                            tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  const size_t bytes = gpu_lbm_grid_bytes(g);
-  uint8_t *soa = malloc(bytes);
-  TSR_CHECK(soa, TSR_ERR_NOMEM, "out of memory staging a GPU field");
-  gpu_transpose(g, aos, soa, 1);
-  for (int k = 0; k < 2; ++k) {
-    gpu_buffer_t grid = {f->grid[k], bytes};
-    TSR_TRY(gpu_buffer_write(g->ctx, &grid, 0, bytes, soa, NULL, err));
-  }
+  gpu_lbm_spec_t spec = *want;
+  spec.source_dir = cache->source_dir;
+  gpu_lbm_t **gp = realloc(cache->progs, (size_t)(cache->nprogs + 1) * sizeof *gp);
+  TSR_CHECK(gp, TSR_ERR_NOMEM, "out of memory for GPU programs");
+  cache->progs = gp;
+  gpu_lbm_spec_t *sp = realloc(cache->specs, (size_t)(cache->nprogs + 1) * sizeof *sp);
+  TSR_CHECK(sp, TSR_ERR_NOMEM, "out of memory for GPU programs");
+  cache->specs = sp;
+  TSR_TRY(gpu_lbm_create(cache->cl, &spec, consts, &cache->progs[cache->nprogs], err));
+  cache->specs[cache->nprogs] = spec;
+  *out = cache->progs[cache->nprogs++];
 cleanup:
-  free(soa);
-  return st;
-}
-
-tsr_status gpu_lbm_download(gpu_lbm_t *g, const gpu_lbm_field_t *f, void *aos,
-                              tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  const size_t bytes = gpu_lbm_grid_bytes(g);
-  uint8_t *soa = malloc(bytes);
-  TSR_CHECK(soa, TSR_ERR_NOMEM, "out of memory staging a GPU field");
-  const gpu_buffer_t grid = {f->grid[f->cur], bytes};
-  TSR_TRY(gpu_buffer_read(g->ctx, &grid, 0, bytes, soa, NULL, err));
-  gpu_transpose(g, soa, aos, 0);
-cleanup:
-  free(soa);
   return st;
 }
 
@@ -335,21 +285,15 @@ tsr_status gpu_lbm_step_coupled(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_
   for (cl_uint i = 0; i < 3; ++i) TSR_TRY(gpu_set_real(g, k, 9 + i, a->beta[i], err));
   TSR_TRY(gpu_set_real(g, k, 12, a->c0, err));
   OPENCL_CHECK(clSetKernelArg(k, 13, sizeof start, &start));
+  OPENCL_CHECK(clSetKernelArg(k, 14, sizeof(cl_mem), a->density ? &a->density->mem : NULL));
+  TSR_TRY(gpu_set_real(g, k, 15, a->density_shift, err));
+  const cl_int acc = a->accumulate ? 1 : 0;
+  OPENCL_CHECK(clSetKernelArg(k, 16, sizeof acc, &acc));
   TSR_TRY(gpu_launch_cells(g, k, err));
   f->cur = 1 - f->cur;
 cleanup:
   return st;
 }
-
-size_t gpu_lbm_esize(const gpu_lbm_t *g) { return g->esize; }
-
-size_t gpu_lbm_slot_offset(const gpu_lbm_t *g, int slot) { return g->slot_offset[slot]; }
-
-size_t gpu_lbm_slot_values(const gpu_lbm_t *g, int slot) {
-  return g->slot_offset[slot + 1] - g->slot_offset[slot];
-}
-
-size_t gpu_lbm_message_values(const gpu_lbm_t *g) { return g->slot_offset[GPU_LBM_SLOTS]; }
 
 /* A 1-D launch of n work items. */
 static tsr_status gpu_launch_1d(gpu_lbm_t *g, cl_kernel k, size_t n, tsr_error_t *err) {
@@ -418,48 +362,6 @@ tsr_status gpu_lbm_boundary(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_link
   const cl_int negate = l->negate;
   OPENCL_CHECK(clSetKernelArg(g->boundary, 4, sizeof negate, &negate));
   TSR_TRY(gpu_launch_1d(g, g->boundary, l->n, err));
-cleanup:
-  return st;
-}
-
-tsr_status gpu_lbm_pack(gpu_lbm_t *g, const gpu_lbm_field_t *f, gpu_buffer_t *out,
-                          tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  cl_mem grid = (cl_mem)f->grid[f->cur];
-  TSR_CHECK(out->bytes >= gpu_lbm_message_values(g) * g->esize, TSR_ERR_INTERNAL,
-            "pack buffer of %zu bytes, %zu needed", out->bytes,
-            gpu_lbm_message_values(g) * g->esize);
-  OPENCL_CHECK(clSetKernelArg(g->pack, 0, sizeof grid, &grid));
-  OPENCL_CHECK(clSetKernelArg(g->pack, 1, sizeof(cl_mem), &out->mem));
-  OPENCL_CHECK(clSetKernelArg(g->pack, 2, sizeof g->tab_send, &g->tab_send));
-  OPENCL_CHECK(clSetKernelArg(g->pack, 3, sizeof g->nitems, &g->nitems));
-  TSR_TRY(gpu_launch_1d(g, g->pack, (size_t)g->nitems, err));
-cleanup:
-  return st;
-}
-
-tsr_status gpu_lbm_unpack(gpu_lbm_t *g, gpu_lbm_field_t *f,
-                            const gpu_lbm_source_t src[GPU_LBM_SLOTS], uint32_t mask,
-                            tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  if (mask == 0) return st;
-  cl_mem grid = (cl_mem)f->grid[f->cur];
-  OPENCL_CHECK(clSetKernelArg(g->unpack, 0, sizeof grid, &grid));
-  OPENCL_CHECK(clSetKernelArg(g->unpack, 1, sizeof g->tab_recv, &g->tab_recv));
-  OPENCL_CHECK(clSetKernelArg(g->unpack, 2, sizeof g->nitems, &g->nitems));
-  cl_uint m = mask;
-  OPENCL_CHECK(clSetKernelArg(g->unpack, 3, sizeof m, &m));
-  for (int s = 0; s < GPU_LBM_SLOTS; ++s) {
-    int on = (mask >> s) & 1u;
-    TSR_CHECK(!on || (src[s].buf && src[s].buf->mem), TSR_ERR_INTERNAL,
-              "unpack: no source for ghost slot %d", s);
-    cl_long off = on ? (cl_long)src[s].offset : 0;
-    /* slots left out get a NULL buffer (allowed for __global arguments) */
-    OPENCL_CHECK(clSetKernelArg(g->unpack, (cl_uint)(4 + 2 * s), sizeof(cl_mem),
-                                on ? &src[s].buf->mem : NULL));
-    OPENCL_CHECK(clSetKernelArg(g->unpack, (cl_uint)(5 + 2 * s), sizeof off, &off));
-  }
-  TSR_TRY(gpu_launch_1d(g, g->unpack, (size_t)g->nitems, err));
 cleanup:
   return st;
 }

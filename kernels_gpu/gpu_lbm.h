@@ -1,11 +1,12 @@
 /* gpu_lbm: the host side of the LBM OpenCL kernels (lbm.cl): builds the program for one
- * lattice, block size, precision, collision and force switch (-D defines), holds the two
- * SoA grids of a block on the device and enqueues the kernels on the context's queue.
+ * lattice, block size, precision, collision and force switch (-D defines), keeps the
+ * programs built so far in a cache, and enqueues the kernels on the context's queue over
+ * the two copies of a block's populations.
  *
  * Device field layout: Q arrays of (nx+2)(ny+2)(nz+2) cells, ghost layer included,
- * x fastest: element i * ncells + cell. Host copies (upload/download) use the AoS CPU
- * layout (grid.h, element cell * Q + i, same cell numbering), so a block moves between
- * the devices without either knowing the other's layout. */
+ * x fastest: element i * ncells + cell: the layout of a field of the field kit with ghost
+ * width 1 (kernels_gpu/gpu_field.h), which holds the copies, moves them to and from the
+ * host and exchanges their ghost layers. */
 #ifndef GPU_LBM_H
 #define GPU_LBM_H
 
@@ -19,18 +20,6 @@
 #include "opencl.h"
 #include "tsr_error.h"
 
-/* Ghost exchange slots: the 6 faces, 12 edges and 8 corners of a block (the directions
- * of blocks/direction.h). A slot's slice: its first cell (local coordinates, -1 for the
- * ghost layer), its extent, and the directions i of the PDFs that cross it (none for
- * the corners of D3Q19; at most 9, a face of D3Q27). */
-enum { GPU_LBM_SLOTS = 26, GPU_LBM_MAX_COMPS = 9 };
-typedef struct gpu_lbm_slice {
-  int lo[3];
-  int extent[3];
-  int ncomps;
-  int comps[GPU_LBM_MAX_COMPS];
-} gpu_lbm_slice_t;
-
 typedef struct gpu_lbm_spec {
   const lattice_t *lattice; /* static storage (lattice.h) */
   int n[3];            /* interior cells of the block */
@@ -42,8 +31,6 @@ typedef struct gpu_lbm_spec {
   const char *source_dir; /* NULL: the sources built into the library; else a folder
                              holding lattice_defs.h, lbm_collide.h and lbm.cl
                              (kernel development) */
-  gpu_lbm_slice_t send[GPU_LBM_SLOTS]; /* interior slices packed per slot */
-  gpu_lbm_slice_t recv[GPU_LBM_SLOTS]; /* ghost slices unpacked per slot (same extents) */
 } gpu_lbm_spec_t;
 
 typedef struct gpu_lbm gpu_lbm_t;
@@ -55,27 +42,28 @@ TSR_NODISCARD tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spe
                                           tsr_error_t *err);
 void gpu_lbm_free(gpu_lbm_t **g);
 
-/* Bytes of one grid of the block on the device. */
-size_t gpu_lbm_grid_bytes(const gpu_lbm_t *g);
-
-/* The two grids of a block; cur is the one holding the present state. */
+/* The two copies of a block's populations (cl_mem of a gpu_field_t); cur is the one
+ * holding the present state. */
 typedef struct gpu_lbm_field {
   void *grid[2]; /* cl_mem */
   int cur;
 } gpu_lbm_field_t;
 
-/* Allocates both grids, after checking they fit in the device's memory. */
-TSR_NODISCARD tsr_status gpu_lbm_field_create(gpu_lbm_t *g, gpu_lbm_field_t *f,
-                                                tsr_error_t *err);
-void gpu_lbm_field_free(gpu_lbm_field_t *f);
-
-/* Whole field (ghosts included) from / to a host array in the CPU layout (AoS) of the
- * run's precision. Blocking. Upload writes both grids, so that the ghost layer is
- * defined whichever grid a step reads. */
-TSR_NODISCARD tsr_status gpu_lbm_upload(gpu_lbm_t *g, gpu_lbm_field_t *f, const void *aos,
-                                          tsr_error_t *err);
-TSR_NODISCARD tsr_status gpu_lbm_download(gpu_lbm_t *g, const gpu_lbm_field_t *f,
-                                            void *aos, tsr_error_t *err);
+/* A cache of programs, built on first use (one per spec: block size, lattice, switches)
+ * and kept for the run. cl is borrowed and must outlive the cache; source_dir: NULL or ""
+ * for the kernels built into the library, else a folder of kernel sources
+ * (gpu_lbm_spec_t.source_dir). A module keeps its own cache (its collision constants
+ * are its own). */
+typedef struct gpu_lbm_cache gpu_lbm_cache_t;
+TSR_NODISCARD tsr_status gpu_lbm_cache_create(opencl_context_t *cl, const char *source_dir,
+                                              gpu_lbm_cache_t **out, tsr_error_t *err);
+void gpu_lbm_cache_free(gpu_lbm_cache_t **cache);
+opencl_context_t *gpu_lbm_cache_context(const gpu_lbm_cache_t *cache);
+/* The program of spec (its source_dir is the cache's), built on first use; consts as for
+ * gpu_lbm_create. */
+TSR_NODISCARD tsr_status gpu_lbm_cache_program(gpu_lbm_cache_t *cache, const gpu_lbm_spec_t *spec,
+                                               const void *consts, gpu_lbm_t **out,
+                                               tsr_error_t *err);
 
 /* One pull stream-collide of the interior into the other grid, which becomes cur. */
 TSR_NODISCARD tsr_status gpu_lbm_step(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_error_t *err);
@@ -89,24 +77,17 @@ TSR_NODISCARD tsr_status gpu_lbm_step(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_erro
 typedef struct gpu_lbm_aux {
   const gpu_buffer_t *in;
   gpu_buffer_t *out;
-  grid_dims_t dims;
+  gpu_buffer_t *density; /* flow: out, the density plus density_shift (NULL: not written) */
+  grid_dims_t dims;      /* of every buffer */
   double beta[3], c0;
+  double density_shift;
   int start;
+  int accumulate;        /* ADE: out is added to, not written */
 } gpu_lbm_aux_t;
 
 /* One coupled stream-collide (a program built with spec.coupled). */
 TSR_NODISCARD tsr_status gpu_lbm_step_coupled(gpu_lbm_t *g, gpu_lbm_field_t *f,
                                               const gpu_lbm_aux_t *a, tsr_error_t *err);
-
-/* Bytes per PDF value (4 or 8). */
-size_t gpu_lbm_esize(const gpu_lbm_t *g);
-
-/* Message buffers: every slot's values one after the other, slot 0 first, each in the
- * common message layout (slice cells in z-y-x order, crossing PDFs in list order).
- * Offsets and counts in values. */
-size_t gpu_lbm_slot_offset(const gpu_lbm_t *g, int slot);
-size_t gpu_lbm_slot_values(const gpu_lbm_t *g, int slot);
-size_t gpu_lbm_message_values(const gpu_lbm_t *g);
 
 /* Bounce-back links on the device: f[to] = f[from] + extra (negate: -f[from] + extra,
  * anti-bounce-back), to and from given as element indices of the AoS CPU layout
@@ -125,25 +106,6 @@ void gpu_lbm_links_free(gpu_lbm_links_t *l);
 /* Enqueues the links on the current grid. */
 TSR_NODISCARD tsr_status gpu_lbm_boundary(gpu_lbm_t *g, gpu_lbm_field_t *f,
                                             const gpu_lbm_links_t *l, tsr_error_t *err);
-
-/* Enqueues the pack of every slot of the current grid into out
- * (gpu_lbm_message_values values). */
-TSR_NODISCARD tsr_status gpu_lbm_pack(gpu_lbm_t *g, const gpu_lbm_field_t *f,
-                                        gpu_buffer_t *out, tsr_error_t *err);
-
-/* Where the values of one slot come from for an unpack: a buffer in the message layout
- * and the value offset of the slot's first value there (a neighbour's pack buffer on the
- * same device, or the block's own buffer filled from the host). */
-typedef struct gpu_lbm_source {
-  const gpu_buffer_t *buf;
-  size_t offset;
-} gpu_lbm_source_t;
-
-/* Enqueues the unpack of the slots whose bit (1 << slot) is set in mask into the ghost
- * layer of the current grid. */
-TSR_NODISCARD tsr_status gpu_lbm_unpack(gpu_lbm_t *g, gpu_lbm_field_t *f,
-                                          const gpu_lbm_source_t src[GPU_LBM_SLOTS],
-                                          uint32_t mask, tsr_error_t *err);
 
 /* Density and velocity of the interior cells of the current grid, as
  * the CPU moments compute them: rho[n], u[3n], x fastest. scratch: a device

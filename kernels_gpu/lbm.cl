@@ -61,14 +61,18 @@ __kernel void lbm_stream_collide(__global const REAL *restrict src, __global REA
  * components of the block's interior, element origin + x + sy y + sz z + sc c (the CPU's
  * SoA field layout, copied as it is). The flow (ADE 0) always has the force terms; in: a
  * body force added to the constant one (NULL: none), counted half where start is 1;
- * out: the velocity the collision used (NULL: not written). ADE 1: in: the advection
- * velocity (required); out: beta (C - c0), the force of the cell's scalar C (NULL: not
- * written). */
+ * out: the velocity the collision used (NULL: not written); aux_rho: the density plus
+ * rho_shift (NULL: not written). ADE 1: in: the advection velocity (required); out: a
+ * source linear in the cell's scalar C, beta (C - c0), written or (accumulate) added
+ * (NULL: not written). Every per-cell field has the layout of the first (origin, sy,
+ * sz, sc). */
 __kernel void lbm_stream_collide(__global const REAL *restrict src, __global REAL *restrict dst,
                                  __constant lbm_consts_t *kg, __global const REAL *aux_in,
                                  __global REAL *aux_out, const long origin, const long sy,
                                  const long sz, const long sc, const REAL bx, const REAL by,
-                                 const REAL bz, const REAL c0, const int start) {
+                                 const REAL bz, const REAL c0, const int start,
+                                 __global REAL *aux_rho, const REAL rho_shift,
+                                 const int accumulate) {
   const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
   if (x >= NX || y >= NY || z >= NZ) return;
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
@@ -91,9 +95,9 @@ __kernel void lbm_stream_collide(__global const REAL *restrict src, __global REA
   LBM_ADE_CELL(TRT)
   if (aux_out) {
     const REAL dc_ = rho - c0;
-    aux_out[a_] = bx * dc_;
-    aux_out[a_ + sc] = by * dc_;
-    aux_out[a_ + 2 * sc] = bz * dc_;
+    aux_out[a_] = (accumulate ? aux_out[a_] : (REAL)0) + bx * dc_;
+    aux_out[a_ + sc] = (accumulate ? aux_out[a_ + sc] : (REAL)0) + by * dc_;
+    aux_out[a_ + 2 * sc] = (accumulate ? aux_out[a_ + 2 * sc] : (REAL)0) + bz * dc_;
   }
 #else
   LBM_COLLIDE_CELL(TRT, 1)
@@ -102,6 +106,7 @@ __kernel void lbm_stream_collide(__global const REAL *restrict src, __global REA
     aux_out[a_ + sc] = uy;
     aux_out[a_ + 2 * sc] = uz;
   }
+  if (aux_rho) aux_rho[a_] = rho + rho_shift;
 #endif
 }
 #endif
@@ -115,75 +120,6 @@ __kernel void lbm_boundary(__global REAL *f, __global const ulong2 *idx,
   if (k >= n) return;
   const ulong2 l = idx[k];
   f[l.x] = (negate ? -f[l.y] : f[l.y]) + extra[k];
-}
-
-/* Ghost exchange. The 26 slots are the faces, edges and corners of the block in the
- * numbering of blocks/direction.h; a table row per slot (GHOST_TAB ints): the slice's
- * first cell (lo, 3), its extent (3), the number of crossing PDFs and their directions
- * (up to 9), the slot's first work item and its first element in the message buffer.
- * A slot's values are its cells in z-y-x order, each with its crossing PDFs in list
- * order: the common message layout of every hardware. */
-#define GHOST_SLOTS 26
-#define T_NCOMP 6
-#define T_COMP 7
-#define T_ITEM 16
-#define T_OFFSET 17
-#define GHOST_TAB 18
-
-/* The slot of work item g, and the field cell of its slice cell. */
-static int ghost_slot(__constant const int *tab, const int g) {
-  int s = 0;
-  while (s + 1 < GHOST_SLOTS && tab[(s + 1) * GHOST_TAB + T_ITEM] <= g) ++s;
-  return s;
-}
-
-static long ghost_cell(__constant const int *t, const int k) {
-  const int x = t[0] + k % t[3], y = t[1] + (k / t[3]) % t[4], z = t[2] + k / (t[3] * t[4]);
-  return (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
-}
-
-/* Writes the crossing PDFs of all slots into out; one work item per slice cell. */
-__kernel void lbm_pack(__global const REAL *f, __global REAL *out, __constant int *tab,
-                         const int nitems) {
-  const int g = get_global_id(0);
-  if (g >= nitems) return;
-  __constant const int *t = tab + ghost_slot(tab, g) * GHOST_TAB;
-  const int k = g - t[T_ITEM];
-  const long cell = ghost_cell(t, k);
-  const long o = (long)t[T_OFFSET] + (long)k * t[T_NCOMP];
-  for (int c = 0; c < t[T_NCOMP]; ++c) out[o + c] = f[(long)t[T_COMP + c] * NCELLS + cell];
-}
-
-/* Reads the slots whose bit is set in mask into the ghost layer (tab: the receiving
- * slices). Slot s comes from buffer s<s> at element o<s>: the block's own message buffer
- * (data that came through the host) or a neighbour's pack buffer on this device. */
-#define GHOST_SRC(S) __global const REAL *s##S, const long o##S
-#define GHOST_CASE(S) case S: src = s##S + o##S; break;
-__kernel void lbm_unpack(__global REAL *f, __constant int *tab, const int nitems,
-                           const uint mask, GHOST_SRC(0), GHOST_SRC(1), GHOST_SRC(2),
-                           GHOST_SRC(3), GHOST_SRC(4), GHOST_SRC(5), GHOST_SRC(6), GHOST_SRC(7),
-                           GHOST_SRC(8), GHOST_SRC(9), GHOST_SRC(10), GHOST_SRC(11),
-                           GHOST_SRC(12), GHOST_SRC(13), GHOST_SRC(14), GHOST_SRC(15),
-                           GHOST_SRC(16), GHOST_SRC(17), GHOST_SRC(18), GHOST_SRC(19),
-                           GHOST_SRC(20), GHOST_SRC(21), GHOST_SRC(22), GHOST_SRC(23),
-                           GHOST_SRC(24), GHOST_SRC(25)) {
-  const int g = get_global_id(0);
-  if (g >= nitems) return;
-  const int s = ghost_slot(tab, g);
-  if (!((mask >> s) & 1u)) return;
-  __global const REAL *src = 0;
-  switch (s) {
-    GHOST_CASE(0) GHOST_CASE(1) GHOST_CASE(2) GHOST_CASE(3) GHOST_CASE(4) GHOST_CASE(5)
-    GHOST_CASE(6) GHOST_CASE(7) GHOST_CASE(8) GHOST_CASE(9) GHOST_CASE(10) GHOST_CASE(11)
-    GHOST_CASE(12) GHOST_CASE(13) GHOST_CASE(14) GHOST_CASE(15) GHOST_CASE(16) GHOST_CASE(17)
-    GHOST_CASE(18) GHOST_CASE(19) GHOST_CASE(20) GHOST_CASE(21) GHOST_CASE(22) GHOST_CASE(23)
-    GHOST_CASE(24) GHOST_CASE(25)
-  }
-  __constant const int *t = tab + s * GHOST_TAB;
-  const int k = g - t[T_ITEM];
-  const long cell = ghost_cell(t, k);
-  for (int c = 0; c < t[T_NCOMP]; ++c)
-    f[(long)t[T_COMP + c] * NCELLS + cell] = src[(long)k * t[T_NCOMP] + c];
 }
 
 /* Density and velocity of every interior cell, x fastest: out[n] = rho, out[N + 3n + a]

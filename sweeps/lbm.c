@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_copy.h"
 #include "direction.h"
 #include "field.h"
 #include "grid.h"
@@ -199,8 +198,6 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     TSR_TRY(config_real(lbm, "rho0", false, 1e-12, 1e12, &r.rho0, err));
     TSR_TRY(config_bool(lbm, "shifted", false, &r.shifted, err));
     TSR_TRY(config_real3(lbm, "force", false, -1.0, 1.0, r.force, err));
-    TSR_TRY(config_string(lbm, "force_field", false, r.force_field, sizeof r.force_field, err));
-    TSR_TRY(config_bool(lbm, "write_velocity", false, &r.write_velocity, err));
     TSR_TRY(config_object(lbm, "initial", false, &init, err));
     if (init) {
       v = (int)r.init;
@@ -264,13 +261,10 @@ const char *lbm_fs(const lbm_options_t *o) {
 size_t lbm_cells(const grid_dims_t *d) { return (size_t)d->nx * (size_t)d->ny * (size_t)d->nz; }
 
 void lbm_block_clear(lbm_block_t *b) {
-  free(b->src); /* aligned_alloc'd: free releases it */
-  free(b->dst);
   free(b->links);
   free(b->flags);
   free(b->rho);
   free(b->u);
-  b->src = b->dst = NULL;
   b->links = NULL;
   b->flags = NULL;
   b->rho = b->u = NULL;
@@ -309,13 +303,13 @@ static void lbm_initial(int x, int y, int z, void *vctx, double out[4]) {
   out[0] = o->rho0 + 3.0 * p;
 }
 
-/* 64-byte aligned storage for n values of esize bytes (NULL when out of memory, also
- * when the bytes do not fit in a size_t). */
-static void *lbm_aligned(size_t n, size_t esize) {
-  size_t bytes;
-  if (!tsr_mul_size(n, esize, &bytes) || !tsr_add_size(bytes, 63, &bytes)) return NULL;
-  bytes = bytes / 64 * 64;
-  return aligned_alloc(64, bytes ? bytes : 64);
+tsr_status lbm_fill(const block_info_t *b, void *values, const grid_dims_t *dims,
+                    const void *vctx, tsr_error_t *err) {
+  (void)err;
+  const lbm_ctx_t *c = vctx;
+  lbm_init_ctx_t ic = {c, b};
+  c->kernels[dims->layout]->init(values, dims, &c->params, c->opts.shifted, lbm_initial, &ic);
+  return TSR_OK;
 }
 
 tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layout_t layout,
@@ -330,25 +324,18 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
   lb->dims = grid_dims_make(b->size, l->q, l->reach, layout, lb->esize);
   if (patch_has_bs(b, c->bs_solid)) goto done; /* all solid: no PDFs */
 
-  const lbm_kernels_t *kern = c->kernels[layout];
   size_t n = lb->dims.elements, cells = 0, rho_bytes = 0, u_bytes = 0;
   TSR_CHECK(n > 0 && tsr_box_cells(b->size, 0, &cells) &&
                 tsr_mul_size(cells, sizeof *lb->rho, &rho_bytes) &&
                 tsr_mul_size(rho_bytes, 3, &u_bytes),
             TSR_ERR_INVALID, "BlockID %d: %d x %d x %d cells are more than a %s field can address",
             (int)b->id, b->size[0], b->size[1], b->size[2], grid_layout_name(layout));
-  lb->src = lbm_aligned(n, lb->esize);
-  lb->dst = lbm_aligned(n, lb->esize);
   lb->flags = malloc(cells);
   lb->rho = malloc(rho_bytes);
   lb->u = malloc(u_bytes);
-  TSR_CHECK(lb->src && lb->dst && lb->flags && lb->rho && lb->u, TSR_ERR_NOMEM,
-            "out of memory: BlockID %d needs %.1f MiB for its PDFs (2 grids of %zu values "
-            "with ghost layer and padding, %zu bytes per value)",
-            (int)b->id, 2.0 * (double)(n * lb->esize) / 1048576.0, n, lb->esize);
-  lbm_init_ctx_t ic = {c, b};
-  kern->init(lb->src, &lb->dims, &c->params, c->opts.shifted, lbm_initial, &ic);
-  kern->init(lb->dst, &lb->dims, &c->params, c->opts.shifted, lbm_initial, &ic);
+  TSR_CHECK(lb->flags && lb->rho && lb->u, TSR_ERR_NOMEM,
+            "out of memory: BlockID %d needs %.1f MiB for its flags and moments", (int)b->id,
+            (double)(cells + rho_bytes + u_bytes) / 1048576.0);
 
   /* flags of the interior, and bounce-back links from every fluid cell to each wall cell
      (interior or ghost) it pulls from */
@@ -389,88 +376,23 @@ cleanup:
   return st;
 }
 
-/* The allocator items of the two CPU layouts (a block of options.block_layout takes the
-   layout given there). */
-static tsr_status lbm_alloc_aos(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
+/* The allocator of the cells of CPU blocks: the layout of the block's PDFs. */
+static tsr_status lbm_alloc_cells(const block_info_t *b, void *vctx, void **out,
+                                  tsr_error_t *err) {
   const lbm_ctx_t *c = vctx;
-  grid_layout_t l = c->opts.block_layout ? c->opts.block_layout[b->id] : GRID_AOS;
+  grid_layout_t l = c->opts.block_layout ? c->opts.block_layout[b->id] : c->opts.cpu_layout;
   return lbm_alloc_layout(b, c, l, (lbm_block_t **)out, err);
 }
 
-static tsr_status lbm_alloc_soa(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
-  const lbm_ctx_t *c = vctx;
-  grid_layout_t l = c->opts.block_layout ? c->opts.block_layout[b->id] : GRID_SOA;
-  return lbm_alloc_layout(b, c, l, (lbm_block_t **)out, err);
-}
-
-static lbm_block_t *lbm_get(block_data_t *data, const lbm_ctx_t *c) {
-  return block_data_get(data, c->pdf_id);
-}
-
-/* ---- ghost exchange ---- */
-
-static void lbm_field(const block_info_t *b, const void *data, const void *vctx, void **field,
-                      grid_dims_t *dims) {
-  const lbm_block_t *lb = data;
-  *field = lb->src;
-  *dims = lb->dims;
-}
-
-/* The PDF field's exchange: the PDFs that cross each direction, over the lattice's reach. */
-static cpu_copy_layout_t lbm_copy_layout(const lbm_ctx_t *c) {
-  return (cpu_copy_layout_t){.field = lbm_field,
-                             .esize = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double),
-                             .comps = &c->comps[0][0], .stride = LATTICE_MAX_Q,
-                             .ncomps = c->ncomps,
-                             .width = {c->width[0], c->width[1], c->width[2]}, .ctx = c};
-}
-
-size_t lbm_size(const block_info_t *b, int dir, void *vctx) {
-  const lbm_ctx_t *c = vctx;
-  if (patch_has_bs(b, c->bs_solid)) return 0;
-  cpu_copy_layout_t l = lbm_copy_layout(c);
-  return cpu_copy_size(&l, b, dir);
-}
-
-static tsr_status lbm_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
-                              size_t cap, size_t *written, void *vctx, tsr_error_t *err) {
+/* A CPU block's PDFs and cells. */
+static tsr_status lbm_get(const block_info_t *b, block_data_t *data, const lbm_ctx_t *c,
+                          field_block_t **pdf, lbm_block_t **cells, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const lbm_block_t *lb = data;
-  cpu_copy_layout_t l = lbm_copy_layout(vctx);
-  TSR_CHECK(lb->src, TSR_ERR_INTERNAL, "LBM extraction of BlockID %d: the block holds no PDFs",
-            (int)b->id);
-  TSR_TRY(cpu_copy_extract(&l, b, lb->src, &lb->dims, dir, out, cap, written, LBM_PDF, err));
+  *pdf = field_block_of(data, c->pdf_id);
+  *cells = block_data_get(data, c->cells_id);
+  TSR_CHECK(*pdf && *cells, TSR_ERR_INTERNAL, "BlockID %d lacks its LBM data", (int)b->id);
 cleanup:
   return st;
-}
-
-static tsr_status lbm_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
-                             size_t len, void *vctx, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  lbm_block_t *lb = data;
-  cpu_copy_layout_t l = lbm_copy_layout(vctx);
-  TSR_CHECK(lb->src, TSR_ERR_CORRUPT, "LBM insertion into BlockID %d: the block holds no PDFs",
-            (int)b->id);
-  TSR_TRY(cpu_copy_insert(&l, b, lb->src, &lb->dims, dir, in, len, LBM_PDF, err));
-cleanup:
-  return st;
-}
-
-tsr_status lbm_nothing_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
-                                      size_t cap, size_t *written, void *vctx, tsr_error_t *err) {
-  *written = 0;
-  return TSR_OK;
-}
-
-tsr_status lbm_nothing_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
-                                     size_t len, void *vctx, tsr_error_t *err) {
-  return TSR_OK;
-}
-
-static tsr_status lbm_copy(const registry_copy_task_t *tasks, size_t n, void *vctx,
-                           tsr_error_t *err) {
-  cpu_copy_layout_t l = lbm_copy_layout(vctx);
-  return cpu_copy_run(tasks, n, &l, err);
 }
 
 /* ---- work ---- */
@@ -479,44 +401,50 @@ tsr_status lbm_nothing(const block_info_t *b, block_data_t *data, void *vctx, ts
   return TSR_OK;
 }
 
-static const lbm_kernels_t *lbm_kernels_of(const lbm_ctx_t *c, const lbm_block_t *lb) {
-  return c->kernels[lb->dims.layout];
-}
-
 static tsr_status lbm_boundary(const block_info_t *b, block_data_t *data, void *vctx,
                                tsr_error_t *err) {
-  lbm_block_t *lb = lbm_get(data, vctx);
-  lbm_kernels_of(vctx, lb)->boundary(lb->src, lb->links, lb->nlinks, 0);
-  return TSR_OK;
-}
-
-static void lbm_swap(lbm_block_t *lb) {
-  void *t = lb->src;
-  lb->src = lb->dst;
-  lb->dst = t;
+  tsr_status st = TSR_OK;
+  const lbm_ctx_t *c = vctx;
+  field_block_t *f;
+  lbm_block_t *lb;
+  TSR_TRY(lbm_get(b, data, c, &f, &lb, err));
+  c->kernels[f->host.dims.layout]->boundary(f->host.values, lb->links, lb->nlinks, 0);
+cleanup:
+  return st;
 }
 
 static tsr_status lbm_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
                                      tsr_error_t *err) {
+  tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
-  lbm_block_t *lb = lbm_get(data, c);
+  field_block_t *pf;
+  lbm_block_t *lb;
+  TSR_TRY(lbm_get(b, data, c, &pf, &lb, err));
+  const lbm_kernels_t *k = c->kernels[pf->host.dims.layout];
+  void *src = pf->values[pf->cur], *dst = pf->values[pf->cur ^ 1];
   const lbm_variant_t v = c->opts.collision == LBM_TRT ? LBM_VARIANT_TRT : LBM_VARIANT_SRT;
-  if (c->force_id < 0 && c->velocity_id < 0) {
-    lbm_kernels_of(c, lb)->stream_collide(lb->src, lb->dst, &lb->dims, &c->params, v);
-  } else { /* coupled: a force per cell in, the velocity out */
-    const grid_field_t *f = field_of(data, c->force_id), *u = field_of(data, c->velocity_id);
-    if ((c->force_id >= 0 && !f) || (c->velocity_id >= 0 && !u))
-      return tsr_error_set(err, TSR_ERR_INTERNAL, __FILE__, __LINE__,
-                           "BlockID %d lacks a coupling field of the LBM", (int)b->id);
-    lbm_coupling_t cp = {.force = f ? f->values : NULL, .velocity = u ? u->values : NULL,
+  const lbm_coupling_flags_t *cf = &c->couple;
+  if (!cf->force && !cf->velocity && !cf->density) {
+    k->stream_collide(src, dst, &pf->host.dims, &c->params, v);
+  } else { /* coupled: a force per cell in, the velocity and the density out */
+    const grid_field_t *f = field_of(data, c->force_id), *u = field_of(data, c->velocity_id),
+                       *r = field_of(data, c->density_id);
+    TSR_CHECK((!cf->force || f) && (!cf->velocity || u) && (!cf->density || r),
+              TSR_ERR_INTERNAL, "BlockID %d lacks a field of the flow's public face", (int)b->id);
+    lbm_coupling_t cp = {.force = cf->force ? f->values : NULL,
+                         .velocity = cf->velocity ? u->values : NULL,
+                         .density = cf->density ? r->values : NULL,
+                         .density_shift = c->opts.shifted ? c->opts.rho0 : 0.0,
                          .start = !lb->started};
-    if (f) cp.force_dims = f->dims;
-    if (u) cp.velocity_dims = u->dims;
-    lbm_kernels_of(c, lb)->coupled(lb->src, lb->dst, &lb->dims, &c->params, v, &cp);
+    if (cf->force) cp.force_dims = f->dims;
+    if (cf->velocity) cp.velocity_dims = u->dims;
+    if (cf->density) cp.density_dims = r->dims;
+    k->coupled(src, dst, &pf->host.dims, &c->params, v, &cp);
     lb->started = 1;
   }
-  lbm_swap(lb);
-  return TSR_OK;
+  field_swap(pf);
+cleanup:
+  return st;
 }
 
 void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb) {
@@ -530,11 +458,16 @@ void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb) {
 
 static tsr_status lbm_moments_item(const block_info_t *b, block_data_t *data, void *vctx,
                                    tsr_error_t *err) {
+  tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
-  lbm_block_t *lb = lbm_get(data, c);
-  lbm_kernels_of(c, lb)->moments(lb->src, &lb->dims, &c->params, c->opts.shifted, lb->rho, lb->u);
+  field_block_t *f;
+  lbm_block_t *lb;
+  TSR_TRY(lbm_get(b, data, c, &f, &lb, err));
+  c->kernels[f->host.dims.layout]->moments(f->host.values, &f->host.dims, &c->params,
+                                           c->opts.shifted, lb->rho, lb->u);
   lbm_mask_walls(c, lb);
-  return TSR_OK;
+cleanup:
+  return st;
 }
 
 /* The moments view of a block (empty for a block without moments). */
@@ -549,7 +482,7 @@ static lbm_moments_view_t lbm_view(const lbm_block_t *lb) {
 static tsr_status lbm_check_item(const block_info_t *b, block_data_t *data, void *vctx,
                                  tsr_error_t *err) {
   const lbm_ctx_t *c = vctx;
-  lbm_block_t *lb = lbm_get(data, c);
+  lbm_block_t *lb = block_data_get(data, c->cells_id);
   tsr_status st = lbm_moments_item(b, data, vctx, err);
   const double cs = lbm_sound_speed(&c->opts);
   lbm_moments_view_t v = lbm_view(lb);
@@ -567,8 +500,8 @@ int64_t lbm_first_unstable(const lbm_moments_view_t *v, double cs2) {
   return first == INT64_MAX ? -1 : first;
 }
 
-lbm_moments_view_t lbm_block_moments(const block_data_t *data, int pdf_id) {
-  const lbm_block_t *lb = block_data_get(data, pdf_id);
+lbm_moments_view_t lbm_block_moments(const block_data_t *data, int cells_id) {
+  const lbm_block_t *lb = block_data_get(data, cells_id);
   return lb ? lbm_view(lb) : (lbm_moments_view_t){.unstable = -1};
 }
 
@@ -587,7 +520,9 @@ cleanup:
 }
 
 tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
-                              const lbm_options_t *o, gpu_pdf_cache_t *gpu, tsr_error_t *err) {
+                              const lbm_options_t *o, gpu_lbm_cache_t *gpu,
+                              gpu_field_programs_t *fields, lbm_coupling_flags_t **flags,
+                              tsr_error_t *err) {
   tsr_status st = TSR_OK;
   lbm_ctx_t c;
   memset(&c, 0, sizeof c);
@@ -609,12 +544,17 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
       .force = {o->force[0], o->force[1], o->force[2]},
       .use_force = o->force[0] != 0 || o->force[1] != 0 || o->force[2] != 0};
   TSR_TRY(registry_data_id(reg, LBM_PDF, &c.pdf_id, err));
-  c.force_id = c.velocity_id = -1;
-  if (o->force_field[0]) TSR_TRY(registry_data_id(reg, o->force_field, &c.force_id, err));
-  if (o->write_velocity) {
-    TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &c.velocity_id, err));
-    TSR_TRY(field_register(reg, gpu ? gpu_pdf_cache_context(gpu) : NULL, LBM_VELOCITY, 3,
-                           o->precision == LBM_SP ? 4 : 8, NULL, NULL, err));
+  TSR_TRY(registry_data_id(reg, LBM_CELLS, &c.cells_id, err));
+  const struct {
+    const char *name;
+    int components, *id;
+  } face[] = {{LBM_FORCE, 3, &c.force_id}, {LBM_VELOCITY, 3, &c.velocity_id},
+              {LBM_DENSITY, 1, &c.density_id}};
+  for (size_t i = 0; i < sizeof face / sizeof face[0]; ++i) {
+    TSR_TRY(registry_data_id(reg, face[i].name, face[i].id, err));
+    TSR_TRY(field_declare(reg, fields, &(field_spec_t){.name = face[i].name,
+                          .components = face[i].components,
+                          .esize = o->precision == LBM_SP ? 4 : 8, .layout = GRID_SOA}, err));
   }
   selector_table_t *sel = registry_selectors(reg);
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid", &c.bs_fluid, err));
@@ -627,26 +567,22 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
   lbm_ghost_width(c.lattice, c.width);
   void *ctx;
   TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
+  if (flags) *flags = &((lbm_ctx_t *)ctx)->couple;
   TSR_TRY(registry_exclusive(reg, "srt,trt", err));
   TSR_TRY(registry_exclusive(reg, "sp,dp", err));
   TSR_TRY(registry_exclusive(reg, "aos,soa", err));
 
+  TSR_TRY(field_declare(reg, fields, &(field_spec_t){
+      .name = LBM_PDF, .components = c.lattice->q,
+      .esize = o->precision == LBM_SP ? sizeof(float) : sizeof(double),
+      .width = {c.width[0], c.width[1], c.width[2]}, .copies = 2, .layout_by_fs = true,
+      .block_layout = o->block_layout, .crossing = &c.comps[0][0], .stride = LATTICE_MAX_Q,
+      .ncrossing = c.ncomps, .hollow_bs = "solid", .fill = lbm_fill, .init_ctx = ctx}, err));
+
   const char *live = "fluid|fluid_boundary";
   const registry_item_t items[] = {
-      {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_PDF, .fs = "aos", .hs = "cpu", .bs = "*",
-       .alloc = lbm_alloc_aos, .free = lbm_block_release},
-      {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_PDF, .fs = "soa", .hs = "cpu", .bs = "*",
-       .alloc = lbm_alloc_soa, .free = lbm_block_release},
-      {.kind = REGISTRY_KIND_EXTRACTION, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = live,
-       .extract = lbm_extract, .size = lbm_size},
-      {.kind = REGISTRY_KIND_INSERTION, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = live,
-       .insert = lbm_insert, .size = lbm_size},
-      {.kind = REGISTRY_KIND_COPY, .name = LBM_PDF, .fs = "*", .hs = "cpu", .bs = live,
-       .copy = lbm_copy},
-      {.kind = REGISTRY_KIND_EXTRACTION, .name = LBM_PDF, .fs = "*", .hs = "cpu|gpu", .bs = "solid",
-       .extract = lbm_nothing_extract, .size = lbm_size},
-      {.kind = REGISTRY_KIND_INSERTION, .name = LBM_PDF, .fs = "*", .hs = "cpu|gpu", .bs = "solid",
-       .insert = lbm_nothing_insert, .size = lbm_size},
+      {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_CELLS, .fs = "*", .hs = "cpu", .bs = "*",
+       .alloc = lbm_alloc_cells, .free = lbm_block_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "cpu",
        .bs = "fluid_boundary", .kernel = lbm_boundary, .concurrent = 1},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "cpu|gpu",

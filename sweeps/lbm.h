@@ -1,15 +1,15 @@
 /* lbm: the lattice Boltzmann sweep (any flow lattice of kernels_cpu/lattice.h) on CPU
  * blocks (OpenMP; SoA or AoS) and on OpenCL devices (SoA; lbm_gpu.h).
  *
- * lbm_sweep_register adds to the registry, under the fs switches srt|trt, sp|dp and
- * soa|aos (the layout of CPU blocks):
- *   allocator  "lbm.pdf"            PDFs (two grids, in the layout of the fs), flags and
- *                                   boundary links of a block; a solid block gets none
- *   extraction/insertion "lbm.pdf"  the PDFs that cross a face, edge or corner of a
- *                                   block (D3Q19: 5, 1, 0), in the common message layout,
- *                                   in the run's precision; nothing for solid blocks
- *   copy       "lbm.pdf"            ghost copies between CPU blocks of a process, of any
- *                                   two layouts
+ * lbm_sweep_register declares the PDFs through the field kit (framework/field/field.h)
+ * and adds to the registry, under the fs switches srt|trt, sp|dp and soa|aos (the layout
+ * of CPU blocks):
+ *   field      "lbm.pdf"            PDFs (two copies, in the layout of the fs on CPU
+ *                                   blocks), with the kit's allocators and the exchange of
+ *                                   the PDFs that cross a face, edge or corner of a block
+ *                                   (D3Q19: 5, 1, 0) on every hs; a solid block holds none
+ *   allocator  "lbm.cells"          flags, boundary links and moments of a block (nothing
+ *                                   for a solid block)
  *   boundary   "lbm.boundary"       bounce-back links of fluid_boundary blocks: no-slip
  *                                   and moving walls (2 w_i rho0 c_i.u_w / c_s^2)
  *   kernel     "lbm.stream_collide" pull stream + SRT/TRT collide, then swaps the grids
@@ -37,18 +37,26 @@
 #include "geometry.h"
 #include "grid.h"
 #include "lattice.h"
+#include "gpu_field.h"
 #include "lbm_gpu.h"
 #include "patch.h"
 #include "registry.h"
 #include "tsr_error.h"
 
 #define LBM_PDF "lbm.pdf"
+#define LBM_CELLS "lbm.cells"
 #define LBM_BOUNDARY "lbm.boundary"
 #define LBM_STREAM_COLLIDE "lbm.stream_collide"
 #define LBM_MOMENTS "lbm.moments"
 #define LBM_CHECK "lbm.check"
 #define LBM_WAIT "lbm.wait"
-#define LBM_VELOCITY "lbm.velocity" /* the coupling field of the velocity (write_velocity) */
+/* The flow's public face: fields other modules read or add to by name. */
+#define LBM_VELOCITY "lbm.velocity" /* the velocity the collision used (3 components) */
+#define LBM_DENSITY "lbm.density"   /* the density the collision used (1 component) */
+#define LBM_FORCE "lbm.force"       /* the body force per cell the next collision adds to
+                                       lbm.force (3 components): an accumulator the first
+                                       module of a step that writes it sets, later ones
+                                       add to */
 
 typedef enum lbm_collision { LBM_SRT = 0, LBM_TRT = 1 } lbm_collision_t;
 typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1 } lbm_precision_t;
@@ -67,10 +75,6 @@ typedef struct lbm_options {
   double rho0;           /* reference density */
   bool shifted;          /* store f - w_i rho0 */
   double force[3];       /* constant body force density */
-  char force_field[64];  /* a coupling field (field.h) of a body force per cell, added to
-                            force, e.g. "thermal.force"; "": none */
-  bool write_velocity;   /* every step writes the velocity the collision used to the
-                            coupling field "lbm.velocity" (for modules that read it) */
   lbm_init_kind_t init;
   double init_velocity[3]; /* uniform: the initial velocity; Taylor-Green: u0 in [0] */
   geometry_t geometry;
@@ -113,13 +117,23 @@ static inline bool lbm_cell_stable(double cs2, double rho, const double u[3]) {
 /* The fs set of the options, e.g. "trt,dp". */
 const char *lbm_fs(const lbm_options_t *o);
 
-/* Registers the items above for hs cpu and hs gpu (see lbm_gpu.h); the options are
- * copied into the registry. gpu: this process's OpenCL environment (borrowed, must
- * outlive the registry and the blocks), NULL where it has none; every process registers
- * the GPU items, so that it can size the messages of GPU blocks. */
+/* Which fields of the public face a run uses: the stream-collide reads lbm.force, writes
+ * lbm.velocity and lbm.density where set (every step, in the same pass), and otherwise
+ * runs without them. */
+typedef struct lbm_coupling_flags {
+  bool force, velocity, density;
+} lbm_coupling_flags_t;
+
+/* Registers the items above for hs cpu and hs gpu, and declares the fields of the public
+ * face through the field kit; the options are copied into the registry. gpu and fields:
+ * this process's OpenCL programs (borrowed, must outlive the registry and the blocks),
+ * NULL where it has none; every process registers the GPU items, so that it can size
+ * the messages of GPU blocks. *flags (unless flags is NULL): where the run's coupling is
+ * set (all false at first), up to the first allocation. */
 TSR_NODISCARD tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
-                                            const lbm_options_t *o, gpu_pdf_cache_t *gpu,
-                                            tsr_error_t *err);
+                                            const lbm_options_t *o, gpu_lbm_cache_t *gpu,
+                                            gpu_field_programs_t *fields,
+                                            lbm_coupling_flags_t **flags, tsr_error_t *err);
 
 /* Sets every block's bs from the geometry (the same on every process). */
 TSR_NODISCARD tsr_status lbm_classify(patch_t *patch, registry_t *reg, const lbm_options_t *o,

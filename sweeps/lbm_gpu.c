@@ -7,7 +7,7 @@
 #include "field.h"
 #include "gpu_buffer.h"
 #include "gpu_lbm.h"
-#include "gpu_pdf.h"
+#include "gpu_lbm.h"
 #include "lbm_collide.h"
 #include "lbm_impl.h"
 
@@ -21,18 +21,19 @@ static tsr_status lbm_gpu_program(const lbm_ctx_t *c, const int size[3], gpu_lbm
   spec.lattice = c->lattice;
   spec.trt = c->opts.collision == LBM_TRT;
   spec.force = c->params.use_force;
-  spec.coupled = c->force_id >= 0 || c->velocity_id >= 0;
+  spec.coupled = c->couple.force || c->couple.velocity || c->couple.density;
   double consts[LBM_CONSTS_COUNT(LATTICE_MAX_Q)]; /* room for either precision */
   c->kernels[GRID_AOS]->constants(&c->params, spec.trt, consts);
-  return gpu_pdf_program(c->gpu, &spec, c->width, c->comps, c->ncomps, consts, out, err);
+  return gpu_lbm_cache_program(c->gpu, &spec, consts, out, err);
 }
 
 /* ---- GPU blocks ---- */
 
 typedef struct lbm_gpu_block {
   lbm_block_t host; /* first member: lbm_block_moments reads flags, rho and u from it;
-                       src, dst and links stay NULL (they live on the device) */
-  gpu_pdf_t pdf;    /* empty for a solid block */
+                       links stay NULL (they live on the device) */
+  gpu_lbm_t *prog;  /* the program of the block's size (borrowed from the cache); NULL for
+                       a solid block */
   gpu_lbm_links_t links;
   gpu_buffer_t moments;
   gpu_buffer_t flags, first; /* for the stability check on the device */
@@ -42,7 +43,6 @@ static void lbm_gpu_block_release(void *data, void *vctx) {
   (void)vctx;
   lbm_gpu_block_t *gb = data;
   if (!gb) return;
-  gpu_pdf_release(&gb->pdf); /* first: waits for the block's queue */
   gpu_lbm_links_free(&gb->links);
   gpu_buffer_free(&gb->moments);
   gpu_buffer_free(&gb->flags);
@@ -67,13 +67,10 @@ static tsr_status lbm_gpu_alloc(const block_info_t *b, void *vctx, void **out, t
   gb->host = *h;
   free(h);
   h = NULL;
-  if (!gb->host.src) goto done; /* solid: nothing on the device */
-  opencl_context_t *cl = gpu_pdf_cache_context(c->gpu);
+  if (!gb->host.flags) goto done; /* solid: nothing on the device */
+  opencl_context_t *cl = gpu_lbm_cache_context(c->gpu);
   TSR_TRY(lbm_gpu_program(c, b->size, &prog, err));
-  TSR_TRY(gpu_pdf_create(&gb->pdf, cl, prog, gb->host.src, err));
-  free(gb->host.src);
-  free(gb->host.dst);
-  gb->host.src = gb->host.dst = NULL;
+  gb->prog = prog;
 
   TSR_TRY(gpu_lbm_links_create(prog, gb->host.links, gb->host.nlinks, 0, &gb->links, err));
   free(gb->host.links);
@@ -85,7 +82,6 @@ static tsr_status lbm_gpu_alloc(const block_info_t *b, void *vctx, void **out, t
   TSR_TRY(gpu_buffer_write(cl, &gb->flags, 0, cells, gb->host.flags, NULL, err));
   TSR_TRY(gpu_buffer_create(cl, sizeof(int32_t), "stability check", &gb->first, err));
 done:
-  gb->host.src = gb->host.dst = NULL;
   *out = gb;
   gb = NULL;
 cleanup:
@@ -95,32 +91,68 @@ cleanup:
   return st;
 }
 
-static lbm_gpu_block_t *lbm_gpu_get(block_data_t *data, const lbm_ctx_t *c) {
-  return block_data_get(data, c->pdf_id);
+/* A GPU block's cells, its PDFs and the two copies of them as the LBM program sees
+ * them. */
+static tsr_status lbm_gpu_get(const block_info_t *b, block_data_t *data, const lbm_ctx_t *c,
+                              lbm_gpu_block_t **gb, field_block_t **pdf, gpu_lbm_field_t *dev,
+                              tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  *gb = block_data_get(data, c->cells_id);
+  *pdf = field_block_of(data, c->pdf_id);
+  TSR_CHECK(*gb && (*gb)->prog && *pdf && field_on_device(*pdf), TSR_ERR_INTERNAL,
+            "GPU BlockID %d lacks its LBM data on the device", (int)b->id);
+  const gpu_field_t *f = &(*pdf)->device;
+  *dev = (gpu_lbm_field_t){{f->grid[0].mem, f->grid[1].mem}, f->cur};
+cleanup:
+  return st;
 }
 
 /* ---- work ---- */
 
 static tsr_status lbm_gpu_boundary(const block_info_t *b, block_data_t *data, void *vctx,
                                    tsr_error_t *err) {
-  lbm_gpu_block_t *gb = lbm_gpu_get(data, vctx);
-  return gpu_lbm_boundary(gb->pdf.prog, &gb->pdf.field, &gb->links, err);
+  tsr_status st = TSR_OK;
+  lbm_gpu_block_t *gb;
+  field_block_t *pdf;
+  gpu_lbm_field_t dev;
+  TSR_TRY(lbm_gpu_get(b, data, vctx, &gb, &pdf, &dev, err));
+  TSR_TRY(gpu_lbm_boundary(gb->prog, &dev, &gb->links, err));
+cleanup:
+  return st;
 }
 
 static tsr_status lbm_gpu_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
                                          tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
-  lbm_gpu_block_t *gb = lbm_gpu_get(data, c);
-  if (c->force_id < 0 && c->velocity_id < 0) return gpu_pdf_step(&gb->pdf, NULL, err);
-  /* coupled: a force per cell in, the velocity out (as lbm_stream_collide) */
-  field_block_t *f = field_block_of(data, c->force_id), *u = field_block_of(data, c->velocity_id);
-  TSR_CHECK((c->force_id < 0 || (f && f->device.mem)) && (c->velocity_id < 0 || (u && u->device.mem)),
-            TSR_ERR_INTERNAL, "GPU BlockID %d lacks a coupling field of the LBM on the device",
-            (int)b->id);
-  gpu_lbm_aux_t aux = {.in = f ? &f->device : NULL, .out = u ? &u->device : NULL,
-                       .dims = f ? f->host.dims : u->host.dims, .start = !gb->host.started};
-  TSR_TRY(gpu_pdf_step(&gb->pdf, &aux, err));
+  lbm_gpu_block_t *gb;
+  field_block_t *pdf;
+  gpu_lbm_field_t dev;
+  TSR_TRY(lbm_gpu_get(b, data, c, &gb, &pdf, &dev, err));
+  const lbm_coupling_flags_t *cf = &c->couple;
+  if (!cf->force && !cf->velocity && !cf->density) {
+    TSR_TRY(gpu_lbm_step(gb->prog, &dev, err));
+    field_swap(pdf);
+    goto cleanup;
+  }
+  /* coupled: a force per cell in, the velocity and the density out (as
+     lbm_stream_collide); every field of the public face has the same device layout */
+  field_block_t *f = field_block_of(data, c->force_id), *u = field_block_of(data, c->velocity_id),
+                *r = field_block_of(data, c->density_id);
+  TSR_CHECK((!cf->force || (f && field_on_device(f))) &&
+                (!cf->velocity || (u && field_on_device(u))) &&
+                (!cf->density || (r && field_on_device(r))),
+            TSR_ERR_INTERNAL, "GPU BlockID %d lacks a field of the flow's public face on the "
+            "device", (int)b->id);
+  const gpu_field_t *any = cf->force ? &f->device : cf->velocity ? &u->device : &r->device;
+  gpu_lbm_aux_t aux = {.in = cf->force ? &f->device.grid[0] : NULL,
+                       .out = cf->velocity ? &u->device.grid[0] : NULL,
+                       .density = cf->density ? &r->device.grid[0] : NULL,
+                       .dims = gpu_field_dims(any),
+                       .density_shift = c->opts.shifted ? c->opts.rho0 : 0.0,
+                       .start = !gb->host.started};
+  TSR_TRY(gpu_lbm_step_coupled(gb->prog, &dev, &aux, err));
+  field_swap(pdf);
   gb->host.started = 1;
 cleanup:
   return st;
@@ -138,9 +170,12 @@ static tsr_status lbm_gpu_moments(const block_info_t *b, block_data_t *data, voi
                                   tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
-  lbm_gpu_block_t *gb = lbm_gpu_get(data, c);
+  lbm_gpu_block_t *gb;
+  field_block_t *pdf;
+  gpu_lbm_field_t dev;
+  TSR_TRY(lbm_gpu_get(b, data, c, &gb, &pdf, &dev, err));
   gpu_lbm_moments_opts_t mo = lbm_gpu_moments_opts(c);
-  TSR_TRY(gpu_lbm_moments(gb->pdf.prog, &gb->pdf.field, &gb->moments, &mo, gb->host.rho, gb->host.u, err));
+  TSR_TRY(gpu_lbm_moments(gb->prog, &dev, &gb->moments, &mo, gb->host.rho, gb->host.u, err));
   lbm_mask_walls(c, &gb->host);
 cleanup:
   return st;
@@ -152,10 +187,13 @@ static tsr_status lbm_gpu_check(const block_info_t *b, block_data_t *data, void 
                                 tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
-  lbm_gpu_block_t *gb = lbm_gpu_get(data, c);
+  lbm_gpu_block_t *gb;
+  field_block_t *pdf;
+  gpu_lbm_field_t dev;
+  TSR_TRY(lbm_gpu_get(b, data, c, &gb, &pdf, &dev, err));
   gpu_lbm_moments_opts_t mo = lbm_gpu_moments_opts(c);
   const double cs = lbm_sound_speed(&c->opts);
-  TSR_TRY(gpu_lbm_check(gb->pdf.prog, &gb->pdf.field, &gb->flags, GEOMETRY_FLUID, &gb->first, &mo,
+  TSR_TRY(gpu_lbm_check(gb->prog, &dev, &gb->flags, GEOMETRY_FLUID, &gb->first, &mo,
                         cs * cs, &gb->host.unstable, err));
   if (gb->host.unstable >= 0) TSR_TRY(lbm_gpu_moments(b, data, vctx, err));
 cleanup:
@@ -164,15 +202,16 @@ cleanup:
 
 static tsr_status lbm_gpu_wait(const block_info_t *b, block_data_t *data, void *vctx,
                                tsr_error_t *err) {
-  lbm_gpu_block_t *gb = lbm_gpu_get(data, vctx);
-  return gpu_queue_finish(gb->pdf.cl, err);
+  const lbm_ctx_t *c = vctx;
+  field_block_t *pdf = field_block_of(data, c->pdf_id);
+  return pdf ? gpu_queue_finish(pdf->device.cl, err) : TSR_OK;
 }
 
 tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const char *live = "fluid|fluid_boundary";
   const registry_item_t items[] = {
-      {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_PDF, .fs = "*", .hs = "gpu", .bs = "*",
+      {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_CELLS, .fs = "*", .hs = "gpu", .bs = "*",
        .alloc = lbm_gpu_alloc, .free = lbm_gpu_block_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "gpu",
        .bs = "fluid_boundary", .kernel = lbm_gpu_boundary},
@@ -186,10 +225,6 @@ tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
        .kernel = lbm_gpu_wait},
   };
   TSR_TRY(lbm_add_items(reg, items, sizeof items / sizeof items[0], ctx, err));
-  const gpu_pdf_items_t exchange = {.name = LBM_PDF, .bs = live,
-                                    .offset = offsetof(lbm_gpu_block_t, pdf),
-                                    .size = lbm_size, .size_ctx = ctx};
-  TSR_TRY(gpu_pdf_register(reg, &exchange, err));
 cleanup:
   return st;
 }

@@ -12,6 +12,6 @@
 #ifndef LBM_GPU_H
 #define LBM_GPU_H
 
-#include "gpu_pdf.h"
+#include "gpu_lbm.h"
 
 #endif

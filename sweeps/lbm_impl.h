@@ -18,20 +18,22 @@ typedef struct lbm_ctx {
   lbm_params_t params;
   const lattice_t *lattice;
   const lbm_kernels_t *kernels[2]; /* per CPU layout (grid_layout_t) */
-  int pdf_id;
-  int force_id, velocity_id; /* data ids of the coupling fields, -1: none (lbm.force_field,
-                                lbm.write_velocity) */
+  int pdf_id;   /* the PDFs: a field of the field kit (two copies) */
+  int cells_id; /* the block's cells: lbm_block_t (CPU) or lbm_gpu_block_t (GPU) */
+  int force_id, velocity_id, density_id; /* data ids of the public face's fields */
+  lbm_coupling_flags_t couple; /* which of them the run uses (lbm_module's bind) */
   uint32_t bs_fluid, bs_boundary, bs_solid;
   int comps[DIRECTION_COUNT][LATTICE_MAX_Q]; /* PDFs crossing each direction */
   int ncomps[DIRECTION_COUNT];
   int width[3];       /* ghost widths of the PDF field (lbm_ghost_width) */
-  gpu_pdf_cache_t *gpu; /* NULL: this process has no OpenCL device */
+  gpu_lbm_cache_t *gpu; /* NULL: this process has no OpenCL device */
 } lbm_ctx_t;
 
+/* A block's cells beside its PDFs: flags, the bounce-back links (element indices of the
+ * PDF field's layout, dims), the moments. Empty (flags NULL) for a solid block. */
 typedef struct lbm_block {
-  grid_dims_t dims;
+  grid_dims_t dims;      /* of the block's PDF field */
   size_t esize;
-  void *src, *dst;       /* NULL for a solid block; 64-byte aligned */
   lbm_link_t *links;
   size_t nlinks;
   uint8_t *flags;        /* interior cells */
@@ -44,7 +46,7 @@ typedef struct lbm_block {
 /* Interior cells of a block. */
 size_t lbm_cells(const grid_dims_t *d);
 
-/* The CPU block in a layout: initial PDFs (both grids), flags, bounce-back links (element
+/* The cells of a CPU block whose PDFs lie in a layout: flags, bounce-back links (element
  * indices of that layout), moment arrays; a solid block gets the struct alone. The GPU
  * allocator starts from the AoS block. */
 tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layout_t layout,
@@ -53,18 +55,15 @@ void lbm_block_release(void *data, void *ctx);
 /* Frees the arrays of a block (not the struct) and sets them to NULL. */
 void lbm_block_clear(lbm_block_t *b);
 
-/* Message bytes of a block in direction dir (0 for solid blocks). */
-size_t lbm_size(const block_info_t *b, int dir, void *vctx);
-
 /* Wall cells of the moment arrays read rho0 and the wall velocity. */
 void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb);
 
 /* Items that do nothing (solid blocks, blocks without walls). */
 tsr_status lbm_nothing(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err);
-tsr_status lbm_nothing_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
-                               size_t cap, size_t *written, void *vctx, tsr_error_t *err);
-tsr_status lbm_nothing_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
-                              size_t len, void *vctx, tsr_error_t *err);
+
+/* The start PDFs of a block, ghost layers included (the field kit's fill function). */
+tsr_status lbm_fill(const block_info_t *b, void *values, const grid_dims_t *dims,
+                    const void *vctx, tsr_error_t *err);
 
 /* Adds the items with ctx set to ctx. */
 tsr_status lbm_add_items(registry_t *reg, const registry_item_t *items, size_t n, void *ctx,

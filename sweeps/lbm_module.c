@@ -22,15 +22,17 @@ typedef struct lbm_quantity {
 } lbm_quantity_t;
 struct lbm_state {
   lbm_options_t opts;
-  gpu_pdf_cache_t *gpu;
-  int pdf_id, velocity_id;
+  gpu_lbm_cache_t *gpu;
+  int cells_id, velocity_id; /* lbm.cells: flags and moments */
+  lbm_coupling_flags_t *couple; /* in the registry: which fields of the public face the
+                                   run uses (lbm_bind) */
   lbm_quantity_t quantities[LBM_QUANTITIES]; /* the samplers' contexts */
 };
 
 static void lbm_state_free(void *state) {
   lbm_state_t *s = state;
   if (!s) return;
-  gpu_pdf_cache_free(&s->gpu);
+  gpu_lbm_cache_free(&s->gpu);
   free(s);
 }
 
@@ -40,7 +42,7 @@ tsr_status lbm_module_state(const lbm_options_t *lo, void **state, tsr_error_t *
   *state = NULL;
   TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory");
   s->opts = *lo;
-  s->pdf_id = s->velocity_id = -1;
+  s->cells_id = s->velocity_id = -1;
   for (int q = 0; q < LBM_QUANTITIES; ++q) s->quantities[q] = (lbm_quantity_t){s, q};
   *state = s;
 cleanup:
@@ -85,7 +87,7 @@ static tsr_status lbm_sample(const block_info_t *b, const block_data_t *data, do
   tsr_status st = TSR_OK;
   const lbm_quantity_t *q = ctx;
   const lbm_state_t *s = q->state;
-  lbm_moments_view_t v = lbm_block_moments(data, s->pdf_id);
+  lbm_moments_view_t v = lbm_block_moments(data, s->cells_id);
   const int64_t n = (int64_t)b->size[0] * b->size[1] * b->size[2];
   /* a block without PDFs (solid): a wall at rest */
   for (int64_t k = 0; q->what == LBM_Q_DENSITY && k < n; ++k) out[k] = v.rho ? v.rho[k] : s->opts.rho0;
@@ -116,18 +118,28 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
   tsr_status st = TSR_OK;
   lbm_state_t *s = state;
   const lattice_t *l = s->opts.lattice;
-  if (env->cl && !s->gpu) TSR_TRY(gpu_pdf_cache_create(env->cl, env->kernel_sources, &s->gpu, err));
-  TSR_TRY(lbm_sweep_register(reg, &env->so->domain, &s->opts, s->gpu, err));
-  TSR_TRY(registry_data_id(reg, LBM_PDF, &s->pdf_id, err));
-  if (s->opts.write_velocity) TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &s->velocity_id, err));
+  if (env->cl && !s->gpu) TSR_TRY(gpu_lbm_cache_create(env->cl, env->kernel_sources, &s->gpu, err));
+  TSR_TRY(lbm_sweep_register(reg, &env->so->domain, &s->opts, s->gpu, env->fields, &s->couple,
+                             err));
+  TSR_TRY(registry_data_id(reg, LBM_CELLS, &s->cells_id, err));
+  TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &s->velocity_id, err));
   *decl = (module_decl_t){
-      .nfields = 1,
+      .nfields = 5,
       .fields = {{.name = LBM_PDF, .components = l->q,
                   .value_bytes = s->opts.precision == LBM_SP ? 4 : 8,
-                  .layout = {grid_layout_name(s->opts.cpu_layout), "soa"}}},
+                  .layout = {grid_layout_name(s->opts.cpu_layout), "soa"}},
+                 {.name = LBM_CELLS, .layout = {"-", "-"}},
+                 {.name = LBM_FORCE, .components = 3,
+                  .value_bytes = s->opts.precision == LBM_SP ? 4 : 8, .layout = {"soa", "soa"}},
+                 {.name = LBM_VELOCITY, .components = 3,
+                  .value_bytes = s->opts.precision == LBM_SP ? 4 : 8, .layout = {"soa", "soa"}},
+                 {.name = LBM_DENSITY, .components = 1,
+                  .value_bytes = s->opts.precision == LBM_SP ? 4 : 8, .layout = {"soa", "soa"}}},
       .nsweeps = 1,
       .sweeps = {{.name = "lbm", .reads_ghosts = {LBM_PDF}, .nreads_ghosts = 1,
-                  .writes = {LBM_PDF}, .nwrites = 1, .boundary = LBM_BOUNDARY,
+                  .reads = {LBM_FORCE}, .nreads = 1,
+                  .writes = {LBM_PDF, LBM_VELOCITY, LBM_DENSITY}, .nwrites = 3,
+                  .boundary = LBM_BOUNDARY,
                   .kernel = LBM_STREAM_COLLIDE}},
       .nquantities = 3,
       .quantities = {{.name = "density", .components = 1, .columns = {"rho"},
@@ -140,18 +152,34 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
                       .prepare = LBM_MOMENTS, .sample = lbm_sample,
                       .ctx = &s->quantities[LBM_Q_FLAGS],
                       .small_integer = true, .wall = true}},
-      .finish = LBM_WAIT};
+      .finish = LBM_WAIT,
+      .nscalars = 2,
+      .scalars = {{"lbm.viscosity", s->opts.viscosity}, {"lbm.rho0", s->opts.rho0}}};
   lbm_ghost_width(l, decl->fields[0].width);
-  module_sweep_t *sw = &decl->sweeps[0];
-  if (s->opts.force_field[0]) sw->reads[sw->nreads++] = s->opts.force_field;
-  if (s->opts.write_velocity) {
-    decl->fields[decl->nfields++] = (module_field_t){
-        .name = LBM_VELOCITY, .components = 3, .value_bytes = decl->fields[0].value_bytes,
-        .layout = {"soa", "soa"}};
-    sw->writes[sw->nwrites++] = LBM_VELOCITY;
-  }
 cleanup:
   return st;
+}
+
+/* The public face: the force is read where some other module writes it, the velocity and
+ * the density are written where some module reads them; the fields nobody uses are not
+ * allocated. */
+static tsr_status lbm_bind(void *state, module_decl_t *decls, int n, int self,
+                           tsr_error_t *err) {
+  (void)err;
+  lbm_state_t *s = state;
+  module_decl_t *mine = &decls[self];
+  /* the flow's own sweep reads the force and writes the others: ask the other modules */
+  module_decl_t others[MODULE_MAX];
+  int k = 0;
+  for (int m = 0; m < n; ++m)
+    if (m != self) others[k++] = decls[m];
+  s->couple->force = module_writes_before(others, k, LBM_FORCE);
+  s->couple->velocity = module_reads(others, k, LBM_VELOCITY);
+  s->couple->density = module_reads(others, k, LBM_DENSITY);
+  if (!s->couple->force) module_drop_field(mine, LBM_FORCE);
+  if (!s->couple->velocity) module_drop_field(mine, LBM_VELOCITY);
+  if (!s->couple->density) module_drop_field(mine, LBM_DENSITY);
+  return TSR_OK;
 }
 
 static tsr_status lbm_module_classify(void *state, patch_t *patch, registry_t *reg,
@@ -205,7 +233,7 @@ static tsr_status lbm_local_bytes(const void *state, registry_t *reg, const patc
       size_t grids, device_moments;
       ok = tsr_mul_size(with_ghosts, (size_t)l->q * es, &grid) && tsr_mul_size(grid, 2, &grids) &&
            tsr_mul_size(cells, 4 * 8 + 1, &device_moments) &&
-           tsr_mul_size(with_ghosts - cells, 2 * GPU_LBM_MAX_COMPS * es, &messages) &&
+           tsr_mul_size(with_ghosts - cells, 2 * (size_t)l->q * es, &messages) &&
            tsr_add_size(*device, grids, device) && tsr_add_size(*device, device_moments, device) &&
            tsr_add_size(*device, messages, device);
       if (ok && grids > staging) staging = grids;
@@ -224,13 +252,13 @@ cleanup:
 tsr_status lbm_sim_mass(lbm_sim_t *sim, double *mass, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   patch_t *patch = sim_patch(sim);
-  const int pdf_id = sim_field_id(sim, LBM_PDF);
+  const int cells_id = sim_field_id(sim, LBM_CELLS);
   int32_t nb = patch_block_count(patch);
   double *part = calloc((size_t)nb, sizeof *part), *all = calloc((size_t)nb, sizeof *all);
   if (!part || !all) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
   for (int32_t i = 0; st == TSR_OK && i < patch_local_count(patch); ++i) {
     int32_t id = patch_local_id(patch, i);
-    lbm_moments_view_t v = lbm_block_moments(patch_block_data(patch, id), pdf_id);
+    lbm_moments_view_t v = lbm_block_moments(patch_block_data(patch, id), cells_id);
     for (int64_t k = 0; k < v.cells; ++k)
       if (v.flags[k] == GEOMETRY_FLUID) part[id] += v.rho[k];
   }
@@ -256,7 +284,7 @@ static tsr_status lbm_check(void *state, sim_t *sim, int64_t step, bool moments_
   if (!moments_fresh) TSR_TRY(sim_run_kernel(sim, LBM_CHECK, err));
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     int32_t id = patch_local_id(patch, i);
-    lbm_moments_view_t v = lbm_block_moments(patch_block_data(patch, id), s->pdf_id);
+    lbm_moments_view_t v = lbm_block_moments(patch_block_data(patch, id), s->cells_id);
     int64_t first_cell = moments_fresh ? lbm_first_unstable(&v, cs2) : v.unstable;
     if (first_cell >= 0 && ((int64_t)id << 32) + first_cell < mine)
       mine = ((int64_t)id << 32) + first_cell;
@@ -269,7 +297,7 @@ static tsr_status lbm_check(void *state, sim_t *sim, int64_t step, bool moments_
   const block_info_t *b = patch_block(patch, id);
   double vals[4] = {0};
   if (b->rank == patch_my_rank(patch)) {
-    lbm_moments_view_t v = lbm_block_moments(patch_block_data(patch, id), s->pdf_id);
+    lbm_moments_view_t v = lbm_block_moments(patch_block_data(patch, id), s->cells_id);
     vals[0] = v.rho[k];
     for (int a = 0; a < 3; ++a) vals[1 + a] = v.u[3 * k + a];
   }
@@ -315,6 +343,7 @@ const module_def_t lbm_module = {
     .warnings = lbm_warnings,
     .calibration = lbm_calibration,
     .register_items = lbm_register,
+    .bind = lbm_bind,
     .classify = lbm_module_classify,
     .block_cells = lbm_block_cells,
     .local_bytes = lbm_local_bytes,

@@ -22,13 +22,11 @@
 #include <string.h>
 
 #include "config.h"
-#include "cpu_copy.h"
 #include "direction.h"
 #include "field.h"
-#include "gpu_pdf.h"
+#include "gpu_lbm.h"
 #include "grid.h"
 #include "lattice.h"
-#include "lbm.h"
 #include "lbm_collide.h"
 #include "lbm_kernels.h"
 #include "sim.h"
@@ -37,7 +35,13 @@
 #include "verdict.h"
 
 #define THERMAL_PDF "thermal.pdf"
-#define THERMAL_FORCE "thermal.force"
+#define THERMAL_WALLS "thermal.walls"
+#define THERMAL_START "thermal.start"
+/* the flow's public face (fields and scalars it publishes) */
+#define FLOW_VELOCITY "lbm.velocity"
+#define FLOW_FORCE "lbm.force"
+#define FLOW_VISCOSITY "lbm.viscosity"
+#define FLOW_RHO0 "lbm.rho0"
 #define THERMAL_BOUNDARY "thermal.boundary"
 #define THERMAL_STREAM_COLLIDE "thermal.stream_collide"
 #define THERMAL_WAIT "thermal.wait"
@@ -51,7 +55,7 @@ typedef struct thermal_opts {
   double center[3], width;  /* the pulse: centre (cells) and standard deviation */
   int dp;                   /* double precision */
   grid_layout_t layout;
-  double viscosity, rho0;   /* the flow's (lbm.viscosity, lbm.rho0) */
+  double viscosity, rho0;   /* the flow's (its scalars lbm.viscosity and lbm.rho0: bind) */
 } thermal_opts_t;
 
 /* What the items share (kept in the registry). */
@@ -63,30 +67,27 @@ typedef struct thermal_ctx {
   lbm_params_t params;
   lbm_coupling_t coupling;  /* beta and c0; the fields per block */
   double kappa, gbeta, height;
-  int pdf_id, force_id, velocity_id;
+  int pdf_id, walls_id, force_id, velocity_id;
   int comps[DIRECTION_COUNT][LATTICE_MAX_Q];
   int ncomps[DIRECTION_COUNT];
-  gpu_pdf_cache_t *gpu;     /* NULL: this process has no OpenCL device */
+  gpu_lbm_cache_t *gpu;     /* NULL: this process has no OpenCL device */
 } thermal_ctx_t;
 
-/* A block's temperature populations: on the CPU the two grids and the wall links
- * (element indices of the field: [0] adiabatic, f[to] = f[from]; [1] fixed temperature,
- * f[to] = -f[from] + extra; in the storage precision); on a GPU block the device field
- * and the same links there, with dims those of the host copies (AoS). */
-typedef struct thermal_block {
-  grid_dims_t dims;
-  size_t esize;
-  void *src, *dst;
+/* A block's walls (the populations are a field of the field kit, THERMAL_PDF): links of
+ * element indices of the block's population field ([0] adiabatic, f[to] = f[from]; [1]
+ * fixed temperature, f[to] = -f[from] + extra; in the storage precision); on a GPU block
+ * the same links on the device and the block's D3Q7 program. */
+typedef struct thermal_walls {
   lbm_link_t *links[2];
   size_t nlinks[2];
-  gpu_pdf_t pdf;
+  gpu_lbm_t *prog; /* GPU blocks: borrowed from the module's program cache */
   gpu_lbm_links_t walls[2];
-} thermal_block_t;
+} thermal_walls_t;
 
 typedef struct thermal_state {
   thermal_opts_t o;
-  const thermal_ctx_t *ctx; /* after register_items */
-  gpu_pdf_cache_t *gpu;     /* the programs of this process's OpenCL device */
+  thermal_ctx_t *ctx;       /* after register_items (kept by the registry) */
+  gpu_lbm_cache_t *gpu;     /* the programs of this process's OpenCL device */
 } thermal_state_t;
 
 static const char *const axis_names[] = {"x", "y", "z", NULL};
@@ -104,7 +105,7 @@ static tsr_status thermal_read(config_t *cfg, const simulation_options_t *so, vo
                         .perturbation = 1e-3, .magic = 0.25, .rolls = 2,
                         .axis = so->domain.cells[2] == 1 ? 1 : 2, .dp = 1,
                         .layout = GRID_SOA, .viscosity = 1.0 / 6.0, .rho0 = 1};
-  config_node_t *root = config_root(cfg), *t, *lbm;
+  config_node_t *root = config_root(cfg), *t;
   TSR_TRY(config_object(root, "thermal", false, &t, err));
   if (t) {
     TSR_TRY(config_real(t, "rayleigh", false, 0, 1e12, &o->rayleigh, err));
@@ -134,27 +135,6 @@ static tsr_status thermal_read(config_t *cfg, const simulation_options_t *so, vo
       }
     }
   }
-  /* the flow's viscosity and reference density set the diffusivity and the force */
-  TSR_TRY(config_object(root, "lbm", false, &lbm, err));
-  char force[64] = "";
-  bool velocity = false;
-  int lbm_sp = 0;
-  if (lbm) {
-    TSR_TRY(config_choice(lbm, "precision", false, precisions, &lbm_sp, err));
-    TSR_TRY(config_real(lbm, "viscosity", false, 1e-12, 1e6, &o->viscosity, err));
-    TSR_TRY(config_real(lbm, "rho0", false, 1e-12, 1e12, &o->rho0, err));
-    TSR_TRY(config_string(lbm, "force_field", false, force, sizeof force, err));
-    TSR_TRY(config_bool(lbm, "write_velocity", false, &velocity, err));
-  }
-  TSR_CHECK(strcmp(force, THERMAL_FORCE) == 0 && velocity, TSR_ERR_INVALID,
-            "%s: modules: \"thermal\" needs the flow coupled both ways: set lbm.force_field to "
-            "\"" THERMAL_FORCE "\" (the buoyancy) and lbm.write_velocity to true (the "
-            "advection velocity)", config_source(cfg));
-  /* the coupling fields are stored in each module's precision and read in the other's */
-  TSR_CHECK(o->dp == !lbm_sp, TSR_ERR_INVALID,
-            "%s: thermal.precision = \"%s\" but lbm.precision = \"%s\": the coupled modules "
-            "exchange fields per cell and need the same precision", config_source(cfg),
-            o->dp ? "dp" : "sp", lbm_sp ? "sp" : "dp");
   TSR_CHECK(o->hot != o->cold, TSR_ERR_INVALID,
             "%s: thermal.hot = thermal.cold = %g: the walls need a temperature difference",
             config_source(cfg), o->hot);
@@ -178,7 +158,7 @@ cleanup:
 
 static void thermal_free(void *state) {
   thermal_state_t *s = state;
-  if (s) gpu_pdf_cache_free(&s->gpu);
+  if (s) gpu_lbm_cache_free(&s->gpu);
   free(s);
 }
 
@@ -201,16 +181,13 @@ static void thermal_describe(const void *state, char *out, size_t cap) {
 
 static void thermal_release(void *data, void *ctx) {
   (void)ctx;
-  thermal_block_t *tb = data;
-  if (!tb) return;
-  gpu_pdf_release(&tb->pdf); /* first: waits for the block's queue */
+  thermal_walls_t *w = data;
+  if (!w) return;
   for (int k = 0; k < 2; ++k) {
-    gpu_lbm_links_free(&tb->walls[k]);
-    free(tb->links[k]);
+    gpu_lbm_links_free(&w->walls[k]);
+    free(w->links[k]);
   }
-  free(tb->src);
-  free(tb->dst);
-  free(tb);
+  free(w);
 }
 
 typedef struct thermal_init_ctx {
@@ -245,16 +222,32 @@ static void thermal_initial(int x, int y, int z, void *vctx, double out[4]) {
   out[0] = o->hot - dt * h + o->perturbation * dt * sin(pi * h) * cos(pi * o->rolls * w);
 }
 
-/* thermal.force at the start: the buoyancy of the initial temperature, so that the flow's
- * first collision feels it already (with half its weight, as the flow starts at rest:
- * lbm_coupling_t.start). */
-static void thermal_force_initial(const block_info_t *b, int x, int y, int z, const void *ctx,
-                                  double *out) {
-  const thermal_ctx_t *c = ctx;
+/* lbm.force at the start: the buoyancy of the initial temperature added, so that the
+ * flow's first collision feels it already (with half its weight, as the flow starts at
+ * rest: lbm_coupling_t.start). GPU blocks: on the host, then to the device. */
+static tsr_status thermal_start(const block_info_t *b, block_data_t *data, void *vctx,
+                                tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const thermal_ctx_t *c = vctx;
+  field_block_t *f = field_block_of(data, c->force_id);
+  const grid_field_t *h = NULL;
+  TSR_CHECK(f, TSR_ERR_INTERNAL, "BlockID %d lacks the flow's force field", (int)b->id);
+  TSR_TRY(field_sync(data, c->force_id, &h, err));
   thermal_init_ctx_t ic = {c, b};
-  double t[4];
-  thermal_initial(x, y, z, &ic, t);
-  for (int a = 0; a < 3; ++a) out[a] = c->coupling.beta[a] * (t[0] - c->coupling.c0);
+  for (int z = 0; z < b->size[2]; ++z)
+    for (int y = 0; y < b->size[1]; ++y)
+      for (int x = 0; x < b->size[0]; ++x) {
+        double t[4];
+        thermal_initial(x, y, z, &ic, t);
+        for (int a = 0; a < 3; ++a) {
+          const size_t i = grid_index(&h->dims, x, y, z, a);
+          field_set(h->values, h->esize, i,
+                    field_value(h->values, h->esize, i) + c->coupling.beta[a] * (t[0] - c->coupling.c0));
+        }
+      }
+  if (field_on_device(f)) TSR_TRY(gpu_field_upload(&f->device, h->values, &h->dims, err));
+cleanup:
+  return st;
 }
 
 /* The walls on the domain's faces, as links of a field with dims d: for every direction i
@@ -263,7 +256,7 @@ static void thermal_force_initial(const block_info_t *b, int x, int y, int z, co
  * and cold walls (anti-bounce-back; the wall lies half-way) and as it is at adiabatic
  * faces (bounce-back: no flux). */
 static tsr_status thermal_links(const thermal_ctx_t *c, const block_info_t *b,
-                                const grid_dims_t *d, thermal_block_t *tb, tsr_error_t *err) {
+                                const grid_dims_t *d, thermal_walls_t *tb, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const lattice_t *l = c->lattice;
   for (int pass = 0; pass < 2; ++pass) { /* count, then fill */
@@ -302,113 +295,84 @@ cleanup:
   return st;
 }
 
-/* The populations at the start (equilibrium of the initial temperature at rest, ghost
- * cells at the mean temperature) in a layout, and the wall links. */
-static tsr_status thermal_block_make(const block_info_t *b, const thermal_ctx_t *c,
-                                     grid_layout_t layout, thermal_block_t **out,
-                                     tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  thermal_block_t *tb = calloc(1, sizeof *tb);
-  *out = NULL;
-  TSR_CHECK(tb, TSR_ERR_NOMEM, "out of memory for the thermal data of BlockID %d", (int)b->id);
-  tb->esize = c->o.dp ? 8 : 4;
-  tb->dims = grid_dims_make(b->size, c->lattice->q, 1, layout, tb->esize);
-  tb->src = field_values_alloc(&tb->dims, tb->esize);
-  tb->dst = field_values_alloc(&tb->dims, tb->esize);
-  TSR_CHECK(tb->src && tb->dst, TSR_ERR_NOMEM,
-            "out of memory for the thermal data of BlockID %d (2 x %zu elements)", (int)b->id,
-            tb->dims.elements);
-  const lbm_kernels_t *k = c->kernels[layout];
+/* The populations at the start: the equilibrium of the initial temperature at rest,
+ * ghost cells at the mean temperature (the field kit's fill function). */
+static tsr_status thermal_fill(const block_info_t *b, void *values, const grid_dims_t *d,
+                               const void *vctx, tsr_error_t *err) {
+  (void)err;
+  const thermal_ctx_t *c = vctx;
   lbm_params_t p = c->params;
   p.rho0 = 0.5 * (c->o.hot + c->o.cold); /* ghost cells: the mean temperature */
   thermal_init_ctx_t ic = {c, b};
-  k->init(tb->src, &tb->dims, &p, 0, thermal_initial, &ic);
-  k->init(tb->dst, &tb->dims, &p, 0, thermal_initial, &ic);
-  TSR_TRY(thermal_links(c, b, &tb->dims, tb, err));
-  *out = tb;
-  tb = NULL;
+  c->kernels[d->layout]->init(values, d, &p, 0, thermal_initial, &ic);
+  return TSR_OK;
+}
+
+/* The walls of a block whose populations lie in a layout. */
+static tsr_status thermal_walls_make(const block_info_t *b, const thermal_ctx_t *c,
+                                     grid_layout_t layout, thermal_walls_t **out,
+                                     tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  thermal_walls_t *w = calloc(1, sizeof *w);
+  *out = NULL;
+  TSR_CHECK(w, TSR_ERR_NOMEM, "out of memory for the thermal walls of BlockID %d", (int)b->id);
+  const grid_dims_t d = grid_dims_make(b->size, c->lattice->q, 1, layout, c->o.dp ? 8 : 4);
+  TSR_TRY(thermal_links(c, b, &d, w, err));
+  *out = w;
+  w = NULL;
 cleanup:
-  thermal_release(tb, NULL);
+  thermal_release(w, NULL);
   return st;
 }
 
 static tsr_status thermal_alloc(const block_info_t *b, void *vctx, void **out, tsr_error_t *err) {
   const thermal_ctx_t *c = vctx;
-  return thermal_block_make(b, c, c->o.layout, (thermal_block_t **)out, err);
+  return thermal_walls_make(b, c, c->o.layout, (thermal_walls_t **)out, err);
 }
 
-/* The block built on the host in AoS as for the CPU, then moved to the device. */
+/* The links built on the host as for an AoS block, then moved to the device. */
 static tsr_status thermal_gpu_alloc(const block_info_t *b, void *vctx, void **out,
                                     tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const thermal_ctx_t *c = vctx;
-  thermal_block_t *tb = NULL;
-  gpu_lbm_t *prog = NULL;
+  thermal_walls_t *w = NULL;
   *out = NULL;
   TSR_CHECK(c->gpu, TSR_ERR_INVALID,
             "BlockID %d is to run on hs gpu, but this process has no OpenCL device", (int)b->id);
-  TSR_TRY(thermal_block_make(b, c, GRID_AOS, &tb, err));
+  TSR_TRY(thermal_walls_make(b, c, GRID_AOS, &w, err));
   gpu_lbm_spec_t spec = {.lattice = c->lattice, .n = {b->size[0], b->size[1], b->size[2]},
                          .dp = c->o.dp, .trt = 1, .ade = 1, .coupled = 1};
-  const int width[3] = {1, 1, 1};
   double consts[LBM_CONSTS_COUNT(LATTICE_MAX_Q)]; /* room for either precision */
   c->kernels[GRID_AOS]->constants(&c->params, 1, consts);
-  TSR_TRY(gpu_pdf_program(c->gpu, &spec, width, c->comps, c->ncomps, consts, &prog, err));
-  TSR_TRY(gpu_pdf_create(&tb->pdf, gpu_pdf_cache_context(c->gpu), prog, tb->src, err));
+  TSR_TRY(gpu_lbm_cache_program(c->gpu, &spec, consts, &w->prog, err));
   for (int k = 0; k < 2; ++k) {
-    TSR_TRY(gpu_lbm_links_create(prog, tb->links[k], tb->nlinks[k], k, &tb->walls[k], err));
-    free(tb->links[k]);
-    tb->links[k] = NULL;
-    tb->nlinks[k] = 0;
+    TSR_TRY(gpu_lbm_links_create(w->prog, w->links[k], w->nlinks[k], k, &w->walls[k], err));
+    free(w->links[k]);
+    w->links[k] = NULL;
+    w->nlinks[k] = 0;
   }
-  free(tb->src);
-  free(tb->dst);
-  tb->src = tb->dst = NULL;
-  *out = tb;
-  tb = NULL;
+  *out = w;
+  w = NULL;
 cleanup:
   if (st != TSR_OK) tsr_error_prefix(err, "thermal: BlockID %d on OpenCL device", (int)b->id);
-  thermal_release(tb, NULL);
+  thermal_release(w, NULL);
   return st;
 }
 
-static void thermal_field(const block_info_t *b, const void *data, const void *vctx, void **field,
-                          grid_dims_t *dims) {
-  (void)b, (void)vctx;
-  const thermal_block_t *tb = data;
-  *field = tb->src;
-  *dims = tb->dims;
+/* A block's populations and walls. */
+static tsr_status thermal_get(const block_info_t *b, block_data_t *data, const thermal_ctx_t *c,
+                              field_block_t **pdf, thermal_walls_t **walls, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  *pdf = field_block_of(data, c->pdf_id);
+  *walls = block_data_get(data, c->walls_id);
+  TSR_CHECK(*pdf && *walls, TSR_ERR_INTERNAL, "BlockID %d lacks its thermal data", (int)b->id);
+cleanup:
+  return st;
 }
 
-static cpu_copy_layout_t thermal_copy_layout(const thermal_ctx_t *c) {
-  return (cpu_copy_layout_t){.field = thermal_field, .esize = c->o.dp ? 8 : 4,
-                             .comps = &c->comps[0][0], .stride = LATTICE_MAX_Q,
-                             .ncomps = c->ncomps, .width = {1, 1, 1}, .ctx = c};
-}
-
-static size_t thermal_size(const block_info_t *b, int dir, void *vctx) {
-  cpu_copy_layout_t l = thermal_copy_layout(vctx);
-  return cpu_copy_size(&l, b, dir);
-}
-
-static tsr_status thermal_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
-                                  size_t cap, size_t *written, void *vctx, tsr_error_t *err) {
-  const thermal_block_t *tb = data;
-  cpu_copy_layout_t l = thermal_copy_layout(vctx);
-  return cpu_copy_extract(&l, b, tb->src, &tb->dims, dir, out, cap, written, THERMAL_PDF, err);
-}
-
-static tsr_status thermal_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
-                                 size_t len, void *vctx, tsr_error_t *err) {
-  thermal_block_t *tb = data;
-  cpu_copy_layout_t l = thermal_copy_layout(vctx);
-  return cpu_copy_insert(&l, b, tb->src, &tb->dims, dir, in, len, THERMAL_PDF, err);
-}
-
-static tsr_status thermal_copy(const registry_copy_task_t *tasks, size_t n, void *vctx,
-                               tsr_error_t *err) {
-  cpu_copy_layout_t l = thermal_copy_layout(vctx);
-  return cpu_copy_run(tasks, n, &l, err);
+/* The two copies of a GPU block's populations as the LBM program sees them. */
+static gpu_lbm_field_t thermal_device(const field_block_t *f) {
+  return (gpu_lbm_field_t){{f->device.grid[0].mem, f->device.grid[1].mem}, f->device.cur};
 }
 
 /* ---- work ---- */
@@ -416,57 +380,69 @@ static tsr_status thermal_copy(const registry_copy_task_t *tasks, size_t n, void
 /* The wall links (the kernels' boundary, in the storage precision as on the GPU). */
 static tsr_status thermal_boundary(const block_info_t *b, block_data_t *data, void *vctx,
                                    tsr_error_t *err) {
-  (void)b, (void)err;
+  tsr_status st = TSR_OK;
   const thermal_ctx_t *c = vctx;
-  thermal_block_t *tb = block_data_get(data, c->pdf_id);
+  field_block_t *f;
+  thermal_walls_t *w;
+  TSR_TRY(thermal_get(b, data, c, &f, &w, err));
   for (int negate = 0; negate < 2; ++negate)
-    c->kernels[tb->dims.layout]->boundary(tb->src, tb->links[negate], tb->nlinks[negate], negate);
-  return TSR_OK;
+    c->kernels[f->host.dims.layout]->boundary(f->host.values, w->links[negate], w->nlinks[negate],
+                                              negate);
+cleanup:
+  return st;
 }
 
 static tsr_status thermal_gpu_boundary(const block_info_t *b, block_data_t *data, void *vctx,
                                        tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  (void)b;
   const thermal_ctx_t *c = vctx;
-  thermal_block_t *tb = block_data_get(data, c->pdf_id);
-  for (int k = 0; k < 2; ++k)
-    TSR_TRY(gpu_lbm_boundary(tb->pdf.prog, &tb->pdf.field, &tb->walls[k], err));
+  field_block_t *f;
+  thermal_walls_t *w;
+  TSR_TRY(thermal_get(b, data, c, &f, &w, err));
+  gpu_lbm_field_t dev = thermal_device(f);
+  for (int k = 0; k < 2; ++k) TSR_TRY(gpu_lbm_boundary(w->prog, &dev, &w->walls[k], err));
 cleanup:
   return st;
 }
 
 static tsr_status thermal_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
                                          tsr_error_t *err) {
+  tsr_status st = TSR_OK;
   const thermal_ctx_t *c = vctx;
-  thermal_block_t *tb = block_data_get(data, c->pdf_id);
-  const grid_field_t *u = field_of(data, c->velocity_id), *f = field_of(data, c->force_id);
-  if (!u || !f)
-    return tsr_error_set(err, TSR_ERR_INTERNAL, __FILE__, __LINE__,
-                         "BlockID %d lacks the velocity or the force field", (int)b->id);
+  field_block_t *f;
+  thermal_walls_t *w;
+  TSR_TRY(thermal_get(b, data, c, &f, &w, err));
+  const grid_field_t *u = field_of(data, c->velocity_id), *force = field_of(data, c->force_id);
+  TSR_CHECK(u && force, TSR_ERR_INTERNAL, "BlockID %d lacks the velocity or the force field",
+            (int)b->id);
   lbm_coupling_t cp = c->coupling;
   cp.advection = u->values, cp.advection_dims = u->dims;
-  cp.source_force = f->values, cp.source_force_dims = f->dims;
-  c->kernels[tb->dims.layout]->coupled(tb->src, tb->dst, &tb->dims, &c->params,
-                                       LBM_VARIANT_ADE_TRT, &cp);
-  void *t = tb->src;
-  tb->src = tb->dst;
-  tb->dst = t;
-  return TSR_OK;
+  cp.source_force = force->values, cp.source_force_dims = force->dims;
+  c->kernels[f->host.dims.layout]->coupled(f->values[f->cur], f->values[f->cur ^ 1],
+                                           &f->host.dims, &c->params, LBM_VARIANT_ADE_TRT, &cp);
+  field_swap(f);
+cleanup:
+  return st;
 }
 
 static tsr_status thermal_gpu_stream_collide(const block_info_t *b, block_data_t *data,
                                              void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const thermal_ctx_t *c = vctx;
-  thermal_block_t *tb = block_data_get(data, c->pdf_id);
-  field_block_t *u = field_block_of(data, c->velocity_id), *f = field_block_of(data, c->force_id);
-  TSR_CHECK(u && f && u->device.mem && f->device.mem, TSR_ERR_INTERNAL,
+  field_block_t *f;
+  thermal_walls_t *w;
+  TSR_TRY(thermal_get(b, data, c, &f, &w, err));
+  field_block_t *u = field_block_of(data, c->velocity_id), *force = field_block_of(data, c->force_id);
+  TSR_CHECK(u && force && field_on_device(u) && field_on_device(force), TSR_ERR_INTERNAL,
             "GPU BlockID %d lacks the velocity or the force field on the device", (int)b->id);
-  gpu_lbm_aux_t aux = {.in = &u->device, .out = &f->device, .dims = u->host.dims,
+  gpu_lbm_aux_t aux = {.in = &u->device.grid[u->device.cur],
+                       .out = &force->device.grid[force->device.cur],
+                       .dims = gpu_field_dims(&u->device),
                        .beta = {c->coupling.beta[0], c->coupling.beta[1], c->coupling.beta[2]},
                        .c0 = c->coupling.c0};
-  TSR_TRY(gpu_pdf_step(&tb->pdf, &aux, err));
+  gpu_lbm_field_t dev = thermal_device(f);
+  TSR_TRY(gpu_lbm_step_coupled(w->prog, &dev, &aux, err));
+  field_swap(f);
 cleanup:
   return st;
 }
@@ -482,8 +458,8 @@ static tsr_status thermal_gpu_wait(const block_info_t *b, block_data_t *data, vo
                                    tsr_error_t *err) {
   (void)b;
   const thermal_ctx_t *c = vctx;
-  thermal_block_t *tb = block_data_get(data, c->pdf_id);
-  return gpu_queue_finish(tb->pdf.cl, err);
+  field_block_t *f = field_block_of(data, c->pdf_id);
+  return f ? gpu_queue_finish(f->device.cl, err) : TSR_OK;
 }
 
 /* ---- output ---- */
@@ -494,28 +470,20 @@ static tsr_status thermal_sample(const block_info_t *b, const block_data_t *data
                                  void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const thermal_state_t *s = vctx;
-  const thermal_block_t *tb = block_data_get(data, s->ctx->pdf_id);
+  const grid_field_t *h = NULL;
+  TSR_TRY(field_sync(data, s->ctx->pdf_id, &h, err)); /* a GPU block: read back */
+  TSR_CHECK(h, TSR_ERR_INTERNAL, "BlockID %d lacks the temperature populations", (int)b->id);
   const int q = s->ctx->lattice->q;
-  const void *f = tb->src;
-  void *host = NULL;
-  if (tb->pdf.prog) { /* a GPU block: its populations come to the host (AoS) */
-    host = field_values_alloc(&tb->dims, tb->esize);
-    TSR_CHECK(host, TSR_ERR_NOMEM, "out of memory for the temperature of BlockID %d",
-              (int)b->id);
-    TSR_TRY(gpu_lbm_download(tb->pdf.prog, &tb->pdf.field, host, err));
-    f = host;
-  }
 #pragma omp parallel for collapse(2) schedule(static)
   for (int z = 0; z < b->size[2]; ++z)
     for (int y = 0; y < b->size[1]; ++y)
       for (int x = 0; x < b->size[0]; ++x) {
         double t = 0;
         for (int i = 0; i < q; ++i)
-          t += field_value(f, tb->esize, grid_index(&tb->dims, x, y, z, i));
+          t += field_value(h->values, h->esize, grid_index(&h->dims, x, y, z, i));
         out[((size_t)z * (size_t)b->size[1] + (size_t)y) * (size_t)b->size[0] + (size_t)x] = t;
       }
 cleanup:
-  free(host);
   return st;
 }
 
@@ -571,6 +539,51 @@ cleanup:
 
 /* ---- registration ---- */
 
+/* What follows from the options and the flow's viscosity and reference density: the
+ * diffusivity, g beta, the collision and the buoyancy. */
+static void thermal_physics(thermal_ctx_t *c) {
+  c->kappa = c->o.viscosity / c->o.prandtl;
+  const double dt = c->o.hot - c->o.cold;
+  c->gbeta = c->o.rayleigh * c->o.viscosity * c->kappa / (dt * c->height * c->height * c->height);
+  /* TRT for advection-diffusion: omega_minus sets kappa = c_s^2 (1/omega_minus - 1/2)
+     (c_s^2 = 1/4 on D3Q7), omega_plus follows from the magic parameter */
+  const double om = 1.0 / (4.0 * c->kappa + 0.5);
+  c->params = (lbm_params_t){.omega_plus = lbm_omega_minus(om, c->o.magic), .omega_minus = om,
+                             .rho0 = c->o.rho0};
+  c->coupling.c0 = 0.5 * (c->o.hot + c->o.cold);
+  for (int a = 0; a < 3; ++a) c->coupling.beta[a] = 0;
+  c->coupling.beta[c->o.axis] = c->o.rho0 * c->gbeta; /* up: +axis */
+}
+
+/* The flow's public face: its viscosity and reference density set the diffusivity and
+ * the force, its velocity advects T and its force takes the buoyancy (written where no
+ * module before this one writes lbm.force in a step, else added). */
+static tsr_status thermal_bind(void *state, module_decl_t *decls, int n, int self,
+                               tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  thermal_state_t *s = state;
+  thermal_ctx_t *c = s->ctx;
+  TSR_CHECK(module_find_scalar(decls, n, FLOW_VISCOSITY, &c->o.viscosity) &&
+                module_find_scalar(decls, n, FLOW_RHO0, &c->o.rho0) &&
+                module_find_field(decls, n, FLOW_VELOCITY) &&
+                module_find_field(decls, n, FLOW_FORCE),
+            TSR_ERR_INVALID,
+            "module \"thermal\" is advected by the flow and pushes it: it needs the flow's "
+            "viscosity, velocity and force (" FLOW_VISCOSITY ", " FLOW_VELOCITY ", " FLOW_FORCE
+            "), which no module of this run publishes; add \"lbm\" to \"modules\"");
+  const module_field_t *u = module_find_field(decls, n, FLOW_VELOCITY);
+  TSR_CHECK(u->value_bytes == (c->o.dp ? 8 : 4), TSR_ERR_INVALID,
+            "thermal.precision = \"%s\" but the flow's fields (" FLOW_VELOCITY ") are in %s: "
+            "the coupled modules exchange fields per cell and need the same precision",
+            c->o.dp ? "dp" : "sp", u->value_bytes == 8 ? "dp" : "sp");
+  s->o.viscosity = c->o.viscosity;
+  s->o.rho0 = c->o.rho0;
+  thermal_physics(c);
+  c->coupling.accumulate = module_writes_before(decls, self, FLOW_FORCE);
+cleanup:
+  return st;
+}
+
 static tsr_status thermal_register(void *state, registry_t *reg, const module_env_t *env,
                                    module_decl_t *decl, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -583,43 +596,29 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
   c.kernels[GRID_AOS] = lbm_kernels_find(c.lattice, GRID_AOS, c.o.dp);
   c.kernels[GRID_SOA] = lbm_kernels_find(c.lattice, GRID_SOA, c.o.dp);
   TSR_CHECK(c.kernels[GRID_AOS] && c.kernels[GRID_SOA], TSR_ERR_INTERNAL, "no D3Q7 kernels");
-  if (env->cl && !s->gpu) TSR_TRY(gpu_pdf_cache_create(env->cl, env->kernel_sources, &s->gpu, err));
+  if (env->cl && !s->gpu) TSR_TRY(gpu_lbm_cache_create(env->cl, env->kernel_sources, &s->gpu, err));
   c.gpu = s->gpu;
   c.height = thermal_height(&c.o, &c.domain);
-  c.kappa = c.o.viscosity / c.o.prandtl;
-  const double dt = c.o.hot - c.o.cold;
-  c.gbeta = c.o.rayleigh * c.o.viscosity * c.kappa / (dt * c.height * c.height * c.height);
-  /* TRT for advection-diffusion: omega_minus sets kappa = c_s^2 (1/omega_minus - 1/2)
-     (c_s^2 = 1/4 on D3Q7), omega_plus follows from the magic parameter */
-  const double om = 1.0 / (4.0 * c.kappa + 0.5);
-  c.params = (lbm_params_t){.omega_plus = lbm_omega_minus(om, c.o.magic), .omega_minus = om,
-                            .rho0 = c.o.rho0};
-  c.coupling.c0 = 0.5 * (c.o.hot + c.o.cold);
-  c.coupling.beta[c.o.axis] = c.o.rho0 * c.gbeta; /* up: +axis */
+  thermal_physics(&c); /* again in thermal_bind, with the flow's viscosity and rho0 */
   for (int d = 0; d < DIRECTION_COUNT; ++d) {
     const int off[3] = {direction_offsets[d][0], direction_offsets[d][1], direction_offsets[d][2]};
     c.ncomps[d] = lattice_crossing(c.lattice, off, c.comps[d]);
   }
   TSR_TRY(registry_data_id(reg, THERMAL_PDF, &c.pdf_id, err));
-  TSR_TRY(registry_data_id(reg, THERMAL_FORCE, &c.force_id, err));
-  TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &c.velocity_id, err));
+  TSR_TRY(registry_data_id(reg, THERMAL_WALLS, &c.walls_id, err));
+  TSR_TRY(registry_data_id(reg, FLOW_FORCE, &c.force_id, err));
+  TSR_TRY(registry_data_id(reg, FLOW_VELOCITY, &c.velocity_id, err));
   void *ctx;
   TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
   s->ctx = ctx;
   const registry_item_t items[] = {
-      {.kind = REGISTRY_KIND_ALLOCATOR, .name = THERMAL_PDF, .fs = "*", .hs = "cpu", .bs = "*",
+      {.kind = REGISTRY_KIND_ALLOCATOR, .name = THERMAL_WALLS, .fs = "*", .hs = "cpu", .bs = "*",
        .alloc = thermal_alloc, .free = thermal_release},
-      {.kind = REGISTRY_KIND_EXTRACTION, .name = THERMAL_PDF, .fs = "*", .hs = "cpu", .bs = "*",
-       .extract = thermal_extract, .size = thermal_size},
-      {.kind = REGISTRY_KIND_INSERTION, .name = THERMAL_PDF, .fs = "*", .hs = "cpu", .bs = "*",
-       .insert = thermal_insert, .size = thermal_size},
-      {.kind = REGISTRY_KIND_COPY, .name = THERMAL_PDF, .fs = "*", .hs = "cpu", .bs = "*",
-       .copy = thermal_copy},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = THERMAL_BOUNDARY, .fs = "*", .hs = "cpu",
        .bs = "*", .kernel = thermal_boundary, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
        .bs = "*", .kernel = thermal_stream_collide, .concurrent = 1},
-      {.kind = REGISTRY_KIND_ALLOCATOR, .name = THERMAL_PDF, .fs = "*", .hs = "gpu", .bs = "*",
+      {.kind = REGISTRY_KIND_ALLOCATOR, .name = THERMAL_WALLS, .fs = "*", .hs = "gpu", .bs = "*",
        .alloc = thermal_gpu_alloc, .free = thermal_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = THERMAL_BOUNDARY, .fs = "*", .hs = "gpu",
        .bs = "*", .kernel = thermal_gpu_boundary},
@@ -629,34 +628,34 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
        .kernel = thermal_gpu_wait},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
        .kernel = thermal_nothing},
+      {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_START, .fs = "*", .hs = "cpu|gpu",
+       .bs = "*", .kernel = thermal_start},
   };
   for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i) {
     registry_item_t it = items[i];
     it.ctx = ctx;
     TSR_TRY(registry_add(reg, &it, err));
   }
-  const gpu_pdf_items_t exchange = {.name = THERMAL_PDF, .bs = "*",
-                                    .offset = offsetof(thermal_block_t, pdf),
-                                    .size = thermal_size, .size_ctx = ctx};
-  TSR_TRY(gpu_pdf_register(reg, &exchange, err));
   const int vb = c.o.dp ? 8 : 4;
-  TSR_TRY(field_register(reg, env->cl, THERMAL_FORCE, 3, (size_t)vb, thermal_force_initial, ctx,
-                         err));
+  TSR_TRY(field_declare(reg, env->fields, &(field_spec_t){
+      .name = THERMAL_PDF, .components = c.lattice->q, .esize = (size_t)vb, .width = {1, 1, 1},
+      .copies = 2, .layout = c.o.layout, .crossing = &c.comps[0][0], .stride = LATTICE_MAX_Q,
+      .ncrossing = c.ncomps, .fill = thermal_fill, .init_ctx = ctx}, err));
   *decl = (module_decl_t){
       .nfields = 2,
       .fields = {{.name = THERMAL_PDF, .components = c.lattice->q, .value_bytes = vb,
-                  .width = {1, 1, 1}, .layout = {grid_layout_name(c.o.layout), "-"}},
-                 {.name = THERMAL_FORCE, .components = 3, .value_bytes = vb,
-                  .layout = {"soa", "-"}}},
+                  .width = {1, 1, 1}, .layout = {grid_layout_name(c.o.layout), "soa"}},
+                 {.name = THERMAL_WALLS, .layout = {"-", "-"}}},
       .nsweeps = 1,
       .sweeps = {{.name = "thermal", .reads_ghosts = {THERMAL_PDF}, .nreads_ghosts = 1,
-                  .reads = {LBM_VELOCITY}, .nreads = 1,
-                  .writes = {THERMAL_PDF, THERMAL_FORCE}, .nwrites = 2,
+                  .reads = {FLOW_VELOCITY}, .nreads = 1,
+                  .writes = {THERMAL_PDF, FLOW_FORCE}, .nwrites = 2,
                   .boundary = THERMAL_BOUNDARY, .kernel = THERMAL_STREAM_COLLIDE}},
       .nquantities = 1,
       .quantities = {{.name = "temperature", .components = 1, .columns = {"T"},
                       .sample = thermal_sample, .ctx = s}},
-      .finish = THERMAL_WAIT};
+      .finish = THERMAL_WAIT,
+      .start = THERMAL_START};
 cleanup:
   return st;
 }
@@ -729,6 +728,7 @@ const module_def_t thermal_module = {
     .fs = thermal_fs,
     .describe = thermal_describe,
     .register_items = thermal_register,
+    .bind = thermal_bind,
     .local_bytes = thermal_local_bytes,
     .check = thermal_check,
     .totals = thermal_totals,

@@ -14,7 +14,14 @@
  * error naming the sender and the byte counts; comm_timing counts the exchanges and its
  * phases fit in the wall time around them; staging functions run in the documented order
  * (every stage_out, then stage_wait for each host-bound block, then the extractions) and
- * stage_wait is timed as device time. */
+ * stage_wait is timed as device time.
+ *
+ * With "--hs gpu" every block of the matrix, the one-cell blocks, the 2-D field and the
+ * round of three fields lives on the OpenCL device (PoCL in CI: every value packed and
+ * unpacked by field.cl); with "--hs mixed" every other block does (BlockID odd: GPU), so
+ * that every pair of hardware meets: CPU-CPU and GPU-GPU copies, CPU-GPU pairs through
+ * the message layout inside a process and across ranks. Skipped (exit 77) where there is
+ * no OpenCL device. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -29,12 +36,29 @@
 #include "data.h"
 #include "direction.h"
 #include "ghost_check.h"
+#include "gpu_field.h"
 #include "../unit/unit_test.h"
 #include "message.h"
 #include "mpi_test.h"
 #include "patch.h"
 #include "registry.h"
 #include "verdict.h"
+
+/* The hardware of the blocks (--hs): 0 CPU, 1 GPU, 2 every other block GPU. */
+static int test_hs_mode = 0;
+static opencl_context_t *test_cl;
+static gpu_field_programs_t *test_gpu;
+
+/* The hs of every block of a grid of nblocks, by the mode; NULL: each its rank's (CPU). */
+static uint32_t *block_hs(const patch_options_t *o) {
+  if (test_hs_mode == 0) return NULL;
+  const int32_t n = o->blocks[0] * o->blocks[1] * o->blocks[2];
+  uint32_t *hs = malloc((size_t)n * sizeof *hs);
+  if (!hs) fail_msg("out of memory");
+  for (int32_t id = 0; id < n; ++id)
+    hs[id] = test_hs_mode == 1 || id % 2 ? SELECTOR_HS_GPU : SELECTOR_HS_CPU;
+  return hs;
+}
 
 typedef struct exchange_result {
   tsr_status st;
@@ -58,10 +82,12 @@ static exchange_result_t run_case(const patch_options_t *opts, const ghost_check
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  patch_layout_t layout = {.nranks = size, .my_rank = rank};
+  uint32_t *hs = block_hs(opts);
+  patch_layout_t layout = {.nranks = size, .my_rank = rank, .hs_of_block = hs};
   st = patch_create(opts, &layout, &patch, err);
+  free(hs);
   if (st == TSR_OK) st = registry_create(&reg, err);
-  if (st == TSR_OK) st = ghost_check_register(reg, fo, err);
+  if (st == TSR_OK) st = ghost_check_register(reg, test_gpu, fo, err);
   TSR_TRY(verdict_reduce(MPI_COMM_WORLD, st, 0, err));
   int field;
   TSR_TRY(data_allocate(MPI_COMM_WORLD, reg, patch, fo->field, 0, &field, err));
@@ -284,8 +310,10 @@ static void test_exchange_fields_in_one_round(void **state) {
   o.cells[1] = 7;
   o.cells[2] = 4;
   o.periodic[0] = o.periodic[2] = true;
-  patch_layout_t layout = {.nranks = size, .my_rank = rank};
+  uint32_t *hs = block_hs(&o);
+  patch_layout_t layout = {.nranks = size, .my_rank = rank, .hs_of_block = hs};
   assert_int_equal(patch_create(&o, &layout, &patch, &err), TSR_OK);
+  free(hs);
   assert_int_equal(registry_create(&reg, &err), TSR_OK);
   ghost_check_options_t fo[3];
   const char *names[3][2] = {{"test.a", "test.a_fill"}, {"test.b", "test.b_fill"},
@@ -301,7 +329,7 @@ static void test_exchange_fields_in_one_round(void **state) {
     fo[f].layout = f == 1 ? GRID_SOA : GRID_AOS;
     fo[f].comps = comps[f];
     fo[f].first_comp = first[f];
-    assert_int_equal(ghost_check_register(reg, &fo[f], &err), TSR_OK);
+    assert_int_equal(ghost_check_register(reg, test_gpu, &fo[f], &err), TSR_OK);
     int id;
     assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, fo[f].field, 0, &id, &err), TSR_OK);
     round.fields[f] = (comm_field_t){.name = fo[f].field, .data_id = id,
@@ -471,6 +499,23 @@ static void test_exchange_failure_is_shared(void **state) {
   assert_non_null(strstr(err.text, want));
 }
 
+/* Items of a field that exists on CPU blocks only (every field of the field kit has GPU
+ * items too). */
+static size_t cpu_only_size(const block_info_t *b, int dir, void *ctx) { return 8; }
+static tsr_status cpu_only_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
+                                   size_t cap, size_t *written, void *ctx, tsr_error_t *err) {
+  *written = 0;
+  return TSR_OK;
+}
+static tsr_status cpu_only_insert(const block_info_t *b, void *data, int dir, const uint8_t *in,
+                                  size_t len, void *ctx, tsr_error_t *err) {
+  return TSR_OK;
+}
+static tsr_status cpu_only_copy(const registry_copy_task_t *tasks, size_t n, void *ctx,
+                                tsr_error_t *err) {
+  return TSR_OK;
+}
+
 /* A lookup that fails on some ranks only (a rank whose blocks have no extraction item)
  * makes comm_create fail everywhere with the same message. */
 static void test_create_failure_is_shared(void **state) {
@@ -491,10 +536,17 @@ static void test_create_failure_is_shared(void **state) {
   assert_true(size <= 4);
   assert_int_equal(patch_create(&o, &layout, &patch, &err), TSR_OK);
   assert_int_equal(registry_create(&reg, &err), TSR_OK);
-  ghost_check_options_t fo = ghost_check_options_default();
-  assert_int_equal(ghost_check_register(reg, &fo, &err), TSR_OK);
+  const registry_item_t items[] = {
+      {.kind = REGISTRY_KIND_EXTRACTION, .name = "cpu_only", .fs = "*", .hs = "cpu", .bs = "*",
+       .extract = cpu_only_extract, .size = cpu_only_size},
+      {.kind = REGISTRY_KIND_INSERTION, .name = "cpu_only", .fs = "*", .hs = "cpu", .bs = "*",
+       .insert = cpu_only_insert, .size = cpu_only_size},
+      {.kind = REGISTRY_KIND_COPY, .name = "cpu_only", .fs = "*", .hs = "cpu", .bs = "*",
+       .copy = cpu_only_copy}};
+  for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i)
+    assert_int_equal(registry_add(reg, &items[i], &err), TSR_OK);
   /* no field allocated on purpose: the lookup fails before any data is touched */
-  comm_options_t co = comm_options_one(GHOST_CHECK_FIELD, 0, fo.width, 4);
+  comm_options_t co = comm_options_one("cpu_only", 0, direction_width_one, 4);
   tsr_status st = comm_create(&co,
                               patch, reg, MPI_COMM_WORLD, &ex, &err);
   assert_int_equal(st, TSR_ERR_LOOKUP);
@@ -600,7 +652,7 @@ static void test_exchange_timing(void **state) {
   assert_int_equal(patch_create(&o, &layout, &patch, &err), TSR_OK);
   assert_int_equal(registry_create(&reg, &err), TSR_OK);
   ghost_check_options_t fo = ghost_check_options_default();
-  assert_int_equal(ghost_check_register(reg, &fo, &err), TSR_OK);
+  assert_int_equal(ghost_check_register(reg, NULL, &fo, &err), TSR_OK);
   int field;
   assert_int_equal(data_allocate(MPI_COMM_WORLD, reg, patch, GHOST_CHECK_FIELD, 0, &field, &err),
                    TSR_OK);
@@ -802,6 +854,36 @@ static void test_exchange_stage_wait(void **state) {
 
 int main(int argc, char **argv) {
   mpi_test_init(&argc, &argv);
+  if (argc == 3 && strcmp(argv[1], "--hs") == 0 &&
+      (strcmp(argv[2], "gpu") == 0 || strcmp(argv[2], "mixed") == 0)) {
+    test_hs_mode = strcmp(argv[2], "gpu") == 0 ? 1 : 2;
+    if (!mpi_test_have_opencl()) {
+      MPI_Finalize();
+      return MPI_TEST_SKIPPED;
+    }
+    tsr_error_t err;
+    opencl_select_t sel = opencl_select_default();
+    if (opencl_context_create(&sel, &test_cl, &err) != TSR_OK ||
+        gpu_field_programs_create(test_cl, &test_gpu, &err) != TSR_OK) {
+      fprintf(stderr, "%s\n", err.text);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    const struct CMUnitTest gpu_tests[] = {
+        cmocka_unit_test(test_exchange_matrix),
+        cmocka_unit_test(test_exchange_one_cell_blocks),
+        cmocka_unit_test(test_exchange_two_dimensional),
+        cmocka_unit_test(test_exchange_fields_in_one_round),
+    };
+    int failed = cmocka_run_group_tests_name("ghost_exchange_gpu", gpu_tests, NULL, NULL);
+    gpu_field_programs_free(&test_gpu);
+    opencl_context_free(&test_cl);
+    return mpi_test_finish(failed);
+  }
+  if (argc != 1) {
+    fprintf(stderr, "usage: %s [--hs gpu | --hs mixed]\n", argv[0]);
+    MPI_Finalize();
+    return 2;
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exchange_matrix),
       cmocka_unit_test(test_exchange_one_cell_blocks),

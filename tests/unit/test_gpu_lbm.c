@@ -23,6 +23,7 @@
 
 #include "field.h"
 #include "gpu_buffer.h"
+#include "gpu_field.h"
 #include "gpu_lbm.h"
 #include "grid.h"
 #include "lbm_collide.h"
@@ -30,6 +31,7 @@
 #include "opencl.h"
 
 static opencl_context_t *ctx;
+static gpu_field_programs_t *progs;
 
 /* 3 steps on both devices from the same random field; compares all interior cells (and
  * the per-cell output of a coupled step). */
@@ -78,17 +80,21 @@ static void compare(const lattice_t *l, int dp, int trt, int force, int ade, int
       fail_msg("%s", err.text);
   }
   gpu_lbm_t *gp = NULL;
-  gpu_lbm_field_t f;
+  gpu_field_t gf;
+  const gpu_field_shape_t shape = {.n = {n[0], n[1], n[2]}, .ghost = 1,
+                                   .components = k->lattice->q, .esize = es, .copies = 2};
   if (gpu_lbm_create(ctx, &spec, consts, &gp, &err) != TSR_OK) fail_msg("%s", err.text);
-  if (gpu_lbm_field_create(gp, &f, &err) != TSR_OK) fail_msg("%s", err.text);
-  if (gpu_lbm_upload(gp, &f, a, &err) != TSR_OK) fail_msg("%s", err.text);
+  if (gpu_field_create(&gf, progs, &shape, &err) != TSR_OK) fail_msg("%s", err.text);
+  if (gpu_field_upload(&gf, a, &d, &err) != TSR_OK) fail_msg("%s", err.text);
   /* the ghost layer stays as it was: the same on both sides */
   for (int s = 0; s < 3; ++s) {
     const lbm_variant_t v = ade ? (trt ? LBM_VARIANT_ADE_TRT : LBM_VARIANT_ADE_SRT)
                                 : (trt ? LBM_VARIANT_TRT : LBM_VARIANT_SRT);
     if (!coupled) {
       k->stream_collide(s % 2 ? b : a, s % 2 ? a : b, &d, &p, v);
+      gpu_lbm_field_t f = {{gf.grid[0].mem, gf.grid[1].mem}, gf.cur};
       if (gpu_lbm_step(gp, &f, &err) != TSR_OK) fail_msg("%s", err.text);
+      gpu_field_swap(&gf);
       continue;
     }
     lbm_coupling_t cp = {.beta = {0.3, -0.2, 0.1}, .c0 = 0.4, .start = s == 0};
@@ -102,7 +108,9 @@ static void compare(const lattice_t *l, int dp, int trt, int force, int ade, int
       cp.velocity = aout, cp.velocity_dims = ad;
     }
     k->coupled(s % 2 ? b : a, s % 2 ? a : b, &d, &p, v, &cp);
+    gpu_lbm_field_t f = {{gf.grid[0].mem, gf.grid[1].mem}, gf.cur};
     if (gpu_lbm_step_coupled(gp, &f, &ga, &err) != TSR_OK) fail_msg("%s", err.text);
+    gpu_field_swap(&gf);
   }
   if (coupled) {
     if (gpu_buffer_read(ctx, &dout, 0, abytes, gout, NULL, &err) != TSR_OK) fail_msg("%s", err.text);
@@ -124,7 +132,7 @@ static void compare(const lattice_t *l, int dp, int trt, int force, int ade, int
   free(aout);
   free(gout);
   memcpy(g, b, ne * es); /* ghosts as on the CPU */
-  if (gpu_lbm_download(gp, &f, g, &err) != TSR_OK) fail_msg("%s", err.text);
+  if (gpu_field_download(&gf, g, &d, &err) != TSR_OK) fail_msg("%s", err.text);
   int bad = 0;
   for (int z = 0; z < d.nz; ++z)
     for (int y = 0; y < d.ny; ++y)
@@ -135,7 +143,7 @@ static void compare(const lattice_t *l, int dp, int trt, int force, int ade, int
             print_message("%s dp %d trt %d force %d ade %d: cell (%d,%d,%d) slot %d differs\n",
                           l->name, dp, trt, force, ade, x, y, z, i);
         }
-  gpu_lbm_field_free(&f);
+  gpu_field_release(&gf);
   gpu_lbm_free(&gp);
   free(a);
   free(b);
@@ -220,7 +228,8 @@ int main(void) {
     return 77;
   }
   free(list);
-  if (opencl_context_create(&sel, &ctx, &err) != TSR_OK) {
+  if (opencl_context_create(&sel, &ctx, &err) != TSR_OK ||
+      gpu_field_programs_create(ctx, &progs, &err) != TSR_OK) {
     fprintf(stderr, "%s\n", err.text);
     return 1;
   }
@@ -231,6 +240,7 @@ int main(void) {
       cmocka_unit_test(test_build_failure),
   };
   int rc = cmocka_run_group_tests_name("gpu_lbm", tests, NULL, NULL);
+  gpu_field_programs_free(&progs);
   opencl_context_free(&ctx);
   return rc;
 }

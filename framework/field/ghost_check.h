@@ -11,13 +11,15 @@
  * the code of the global cell it mirrors (wrapped on periodic axes, several times round
  * a block thinner than the ghost layer), GHOST_CHECK_EMPTY where the domain ends or
  * beyond the width along some axis (e.g. along z for a width of 0 there).
- * Registered for hs cpu and any bs. */
+ * The field is declared through the field kit (field.h), so it lives and travels on CPU
+ * blocks (either layout) and GPU blocks alike; the fill kernel and the check serve both. */
 #ifndef GHOST_CHECK_H
 #define GHOST_CHECK_H
 
 #include <stdint.h>
 
 #include "config.h"
+#include "gpu_field.h"
 #include "grid.h"
 #include "patch.h"
 #include "registry.h"
@@ -47,7 +49,9 @@ ghost_check_options_t ghost_check_options_default(void);
 TSR_NODISCARD tsr_status ghost_check_options_read(config_t *cfg, ghost_check_options_t *o,
                                                   tsr_error_t *err);
 
-TSR_NODISCARD tsr_status ghost_check_register(registry_t *reg, const ghost_check_options_t *opts,
+/* gpu: this process's device programs for its GPU blocks, NULL where it has none. */
+TSR_NODISCARD tsr_status ghost_check_register(registry_t *reg, gpu_field_programs_t *gpu,
+                                              const ghost_check_options_t *opts,
                                               tsr_error_t *err);
 
 /* Exact (below 2^53) and distinct for every global cell and component of domains of

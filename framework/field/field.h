@@ -1,0 +1,117 @@
+/* field: the field kit. One declaration (field_declare) gives a field of a block
+ * everything the framework does with it:
+ *   storage     on CPU blocks a grid (grid.h) in the field's CPU layout (AoS or SoA, per
+ *               block if asked), on GPU blocks a device field (kernels_gpu/gpu_field.h,
+ *               SoA); one or two copies (two for a kernel that reads one and writes the
+ *               other), ghost layers of the largest exchanged width around the interior,
+ *               zero at the start unless the field has an initializer;
+ *   exchange    its extraction, insertion and copy items for hs cpu and hs gpu (every
+ *               pair of hardware meets in the common message layout: comm.h), for any
+ *               ghost width per axis and any set of components crossing each direction;
+ *               blocks of the hollow bs hold nothing and send nothing.
+ * The items carry the field's name, so that a module names the field in its sweeps'
+ * reads and writes (module.h) and the assembly allocates it and plans its exchange
+ * rounds. Modules keep their kernels and nothing of the exchange.
+ *
+ * A field's block data is a field_block_t. Kernels of CPU blocks read and write
+ * host.values (the present copy); kernels of GPU blocks the present copy on the device,
+ * device.grid[device.cur]. A kernel that wrote the other copy makes it the present one
+ * with field_swap. The host values of a GPU block are brought up to date by field_sync. */
+#ifndef FIELD_H
+#define FIELD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "block_data.h"
+#include "gpu_field.h"
+#include "grid.h"
+#include "patch.h"
+#include "registry.h"
+#include "tsr_error.h"
+
+enum { FIELD_MAX_COMPONENTS = 64 };
+
+/* Zeroed 64-byte aligned storage for the elements of dims of esize bytes each (NULL when
+ * out of memory or when the bytes do not fit in a size_t). */
+void *field_values_alloc(const grid_dims_t *dims, size_t esize);
+
+/* Element i of values of esize bytes (4: float, 8: double), as a double. */
+static inline double field_value(const void *values, size_t esize, size_t i) {
+  return esize == 4 ? (double)((const float *)values)[i] : ((const double *)values)[i];
+}
+
+/* Stores v into element i of values of esize bytes (4: rounded to float, 8: as it is). */
+static inline void field_set(void *values, size_t esize, size_t i, double v) {
+  if (esize == 4) ((float *)values)[i] = (float)v;
+  else ((double *)values)[i] = v;
+}
+
+/* The value of a field at the start in interior cell (x, y, z) of block b: its
+ * components into out. */
+typedef void (*field_init_fn)(const block_info_t *b, int x, int y, int z, const void *ctx,
+                              double *out);
+/* The whole field of block b at the start, ghost layers included, into values (dims: the
+ * CPU layout the block's grid is built in). */
+typedef tsr_status (*field_fill_fn)(const block_info_t *b, void *values, const grid_dims_t *dims,
+                                    const void *ctx, tsr_error_t *err);
+
+typedef struct field_spec {
+  const char *name;       /* "<module>.<field>" (copied) */
+  int components;         /* values per cell, 1..FIELD_MAX_COMPONENTS */
+  size_t esize;           /* bytes per value: 4 (float) or 8 (double) */
+  int width[3];           /* ghost layers exchanged per axis (0..DIRECTION_MAX_WIDTH; 0:
+                             nothing crosses that axis); the storage has the largest on
+                             every axis */
+  int copies;             /* 1 (also for 0) or 2 */
+  grid_layout_t layout;   /* CPU blocks */
+  bool layout_by_fs;      /* instead of layout: two CPU allocator items, fs "aos" and fs
+                             "soa", so that the run's fs switch picks the layout (declare
+                             the switches exclusive: registry_exclusive) */
+  const grid_layout_t *block_layout; /* NULL, or the CPU layout per BlockID (borrowed: it
+                                        must outlive the registry) */
+  const int *crossing;    /* components crossing direction d (blocks/direction.h):
+                             crossing[d * stride .. + ncrossing[d]); NULL: every component
+                             crosses every direction. Copied */
+  int stride;
+  const int *ncrossing;
+  const char *hollow_bs;  /* NULL, or a bs name whose blocks hold none of the field */
+  field_init_fn init;     /* NULL, or the start value of every interior cell */
+  field_fill_fn fill;     /* NULL, or the whole start field (instead of init) */
+  const void *init_ctx;   /* for init or fill; must outlive the registry */
+} field_spec_t;
+
+/* A field's data of one block. host comes first: a pointer to the block data is one to
+ * host. */
+typedef struct field_block {
+  grid_field_t host;      /* CPU blocks: the present copy; GPU blocks: what field_sync
+                             last read back (values NULL before) */
+  void *values[2];        /* CPU blocks: the copies; host.values is values[cur] */
+  int copies, cur;
+  gpu_field_t device;     /* GPU blocks; zeroed on CPU blocks */
+} field_block_t;
+
+/* Registers the field's allocator, extraction, insertion and copy items (fs "*", every
+ * bs; hs cpu, and hs gpu; gpu: this process's device programs, NULL where it has none, so
+ * that its GPU blocks cannot be allocated but every block's messages can be sized). */
+TSR_NODISCARD tsr_status field_declare(registry_t *reg, gpu_field_programs_t *gpu,
+                                       const field_spec_t *spec, tsr_error_t *err);
+
+/* The field of data id `id` of a block: its block data, or NULL where the block has
+ * none, id < 0, or the block is hollow for it. */
+field_block_t *field_block_of(block_data_t *data, int id);
+/* The host values of a CPU block's field (NULL as for field_block_of). */
+const grid_field_t *field_of(const block_data_t *data, int id);
+
+/* Whether the block holds the field on a device. */
+static inline bool field_on_device(const field_block_t *f) { return f->device.cl != NULL; }
+
+/* The other copy becomes the present one (a field of two copies; one copy: nothing). */
+void field_swap(field_block_t *f);
+
+/* The host values of the field, first read back from the device on a GPU block
+ * (blocking; the queue's work before it included); *out NULL where the block has none. */
+TSR_NODISCARD tsr_status field_sync(const block_data_t *data, int id, const grid_field_t **out,
+                                    tsr_error_t *err);
+
+#endif

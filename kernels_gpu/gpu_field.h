@@ -1,0 +1,121 @@
+/* gpu_field: a block's field on an OpenCL device, whatever it holds (PDFs of any lattice,
+ * a scalar, a vector): one or two copies of it (two for a stream-collide that reads one
+ * and writes the other), its message buffers on the device and their pinned host copies,
+ * and the pack and unpack of its ghost slices in the common message layout for any
+ * element size, number of components, ghost width per axis and set of components
+ * crossing each direction (field.cl).
+ *
+ * Device layout (SoA): `components` arrays of sx * sy * sz cells, sx = nx + 2 ghost and so
+ * on, x fastest: component c of cell (x, y, z) (-ghost <= x < nx + ghost, ...) is element
+ * c * ncells + (x + ghost) + sx * ((y + ghost) + sy * (z + ghost)). gpu_field_dims gives
+ * the same as a grid_dims_t (grid.h) so that kernels written over strides read it. Host
+ * copies (upload, download) take a CPU field of either layout (grid.h).
+ *
+ * The programs depend on the element size alone (the shape of a block is a kernel
+ * argument, its slices a table on the device): gpu_field_programs_t builds each on first
+ * use and keeps it for the context's life. This file registers nothing: the framework's
+ * field kit (framework/field) makes registry items of these functions. */
+#ifndef GPU_FIELD_H
+#define GPU_FIELD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "direction.h"
+#include "gpu_buffer.h"
+#include "grid.h"
+#include "opencl.h"
+#include "tsr_error.h"
+
+typedef struct gpu_field_programs gpu_field_programs_t;
+
+/* cl is borrowed and must outlive the programs. */
+TSR_NODISCARD tsr_status gpu_field_programs_create(opencl_context_t *cl,
+                                                   gpu_field_programs_t **out,
+                                                   tsr_error_t *err);
+void gpu_field_programs_free(gpu_field_programs_t **p);
+opencl_context_t *gpu_field_programs_context(const gpu_field_programs_t *p);
+
+/* The shape of a field of one block. */
+typedef struct gpu_field_shape {
+  int n[3];            /* interior cells */
+  int ghost;           /* ghost cells stored around the interior along every axis */
+  int components;      /* values per cell */
+  size_t esize;        /* bytes per value: 4 or 8 */
+  int copies;          /* 1 or 2 */
+  int width[3];        /* ghost widths exchanged along each axis (<= ghost) */
+  const int *crossing; /* components crossing direction d: crossing[d * stride ..
+                          + ncrossing[d]); NULL: every component crosses every
+                          direction. Read during gpu_field_create only */
+  int stride;
+  const int *ncrossing;
+} gpu_field_shape_t;
+
+typedef struct gpu_field_stage gpu_field_stage_t;
+
+typedef struct gpu_field {
+  opencl_context_t *cl;
+  gpu_field_programs_t *progs; /* borrowed */
+  gpu_field_shape_t shape;     /* crossing tables not kept */
+  gpu_buffer_t grid[2];        /* the copies; grid[1] empty with one copy */
+  int cur;                     /* the copy holding the present values */
+  size_t ncells;               /* sx * sy * sz */
+  gpu_buffer_t out, in;        /* message buffers on the device (pack, unpack) */
+  gpu_pinned_t pin_out, pin_in; /* their host copies */
+  void *tab_send, *tab_recv, *comps; /* cl_mem: the box tables of field.cl */
+  int nboxes, nitems;
+  size_t slot_offset[DIRECTION_COUNT + 1]; /* values; [DIRECTION_COUNT]: total */
+  gpu_field_stage_t *stage;    /* what changes during an exchange */
+} gpu_field_t;
+
+/* The field of a block on the device, zeroed (both copies), with its message buffers,
+ * after checking that it fits the device's memory. */
+TSR_NODISCARD tsr_status gpu_field_create(gpu_field_t *f, gpu_field_programs_t *progs,
+                                          const gpu_field_shape_t *shape, tsr_error_t *err);
+/* Waits for what is in flight on the block's buffers, then frees them (NULL-safe on a
+ * zeroed struct). */
+void gpu_field_release(gpu_field_t *f);
+
+/* Bytes of one copy on the device. */
+size_t gpu_field_copy_bytes(const gpu_field_t *f);
+
+/* The device layout as grid dims (layout GRID_SOA, no padding). */
+grid_dims_t gpu_field_dims(const gpu_field_t *f);
+
+/* Every copy from values, a CPU field of the same interior, components and element size
+ * in any layout (dims); the cells both hold (ghosts included up to the smaller ghost
+ * width) are copied, the rest of the device field is left. Blocking. */
+TSR_NODISCARD tsr_status gpu_field_upload(gpu_field_t *f, const void *values,
+                                          const grid_dims_t *dims, tsr_error_t *err);
+/* The present copy into values (as for upload). Blocking; the queue's work before it
+ * included. */
+TSR_NODISCARD tsr_status gpu_field_download(gpu_field_t *f, void *values, const grid_dims_t *dims,
+                                            tsr_error_t *err);
+
+/* The other copy becomes the present one (after a kernel wrote it). */
+void gpu_field_swap(gpu_field_t *f);
+
+/* Message bytes of direction d (every box of its slice). */
+size_t gpu_field_slot_bytes(const gpu_field_t *f, int d);
+
+/* ---- the ghost exchange, step by step (the field kit's registry items) ---- */
+
+/* Packs every slot of the present copy into the pack buffer; with host_bound, one
+ * transfer of it to pin_out is left in flight. */
+TSR_NODISCARD tsr_status gpu_field_stage_out(gpu_field_t *f, int host_bound, tsr_error_t *err);
+/* Waits for the transfer stage_out left in flight. */
+TSR_NODISCARD tsr_status gpu_field_stage_wait(gpu_field_t *f, tsr_error_t *err);
+/* Copies the packed values of slot d from pin_out (len bytes: gpu_field_slot_bytes). */
+TSR_NODISCARD tsr_status gpu_field_extract(gpu_field_t *f, int d, uint8_t *out, size_t len,
+                                           tsr_error_t *err);
+/* Copies a message of slot d into pin_in and marks the slot for unpacking. */
+TSR_NODISCARD tsr_status gpu_field_insert(gpu_field_t *f, int d, const uint8_t *in, size_t len,
+                                          tsr_error_t *err);
+/* Slot d of to unpacks from from's pack buffer (the same device; from staged out). */
+TSR_NODISCARD tsr_status gpu_field_copy_from(gpu_field_t *to, const gpu_field_t *from, int d,
+                                             tsr_error_t *err);
+/* Writes what came through the host to the device (one transfer) and unpacks every
+ * marked slot into the present copy's ghost layers. */
+TSR_NODISCARD tsr_status gpu_field_stage_in(gpu_field_t *f, tsr_error_t *err);
+
+#endif
