@@ -45,7 +45,7 @@ cleanup:
   return st;
 }
 
-static bool geometry_inside(const geometry_shape_t *s, const double p[3]) {
+bool geometry_inside(const geometry_shape_t *s, const double p[3]) {
   switch (s->kind) {
   case GEOMETRY_BOX:
     return p[0] >= s->min[0] && p[0] <= s->max[0] && p[1] >= s->min[1] && p[1] <= s->max[1] &&

@@ -48,6 +48,9 @@ typedef struct geometry {
 /* Cell flags. */
 enum { GEOMETRY_FLUID = 0, GEOMETRY_NOSLIP = 1, GEOMETRY_MOVING = 2 /* + face */ };
 
+/* Whether point p (cell-centre coordinates: cell x has centre x + 0.5) lies in shape s. */
+bool geometry_inside(const geometry_shape_t *s, const double p[3]);
+
 /* All walls no-slip, no shapes. */
 geometry_t geometry_default(void);
 

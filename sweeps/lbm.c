@@ -168,6 +168,26 @@ cleanup:
   return st;
 }
 
+/* lbm.initial.density (default lbm.rho0) and lbm.initial.regions: shapes as the
+ * obstacles' with a "density" each. */
+static tsr_status lbm_read_regions(config_node_t *init, lbm_options_t *r, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  size_t n = 0;
+  TSR_TRY(config_real(init, "density", false, 1e-12, 1e12, &r->init_density, err));
+  TSR_TRY(config_list(init, "regions", &n, err));
+  TSR_CHECK(n <= LBM_MAX_REGIONS, TSR_ERR_INVALID,
+            "lbm.initial.regions: %zu regions; at most %d are allowed", n, LBM_MAX_REGIONS);
+  for (size_t i = 0; i < n; ++i) {
+    config_node_t *item;
+    TSR_TRY(config_list_item(init, "regions", i, &item, err));
+    TSR_TRY(lbm_read_shape(item, &r->init_regions[i], err));
+    TSR_TRY(config_real(item, "density", true, 1e-12, 1e12, &r->init_region_density[i], err));
+  }
+  r->ninit_regions = (int)n;
+cleanup:
+  return st;
+}
+
 tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_options_t *o,
                             tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -203,10 +223,12 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
       v = (int)r.init;
       TSR_TRY(config_choice(init, "kind", true, inits, &v, err));
       r.init = (lbm_init_kind_t)v;
-      if (r.init == LBM_INIT_UNIFORM)
+      if (r.init == LBM_INIT_UNIFORM) {
         TSR_TRY(config_real3(init, "velocity", false, -0.4, 0.4, r.init_velocity, err));
-      else
+        TSR_TRY(lbm_read_regions(init, &r, err));
+      } else {
         TSR_TRY(config_real(init, "u0", true, -0.4, 0.4, &r.init_velocity[0], err));
+      }
     }
   }
   TSR_TRY(config_object(root, "boundaries", false, &bnd, err));
@@ -289,6 +311,11 @@ static void lbm_initial(int x, int y, int z, void *vctx, double out[4]) {
   out[0] = o->rho0;
   if (o->init == LBM_INIT_UNIFORM) {
     for (int a = 0; a < 3; ++a) out[1 + a] = o->init_velocity[a];
+    const double p[3] = {(double)(ic->b->lo[0] + x) + 0.5, (double)(ic->b->lo[1] + y) + 0.5,
+                         (double)(ic->b->lo[2] + z) + 0.5};
+    out[0] = o->init_density > 0 ? o->init_density : o->rho0;
+    for (int k = 0; k < o->ninit_regions; ++k)
+      if (geometry_inside(&o->init_regions[k], p)) out[0] = o->init_region_density[k];
     return;
   }
   /* Taylor-Green vortex in x-y, uniform along z, one period over the domain */

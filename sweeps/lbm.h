@@ -60,6 +60,8 @@
 
 typedef enum lbm_collision { LBM_SRT = 0, LBM_TRT = 1 } lbm_collision_t;
 typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1 } lbm_precision_t;
+enum { LBM_MAX_REGIONS = 16 };
+
 typedef enum lbm_init_kind { LBM_INIT_UNIFORM = 0, LBM_INIT_TAYLOR_GREEN = 1 } lbm_init_kind_t;
 
 typedef struct lbm_options {
@@ -77,6 +79,10 @@ typedef struct lbm_options {
   double force[3];       /* constant body force density */
   lbm_init_kind_t init;
   double init_velocity[3]; /* uniform: the initial velocity; Taylor-Green: u0 in [0] */
+  double init_density;   /* uniform: the initial density; 0: rho0 */
+  geometry_shape_t init_regions[LBM_MAX_REGIONS]; /* uniform: regions of other density */
+  double init_region_density[LBM_MAX_REGIONS];    /* (the last region holding a cell wins) */
+  int ninit_regions;
   geometry_t geometry;
 } lbm_options_t;
 

@@ -161,8 +161,8 @@ cleanup:
 }
 
 /* The public face: the force is read where some other module writes it, the velocity and
- * the density are written where some module reads them; the fields nobody uses are not
- * allocated. */
+ * the density are written where some module reads them (the velocity also with a force,
+ * for the velocity quantity); the fields nobody uses are not allocated. */
 static tsr_status lbm_bind(void *state, module_decl_t *decls, int n, int self,
                            tsr_error_t *err) {
   (void)err;
@@ -174,7 +174,9 @@ static tsr_status lbm_bind(void *state, module_decl_t *decls, int n, int self,
   for (int m = 0; m < n; ++m)
     if (m != self) others[k++] = decls[m];
   s->couple->force = module_writes_before(others, k, LBM_FORCE);
-  s->couple->velocity = module_reads(others, k, LBM_VELOCITY);
+  /* with a force per cell the moments of the stored populations miss half of it: the
+     velocity quantity then shows the velocity the collision used, from lbm.velocity */
+  s->couple->velocity = s->couple->force || module_reads(others, k, LBM_VELOCITY);
   s->couple->density = module_reads(others, k, LBM_DENSITY);
   if (!s->couple->force) module_drop_field(mine, LBM_FORCE);
   if (!s->couple->velocity) module_drop_field(mine, LBM_VELOCITY);
