@@ -1,0 +1,376 @@
+/* shan_chen: single-component multiphase flow with the Shan-Chen pseudopotential (Shan &
+ * Chen, Phys. Rev. E 47, 1815 (1993) and 49, 2941 (1994); docs/physics.md, "Multiphase
+ * flow").
+ *
+ * Every step, after the flow's collision published its density (lbm.density):
+ *   shan_chen.psi    psi = rho_psi (1 - exp(-rho / rho_psi)) in every cell, into the field
+ *                    shan_chen.psi, whose ghost layer (the stencil's reach) then travels;
+ *   shan_chen.force  F = -G psi(x) sum_i w_i psi(x + c_i) c_i over the stencil (D2Q9 on
+ *                    a 2-D domain, D3Q19 on a 3-D one), into the flow's body-force
+ *                    accumulator lbm.force: written where no module before this one
+ *                    writes it in a step, else added; the flow's next collision adds it
+ *                    with Guo's forcing.
+ * The equation of state is p = c_s^2 rho + G c_s^2 psi^2 / 2. CPU and GPU blocks compute
+ * the same expressions (shan_chen_kernels.h), so they agree bit for bit. Ghost cells of
+ * psi beyond a wall hold 0: walls do not attract the fluid (a neutral, non-wetting
+ * wall). */
+#include "shan_chen.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "field.h"
+#include "gpu_program.h"
+#include "grid.h"
+#include "lattice.h"
+
+#define SC_PSI_FIELD "shan_chen.psi"
+#define SC_PSI_ITEM "shan_chen.psi"
+#define SC_FORCE_ITEM "shan_chen.force"
+/* the flow's public face (fields it publishes) */
+#define FLOW_DENSITY "lbm.density"
+#define FLOW_FORCE "lbm.force"
+
+/* the arithmetic, once per storage type (shan_chen_kernels.h) */
+#define SC_FLOOR floor
+#define SC_LDEXP ldexp
+#define SC_REAL double
+#define SC_FN(name) name##_d
+#include "shan_chen_kernels.h"
+#undef SC_FLOOR
+#undef SC_LDEXP
+#undef SC_REAL
+#undef SC_FN
+#define SC_FLOOR floorf
+#define SC_LDEXP ldexpf
+#define SC_REAL float
+#define SC_FN(name) name##_f
+#include "shan_chen_kernels.h"
+#undef SC_FLOOR
+#undef SC_LDEXP
+#undef SC_REAL
+#undef SC_FN
+
+/* the program source: shan_chen_kernels.h then shan_chen.cl, embedded at build time */
+extern const char shan_chen_source[];
+
+typedef struct sc_opts {
+  double g;       /* interaction strength G (< 0: attraction) */
+  double rho_psi; /* the density scale of psi */
+  int dp;
+} sc_opts_t;
+
+/* What the items share (kept in the registry). */
+typedef struct sc_ctx {
+  sc_opts_t o;
+  const lattice_t *stencil;
+  int psi_id, density_id, force_id;
+  int accumulate;      /* lbm.force: add to it (a module before this one writes it) */
+  gpu_program_t *prog; /* NULL: this process has no OpenCL device */
+} sc_ctx_t;
+
+typedef struct sc_state {
+  sc_opts_t o;
+  sc_ctx_t *ctx;       /* after register_items */
+  gpu_program_t *prog; /* the programs of this process's OpenCL device */
+} sc_state_t;
+
+static tsr_status sc_read(config_t *cfg, const simulation_options_t *so, void **state,
+                          tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  static const char *const precisions[] = {"dp", "sp", NULL};
+  sc_state_t *s = calloc(1, sizeof *s);
+  config_node_t *n = NULL;
+  *state = NULL;
+  (void)so;
+  TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory");
+  s->o = (sc_opts_t){.g = -5.0, .rho_psi = 1.0, .dp = 1};
+  TSR_TRY(config_object(config_root(cfg), "shan_chen", false, &n, err));
+  if (n) {
+    TSR_TRY(config_real(n, "g", false, -1e3, 1e3, &s->o.g, err));
+    TSR_TRY(config_real(n, "rho_psi", false, 1e-9, 1e9, &s->o.rho_psi, err));
+    int v = s->o.dp ? 0 : 1;
+    TSR_TRY(config_choice(n, "precision", false, precisions, &v, err));
+    s->o.dp = v == 0;
+  }
+  *state = s;
+  s = NULL;
+cleanup:
+  free(s);
+  return st;
+}
+
+static void sc_free(void *state) {
+  sc_state_t *s = state;
+  if (s) gpu_program_free(&s->prog);
+  free(s);
+}
+
+static void sc_describe(const void *state, char *out, size_t cap) {
+  const sc_state_t *s = state;
+  snprintf(out, cap, "shan_chen %s, G = %g, rho_psi = %g", s->o.dp ? "dp" : "sp", s->o.g,
+           s->o.rho_psi);
+}
+
+/* ---- CPU blocks ---- */
+
+#define SC_DEFINE_CPU(SUF, T)                                                              \
+  static void sc_psi_cpu_##SUF(const block_info_t *b, const grid_field_t *rho,             \
+                               grid_field_t *psi, const sc_ctx_t *c) {                     \
+    const T rho_psi = (T)c->o.rho_psi, inv = (T)(1.0 / c->o.rho_psi);                      \
+    const T *r = rho->values;                                                              \
+    T *p = psi->values;                                                                    \
+    _Pragma("omp parallel for collapse(2) schedule(static)")                               \
+    for (int z = 0; z < b->size[2]; ++z)                                                   \
+      for (int y = 0; y < b->size[1]; ++y)                                                 \
+        for (int x = 0; x < b->size[0]; ++x)                                               \
+          p[grid_index(&psi->dims, x, y, z, 0)] =                                          \
+              sc_psi_##SUF(r[grid_index(&rho->dims, x, y, z, 0)], rho_psi, inv);           \
+  }                                                                                        \
+  static void sc_force_cpu_##SUF(const block_info_t *b, const grid_field_t *psi,           \
+                                 grid_field_t *force, const sc_ctx_t *c) {                 \
+    const lattice_t *l = c->stencil;                                                       \
+    T w[LATTICE_MAX_Q];                                                                    \
+    ptrdiff_t off[LATTICE_MAX_Q];                                                          \
+    for (int i = 0; i < l->q; ++i) {                                                       \
+      w[i] = (T)l->w[i];                                                                   \
+      off[i] = l->c[0][i] * psi->dims.sx + l->c[1][i] * psi->dims.sy +                     \
+               l->c[2][i] * psi->dims.sz;                                                  \
+    }                                                                                      \
+    const T g = (T)c->o.g;                                                                 \
+    const int acc = c->accumulate;                                                         \
+    const T *p = psi->values;                                                              \
+    T *f = force->values;                                                                  \
+    const ptrdiff_t fsc = force->dims.sc;                                                  \
+    _Pragma("omp parallel for collapse(2) schedule(static)")                               \
+    for (int z = 0; z < b->size[2]; ++z)                                                   \
+      for (int y = 0; y < b->size[1]; ++y)                                                 \
+        for (int x = 0; x < b->size[0]; ++x) {                                             \
+          const size_t pc = grid_index(&psi->dims, x, y, z, 0);                            \
+          const size_t fi = grid_index(&force->dims, x, y, z, 0);                          \
+          T fx, fy, fz;                                                                    \
+          SC_FORCE_CELL(l->q, w, l->c[0], l->c[1], l->c[2], SC_CPU_PSI_AT, p[pc], g, fx,   \
+                        fy, fz);                                                           \
+          f[fi] = (acc ? f[fi] : (T)0) + fx;                                               \
+          f[fi + fsc] = (acc ? f[fi + fsc] : (T)0) + fy;                                   \
+          f[fi + 2 * fsc] = (acc ? f[fi + 2 * fsc] : (T)0) + fz;                           \
+        }                                                                                  \
+  }
+#define SC_CPU_PSI_AT(I) p[(ptrdiff_t)pc + off[I]]
+#define SC_REAL double
+SC_DEFINE_CPU(d, double)
+#undef SC_REAL
+#define SC_REAL float
+SC_DEFINE_CPU(f, float)
+#undef SC_REAL
+#undef SC_CPU_PSI_AT
+
+/* The fields of a block: the flow's density or force, and psi. */
+static tsr_status sc_fields(const block_info_t *b, block_data_t *data, const sc_ctx_t *c,
+                            int flow_id, field_block_t **flow, field_block_t **psi,
+                            tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  *flow = field_block_of(data, flow_id);
+  *psi = field_block_of(data, c->psi_id);
+  TSR_CHECK(*flow && *psi, TSR_ERR_INTERNAL, "BlockID %d lacks the fields of shan_chen",
+            (int)b->id);
+cleanup:
+  return st;
+}
+
+static tsr_status sc_psi_item(const block_info_t *b, block_data_t *data, void *vctx,
+                              tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const sc_ctx_t *c = vctx;
+  field_block_t *rho, *psi;
+  if (!field_block_of(data, c->density_id)) return st; /* a block without fluid */
+  TSR_TRY(sc_fields(b, data, c, c->density_id, &rho, &psi, err));
+  if (c->o.dp) sc_psi_cpu_d(b, &rho->host, &psi->host, c);
+  else sc_psi_cpu_f(b, &rho->host, &psi->host, c);
+cleanup:
+  return st;
+}
+
+static tsr_status sc_force_item(const block_info_t *b, block_data_t *data, void *vctx,
+                                tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const sc_ctx_t *c = vctx;
+  field_block_t *force, *psi;
+  if (!field_block_of(data, c->force_id)) return st;
+  TSR_TRY(sc_fields(b, data, c, c->force_id, &force, &psi, err));
+  if (c->o.dp) sc_force_cpu_d(b, &psi->host, &force->host, c);
+  else sc_force_cpu_f(b, &psi->host, &force->host, c);
+cleanup:
+  return st;
+}
+
+/* ---- GPU blocks ---- */
+
+enum { SC_KERNEL_PSI, SC_KERNEL_FORCE };
+
+static tsr_status sc_gpu_psi_item(const block_info_t *b, block_data_t *data, void *vctx,
+                                  tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const sc_ctx_t *c = vctx;
+  field_block_t *rho, *psi;
+  if (!field_block_of(data, c->density_id)) return st;
+  TSR_TRY(sc_fields(b, data, c, c->density_id, &rho, &psi, err));
+  const grid_dims_t rd = gpu_field_dims(&rho->device), pd = gpu_field_dims(&psi->device);
+  const gpu_arg_t args[] = {
+      gpu_arg_buffer(&rho->device.grid[rho->device.cur]),
+      gpu_arg_buffer(&psi->device.grid[psi->device.cur]),
+      gpu_arg_long(rd.origin), gpu_arg_long(rd.sy), gpu_arg_long(rd.sz),
+      gpu_arg_long(pd.origin), gpu_arg_long(pd.sy), gpu_arg_long(pd.sz),
+      gpu_arg_real(c->o.rho_psi, c->o.dp), gpu_arg_real(1.0 / c->o.rho_psi, c->o.dp)};
+  TSR_TRY(gpu_program_launch(c->prog, SC_KERNEL_PSI, b->size, args,
+                             (int)(sizeof args / sizeof args[0]), err));
+cleanup:
+  return st;
+}
+
+static tsr_status sc_gpu_force_item(const block_info_t *b, block_data_t *data, void *vctx,
+                                    tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const sc_ctx_t *c = vctx;
+  field_block_t *force, *psi;
+  if (!field_block_of(data, c->force_id)) return st;
+  TSR_TRY(sc_fields(b, data, c, c->force_id, &force, &psi, err));
+  const grid_dims_t pd = gpu_field_dims(&psi->device), fd = gpu_field_dims(&force->device);
+  const gpu_arg_t args[] = {
+      gpu_arg_buffer(&psi->device.grid[psi->device.cur]),
+      gpu_arg_buffer(&force->device.grid[force->device.cur]),
+      gpu_arg_long(pd.origin), gpu_arg_long(pd.sy), gpu_arg_long(pd.sz),
+      gpu_arg_long(fd.origin), gpu_arg_long(fd.sy), gpu_arg_long(fd.sz), gpu_arg_long(fd.sc),
+      gpu_arg_real(c->o.g, c->o.dp), gpu_arg_int(c->accumulate)};
+  TSR_TRY(gpu_program_launch(c->prog, SC_KERNEL_FORCE, b->size, args,
+                             (int)(sizeof args / sizeof args[0]), err));
+cleanup:
+  return st;
+}
+
+/* The program for the stencil and precision: its tables as build defines, every weight a
+ * hexadecimal literal of the storage type (the value the CPU rounds it to). */
+static tsr_status sc_program(opencl_context_t *cl, const lattice_t *l, int dp,
+                             gpu_program_t **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char options[4096];
+  size_t used = 0;
+  static const char *const names[] = {"sc_psi_kernel", "sc_force_kernel"};
+  used += (size_t)snprintf(options + used, sizeof options - used, "-DSC_DOUBLE=%d -DSC_Q=%d -DSC_W=",
+                           dp, l->q);
+  for (int i = 0; i < l->q && used < sizeof options; ++i)
+    used += (size_t)snprintf(options + used, sizeof options - used, "%s%a", i ? "," : "",
+                             dp ? l->w[i] : (double)(float)l->w[i]);
+  static const char *const axes[] = {"CX", "CY", "CZ"};
+  for (int a = 0; a < 3 && used < sizeof options; ++a) {
+    used += (size_t)snprintf(options + used, sizeof options - used, " -DSC_%s=", axes[a]);
+    for (int i = 0; i < l->q && used < sizeof options; ++i)
+      used += (size_t)snprintf(options + used, sizeof options - used, "%s%d", i ? "," : "",
+                               l->c[a][i]);
+  }
+  TSR_CHECK(used < sizeof options, TSR_ERR_INTERNAL, "shan_chen: build options too long");
+  TSR_TRY(gpu_program_create(cl, shan_chen_source, options, "shan_chen.cl", names, 2, out, err));
+cleanup:
+  return st;
+}
+
+/* ---- registration ---- */
+
+static tsr_status sc_register(void *state, registry_t *reg, const module_env_t *env,
+                              module_decl_t *decl, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  sc_state_t *s = state;
+  sc_ctx_t c;
+  memset(&c, 0, sizeof c);
+  c.o = s->o;
+  /* the stencil: D2Q9 on a 2-D domain (one cell along z), D3Q19 on a 3-D one */
+  c.stencil = env->so->domain.cells[2] == 1 ? lattice_find("d2q9") : lattice_find("d3q19");
+  TSR_CHECK(c.stencil, TSR_ERR_INTERNAL, "shan_chen: no stencil");
+  if (env->cl && !s->prog) TSR_TRY(sc_program(env->cl, c.stencil, c.o.dp, &s->prog, err));
+  c.prog = s->prog;
+  TSR_TRY(registry_data_id(reg, SC_PSI_FIELD, &c.psi_id, err));
+  TSR_TRY(registry_data_id(reg, FLOW_DENSITY, &c.density_id, err));
+  TSR_TRY(registry_data_id(reg, FLOW_FORCE, &c.force_id, err));
+  void *ctx;
+  TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
+  s->ctx = ctx;
+  const int vb = c.o.dp ? 8 : 4;
+  const int reach = c.stencil->reach;
+  TSR_TRY(field_declare(reg, env->fields, &(field_spec_t){
+      .name = SC_PSI_FIELD, .components = 1, .esize = (size_t)vb,
+      .width = {reach, reach, c.stencil->d == 3 ? reach : 0}, .layout = GRID_SOA}, err));
+  const registry_item_t items[] = {
+      {.kind = REGISTRY_KIND_KERNEL, .name = SC_PSI_ITEM, .fs = "*", .hs = "cpu", .bs = "*",
+       .kernel = sc_psi_item, .ctx = ctx, .concurrent = 1},
+      {.kind = REGISTRY_KIND_KERNEL, .name = SC_FORCE_ITEM, .fs = "*", .hs = "cpu", .bs = "*",
+       .kernel = sc_force_item, .ctx = ctx, .concurrent = 1},
+      {.kind = REGISTRY_KIND_KERNEL, .name = SC_PSI_ITEM, .fs = "*", .hs = "gpu", .bs = "*",
+       .kernel = sc_gpu_psi_item, .ctx = ctx},
+      {.kind = REGISTRY_KIND_KERNEL, .name = SC_FORCE_ITEM, .fs = "*", .hs = "gpu", .bs = "*",
+       .kernel = sc_gpu_force_item, .ctx = ctx},
+  };
+  for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i)
+    TSR_TRY(registry_add(reg, &items[i], err));
+  *decl = (module_decl_t){
+      .nfields = 1,
+      .fields = {{.name = SC_PSI_FIELD, .components = 1, .value_bytes = vb,
+                  .width = {reach, reach, c.stencil->d == 3 ? reach : 0},
+                  .layout = {"soa", "soa"}}},
+      .nsweeps = 2,
+      .sweeps = {{.name = "shan_chen.psi", .reads = {FLOW_DENSITY}, .nreads = 1,
+                  .writes = {SC_PSI_FIELD}, .nwrites = 1, .kernel = SC_PSI_ITEM},
+                 {.name = "shan_chen.force", .reads_ghosts = {SC_PSI_FIELD}, .nreads_ghosts = 1,
+                  .writes = {FLOW_FORCE}, .nwrites = 1, .kernel = SC_FORCE_ITEM}}};
+cleanup:
+  return st;
+}
+
+/* The flow's public face: its density gives psi, its force takes the Shan-Chen force
+ * (written where no module before this one writes lbm.force in a step, else added). */
+static tsr_status sc_bind(void *state, module_decl_t *decls, int n, int self, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  sc_state_t *s = state;
+  const module_field_t *rho = module_find_field(decls, n, FLOW_DENSITY);
+  TSR_CHECK(rho && module_find_field(decls, n, FLOW_FORCE), TSR_ERR_INVALID,
+            "module \"shan_chen\" acts on the flow: it needs the flow's density and force ("
+            FLOW_DENSITY ", " FLOW_FORCE "), which no module of this run publishes; add "
+            "\"lbm\" to \"modules\"");
+  TSR_CHECK(rho->value_bytes == (s->o.dp ? 8 : 4), TSR_ERR_INVALID,
+            "shan_chen.precision = \"%s\" but the flow's fields (" FLOW_DENSITY ") are in %s: "
+            "the coupled modules exchange fields per cell and need the same precision",
+            s->o.dp ? "dp" : "sp", rho->value_bytes == 8 ? "dp" : "sp");
+  s->ctx->accumulate = module_writes_before(decls, self, FLOW_FORCE);
+cleanup:
+  return st;
+}
+
+/* psi per block on the host (CPU) and on the device (GPU). */
+static tsr_status sc_local_bytes(const void *state, registry_t *reg, const patch_t *patch,
+                                 size_t *host, size_t *device, size_t *largest,
+                                 tsr_error_t *err) {
+  (void)reg, (void)err;
+  const sc_state_t *s = state;
+  const size_t es = s->o.dp ? 8 : 4;
+  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
+    const size_t bytes = (size_t)(b->size[0] + 2) * (size_t)(b->size[1] + 2) *
+                         (size_t)(b->size[2] + 2) * es;
+    *host += bytes;
+    *device += bytes;
+    if (bytes > *largest) *largest = bytes;
+  }
+  return TSR_OK;
+}
+
+const module_def_t shan_chen_module = {
+    .name = "shan_chen",
+    .read = sc_read,
+    .free = sc_free,
+    .describe = sc_describe,
+    .register_items = sc_register,
+    .bind = sc_bind,
+    .local_bytes = sc_local_bytes,
+};

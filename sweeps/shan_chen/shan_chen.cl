@@ -1,0 +1,35 @@
+/* shan_chen.cl: the Shan-Chen model on GPU blocks (the program source is
+ * shan_chen_kernels.h, the arithmetic the CPU runs too, then this file). Build defines:
+ * SC_DOUBLE (0 or 1), SC_Q and the
+ * stencil's tables SC_W (weights, hexadecimal literals of the storage type), SC_CX,
+ * SC_CY, SC_CZ. Fields are per-cell arrays of the block, element origin + x + sy y + sz z
+ * (+ sc c for component c): the device layout of the field kit. */
+__constant SC_REAL sc_w[SC_Q] = {SC_W};
+__constant int sc_cx[SC_Q] = {SC_CX};
+__constant int sc_cy[SC_Q] = {SC_CY};
+__constant int sc_cz[SC_Q] = {SC_CZ};
+
+/* psi of every interior cell from the density. */
+__kernel void sc_psi_kernel(__global const SC_REAL *rho, __global SC_REAL *psi, const long r0,
+                            const long rsy, const long rsz, const long p0, const long psy,
+                            const long psz, const SC_REAL rho_psi, const SC_REAL inv_rho_psi) {
+  const long x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+  psi[p0 + x + psy * y + psz * z] = sc_psi(rho[r0 + x + rsy * y + rsz * z], rho_psi, inv_rho_psi);
+}
+
+/* The force of every interior cell, written (accumulate 0) or added to what the field
+ * holds (accumulate 1). */
+__kernel void sc_force_kernel(__global const SC_REAL *psi, __global SC_REAL *force,
+                              const long p0, const long psy, const long psz, const long f0,
+                              const long fsy, const long fsz, const long fsc, const SC_REAL g,
+                              const int accumulate) {
+  const long x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+  const long c = p0 + x + psy * y + psz * z, f = f0 + x + fsy * y + fsz * z;
+#define SC_PSI_AT(I) psi[c + sc_cx[I] + psy * sc_cy[I] + psz * sc_cz[I]]
+  SC_REAL fx, fy, fz;
+  SC_FORCE_CELL(SC_Q, sc_w, sc_cx, sc_cy, sc_cz, SC_PSI_AT, psi[c], g, fx, fy, fz);
+#undef SC_PSI_AT
+  force[f] = (accumulate ? force[f] : (SC_REAL)0) + fx;
+  force[f + fsc] = (accumulate ? force[f + fsc] : (SC_REAL)0) + fy;
+  force[f + 2 * fsc] = (accumulate ? force[f + 2 * fsc] : (SC_REAL)0) + fz;
+}
