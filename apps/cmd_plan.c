@@ -186,7 +186,7 @@ static tsr_status plan_make(config_t *doc, const char *config, int64_t ranks, co
   TSR_TRY(registry_create(&reg, err));
   /* no device is opened: the items of every hs size the messages alike */
   module_env_t env = {.so = &so, .cl = NULL, .kernel_sources = so.hardware.kernel_sources};
-  TSR_TRY(sim_register(modules, nmodules, reg, &env, decls, &fs, NULL, 0, err));
+  TSR_TRY(module_register_all(modules, nmodules, reg, &env, decls, &fs, NULL, 0, err));
   TSR_TRY(plan_create(&so, modules, decls, nmodules, reg, fs, procs, NULL, n, 0, &plan, err));
   if (so.hardware.balance.calibrate)
     printf("note: hardware.balance.calibrate is on: a run measures each process's throughput "

@@ -1,11 +1,7 @@
 /* balance: static block -> rank assignment.
  *
- * balance_morton_even orders blocks along a Morton (Z-order) curve over their grid
- * positions and gives every rank a contiguous run of that order; run lengths differ by
- * at most one block, so the blocks of a process stay spatially together. It has the
- * patch_assign_fn signature and is the default of patch_create.
- *
- * balance_weighted keeps the contiguous Morton runs but chooses their lengths with a
+ * balance_weighted keeps the contiguous runs of the Morton order of patch_morton_even
+ * (patch.h), but chooses their lengths with a
  * cost model (balance_model_t) so that the slowest process is as fast as the runs allow:
  * processes of different speed (a GPU process next to CPU processes) get different
  * amounts of work, and the ghost exchange with other processes is charged to both ends.
@@ -21,16 +17,6 @@
 
 #include "patch.h"
 #include "tsr_error.h"
-
-/* Morton code of a grid position (21 bits per axis). */
-uint64_t balance_morton_code(int ix, int iy, int iz);
-
-/* Fills order[patch_block_count] with BlockIDs sorted by Morton code. */
-TSR_NODISCARD tsr_status balance_morton_order(const patch_t *patch, int32_t *order,
-                                              tsr_error_t *err);
-
-TSR_NODISCARD tsr_status balance_morton_even(const patch_t *patch, int nranks, const void *ctx,
-                                             int *rank_of_block, tsr_error_t *err);
 
 /* Cost model for predicting each process's time per step. Arrays are borrowed.
  * Checked by every function that takes one: nranks >= 1, cell_seconds finite and > 0,
@@ -79,7 +65,7 @@ TSR_NODISCARD tsr_status balance_predict(const patch_t *patch, const balance_mod
                                          tsr_error_t *err);
 
 /* patch_assign_fn with ctx = const balance_model_t * (nranks must equal model->nranks):
- * blocks in Morton order (balance_morton_order), each rank takes one contiguous run of
+ * blocks in Morton order (patch_morton_order), each rank takes one contiguous run of
  * that order, rank 0 first; the run lengths are chosen so that the largest predicted time
  * per step (compute + comm, as balance_predict counts it) is as small as contiguous runs
  * allow: bisection on the step time T with a greedy pass (each rank in turn takes the

@@ -65,7 +65,7 @@ typedef struct patch_layout {
   const uint32_t *hs_of_block; /* hs id of every block, by BlockID (read during
                                   patch_create); NULL: each block its rank's hs */
   uint64_t bs;                /* initial bs set of every block (bit i: bs id i) */
-  patch_assign_fn assign;     /* NULL: balance_morton_even */
+  patch_assign_fn assign;     /* NULL: patch_morton_even */
   const void *assign_ctx;
 } patch_layout_t;
 
@@ -126,4 +126,17 @@ TSR_NODISCARD tsr_status patch_set_bs(patch_t *patch, int32_t id, uint64_t bs, t
  * allowed. The same verdict on every process (it reads block metadata only). */
 TSR_NODISCARD tsr_status patch_check_ghost_width(const patch_t *patch, const int width[3],
                                                  const char *what, tsr_error_t *err);
+/* Morton code of a grid position (21 bits per axis). */
+uint64_t patch_morton_code(int ix, int iy, int iz);
+
+/* Fills order[patch_block_count] with BlockIDs sorted by Morton code. */
+TSR_NODISCARD tsr_status patch_morton_order(const patch_t *patch, int32_t *order,
+                                            tsr_error_t *err);
+
+/* The default assignment (a patch_assign_fn): the blocks along a Morton (Z-order) curve
+ * over their grid positions, every rank a contiguous run of that order; run lengths
+ * differ by at most one block, so the blocks of a process stay spatially together. */
+TSR_NODISCARD tsr_status patch_morton_even(const patch_t *patch, int nranks, const void *ctx,
+                                           int *rank_of_block, tsr_error_t *err);
+
 #endif

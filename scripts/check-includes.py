@@ -4,7 +4,9 @@
 A module is a file stem of blocks/, framework/, kernels_cpu/, kernels_gpu/ and sweeps/
 (x.h, x.c and x_impl.h are module x, CONVENTIONS.md item 2); module A depends on module B
 when a file of A includes B's header. Any cycle in that graph (A -> B -> ... -> A) is
-printed and the script exits 1. Usage: check-includes.py [SOURCE_ROOT]"""
+printed and the script exits 1. Usage: check-includes.py [SOURCE_ROOT]; with --self-test it
+checks itself on a small tree with one circle (sweeps/a.c includes b.h, sweeps/b.c a.h)
+and one without, and fails unless it finds exactly that circle."""
 import os
 import re
 import sys
@@ -61,7 +63,26 @@ def cycles(edges):
     return found
 
 
+def self_test():
+    import tempfile
+    with tempfile.TemporaryDirectory() as root:
+        os.makedirs(os.path.join(root, "sweeps"))
+        files = {"a.h": "", "b.h": "", "c.h": "", "a.c": '#include "b.h"\n',
+                 "b.c": '#include "a.h"\n#include "c.h"\n', "c.c": '#include "c.h"\n'}
+        for name, text in files.items():
+            with open(os.path.join(root, "sweeps", name), "w") as f:
+                f.write(text)
+        found = cycles(graph(root))
+        if found != [["a", "b", "a"]]:
+            print(f"self-test FAILED: expected the circle a -> b -> a, found {found}")
+            return 1
+    print("self-test: the circle a -> b -> a found, nothing else")
+    return 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
     found = cycles(graph(root))
     for c in found:

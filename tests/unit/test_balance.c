@@ -6,7 +6,7 @@
  *    solid block cost nothing; a link with 0 bytes sends no message;
  *  - balance_best_compute: no work, whole-block granularity, total throughput, uneven
  *    blocks (the smallest block's work), block overheads;
- *  - balance_weighted: homogeneous ranks without comm split like balance_morton_even; the
+ *  - balance_weighted: homogeneous ranks without comm split like patch_morton_even; the
  *    paper's case (1 rank 22x faster than 10 others, 32 blocks; the fast rank first and in
  *    the middle); half the blocks solid; 1000 blocks on 64 mixed ranks with a realistic
  *    comm model against the granularity bound; on a smaller mixed case, the result against
@@ -68,7 +68,7 @@ static void assert_contiguous_runs(const patch_t *p, int nranks, const int *rank
   int32_t n = patch_block_count(p);
   int32_t *order = malloc((size_t)n * sizeof *order);
   assert_non_null(order);
-  ASSERT_OK(balance_morton_order(p, order, &err));
+  ASSERT_OK(patch_morton_order(p, order, &err));
   if (count) memset(count, 0, (size_t)nranks * sizeof *count);
   int prev = 0;
   for (int32_t i = 0; i < n; ++i) {
@@ -304,7 +304,7 @@ static void test_best_compute(void **state) {
 /* ---------------------------------------------------------------- balance_weighted */
 
 /* Homogeneous ranks without comm: run lengths differ by at most one block, as in
- * balance_morton_even. */
+ * patch_morton_even. */
 static void test_weighted_homogeneous_like_even(void **state) {
   (void)state;
   tsr_error_t err;
@@ -421,7 +421,7 @@ static double contiguous_optimum(const patch_t *p, const balance_model_t *m) {
   double *msgs = malloc((size_t)(n + 1) * (size_t)(n + 1) * sizeof *msgs);
   double *f = malloc((size_t)(n + 1) * sizeof *f), *g = malloc((size_t)(n + 1) * sizeof *g);
   assert_true(order && pos && bytes && msgs && f && g);
-  ASSERT_OK(balance_morton_order(p, order, &err));
+  ASSERT_OK(patch_morton_order(p, order, &err));
   for (int32_t i = 0; i < n; ++i) pos[order[i]] = i;
   for (int32_t s = 0; s < n; ++s) {
     double by = 0, ms = 0;

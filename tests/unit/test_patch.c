@@ -471,7 +471,7 @@ static void test_morton_even_split(void **state) {
       tsr_error_t err;
       int32_t *order = malloc((size_t)n * sizeof *order);
       assert_non_null(order);
-      ASSERT_OK(balance_morton_order(p, order, &err));
+      ASSERT_OK(patch_morton_order(p, order, &err));
       for (int32_t i = 1; i < n; ++i)
         assert_true(patch_block(p, order[i - 1])->rank <= patch_block(p, order[i])->rank);
       free(order);
@@ -700,27 +700,27 @@ static uint64_t naive_morton(uint32_t x, uint32_t y, uint32_t z) {
 
 static void test_morton_code_interleaves_bits(void **state) {
   (void)state;
-  assert_int_equal(balance_morton_code(0, 0, 0), 0);
-  assert_int_equal(balance_morton_code(1, 0, 0), 1);
-  assert_int_equal(balance_morton_code(0, 1, 0), 2);
-  assert_int_equal(balance_morton_code(0, 0, 1), 4);
-  assert_int_equal(balance_morton_code(1, 1, 1), 7);
-  assert_int_equal(balance_morton_code(2, 0, 0), 8);
-  assert_int_equal(balance_morton_code(3, 0, 0), 9);    /* 0b001001 */
-  assert_int_equal(balance_morton_code(0, 2, 0), 16);
-  assert_int_equal(balance_morton_code(0, 0, 2), 32);
+  assert_int_equal(patch_morton_code(0, 0, 0), 0);
+  assert_int_equal(patch_morton_code(1, 0, 0), 1);
+  assert_int_equal(patch_morton_code(0, 1, 0), 2);
+  assert_int_equal(patch_morton_code(0, 0, 1), 4);
+  assert_int_equal(patch_morton_code(1, 1, 1), 7);
+  assert_int_equal(patch_morton_code(2, 0, 0), 8);
+  assert_int_equal(patch_morton_code(3, 0, 0), 9);    /* 0b001001 */
+  assert_int_equal(patch_morton_code(0, 2, 0), 16);
+  assert_int_equal(patch_morton_code(0, 0, 2), 32);
   /* x=101 y=011 z=110: groups (z y x) from bit 0: 011, 110, 101 */
-  assert_int_equal(balance_morton_code(5, 3, 6), 0x173);
+  assert_int_equal(patch_morton_code(5, 3, 6), 0x173);
   for (int z = 0; z < 8; ++z)
     for (int y = 0; y < 8; ++y)
       for (int x = 0; x < 8; ++x)
-        assert_int_equal(balance_morton_code(x, y, z), naive_morton((uint32_t)x, (uint32_t)y,
+        assert_int_equal(patch_morton_code(x, y, z), naive_morton((uint32_t)x, (uint32_t)y,
                                                                     (uint32_t)z));
   /* the top of the 21-bit range */
-  assert_int_equal(balance_morton_code(1 << 20, 0, 0), UINT64_C(1) << 60);
-  assert_int_equal(balance_morton_code(0, 0, 1 << 20), UINT64_C(1) << 62);
-  assert_int_equal(balance_morton_code(0x1fffff, 0x1fffff, 0x1fffff), (UINT64_C(1) << 63) - 1);
-  assert_int_equal(balance_morton_code(123456, 654321, 1048575),
+  assert_int_equal(patch_morton_code(1 << 20, 0, 0), UINT64_C(1) << 60);
+  assert_int_equal(patch_morton_code(0, 0, 1 << 20), UINT64_C(1) << 62);
+  assert_int_equal(patch_morton_code(0x1fffff, 0x1fffff, 0x1fffff), (UINT64_C(1) << 63) - 1);
+  assert_int_equal(patch_morton_code(123456, 654321, 1048575),
                    naive_morton(123456, 654321, 1048575));
 }
 
@@ -730,7 +730,7 @@ static void test_morton_order(void **state) {
   patch_options_t o = opts3(8, 8, 1, 4, 4, 1, false, false, false);
   patch_t *p = make_patch(&o, 1, 0);
   int32_t order[16];
-  ASSERT_OK(balance_morton_order(p, order, &err));
+  ASSERT_OK(patch_morton_order(p, order, &err));
   const int32_t want[16] = {0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15};
   assert_memory_equal(order, want, sizeof want);
   patch_free(&p);
@@ -738,7 +738,7 @@ static void test_morton_order(void **state) {
   /* 2x2x2: Morton order is the BlockID order */
   o = opts3(4, 4, 4, 2, 2, 2, false, false, false);
   p = make_patch(&o, 1, 0);
-  ASSERT_OK(balance_morton_order(p, order, &err));
+  ASSERT_OK(patch_morton_order(p, order, &err));
   for (int32_t i = 0; i < 8; ++i) assert_int_equal(order[i], i);
   patch_free(&p);
 }
@@ -749,9 +749,9 @@ static void test_morton_even_rejects_zero_ranks(void **state) {
   patch_options_t o = opts3(4, 4, 4, 2, 2, 2, false, false, false);
   patch_t *p = make_patch(&o, 1, 0);
   int ranks[8];
-  ASSERT_ERR(balance_morton_even(p, 0, NULL, ranks, &err), TSR_ERR_INVALID,
+  ASSERT_ERR(patch_morton_even(p, 0, NULL, ranks, &err), TSR_ERR_INVALID,
              "cannot assign blocks to 0 ranks");
-  ASSERT_OK(balance_morton_even(p, 3, NULL, ranks, &err));
+  ASSERT_OK(patch_morton_even(p, 3, NULL, ranks, &err));
   int count[3] = {0};
   for (int i = 0; i < 8; ++i) {
     assert_in_range(ranks[i], 0, 2);

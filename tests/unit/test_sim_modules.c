@@ -25,6 +25,7 @@
 
 #include "module.h"
 #include "registry.h"
+#include "rounds.h"
 #include "sim.h"
 #include "tsr_error.h"
 #include "unit_test.h"
@@ -34,7 +35,7 @@ static void test_exchange_one_sweep(void **state) {
   const module_sweep_t lbm = {.name = "lbm", .reads_ghosts = {"pdf"}, .nreads_ghosts = 1,
                               .writes = {"pdf"}, .nwrites = 1};
   const module_sweep_t *steps[] = {&lbm};
-  assert_true(sim_exchange_due(steps, 1, 0, "pdf"));
+  assert_true(rounds_due(steps, 1, 0, "pdf"));
 }
 
 /* flow writes u (no ghosts read); scalar reads u's ghosts and writes T; force reads T's
@@ -48,17 +49,17 @@ static void test_exchange_two_modules(void **state) {
   const module_sweep_t post = {.name = "post", .reads_ghosts = {"u"}, .nreads_ghosts = 1,
                                .reads = {"g"}, .nreads = 1};
   const module_sweep_t *steps[] = {&flow, &scalar, &post};
-  assert_true(sim_exchange_due(steps, 3, 0, "pdf"));
-  assert_true(sim_exchange_due(steps, 3, 1, "u"));  /* flow wrote it */
-  assert_false(sim_exchange_due(steps, 3, 2, "u")); /* scalar's exchange still holds */
-  assert_true(sim_exchange_due(steps, 3, 1, "g"));  /* written by scalar itself last step */
+  assert_true(rounds_due(steps, 3, 0, "pdf"));
+  assert_true(rounds_due(steps, 3, 1, "u"));  /* flow wrote it */
+  assert_false(rounds_due(steps, 3, 2, "u")); /* scalar's exchange still holds */
+  assert_true(rounds_due(steps, 3, 1, "g"));  /* written by scalar itself last step */
   /* the reader before the writer: post reads u before flow writes it in the next order */
   const module_sweep_t *other[] = {&post, &flow, &scalar};
-  assert_false(sim_exchange_due(other, 3, 0, "u")); /* scalar's exchange, last step */
-  assert_true(sim_exchange_due(other, 3, 2, "u"));
+  assert_false(rounds_due(other, 3, 0, "u")); /* scalar's exchange, last step */
+  assert_true(rounds_due(other, 3, 2, "u"));
   const module_sweep_t *reversed[] = {&scalar, &post, &flow};
-  assert_true(sim_exchange_due(reversed, 3, 0, "u")); /* flow wrote it at the end of the step */
-  assert_false(sim_exchange_due(reversed, 3, 1, "u"));
+  assert_true(rounds_due(reversed, 3, 0, "u")); /* flow wrote it at the end of the step */
+  assert_false(rounds_due(reversed, 3, 1, "u"));
 }
 
 /* the coupled run: the flow writes its populations and u; the temperature reads u in its
@@ -72,16 +73,16 @@ static void test_exchange_rounds_merged(void **state) {
                                .reads = {"u"}, .nreads = 1, .writes = {"g", "force"},
                                .nwrites = 2};
   const module_sweep_t *steps[] = {&flow, &temp};
-  assert_int_equal(sim_exchange_round(steps, 0, "f"), 0);
-  assert_int_equal(sim_exchange_round(steps, 1, "g"), 0); /* with f, at the step's start */
+  assert_int_equal(rounds_round(steps, 0, "f"), 0);
+  assert_int_equal(rounds_round(steps, 1, "g"), 0); /* with f, at the step's start */
   /* a reader of u's ghosts after the flow: u travels in its own round, not before flow */
   const module_sweep_t post = {.name = "post", .reads_ghosts = {"u", "g"}, .nreads_ghosts = 2};
   const module_sweep_t *three[] = {&flow, &temp, &post};
-  assert_int_equal(sim_exchange_round(three, 2, "u"), 1);
-  assert_int_equal(sim_exchange_round(three, 2, "g"), 2); /* temp wrote it */
+  assert_int_equal(rounds_round(three, 2, "u"), 1);
+  assert_int_equal(rounds_round(three, 2, "g"), 2); /* temp wrote it */
   const module_sweep_t *swapped[] = {&temp, &flow};
-  assert_int_equal(sim_exchange_round(swapped, 1, "f"), 0);
-  assert_int_equal(sim_exchange_round(swapped, 0, "g"), 0);
+  assert_int_equal(rounds_round(swapped, 1, "f"), 0);
+  assert_int_equal(rounds_round(swapped, 0, "g"), 0);
 }
 
 static void test_exchange_rounds_counted(void **state) {
@@ -101,11 +102,11 @@ static void test_exchange_rounds_counted(void **state) {
                                     .nwrites = 2};
   tsr_error_t err;
   int rounds = -1;
-  assert_int_equal(sim_exchange_rounds(d, 2, true, &rounds, &err), TSR_OK);
+  assert_int_equal(rounds_count(d, 2, true, &rounds, &err), TSR_OK);
   assert_int_equal(rounds, 1);
-  assert_int_equal(sim_exchange_rounds(d, 2, false, &rounds, &err), TSR_OK);
+  assert_int_equal(rounds_count(d, 2, false, &rounds, &err), TSR_OK);
   assert_int_equal(rounds, 2);
-  assert_int_equal(sim_exchange_rounds(d, 1, false, &rounds, &err), TSR_OK);
+  assert_int_equal(rounds_count(d, 1, false, &rounds, &err), TSR_OK);
   assert_int_equal(rounds, 1);
 }
 
@@ -114,8 +115,8 @@ static void test_exchange_never_written(void **state) {
   const module_sweep_t a = {.name = "a", .reads_ghosts = {"mask"}, .nreads_ghosts = 1};
   const module_sweep_t b = {.name = "b", .reads_ghosts = {"mask"}, .nreads_ghosts = 1};
   const module_sweep_t *steps[] = {&a, &b};
-  assert_true(sim_exchange_due(steps, 2, 0, "mask"));
-  assert_true(sim_exchange_due(steps, 2, 1, "mask"));
+  assert_true(rounds_due(steps, 2, 0, "mask"));
+  assert_true(rounds_due(steps, 2, 1, "mask"));
 }
 
 /* ---- modules that only declare ---- */
@@ -150,7 +151,7 @@ static tsr_status register_two(toy_t *a, toy_t *b, uint64_t *fs, tsr_error_t *er
   module_decl_t decls[2];
   module_env_t env = {.so = NULL};
   tsr_status st = registry_create(&reg, err);
-  if (st == TSR_OK) st = sim_register(mods, 2, reg, &env, decls, fs, NULL, 0, err);
+  if (st == TSR_OK) st = module_register_all(mods, 2, reg, &env, decls, fs, NULL, 0, err);
   registry_free(&reg);
   return st;
 }

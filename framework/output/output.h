@@ -47,6 +47,10 @@ TSR_NODISCARD tsr_status output_file_commit(output_file_t *o, tsr_error_t *err);
 /* Closes and removes the temporary file of a write that is given up (no-op when closed). */
 void output_file_discard(output_file_t *o);
 
+/* Creates the folder path and every missing parent (like mkdir -p); an existing folder
+ * is fine, a file of that name is an error. */
+TSR_NODISCARD tsr_status output_make_folder(const char *path, tsr_error_t *err);
+
 typedef struct output_folder output_folder_t;
 
 /* Collective. Rank 0 creates the folder, takes its lock, finds the output of an earlier

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "direction.h"
-#include "sim.h"
+#include "rounds.h"
 
 void plan_free(plan_t **plan) {
   if (!plan || !*plan) return;
@@ -134,7 +134,7 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
 
   /* a link's block message travels once per exchange round that carries a field */
   int rounds = 0;
-  TSR_TRY(sim_exchange_rounds(decls, n, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED,
+  TSR_TRY(rounds_count(decls, n, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED,
                               &rounds, err));
 
   /* the weights of the blocks, from the modules' classes */

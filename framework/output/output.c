@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "grow.h"
-#include "report.h"
 #include "verdict.h"
 
 /* ---- files written whole ---- */
@@ -25,6 +24,28 @@
 #define OUTPUT_TMP_PATTERN ".*.tmp-??????"
 #define OUTPUT_LOCK ".tessera.lock"
 #define OUTPUT_MANIFEST "manifest.json"
+
+tsr_status output_make_folder(const char *path, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char buf[4096];
+  size_t n = strlen(path);
+  TSR_CHECK(n > 0 && n < sizeof buf, TSR_ERR_INVALID, "output folder '%.200s': empty or too long",
+            path);
+  memcpy(buf, path, n + 1);
+  for (size_t i = 1; i <= n; ++i) {
+    if (buf[i] != '/' && buf[i] != '\0') continue;
+    char c = buf[i];
+    buf[i] = '\0';
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+      TSR_FAIL(TSR_ERR_IO, "cannot create the folder '%s': %s", buf, strerror(errno));
+    struct stat sb;
+    TSR_CHECK(stat(buf, &sb) == 0 && S_ISDIR(sb.st_mode), TSR_ERR_IO,
+              "'%s' exists and is not a folder", buf);
+    buf[i] = c;
+  }
+cleanup:
+  return st;
+}
 
 tsr_status output_file_open(output_file_t *o, const char *path, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -292,7 +313,7 @@ static tsr_status output_claim(output_folder_t *d, const char *const *patterns, 
                                bool overwrite, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   output_list_t stale = {0};
-  TSR_TRY(report_make_folder(d->path, err));
+  TSR_TRY(output_make_folder(d->path, err));
   TSR_TRY(output_lock(d, err));
   TSR_TRY(output_find_stale(d->path, patterns, npatterns, &stale, err));
   TSR_CHECK(stale.n == 0 || overwrite, TSR_ERR_INVALID,

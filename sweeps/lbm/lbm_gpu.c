@@ -1,4 +1,3 @@
-#include "lbm_gpu.h"
 
 #include <stddef.h>
 #include <stdlib.h>

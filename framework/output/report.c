@@ -10,28 +10,6 @@
 
 #include "output.h"
 
-tsr_status report_make_folder(const char *path, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  char buf[4096];
-  size_t n = strlen(path);
-  TSR_CHECK(n > 0 && n < sizeof buf, TSR_ERR_INVALID, "output folder '%.200s': empty or too long",
-            path);
-  memcpy(buf, path, n + 1);
-  for (size_t i = 1; i <= n; ++i) {
-    if (buf[i] != '/' && buf[i] != '\0') continue;
-    char c = buf[i];
-    buf[i] = '\0';
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-      TSR_FAIL(TSR_ERR_IO, "cannot create the folder '%s': %s", buf, strerror(errno));
-    struct stat sb;
-    TSR_CHECK(stat(buf, &sb) == 0 && S_ISDIR(sb.st_mode), TSR_ERR_IO,
-              "'%s' exists and is not a folder", buf);
-    buf[i] = c;
-  }
-cleanup:
-  return st;
-}
-
 /* A JSON string of text; text that is not UTF-8 (a file name may be any bytes) is stored
  * with every byte above 0x7f written as the four characters \xNN. */
 static json_t *report_text(const char *text) {

@@ -10,7 +10,6 @@
 #include "lattice.h"
 #include "lbm_kernels.h"
 #include "lbm.h"
-#include "lbm_gpu.h"
 
 typedef struct lbm_ctx {
   lbm_options_t opts;
@@ -69,8 +68,14 @@ tsr_status lbm_fill(const block_info_t *b, void *values, const grid_dims_t *dims
 tsr_status lbm_add_items(registry_t *reg, const registry_item_t *items, size_t n, void *ctx,
                          tsr_error_t *err);
 
-/* The GPU items (hs gpu), registered on every process so that every process can size
- * the messages of GPU blocks; ctx is the kept lbm_ctx_t. */
+/* The GPU items (hs gpu; lbm_gpu.c), registered on every process so that every process
+ * can size the messages of GPU blocks; ctx is the kept lbm_ctx_t. They mirror the CPU
+ * ones: the cells' allocator (flags, links and moments built on the host exactly as for
+ * the CPU, the links moved to the device), boundary (the bounce-back links as a kernel),
+ * stream-collide (plain or coupled to the public face's fields on the device), moments
+ * (a kernel; only rho and u come back to the host), the stability check on the device,
+ * and "lbm.wait", which waits for the context's in-order queue at the end of each step.
+ * The PDFs themselves are a field of the field kit. */
 tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err);
 
 #endif

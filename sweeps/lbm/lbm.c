@@ -9,7 +9,6 @@
 #include "direction.h"
 #include "field.h"
 #include "grid.h"
-#include "lbm_gpu.h"
 #include "lbm_impl.h"
 #include "tsr_size.h"
 

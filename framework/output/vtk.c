@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "output.h"
-#include "report.h"
 
 void vtk_block_path(char *out, size_t cap, const char *folder, const char *name, int64_t step,
                     int32_t block_id) {
@@ -18,7 +17,7 @@ tsr_status vtk_make_step_folder(const char *folder, const char *name, int64_t st
   int n = snprintf(path, sizeof path, "%s/%s_%06lld", folder, name, (long long)step);
   if (n < 0 || (size_t)n >= sizeof path)
     return tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__, "output path too long: %.200s", folder);
-  return report_make_folder(path, err);
+  return output_make_folder(path, err);
 }
 
 static size_t vtk_type_size(vtk_type_t t) { return t == VTK_FLOAT64 ? 8 : 1; }

@@ -8,7 +8,6 @@
 #include "field.h"
 #include "gpu_lbm.h"
 #include "grid.h"
-#include "lbm_gpu.h"
 #include "tsr_size.h"
 #include "verdict.h"
 

@@ -1,4 +1,4 @@
-/* report: machine-readable run reports (summary.json) and the output folder.
+/* report: machine-readable run reports (summary.json).
  *
  * A report is a list of named values written as one JSON object, in list order; a table
  * value is an array of objects (one per row, e.g. per process). */
@@ -29,8 +29,6 @@ struct report_item {
 #define REPORT_TABLE_ITEM(k, r, nr, nc) \
   ((report_item_t){.key = (k), .type = REPORT_TABLE, .rows = (r), .nrows = (nr), .ncols = (nc)})
 
-/* Creates the folder and its parents where missing (like mkdir -p). */
-TSR_NODISCARD tsr_status report_make_folder(const char *path, tsr_error_t *err);
 
 /* Writes the items as a JSON object to path (replacing it), through a temporary file
  * renamed into place, so a reader never sees half a report. */

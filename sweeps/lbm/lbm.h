@@ -1,5 +1,5 @@
 /* lbm: the lattice Boltzmann sweep (any flow lattice of kernels_cpu/lattice.h) on CPU
- * blocks (OpenMP; SoA or AoS) and on OpenCL devices (SoA; lbm_gpu.h).
+ * blocks (OpenMP; SoA or AoS) and on OpenCL devices (SoA; lbm_gpu.c).
  *
  * lbm_sweep_register declares the PDFs through the field kit (framework/field/field.h)
  * and adds to the registry, under the fs switches srt|trt, sp|dp and soa|aos (the layout
@@ -38,7 +38,7 @@
 #include "grid.h"
 #include "lattice.h"
 #include "gpu_field.h"
-#include "lbm_gpu.h"
+#include "gpu_lbm.h"
 #include "patch.h"
 #include "registry.h"
 #include "tsr_error.h"

@@ -40,7 +40,8 @@ enum {
   MODULE_MAX_QUANTITIES = 8, /* quantities of one module */
   MODULE_MAX_COMPONENTS = 3, /* components of one quantity */
   MODULE_MAX_VALUES = 8,     /* values of a divergence report */
-  MODULE_MAX_SCALARS = 8     /* published scalars of one module */
+  MODULE_MAX_SCALARS = 8,    /* published scalars of one module */
+  MODULE_FS_MAX = 256        /* characters of a run's fs switches */
 };
 
 typedef struct sim sim_t;
@@ -210,5 +211,24 @@ TSR_NODISCARD tsr_status module_read_all(config_t *cfg, const simulation_options
 
 /* Frees the states of n modules (NULL-safe per entry). */
 void module_free_all(module_t *modules, int n);
+
+/* Registers the items of n modules into reg and fills decls[n] and the run's *fs (the
+ * union of the modules' switches; their text, "trt,dp,soa", into fs_text[cap] unless
+ * NULL); lets every module bind to the others' declarations (module_def_t.bind); checks
+ * the declarations (unique field and quantity names, sweeps reading and writing
+ * declared fields). Not collective; for sim_create and `tessera plan`. */
+TSR_NODISCARD tsr_status module_register_all(module_t *modules, int n, registry_t *reg,
+                                             const module_env_t *env, module_decl_t *decls,
+                                             uint64_t *fs, char *fs_text, size_t cap,
+                                             tsr_error_t *err);
+
+/* The field called name among decls[0..n) as (module, index): *m, *f; false if none. */
+bool module_field_index(const module_decl_t *decls, int n, const char *name, int *m, int *f);
+/* The first quantity called name among decls[0..n) as (module, index); false if none. */
+bool module_quantity_index(const module_decl_t *decls, int n, const char *name, int *m, int *q);
+/* The names of every quantity of decls[0..n), "\"a\", \"b\"", into out[cap]. */
+void module_quantity_list(const module_decl_t *decls, int n, char *out, size_t cap);
+/* Whether name is among names[0..count). */
+bool module_name_in(const char *const *names, int count, const char *name);
 
 #endif

@@ -45,32 +45,6 @@ TSR_NODISCARD tsr_status sim_create(MPI_Comm comm, const simulation_options_t *s
                                     sim_t **out, tsr_error_t *err);
 void sim_free(sim_t **sim);
 
-/* Registers the items of n modules into reg and fills decls[n] and the run's *fs (the
- * union of the modules' switches; their text, "trt,dp,soa", into fs_text[cap] unless
- * NULL); checks the declarations (unique field and quantity names, sweeps reading and
- * writing declared fields). Not collective; for sim_create and `tessera plan`. */
-TSR_NODISCARD tsr_status sim_register(module_t *modules, int n, registry_t *reg,
-                                      const module_env_t *env, module_decl_t *decls,
-                                      uint64_t *fs, char *fs_text, size_t cap,
-                                      tsr_error_t *err);
-
-/* Whether `field` is exchanged before sweep s of a step's sweeps[n] (in order, round and
- * round): going back from s round the step, a sweep writes it before one that reads its
- * ghost layers (and so brought them up to date) comes; or no sweep writes it at all (it
- * is then exchanged before every sweep that reads its ghost layers). */
-bool sim_exchange_due(const module_sweep_t *const *sweeps, int n, int s, const char *field);
-
-/* The sweep whose exchange round carries `field` for sweep s (hardware.exchange merged):
- * the earliest sweep of the step from which on no sweep before s writes it. Its ghost
- * layers then hold the same values at s as they would when exchanged right before s, and
- * fields of several sweeps travel in one round (one message per neighbour process). */
-int sim_exchange_round(const module_sweep_t *const *sweeps, int s, const char *field);
-
-/* The exchange rounds per step that carry a field, every module's sweeps in order, with
- * hardware.exchange merged or per sweep (for the plan's message costs). */
-TSR_NODISCARD tsr_status sim_exchange_rounds(const module_decl_t *decls, int nmodules,
-                                             bool merged, int *rounds, tsr_error_t *err);
-
 TSR_NODISCARD tsr_status sim_step(sim_t *sim, int64_t steps, tsr_error_t *err);
 
 /* Runs every quantity's prepare item once on every local block (the output's values). */

@@ -1,0 +1,345 @@
+#include "sim.h"
+#include "sim_impl.h"
+#include "rounds.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data.h"
+#include "image.h"
+#include "node.h"
+#include "opencl.h"
+#include "tsr_size.h"
+#include "verdict.h"
+#include "vtk.h"
+
+void sim_free(sim_t **sim) {
+  if (!sim || !*sim) return;
+  sim_t *s = *sim;
+  timeloop_free(&s->loop);
+  patch_free(&s->patch); /* GPU blocks release their buffers before the context goes */
+  registry_free(&s->reg);
+  plan_free(&s->plan);
+  module_free_all(s->modules, s->nmodules);
+  gpu_field_programs_free(&s->fields);
+  opencl_context_free(&s->cl);
+  free(s->vtk_steps);
+  free(s->series);
+  free(s);
+  *sim = NULL;
+}
+
+/* Checks that the quantities the output names exist. */
+static tsr_status sim_check_outputs(const simulation_options_t *so, const module_decl_t *decls,
+                                    int n, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char list[512], where[96];
+  int m, q;
+  module_quantity_list(decls, n, list, sizeof list);
+  for (int p = -1; p < so->nprobes; ++p) {
+    const simulation_quantities_t *sel = p < 0 ? &so->quantities : &so->probes[p].quantities;
+    if (p < 0) snprintf(where, sizeof where, "output.quantities");
+    else snprintf(where, sizeof where, "output.probes[%d].quantities", p);
+    for (int i = 0; i < sel->n; ++i) {
+      TSR_CHECK(module_quantity_index(decls, n, sel->names[i], &m, &q), TSR_ERR_INVALID,
+                "%s: %s[%d] = \"%s\": no such quantity; the modules of this run have %s",
+                so->source, where, i, sel->names[i], list);
+      for (int j = 0; j < i; ++j)
+        TSR_CHECK(strcmp(sel->names[j], sel->names[i]) != 0, TSR_ERR_INVALID,
+                  "%s: %s[%d] = \"%s\": given twice", so->source, where, i, sel->names[i]);
+    }
+  }
+  for (int i = 0; i < so->nslices; ++i)
+    TSR_CHECK(!so->slices[i].quantity[0] ||
+                  module_quantity_index(decls, n, so->slices[i].quantity, &m, &q),
+              TSR_ERR_INVALID,
+              "%s: output.slices[%d].quantity = \"%s\": no such quantity; the modules of this "
+              "run have %s", so->source, i, so->slices[i].quantity, list);
+cleanup:
+  return st;
+}
+
+/* The time loop's sweeps: every module's in order, each with its exchange round
+ * (rounds_plan), then the finish items. */
+static tsr_status sim_add_sweeps(sim_t *s, bool merged, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  rounds_t *r = malloc(sizeof *r);
+  TSR_CHECK(r, TSR_ERR_NOMEM, "out of memory planning the exchange rounds");
+  TSR_TRY(rounds_plan(s->decls, s->nmodules, merged, r, err));
+  for (int k = 0; k < r->n; ++k) {
+    comm_field_t fields[COMM_MAX_FIELDS];
+    for (int t = 0; t < r->nf[k]; ++t) {
+      const int m = r->field[k][t][0], f = r->field[k][t][1];
+      fields[t] = (comm_field_t){.name = s->decls[m].fields[f].name, .data_id = s->field_id[m][f]};
+      memcpy(fields[t].width, s->decls[m].fields[f].width, sizeof fields[t].width);
+    }
+    timeloop_sweep_t sw = {.name = r->all[k]->name, .exchange = r->nf[k] ? fields : NULL,
+                           .nexchange = r->nf[k], .boundary = r->all[k]->boundary,
+                           .kernel = r->all[k]->kernel};
+    TSR_TRY(timeloop_add_sweep(s->loop, &sw, err));
+  }
+  /* the step ends when every block's work is done (GPU blocks: their queue is empty) */
+  for (int m = 0; m < s->nmodules; ++m)
+    if (s->decls[m].finish)
+      TSR_TRY(timeloop_add_sweep(s->loop, &(timeloop_sweep_t){.name = s->decls[m].finish,
+                                                              .kernel = s->decls[m].finish},
+                                 err));
+cleanup:
+  free(r);
+  return st;
+}
+
+/* Calibration: this process's MLUPS on one block of the run's largest block size (at most
+ * SIM_CALIBRATE_CELLS cells, scaled down alike along each axis), periodic, without walls,
+ * on its own hardware, measured after two warm-up steps over at least 0.2 s (and 3
+ * steps). Every process calibrates at the same time, so processes sharing a node share
+ * its memory bandwidth as they will in the run. */
+enum { SIM_CALIBRATE_CELLS = 1 << 21 };
+
+static tsr_status sim_calibrate(const simulation_options_t *so, const sim_setup_t *setup,
+                                const module_t *modules, int n, const simulation_process_t *me,
+                                double *mlups, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  sim_t *cal = NULL;
+  module_t cm[MODULE_MAX] = {{NULL, NULL}};
+  int ncm = 0;
+  simulation_options_t c = simulation_options_default();
+  double cells = 1;
+  for (int a = 0; a < 3; ++a) {
+    int64_t size = (so->domain.cells[a] + so->domain.blocks[a] - 1) / so->domain.blocks[a];
+    c.domain.cells[a] = size;
+    c.domain.periodic[a] = true;
+    cells *= (double)size;
+  }
+  double shrink = cells > SIM_CALIBRATE_CELLS ? cbrt(SIM_CALIBRATE_CELLS / cells) : 1.0;
+  for (int a = 0; a < 3; ++a) {
+    c.domain.cells[a] = (int64_t)((double)c.domain.cells[a] * shrink);
+    if (c.domain.cells[a] < 4) c.domain.cells[a] = 4;
+  }
+  c.hardware.hs = me->hs;
+  c.hardware.opencl = simulation_process_device(&so->hardware, me);
+  memcpy(c.hardware.kernel_sources, so->hardware.kernel_sources, sizeof c.hardware.kernel_sources);
+  for (; ncm < n; ++ncm) {
+    cm[ncm].def = modules[ncm].def;
+    TSR_CHECK(modules[ncm].def->calibration, TSR_ERR_INVALID,
+              "module \"%s\" cannot calibrate; set hardware.balance.throughput instead",
+              modules[ncm].def->name);
+    TSR_TRY(modules[ncm].def->calibration(modules[ncm].state, &cm[ncm].state, err));
+  }
+  st = sim_create(MPI_COMM_SELF, &c, setup, cm, ncm, &cal, err);
+  ncm = 0; /* taken over */
+  TSR_TRY(st);
+  TSR_TRY(sim_step(cal, 2, err));
+  double t0 = MPI_Wtime(), t = 0;
+  int64_t steps = 0;
+  while (steps < 3 || t < 0.2) {
+    TSR_TRY(sim_step(cal, 1, err));
+    ++steps;
+    t = MPI_Wtime() - t0;
+  }
+  *mlups = (double)cal->cells * (double)steps / t / 1e6;
+cleanup:
+  if (st != TSR_OK) tsr_error_prefix(err, "calibrating (hardware.balance.calibrate)");
+  module_free_all(cm, ncm);
+  sim_free(&cal);
+  return st;
+}
+
+/* This process's OpenCL device: hardware.opencl, with its configuration's device. */
+static tsr_status sim_open_device(sim_t *s, const simulation_options_t *so,
+                                  const node_process_t *me, tsr_error_t *err) {
+  opencl_select_t sel = simulation_process_device(&so->hardware, &me->proc);
+  return opencl_context_create(&sel, &s->cl, err);
+}
+
+static void sim_prefix_device(const simulation_options_t *so, const node_process_t *me,
+                              tsr_error_t *err) {
+  if (me->configuration >= 0)
+    tsr_error_prefix(err, "node \"%s\", configuration \"%s\", process %d (hs gpu)", me->node,
+                     so->hardware.configurations[me->configuration].name, me->index);
+  else
+    tsr_error_prefix(err, "hardware.hs = gpu");
+}
+
+/* The bytes of this process's blocks, against its device's and its node's memory. */
+static tsr_status sim_check_memory(sim_t *s, bool gpu, int rank, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  size_t host = 0, device = 0, largest = 0;
+  for (int m = 0; m < s->nmodules && st == TSR_OK; ++m)
+    if (s->modules[m].def->local_bytes)
+      st = s->modules[m].def->local_bytes(s->modules[m].state, s->reg, s->patch, &host, &device,
+                                          &largest, err);
+  if (st == TSR_OK && gpu) { /* the device's limit first: it is the one a GPU run meets */
+    char what[96];
+    snprintf(what, sizeof what, "the %d block(s) of rank %d (fields, messages, moments)",
+             (int)patch_local_count(s->patch), rank);
+    st = opencl_check_memory(s->cl, device, largest, what, err);
+  }
+  TSR_TRY(verdict_reduce(s->comm, st, 0, err));
+  TSR_TRY(node_check_memory(s->comm, host, "the fields of the blocks", err));
+cleanup:
+  return st;
+}
+
+tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_setup_t *setup,
+                      module_t *modules, int n, sim_t **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank, size;
+  double *mlups = NULL;
+  node_process_t *procs = NULL;
+  *out = NULL;
+  sim_t *s = calloc(1, sizeof *s);
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  procs = calloc((size_t)size, sizeof *procs);
+  mlups = calloc((size_t)size, sizeof *mlups);
+  if (n < 1 || n > MODULE_MAX) {
+    module_free_all(modules, n > MODULE_MAX ? MODULE_MAX : n);
+    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                       "a simulation has 1 to %d modules, not %d", MODULE_MAX, n);
+  } else if (!s) {
+    module_free_all(modules, n);
+  } else { /* the states are the simulation's from here on */
+    memcpy(s->modules, modules, (size_t)n * sizeof *modules);
+    s->nmodules = n;
+  }
+  if (st == TSR_OK && (!s || !procs || !mlups))
+    st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  s->comm = comm;
+  /* which hardware this process runs on: its node's configuration */
+  TSR_TRY(node_resolve(comm, &so->hardware, procs, err));
+  const node_process_t *me = &procs[rank];
+  bool gpu = me->proc.hs == SIMULATION_HS_GPU; /* this process has GPU blocks */
+  int64_t nb = (int64_t)so->domain.blocks[0] * so->domain.blocks[1] * so->domain.blocks[2];
+  for (int64_t id = 0; so->hardware.block_hs && id < nb; ++id)
+    gpu = gpu || so->hardware.block_hs[id] == SIMULATION_HS_GPU;
+  if (me->proc.threads > 0 && setup && setup->set_threads) setup->set_threads(me->proc.threads);
+  if (gpu) st = sim_open_device(s, so, me, err);
+  if (st == TSR_OK && s->cl) st = gpu_field_programs_create(s->cl, &s->fields, err);
+  if (st == TSR_OK) st = registry_create(&s->reg, err);
+  module_env_t env = {.so = so, .cl = s->cl, .fields = s->fields, .kernel_sources = so->hardware.kernel_sources};
+  if (st == TSR_OK) {
+    st = module_register_all(s->modules, s->nmodules, s->reg, &env, s->decls, &s->fs, s->fs_text,
+                      sizeof s->fs_text, err);
+    if (st == TSR_ERR_OPENCL && gpu) /* the device's programs */
+      sim_prefix_device(so, me, err);
+  } else if (gpu) {
+    sim_prefix_device(so, me, err);
+  }
+  if (st == TSR_OK) st = sim_check_outputs(so, s->decls, s->nmodules, err);
+  if (st == TSR_OK && so->hardware.balance.calibrate)
+    st = sim_calibrate(so, setup, s->modules, s->nmodules, &me->proc, &mlups[rank], err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  if (so->hardware.balance.calibrate)
+    TSR_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, mlups, 1, MPI_DOUBLE, comm));
+  /* which blocks it runs: every process plans the same assignment */
+  st = plan_create(so, s->modules, s->decls, s->nmodules, s->reg, s->fs, procs,
+                   so->hardware.balance.calibrate ? mlups : NULL, size, rank, &s->plan, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  s->patch = plan_take_patch(s->plan);
+  TSR_TRY(sim_check_memory(s, gpu, rank, err));
+  for (int m = 0; m < s->nmodules; ++m)
+    for (int f = 0; f < s->decls[m].nfields; ++f)
+      TSR_TRY(data_allocate(comm, s->reg, s->patch, s->decls[m].fields[f].name, s->fs,
+                            &s->field_id[m][f], err));
+  st = timeloop_create(s->patch, s->reg, s->fs, comm, &s->loop, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  for (int m = 0; m < s->nmodules; ++m)
+    if (s->decls[m].start) TSR_TRY(timeloop_run_kernel(s->loop, s->decls[m].start, err));
+  TSR_TRY(sim_add_sweeps(s, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED, err));
+  for (int32_t id = 0; id < patch_block_count(s->patch); ++id)
+    s->cells += (int64_t)s->plan->block_cells[id];
+  *out = s;
+  s = NULL;
+cleanup:
+  free(procs);
+  free(mlups);
+  sim_free(&s);
+  return st;
+}
+
+tsr_status sim_step(sim_t *sim, int64_t steps, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (int64_t k = 0; k < steps; ++k) TSR_TRY(timeloop_step(sim->loop, err));
+cleanup:
+  return st;
+}
+
+tsr_status sim_prepare(sim_t *sim, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const char *done[MODULE_MAX * MODULE_MAX_QUANTITIES];
+  int ndone = 0;
+  for (int m = 0; m < sim->nmodules; ++m)
+    for (int q = 0; q < sim->decls[m].nquantities; ++q) {
+      const char *item = sim->decls[m].quantities[q].prepare;
+      if (!item || module_name_in(done, ndone, item)) continue;
+      done[ndone++] = item;
+      TSR_TRY(timeloop_run_kernel(sim->loop, item, err));
+    }
+cleanup:
+  return st;
+}
+
+tsr_status sim_check(sim_t *sim, int64_t step, bool prepared, sim_divergence_t *out,
+                     tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  *out = (sim_divergence_t){.step = step, .block = -1};
+  for (int m = 0; m < sim->nmodules; ++m)
+    if (sim->modules[m].def->check)
+      TSR_TRY(sim->modules[m].def->check(sim->modules[m].state, sim, step, prepared, out, err));
+cleanup:
+  return st;
+}
+
+tsr_status sim_totals(sim_t *sim, const char **names, double *values, int cap, int *n,
+                      tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  *n = 0;
+  for (int m = 0; m < sim->nmodules; ++m) {
+    int k = 0;
+    if (sim->modules[m].def->totals)
+      TSR_TRY(sim->modules[m].def->totals(sim->modules[m].state, sim, names + *n, values + *n,
+                                          cap - *n, &k, err));
+    *n += k;
+  }
+cleanup:
+  return st;
+}
+
+const module_quantity_t *sim_quantity(const sim_t *sim, const char *name) {
+  int m, q;
+  return module_quantity_index(sim->decls, sim->nmodules, name, &m, &q) ? &sim->decls[m].quantities[q]
+                                                                     : NULL;
+}
+
+tsr_status sim_sample(sim_t *sim, const module_quantity_t *q, int32_t block, double *out,
+                      tsr_error_t *err) {
+  return q->sample(patch_block(sim->patch, block), patch_block_data(sim->patch, block), out,
+                   q->ctx, err);
+}
+
+MPI_Comm sim_comm(const sim_t *sim) { return sim->comm; }
+patch_t *sim_patch(const sim_t *sim) { return sim->patch; }
+registry_t *sim_registry(const sim_t *sim) { return sim->reg; }
+uint64_t sim_fs(const sim_t *sim) { return sim->fs; }
+tsr_status sim_run_kernel(sim_t *sim, const char *item, tsr_error_t *err) {
+  return timeloop_run_kernel(sim->loop, item, err);
+}
+int sim_field_id(const sim_t *sim, const char *field) {
+  int m, f;
+  return module_field_index(sim->decls, sim->nmodules, field, &m, &f) ? sim->field_id[m][f] : -1;
+}
+timeloop_timing_t sim_timing(const sim_t *sim) { return timeloop_timing(sim->loop); }
+const timeloop_t *sim_timeloop(const sim_t *sim) { return sim->loop; }
+int64_t sim_cells(const sim_t *sim) { return sim->cells; }
+const plan_t *sim_plan(const sim_t *sim) { return sim->plan; }
+const module_t *sim_modules(const sim_t *sim, int *n) {
+  *n = sim->nmodules;
+  return sim->modules;
+}
+const char *sim_fs_text(const sim_t *sim) { return sim->fs_text; }

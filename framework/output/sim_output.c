@@ -1,0 +1,479 @@
+/* sim_output: the output writers of a simulation (sim.h): VTK, series.csv, probes, PNG
+ * slices, and the gathering of a quantity on rank 0. */
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+#include "sim_impl.h"
+#include "tsr_size.h"
+#include "verdict.h"
+#include "vtk.h"
+
+static int64_t sim_block_cells(const block_info_t *b) {
+  return (int64_t)b->size[0] * b->size[1] * b->size[2];
+}
+
+/* The largest block's cells, checked against what one buffer of comps values per cell
+ * and one MPI message of them can carry. */
+static tsr_status sim_largest_block(const sim_t *sim, int comps, const char *what, size_t *cells,
+                                    tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  size_t most = 0, bytes = 0;
+  int32_t largest = 0;
+  int count = 0;
+  for (int32_t id = 0; id < patch_block_count(sim->patch); ++id)
+    if ((size_t)sim_block_cells(patch_block(sim->patch, id)) > most)
+      most = (size_t)sim_block_cells(patch_block(sim->patch, id)), largest = id;
+  TSR_CHECK(tsr_size_to_int((size_t)comps * most, &count) &&
+                tsr_mul_size((size_t)comps * most, sizeof(double), &bytes),
+            TSR_ERR_INVALID,
+            "%s: BlockID %d has %zu cells, and %d values each are more than one MPI message "
+            "carries (%d values)", what, (int)largest, most, comps, INT_MAX);
+  *cells = most;
+cleanup:
+  return st;
+}
+
+tsr_status sim_gather(sim_t *sim, const char *quantity, double *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const patch_options_t *d = patch_options(sim->patch);
+  const module_quantity_t *q = sim_quantity(sim, quantity);
+  int rank;
+  double *buf = NULL;
+  size_t most = 0;
+  MPI_Comm_rank(sim->comm, &rank);
+  TSR_CHECK(q, TSR_ERR_INVALID, "gathering: no quantity \"%s\" in this run", quantity);
+  const int c = q->components;
+  TSR_TRY(sim_largest_block(sim, c, "gathering the fields", &most, err));
+  /* one buffer of the largest block, allocated before any message moves */
+  buf = malloc((size_t)c * most * sizeof *buf + 1);
+  if (!buf) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory gathering fields");
+  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
+  /* block by block in BlockID order: the owner sends, rank 0 places */
+  for (int32_t id = 0; id < patch_block_count(sim->patch); ++id) {
+    const block_info_t *b = patch_block(sim->patch, id);
+    int64_t n = sim_block_cells(b);
+    if (rank == b->rank) {
+      st = sim_sample(sim, q, id, buf, err);
+      if (rank != 0 && st == TSR_OK)
+        TSR_MPI(MPI_Send(buf, (int)(c * n), MPI_DOUBLE, 0, 77, sim->comm));
+    }
+    if (st != TSR_OK) break; /* a sampler's error: the verdict below */
+    if (rank == 0) {
+      if (b->rank != 0)
+        TSR_MPI(MPI_Recv(buf, (int)(c * n), MPI_DOUBLE, b->rank, 77, sim->comm, MPI_STATUS_IGNORE));
+      int64_t k = 0;
+      for (int z = 0; z < b->size[2]; ++z)
+        for (int y = 0; y < b->size[1]; ++y)
+          for (int x = 0; x < b->size[0]; ++x, ++k) {
+            int64_t g = ((b->lo[2] + z) * d->cells[1] + (b->lo[1] + y)) * d->cells[0] + b->lo[0] + x;
+            for (int a = 0; a < c; ++a) out[c * g + a] = buf[c * k + a];
+          }
+    }
+  }
+  st = verdict_reduce(sim->comm, st, 0, err);
+cleanup:
+  free(buf);
+  return st;
+}
+
+const char *const sim_output_patterns[SIM_OUTPUT_PATTERNS] = {
+    "fields.pvd", "fields_*.pvti", "fields_*/block_*.vti", "probe_*.csv", "slice_*.png",
+    "series.csv"};
+
+/* The quantities an output shows: those sel names, in its order, or every quantity of
+ * the run in module order (sel->n = 0); names were checked by sim_create. */
+static int sim_select(const sim_t *sim, const simulation_quantities_t *sel,
+                      const module_quantity_t **out) {
+  int n = 0;
+  if (sel && sel->n > 0) {
+    for (int i = 0; i < sel->n; ++i) {
+      const module_quantity_t *q = sim_quantity(sim, sel->names[i]);
+      if (q) out[n++] = q;
+    }
+    return n;
+  }
+  for (int m = 0; m < sim->nmodules; ++m)
+    for (int k = 0; k < sim->decls[m].nquantities; ++k) out[n++] = &sim->decls[m].quantities[k];
+  return n;
+}
+
+/* The selected quantities of one local block as VTK arrays: data[q] holds the values the
+ * arrays point to (small integers as bytes). */
+static tsr_status sim_vtk_block(sim_t *sim, int32_t id, const char *folder, int64_t step,
+                                const module_quantity_t *const *qs, int nq, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const block_info_t *b = patch_block(sim->patch, id);
+  const size_t n = (size_t)sim_block_cells(b);
+  vtk_array_t arrays[MODULE_MAX * MODULE_MAX_QUANTITIES];
+  void *data[MODULE_MAX * MODULE_MAX_QUANTITIES] = {NULL};
+  int na = 0;
+  for (int k = 0; k < nq; ++k) {
+    const module_quantity_t *q = qs[k];
+    double *v = malloc((size_t)q->components * n * sizeof *v);
+    data[na] = v;
+    arrays[na] = (vtk_array_t){q->name, VTK_FLOAT64, q->components, v};
+    ++na;
+    TSR_CHECK(v, TSR_ERR_NOMEM, "out of memory writing VTK");
+    TSR_TRY(sim_sample(sim, q, id, v, err));
+    if (q->small_integer) { /* 0..255 as bytes, in place */
+      uint8_t *u8 = (uint8_t *)v;
+      for (size_t i = 0; i < (size_t)q->components * n; ++i) u8[i] = (uint8_t)v[i];
+      arrays[na - 1].type = VTK_UINT8;
+    }
+  }
+  vtk_block_t vb = {.lo = {b->lo[0], b->lo[1], b->lo[2]},
+                    .size = {b->size[0], b->size[1], b->size[2]}, .arrays = arrays, .narrays = na};
+  char path[4096];
+  vtk_block_path(path, sizeof path, folder, "fields", step, id);
+  st = vtk_write_block(path, &vb, err);
+cleanup:
+  for (int i = 0; i < na; ++i) free(data[i]);
+  return st;
+}
+
+tsr_status sim_write_vtk(sim_t *sim, output_folder_t *out, int64_t step,
+                         const simulation_quantities_t *sel, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const char *folder = output_folder_path(out);
+  int rank;
+  MPI_Comm_rank(sim->comm, &rank);
+  int32_t nb = patch_block_count(sim->patch);
+  vtk_piece_t *pieces = NULL;
+  const module_quantity_t *qs[MODULE_MAX * MODULE_MAX_QUANTITIES];
+  int nq = sim_select(sim, sel, qs);
+  if (rank == 0) st = vtk_make_step_folder(folder, "fields", step, err);
+  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i)
+    st = sim_vtk_block(sim, patch_local_id(sim->patch, i), folder, step, qs, nq, err);
+  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
+  int64_t *grown = realloc(sim->vtk_steps, (size_t)(sim->nvtk + 1) * sizeof *grown);
+  pieces = malloc((size_t)nb * sizeof *pieces);
+  if (!grown || !pieces) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  if (grown) {
+    sim->vtk_steps = grown;
+    if (st == TSR_OK) sim->vtk_steps[sim->nvtk++] = step;
+  }
+  for (int32_t id = 0; st == TSR_OK && id < nb; ++id) {
+    const block_info_t *b = patch_block(sim->patch, id);
+    pieces[id] = (vtk_piece_t){.id = id, .lo = {b->lo[0], b->lo[1], b->lo[2]},
+                               .size = {b->size[0], b->size[1], b->size[2]}};
+  }
+  vtk_array_t arrays[MODULE_MAX * MODULE_MAX_QUANTITIES];
+  for (int k = 0; k < nq; ++k)
+    arrays[k] = (vtk_array_t){qs[k]->name, qs[k]->small_integer ? VTK_UINT8 : VTK_FLOAT64,
+                              qs[k]->components, NULL};
+  if (st == TSR_OK && rank == 0)
+    st = vtk_write_index(folder, "fields", step, patch_options(sim->patch)->cells, arrays, nq,
+                         pieces, nb, sim->vtk_steps, sim->nvtk, err);
+  char path[OUTPUT_PATH_MAX];
+  for (int32_t id = 0; st == TSR_OK && id < nb; ++id)
+    st = output_folder_file(out, path, sizeof path, err, "fields_%06lld/block_%d.vti",
+                            (long long)step, (int)id);
+  if (st == TSR_OK)
+    st = output_folder_file(out, path, sizeof path, err, "fields_%06lld.pvti", (long long)step);
+  if (st == TSR_OK) st = output_folder_file(out, path, sizeof path, err, "fields.pvd");
+  st = verdict_reduce(sim->comm, st, 0, err);
+cleanup:
+  free(pieces);
+  return st;
+}
+
+/* Appends printf-formatted text to the series (rank 0). */
+static bool sim_series_print(sim_t *s, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static bool sim_series_print(sim_t *s, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  int k = vsnprintf(NULL, 0, format, ap);
+  va_end(ap);
+  if (k < 0) return false;
+  if (s->series_len + (size_t)k + 1 > s->series_cap) {
+    size_t cap = 2 * (s->series_len + (size_t)k + 1) + 4096;
+    char *grown = realloc(s->series, cap);
+    if (!grown) return false;
+    s->series = grown;
+    s->series_cap = cap;
+  }
+  va_start(ap, format);
+  vsnprintf(s->series + s->series_len, s->series_cap - s->series_len, format, ap);
+  va_end(ap);
+  s->series_len += (size_t)k;
+  return true;
+}
+
+tsr_status sim_write_series(sim_t *sim, output_folder_t *out, int64_t step, const char **names,
+                            const double *values, int n, bool final, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank;
+  MPI_Comm_rank(sim->comm, &rank);
+  if (rank != 0) goto cleanup;
+  bool ok = true;
+  if (names && sim->series_len == 0) {
+    ok = sim_series_print(sim, "step");
+    for (int i = 0; i < n && ok; ++i) ok = sim_series_print(sim, ",%s", names[i]);
+    ok = ok && sim_series_print(sim, "\n");
+  }
+  if (names) {
+    ok = ok && sim_series_print(sim, "%lld", (long long)step);
+    for (int i = 0; i < n && ok; ++i) ok = sim_series_print(sim, ",%.17g", values[i]);
+    ok = ok && sim_series_print(sim, "\n");
+  }
+  TSR_CHECK(ok, TSR_ERR_NOMEM, "out of memory for series.csv");
+  /* the whole file, through a temporary name; not more often than every 2 s but for the
+     last row */
+  double now = MPI_Wtime();
+  if (sim->series_len == 0 || (!final && now - sim->series_written < 2.0)) goto cleanup;
+  char path[OUTPUT_PATH_MAX];
+  output_file_t f = {.f = NULL};
+  TSR_TRY(output_folder_file(out, path, sizeof path, err, "series.csv"));
+  TSR_TRY(output_file_open(&f, path, err));
+  if (fwrite(sim->series, 1, sim->series_len, f.f) != sim->series_len) {
+    output_file_discard(&f);
+    TSR_CHECK(false, TSR_ERR_IO, "cannot write %s", path);
+  }
+  TSR_TRY(output_file_commit(&f, err));
+  sim->series_written = now;
+cleanup:
+  return st;
+}
+
+tsr_status sim_write_probe(sim_t *sim, output_folder_t *out, const simulation_probe_t *probe,
+                           int64_t step, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank;
+  MPI_Comm_rank(sim->comm, &rank);
+  /* the columns: the probe's quantities' */
+  const module_quantity_t *qs[MODULE_MAX * MODULE_MAX_QUANTITIES];
+  int nq = sim_select(sim, &probe->quantities, qs), width = 0;
+  for (int j = 0; j < nq; ++j) width += qs[j]->components;
+  int64_t len = 0;
+  for (int a = 0; a < 3; ++a) {
+    int64_t d = probe->to[a] - probe->from[a];
+    if (d < 0) d = -d;
+    if (d > len) len = d;
+  }
+  int64_t npts = len + 1;
+  double *vals = NULL, *all = NULL, *block = NULL;
+  int64_t(*cell)[3] = NULL;
+  int count = 0; /* every value of every point in one reduction (every rank sees the probe) */
+  size_t most = 0;
+  TSR_CHECK(tsr_size_to_int((size_t)width * (size_t)npts, &count), TSR_ERR_INVALID,
+            "probe '%s': %lld points, and %d values each are more than one MPI reduction "
+            "carries (%d values)", probe->name, (long long)npts, width, INT_MAX);
+  TSR_TRY(sim_largest_block(sim, MODULE_MAX_COMPONENTS, "probes", &most, err));
+  vals = calloc((size_t)count + 1, sizeof *vals);
+  all = calloc((size_t)count + 1, sizeof *all);
+  cell = malloc((size_t)npts * sizeof *cell);
+  block = malloc(MODULE_MAX_COMPONENTS * most * sizeof *block);
+  if (!vals || !all || !cell || !block)
+    st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  for (int64_t k = 0; st == TSR_OK && k < npts; ++k)
+    for (int a = 0; a < 3; ++a) {
+      double t = len ? (double)k / (double)len : 0.0;
+      double x = (double)probe->from[a] + t * (double)(probe->to[a] - probe->from[a]);
+      cell[k][a] = (int64_t)(x + 0.5 - (x < 0));
+    }
+  /* each point's values come from the rank owning its cell; the others add zeros. Every
+     local block that holds a point samples each quantity once. */
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i) {
+    int32_t id = patch_local_id(sim->patch, i);
+    const block_info_t *b = patch_block(sim->patch, id);
+    int col = 0;
+    for (int j = 0; j < nq && st == TSR_OK; col += qs[j++]->components) {
+      bool sampled = false;
+      for (int64_t k = 0; k < npts && st == TSR_OK; ++k) {
+        int inside = 1;
+        int64_t l[3];
+        for (int a = 0; a < 3; ++a) {
+          l[a] = cell[k][a] - b->lo[a];
+          inside = inside && l[a] >= 0 && l[a] < b->size[a];
+        }
+        if (!inside) continue;
+        if (!sampled) st = sim_sample(sim, qs[j], id, block, err);
+        sampled = true;
+        int64_t c = (l[2] * b->size[1] + l[1]) * b->size[0] + l[0];
+        for (int a = 0; a < qs[j]->components; ++a)
+          vals[(size_t)width * (size_t)k + (size_t)col + (size_t)a] =
+              block[(size_t)qs[j]->components * (size_t)c + (size_t)a];
+      }
+    }
+  }
+  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
+  TSR_MPI(MPI_Reduce(vals, all, count, MPI_DOUBLE, MPI_SUM, 0, sim->comm));
+  if (rank == 0) {
+    char path[OUTPUT_PATH_MAX];
+    output_file_t f = {.f = NULL};
+    st = output_folder_file(out, path, sizeof path, err, "probe_%s_%06lld.csv", probe->name,
+                            (long long)step);
+    if (st == TSR_OK) st = output_file_open(&f, path, err);
+    if (st == TSR_OK) {
+      fprintf(f.f, "x,y,z");
+      for (int j = 0; j < nq; ++j)
+        for (int a = 0; a < qs[j]->components; ++a) fprintf(f.f, ",%s", qs[j]->columns[a]);
+      fprintf(f.f, "\n");
+      for (int64_t k = 0; k < npts; ++k) {
+        fprintf(f.f, "%lld,%lld,%lld", (long long)cell[k][0], (long long)cell[k][1],
+                (long long)cell[k][2]);
+        for (int c = 0; c < width; ++c) fprintf(f.f, ",%.17g", all[(size_t)width * (size_t)k + (size_t)c]);
+        fprintf(f.f, "\n");
+      }
+      st = output_file_commit(&f, err);
+    }
+  }
+  st = verdict_reduce(sim->comm, st, 0, err);
+cleanup:
+  free(vals);
+  free(all);
+  free(cell);
+  free(block);
+  return st;
+}
+
+/* Cells of block b on the plane at pos across axis a: 0 when the plane misses it. */
+static int64_t slice_cells(const block_info_t *b, int a, int h, int v, int64_t pos) {
+  if (pos < b->lo[a] || pos >= b->lo[a] + b->size[a]) return 0;
+  return (int64_t)b->size[h] * b->size[v];
+}
+
+/* The quantity a picture shows (the one named, else the first vector quantity that is not
+ * the wall mask, else the first that is not) and the wall mask. */
+static void sim_picture_quantities(const sim_t *sim, const char *name,
+                                   const module_quantity_t **value,
+                                   const module_quantity_t **wall) {
+  *value = name && name[0] ? sim_quantity(sim, name) : NULL;
+  *wall = NULL;
+  bool named = *value != NULL;
+  for (int m = 0; m < sim->nmodules; ++m)
+    for (int k = 0; k < sim->decls[m].nquantities; ++k) {
+      const module_quantity_t *q = &sim->decls[m].quantities[k];
+      if (q->wall && !*wall) *wall = q;
+      if (!named && !q->wall && !*value && q->components == 3) *value = q;
+    }
+  for (int m = 0; m < sim->nmodules && !*value; ++m)
+    for (int k = 0; k < sim->decls[m].nquantities && !*value; ++k)
+      if (!sim->decls[m].quantities[k].wall) *value = &sim->decls[m].quantities[k];
+}
+
+tsr_status sim_write_png(sim_t *sim, output_folder_t *out, const simulation_slice_t *slice,
+                         int64_t step, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank, nranks;
+  MPI_Comm_rank(sim->comm, &rank);
+  MPI_Comm_size(sim->comm, &nranks);
+  const patch_options_t *d = patch_options(sim->patch);
+  int32_t nb = patch_block_count(sim->patch);
+  double *send = NULL, *recv = NULL, *value = NULL, *qv = NULL, *wv = NULL;
+  uint8_t *wall = NULL;
+  int *counts = NULL, *displs = NULL;
+  size_t most = 0;
+  const module_quantity_t *q, *wq;
+  sim_picture_quantities(sim, slice->quantity, &q, &wq);
+  /* the plane: across axis a, h horizontal and v vertical in the picture */
+  int a = slice->axis, h = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
+  int64_t pos = slice->position;
+  TSR_CHECK(q, TSR_ERR_INVALID, "slice '%s': the modules of this run have no quantity to show",
+            slice->name);
+  TSR_CHECK(a >= 0 && a < 3 && pos >= 0 && pos < d->cells[a], TSR_ERR_INVALID,
+            "slice '%s': axis %d, position %lld is not a plane of the domain", slice->name, a,
+            (long long)pos);
+  int64_t width = d->cells[h], height = d->cells[v];
+  TSR_TRY(sim_largest_block(sim, q->components, "slices", &most, err));
+
+  /* every rank: the value and the wall flag of its blocks' plane cells, in BlockID order */
+  int64_t mine = 0, total = 0;
+  for (int32_t id = 0; id < nb; ++id) {
+    const block_info_t *b = patch_block(sim->patch, id);
+    int64_t n = slice_cells(b, a, h, v, pos);
+    total += n;
+    if (b->rank == rank) mine += n;
+  }
+  send = malloc((size_t)(2 * mine + 1) * sizeof *send);
+  qv = malloc((size_t)q->components * most * sizeof *qv + 1);
+  wv = malloc(most * sizeof *wv + 1);
+  if (!send || !qv || !wv) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  if (st == TSR_OK && 2 * total > INT_MAX)
+    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                       "slice '%s': %lld cells are more than one gather can carry", slice->name,
+                       (long long)total);
+  if (st == TSR_OK && rank == 0) {
+    counts = calloc((size_t)nranks, sizeof *counts);
+    displs = calloc((size_t)nranks, sizeof *displs);
+    recv = malloc((size_t)(2 * total + 1) * sizeof *recv);
+    value = malloc((size_t)(width * height) * sizeof *value);
+    wall = malloc((size_t)(width * height));
+    if (!counts || !displs || !recv || !value || !wall)
+      st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  }
+  int64_t k = 0;
+  for (int32_t id = 0; st == TSR_OK && id < nb; ++id) {
+    const block_info_t *b = patch_block(sim->patch, id);
+    if (b->rank != rank || slice_cells(b, a, h, v, pos) == 0) continue;
+    st = sim_sample(sim, q, id, qv, err);
+    if (st == TSR_OK && wq) st = sim_sample(sim, wq, id, wv, err);
+    int64_t c[3];
+    c[a] = pos - b->lo[a];
+    for (c[v] = 0; st == TSR_OK && c[v] < b->size[v]; ++c[v])
+      for (c[h] = 0; c[h] < b->size[h]; ++c[h]) {
+        int64_t cell = (c[2] * b->size[1] + c[1]) * b->size[0] + c[0];
+        double s2 = 0;
+        for (int i = 0; i < q->components; ++i) s2 += qv[q->components * cell + i] * qv[q->components * cell + i];
+        send[k++] = q->components == 1 ? qv[cell] : sqrt(s2);
+        send[k++] = wq && wv[cell] != 0.0 ? 1.0 : 0.0;
+      }
+  }
+  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
+
+  /* rank 0 knows from the block metadata how much each rank sends */
+  if (rank == 0) {
+    for (int32_t id = 0; id < nb; ++id) {
+      const block_info_t *b = patch_block(sim->patch, id);
+      counts[b->rank] += (int)(2 * slice_cells(b, a, h, v, pos));
+    }
+    for (int r = 1; r < nranks; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  }
+  TSR_MPI(MPI_Gatherv(send, (int)(2 * mine), MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, 0,
+                      sim->comm));
+  if (rank == 0) {
+    for (int r = 0; r < nranks; ++r) {
+      int64_t off = displs[r];
+      for (int32_t id = 0; id < nb; ++id) {
+        const block_info_t *b = patch_block(sim->patch, id);
+        if (b->rank != r || slice_cells(b, a, h, v, pos) == 0) continue;
+        for (int64_t j = 0; j < b->size[v]; ++j)
+          for (int64_t i = 0; i < b->size[h]; ++i) {
+            int64_t g = (b->lo[v] + j) * width + b->lo[h] + i;
+            value[g] = recv[off++];
+            wall[g] = recv[off++] != 0.0;
+          }
+      }
+    }
+    char path[OUTPUT_PATH_MAX], caption[96], label[80];
+    static const char axis_name[3] = {'x', 'y', 'z'};
+    snprintf(caption, sizeof caption, "%c=%lld step %lld", axis_name[a], (long long)pos,
+             (long long)step);
+    snprintf(label, sizeof label, q->components == 1 ? "%s" : "|%s|",
+             q->components == 3 && strcmp(q->name, "velocity") == 0 ? "u" : q->name);
+    image_options_t io = image_options_default();
+    io.label = label;
+    io.caption = caption;
+    image_field_t field = {.width = (int)width, .height = (int)height, .values = value, .wall = wall};
+    st = output_folder_file(out, path, sizeof path, err, "slice_%s_%06lld.png", slice->name,
+                            (long long)step);
+    if (st == TSR_OK) st = image_write_png(path, &field, &io, err);
+  }
+  st = verdict_reduce(sim->comm, st, 0, err);
+cleanup:
+  free(send);
+  free(recv);
+  free(value);
+  free(wall);
+  free(counts);
+  free(displs);
+  free(qv);
+  free(wv);
+  return st;
+}
