@@ -1,6 +1,7 @@
 /* tessera bench --config CONFIG: a configuration's run as a benchmark (any modules, e.g. the
  * coupled flow and temperature of configs/rayleigh_benard.json): the run assembled as
- * `tessera run` assembles it, without output, two warm-up steps, then --steps steps,
+ * `tessera run` assembles it and stepped by the same loop (framework/run/run.h: the
+ * stability checks included), without output, two warm-up steps, then --steps steps,
  * --repeat times; the MLUPS of each repetition (cell updates of the domain per second,
  * every module's sweeps counted as one update), and the share of the step each sweep
  * spends in its exchange round, its boundary and its kernel items (on the process whose
@@ -18,6 +19,7 @@
 #include "config.h"
 #include "module.h"
 #include "report.h"
+#include "run.h"
 #include "sim.h"
 #include "simulation.h"
 #include "timeloop.h"
@@ -25,7 +27,8 @@
 
 static const char config_usage[] =
     "usage: tessera bench --config CONFIG [--steps S] [--repeat R] [--exchange E] [--json FILE]\n"
-    "  CONFIG's run (its modules, domain and hardware; no output) for S steps (default 50),\n"
+    "  CONFIG's run (its modules, domain and hardware; the run's loop with its stability\n"
+    "  checks, no output) for S steps (default 50),\n"
     "  R times (default 3): MLUPS and the share of the step per sweep and phase;\n"
     "  E: merged, per_sweep (the ghost exchange rounds, default: CONFIG's hardware.exchange)\n"
     "  or both (the two built side by side, repetitions alternating)\n";
@@ -156,13 +159,18 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   }
   for (int64_t r = 0; r < repeat; ++r)
     for (int v = 0; v < nvar; ++v) {
-      MPI_Barrier(comm);
+      /* the run's own loop, checks included, without output */
+      run_result_t res;
+      const run_options_t ro = {.steps = steps, .out = NULL, .signals = false};
       double t0 = MPI_Wtime();
-      TSR_TRY(sim_step(var[v].sim, steps, err));
-      double t = MPI_Wtime() - t0, tmax = 0;
-      TSR_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm));
-      var[v].mlups[r] = cells * (double)steps / tmax / 1e6;
-      var[v].total += t;
+      TSR_TRY(run_steps(var[v].sim, &so, &ro, &res, err));
+      var[v].total += MPI_Wtime() - t0;
+      if (res.ending != TSR_OK) {
+        st = res.ending;
+        *err = res.diverged;
+        goto cleanup;
+      }
+      var[v].mlups[r] = cells * (double)steps / res.seconds / 1e6;
       if (rank == 0) {
         printf("  repetition %lld%s%s: %.2f MLUPS\n", (long long)(r + 1), both ? ", " : "",
                both ? simulation_exchange_names[var[v].exchange] : "", var[v].mlups[r]);

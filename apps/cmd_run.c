@@ -1,154 +1,20 @@
-/* tessera run CONFIG: a simulation of the modules the configuration names, as it describes it. */
+/* tessera run CONFIG: a simulation of the modules the configuration names, as it
+ * describes it: configuration -> modules -> simulation -> output folder -> the run's
+ * steps (framework/run/run.h) -> summary. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
 #include "config.h"
 #include "module.h"
-#include "sim.h"
 #include "output.h"
-#include "report.h"
+#include "run.h"
+#include "sim.h"
 #include "simulation.h"
 #include "stop.h"
 #include "verdict.h"
-
-/* Output a list item (probe, slice) is due for at this step: every `every` steps, not at 0. */
-static bool run_due(int64_t every, int64_t step) { return step > 0 && step % every == 0; }
-
-/* At this step: the stability check (every check_every steps, at the last step and
- * wherever output is due: on the moments the output uses, else block by block, GPU
- * blocks on the device), then the VTK, probe and
- * slice output due (VTK also at step 0). Nothing is written at a step whose check
- * fails: TSR_ERR_DIVERGED, with *div saying where. */
-static tsr_status run_output(MPI_Comm comm, sim_t *sim, const simulation_options_t *so,
-                             output_folder_t *out, int64_t step, sim_divergence_t *div,
-                             tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  bool vtk = so->vtk_every > 0 && step % so->vtk_every == 0, due = vtk;
-  for (int i = 0; i < so->nprobes; ++i) due = due || run_due(so->probes[i].every, step);
-  for (int i = 0; i < so->nslices; ++i) due = due || run_due(so->slices[i].every, step);
-  if (!due && step % so->check_every != 0 && step != so->steps) goto cleanup;
-  if (due) TSR_TRY(sim_prepare(sim, err)); /* the output's values serve the check */
-  TSR_TRY(sim_check(sim, step, due, div, err));
-  if (!due) goto cleanup;
-  if (vtk) TSR_TRY(sim_write_vtk(sim, out, step, &so->quantities, err));
-  for (int i = 0; i < so->nprobes; ++i)
-    if (run_due(so->probes[i].every, step))
-      TSR_TRY(sim_write_probe(sim, out, &so->probes[i], step, err));
-  for (int i = 0; i < so->nslices; ++i)
-    if (run_due(so->slices[i].every, step))
-      TSR_TRY(sim_write_png(sim, out, &so->slices[i], step, err));
-  /* rank 0: the manifest names what was written (an error there is every rank's) */
-  TSR_TRY(verdict_reduce(comm, output_folder_manifest(out, "running", err), 0, err));
-cleanup:
-  return st;
-}
-
-/* Measured seconds per step of one process, by phase. */
-enum { RUN_KERNEL, RUN_BOUNDARY, RUN_EXTRACT, RUN_DEVICE, RUN_WAIT, RUN_INSERT, RUN_COPY, RUN_PHASES };
-static const char *const run_phase_keys[RUN_PHASES] = {
-    "kernel_s", "boundary_s", "extraction_s", "host_device_s", "mpi_wait_s", "insertion_s",
-    "local_copy_s"};
-enum { RUN_PRINT_MAX = 64 }; /* processes listed on the terminal (summary.json has all) */
-
-/* Gathers every process's measured time per step and phase on rank 0 (rows[nranks *
- * RUN_PHASES] there; NULL elsewhere). */
-static tsr_status run_gather_phases(MPI_Comm comm, const sim_t *sim, int64_t steps,
-                                    double *rows, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  timeloop_timing_t t = sim_timing(sim);
-  double per = steps > 0 ? 1.0 / (double)steps : 0.0;
-  double mine[RUN_PHASES] = {t.kernel * per, t.boundary * per, t.extract * per, t.device * per,
-                             t.wait * per, t.insert * per, t.copy * per};
-  TSR_MPI(MPI_Gather(mine, RUN_PHASES, MPI_DOUBLE, rows, RUN_PHASES, MPI_DOUBLE, 0, comm));
-cleanup:
-  return st;
-}
-
-/* Rank 0: the report rows of the processes, prediction beside measurement
- * (cells[nranks * RUN_COLUMNS]). */
-enum { RUN_COLUMNS = 9 + RUN_PHASES };
-static void run_fill_processes(const sim_t *sim, const double *rows, report_item_t *cells) {
-  const plan_t *plan = sim_plan(sim);
-  const patch_t *patch = sim_patch(sim);
-  for (int r = 0; r < plan->nranks; ++r) {
-    const balance_cost_t *c = &plan->cost[r];
-    const node_process_t *q = &plan->procs[r];
-    report_item_t *row = &cells[r * RUN_COLUMNS];
-    int k = 0;
-    row[k++] = REPORT_INT_ITEM("rank", r);
-    row[k++] = REPORT_TEXT_ITEM("node", q->node);
-    row[k++] = REPORT_TEXT_ITEM("hs", simulation_hs_name(q->proc.hs));
-    row[k++] = REPORT_INT_ITEM("blocks", patch_rank_block_count(patch, r));
-    row[k++] = REPORT_INT_ITEM("cells", (int64_t)c->cells);
-    row[k++] = REPORT_REAL_ITEM("mlups_weight", plan->mlups[r]);
-    row[k++] = REPORT_REAL_ITEM("predicted_compute_s", c->compute);
-    row[k++] = REPORT_REAL_ITEM("predicted_comm_s", c->comm);
-    row[k++] = REPORT_REAL_ITEM("predicted_s", c->compute + c->comm);
-    for (int f = 0; f < RUN_PHASES; ++f)
-      row[k++] = REPORT_REAL_ITEM(run_phase_keys[f], rows[r * RUN_PHASES + f]);
-  }
-}
-
-/* Rank 0: the same on the terminal (the first RUN_PRINT_MAX processes). */
-static void run_print_processes(const sim_t *sim, const double *rows) {
-  const plan_t *plan = sim_plan(sim);
-  const patch_t *patch = sim_patch(sim);
-  printf("per process, ms per step: predicted compute + communication | measured kernel, "
-         "boundary, extraction, host<->device, MPI wait, insertion, local copies\n");
-  for (int r = 0; r < plan->nranks && r < RUN_PRINT_MAX; ++r) {
-    const balance_cost_t *c = &plan->cost[r];
-    const node_process_t *q = &plan->procs[r];
-    const double *m = &rows[r * RUN_PHASES];
-    printf("  rank %d %s %s: %d blocks, %lld cells | %.3f + %.3f | %.3f, %.3f, %.3f, %.3f, "
-           "%.3f, %.3f, %.3f\n",
-           r, q->node, simulation_hs_name(q->proc.hs), (int)patch_rank_block_count(patch, r),
-           (long long)c->cells, 1e3 * c->compute, 1e3 * c->comm, 1e3 * m[RUN_KERNEL],
-           1e3 * m[RUN_BOUNDARY], 1e3 * m[RUN_EXTRACT], 1e3 * m[RUN_DEVICE], 1e3 * m[RUN_WAIT],
-           1e3 * m[RUN_INSERT], 1e3 * m[RUN_COPY]);
-  }
-  if (plan->nranks > RUN_PRINT_MAX)
-    printf("  ... %d more processes in summary.json\n", plan->nranks - RUN_PRINT_MAX);
-  printf("predicted imbalance %.1f%% (largest %.3f ms per step; the block granularity allows "
-         "%.3f ms of compute at best)\n",
-         100.0 * plan_imbalance(plan), 1e3 * plan->max_seconds, 1e3 * plan->best_compute);
-}
-
-static void run_progress(int64_t step, int64_t steps, double mlups, double elapsed,
-                         const char **names, const double *values, int n) {
-  double left = step > 0 ? elapsed / (double)step * (double)(steps - step) : 0.0;
-  printf("step %lld/%lld  %.2f MLUPS  elapsed %.1f s  left %.1f s", (long long)step,
-         (long long)steps, mlups, elapsed, left);
-  for (int i = 0; i < n; ++i) printf("  %s %.8g", names[i], values[i]);
-  printf("\n");
-  fflush(stdout);
-}
-
-/* At this step: the progress line (rank 0) and the row of series.csv due, both with the
- * modules' totals (the fluid mass, a Nusselt number). */
-static tsr_status run_progress_due(sim_t *sim, const simulation_options_t *so,
-                                   output_folder_t *out, int64_t s, double mlups,
-                                   double elapsed, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  bool progress = so->progress_every > 0 && (s % so->progress_every == 0 || s == so->steps);
-  bool series = so->series_every > 0 && (s % so->series_every == 0 || s == so->steps);
-  const char *names[MODULE_MAX_VALUES];
-  double values[MODULE_MAX_VALUES];
-  int n = 0;
-  if (!progress && !series) goto cleanup;
-  TSR_TRY(sim_prepare(sim, err));
-  TSR_TRY(sim_totals(sim, names, values, MODULE_MAX_VALUES, &n, err));
-  int rank;
-  MPI_Comm_rank(sim_comm(sim), &rank);
-  if (progress && rank == 0) run_progress(s, so->steps, mlups, elapsed, names, values, n);
-  if (series) st = sim_write_series(sim, out, s, names, values, n, s == so->steps, err);
-  TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
-cleanup:
-  return st;
-}
 
 int app_run(MPI_Comm comm, int argc, char **argv) {
   tsr_status st = TSR_OK;
@@ -158,8 +24,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   sim_t *sim = NULL;
   module_t modules[MODULE_MAX];
   int nmodules = 0;
-  double *rows = NULL;
-  report_item_t *cells_table = NULL;
+  run_result_t res = {.stopped = 0};
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -206,196 +71,21 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   TSR_TRY(output_folder_open(comm, so.output_folder, patterns, 1 + SIM_OUTPUT_PATTERNS,
                              overwrite, &out, err));
 
-  const patch_t *patch = sim_patch(sim);
-  int64_t cells = sim_cells(sim);
-  int nmod = 0;
-  const module_t *mods = sim_modules(sim, &nmod);
-  if (rank == 0) {
-    const patch_options_t *d = &so.domain;
-    const plan_t *plan = sim_plan(sim);
-    int ngpu = 0;
-    for (int r = 0; r < size; ++r) ngpu += plan->procs[r].proc.hs == SIMULATION_HS_GPU;
-    char hs[64];
-    if (ngpu == 0 || ngpu == size) snprintf(hs, sizeof hs, "hs %s", ngpu ? "gpu" : "cpu");
-    else snprintf(hs, sizeof hs, "%d hs gpu + %d hs cpu", ngpu, size - ngpu);
-    char physics[512] = "";
-    size_t used = 0;
-    for (int m = 0; m < nmod && used < sizeof physics; ++m) {
-      char line[256];
-      if (mods[m].def->describe) mods[m].def->describe(mods[m].state, line, sizeof line);
-      else snprintf(line, sizeof line, "%s", mods[m].def->name);
-      int k = snprintf(physics + used, sizeof physics - used, "%s%s", used ? "; " : "", line);
-      if (k < 0) break;
-      used += (size_t)k;
-    }
-    printf("tessera run %s: %lldx%lldx%lld cells in %d blocks on %d rank(s), %s, %s\n", config,
-           (long long)d->cells[0], (long long)d->cells[1], (long long)d->cells[2],
-           (int)patch_block_count(patch), size, hs, physics);
-    fflush(stdout);
-    for (int m = 0; m < nmod; ++m) {
-      char warnings[1024];
-      if (!mods[m].def->warnings ||
-          mods[m].def->warnings(mods[m].state, &so, warnings, sizeof warnings) == 0)
-        continue;
-      for (char *line = strtok(warnings, "\n"); line; line = strtok(NULL, "\n"))
-        fprintf(stderr, "tessera: warning: %s: %s\n", config, line);
-      fflush(stderr);
-    }
-  }
-  sim_divergence_t div = {.block = -1};
-  tsr_error_t diverged;
-  int64_t done = 0; /* steps run */
-  stop_poll_t poll = {.pending = false};
-  int stopped = 0; /* the signal that stopped the run after step `done` */
-  st = run_output(comm, sim, &so, out, 0, &div, err);
-  MPI_Barrier(comm);
-  stop_install();
-  double t0 = MPI_Wtime(), tlast = t0, tout = 0;
-  int64_t last = 0;
-  for (int64_t s = 1; s <= so.steps && st == TSR_OK && !stopped; ++s) {
-    TSR_TRY(sim_step(sim, 1, err));
-    done = s;
-    double o0 = MPI_Wtime();
-    st = run_output(comm, sim, &so, out, s, &div, err);
-    tout += MPI_Wtime() - o0;
-    if (st == TSR_OK) st = stop_poll(comm, &poll, &stopped, err);
-    if (st == TSR_OK && so.progress_every > 0 && (s % so.progress_every == 0 || s == so.steps)) {
-      double now = MPI_Wtime();
-      double p0 = now;
-      st = run_progress_due(sim, &so, out, s, (double)cells * (double)(s - last) / (now - tlast) / 1e6,
-                            now - t0, err);
-      tlast = MPI_Wtime();
-      tout += tlast - p0;
-      last = s;
-    } else if (st == TSR_OK && so.series_every > 0 &&
-               (s % so.series_every == 0 || s == so.steps)) {
-      double p0 = MPI_Wtime();
-      st = run_progress_due(sim, &so, out, s, 0, 0, err);
-      tout += MPI_Wtime() - p0;
-    }
-  }
-  if (st != TSR_OK && st != TSR_ERR_DIVERGED) goto cleanup;
-  /* a run that diverged still leaves its summary, then ends with the check's message */
-  tsr_status ending = st;
-  diverged = *err;
-  st = TSR_OK;
-  TSR_TRY(stop_finish(&poll, err));
-  /* series.csv as far as it got (its last write may have been held back) */
-  TSR_TRY(verdict_reduce(comm, sim_write_series(sim, out, done, NULL, NULL, 0, true, err), 0, err));
-  double wall = MPI_Wtime() - t0 - tout, wall_max = 0; /* simulation time, output excluded */
-  TSR_MPI(MPI_Allreduce(&wall, &wall_max, 1, MPI_DOUBLE, MPI_MAX, comm));
-  /* the modules' totals (the fluid mass, ...) of a completed run */
-  const char *total_names[MODULE_MAX_VALUES];
-  double totals[MODULE_MAX_VALUES];
-  int ntotals = 0;
-  if (ending == TSR_OK && !stopped) {
-    TSR_TRY(sim_prepare(sim, err));
-    TSR_TRY(sim_totals(sim, total_names, totals, MODULE_MAX_VALUES, &ntotals, err));
-  }
-
-  double mlups = wall_max > 0 ? (double)cells * (double)done / wall_max / 1e6 : 0.0;
-  /* seconds per phase, the slowest rank's */
-  timeloop_timing_t tt = sim_timing(sim);
-  double phase[3] = {tt.exchange, tt.boundary, tt.kernel}, phase_max[3];
-  TSR_MPI(MPI_Reduce(phase, phase_max, 3, MPI_DOUBLE, MPI_MAX, 0, comm));
-  if (rank == 0) {
-    rows = malloc((size_t)size * RUN_PHASES * sizeof *rows);
-    cells_table = malloc((size_t)size * RUN_COLUMNS * sizeof *cells_table);
-    if (!rows || !cells_table)
-      st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory for the report");
-  }
+  run_describe(sim, &so, config);
+  run_options_t ro = {.steps = so.steps, .out = out, .signals = true};
+  TSR_TRY(run_steps(sim, &so, &ro, &res, err));
+  st = run_summary(sim, &so, config, out, &res, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  TSR_TRY(run_gather_phases(comm, sim, done, rows, err));
-  if (rank == 0) {
-    const plan_t *plan = sim_plan(sim);
-    bool mixed = false;
-    for (int r = 1; r < size; ++r) mixed = mixed || plan->procs[r].proc.hs != plan->procs[0].proc.hs;
-    const char *hs_text = mixed ? "mixed" : simulation_hs_name(plan->procs[0].proc.hs);
-    run_fill_processes(sim, rows, cells_table);
-    char path[OUTPUT_PATH_MAX];
-    st = output_folder_file(out, path, sizeof path, err, "summary.json");
-    /* where it diverged: the values as text, as they may be NaN or infinite */
-    char values[MODULE_MAX_VALUES][32];
-    report_item_t where[5 + MODULE_MAX_VALUES] = {
-        REPORT_INT_ITEM("step", div.step), REPORT_INT_ITEM("block", div.block),
-        REPORT_INT_ITEM("x", div.cell[0]), REPORT_INT_ITEM("y", div.cell[1]),
-        REPORT_INT_ITEM("z", div.cell[2])};
-    size_t nwhere = 5;
-    for (int i = 0; i < div.nvalues && i < MODULE_MAX_VALUES; ++i) {
-      snprintf(values[i], sizeof values[i], "%.17g", div.values[i]);
-      where[nwhere++] = REPORT_TEXT_ITEM(div.names[i], values[i]);
-    }
-    report_item_t total_items[MODULE_MAX_VALUES];
-    for (int i = 0; i < ntotals; ++i)
-      total_items[i] = REPORT_REAL_ITEM(total_names[i], totals[i]);
-    const char *status = ending != TSR_OK ? "diverged" : stopped ? "interrupted" : "completed";
-    report_item_t items[] = {
-        REPORT_TEXT_ITEM("config", config),
-        REPORT_TEXT_ITEM("status", status),
-        REPORT_TEXT_ITEM("fs", sim_fs_text(sim)),
-        REPORT_TEXT_ITEM("hs", hs_text),
-        REPORT_INT_ITEM("ranks", size),
-        REPORT_INT_ITEM("blocks", patch_block_count(patch)),
-        REPORT_INT_ITEM("cells", cells),
-        REPORT_INT_ITEM("steps", done),
-        REPORT_REAL_ITEM("wall_seconds", wall_max),
-        REPORT_REAL_ITEM("mlups", mlups),
-        REPORT_REAL_ITEM("exchange_seconds_max", phase_max[0]),
-        REPORT_REAL_ITEM("boundary_seconds_max", phase_max[1]),
-        REPORT_REAL_ITEM("kernel_seconds_max", phase_max[2]),
-        REPORT_REAL_ITEM("predicted_imbalance", plan_imbalance(plan)),
-        REPORT_REAL_ITEM("predicted_step_s", plan->max_seconds),
-        REPORT_TABLE_ITEM("processes", cells_table, (size_t)size, RUN_COLUMNS),
-        /* the last ones: the totals of a completed run (the fluid mass, ...), where a run
-           diverged, or the signal that stopped it */
-    };
-    enum { NITEMS = sizeof items / sizeof items[0] };
-    report_item_t all[NITEMS + MODULE_MAX_VALUES];
-    size_t nitems = NITEMS;
-    memcpy(all, items, sizeof items);
-    if (ending != TSR_OK)
-      all[nitems++] = REPORT_TABLE_ITEM("diverged", where, 1, nwhere);
-    else if (stopped)
-      all[nitems++] = REPORT_TEXT_ITEM("signal", stop_signal_name(stopped));
-    else
-      for (int i = 0; i < ntotals; ++i) all[nitems++] = total_items[i];
-    if (st == TSR_OK) st = report_write_json(path, all, nitems, err);
-    if (st == TSR_OK) st = output_folder_manifest(out, status, err);
-    if (st == TSR_OK && stopped)
-      printf("summary: stopped by %s after step %lld of %lld (%.2f MLUPS in %.2f s); written to "
-             "%s\n",
-             stop_signal_name(stopped), (long long)done, (long long)so.steps, mlups, wall_max,
-             path);
-    else if (st == TSR_OK && ending == TSR_OK) {
-      printf("summary: %.2f MLUPS, %lld cells, %d blocks, %d rank(s), %lld steps in %.2f s; ",
-             mlups, (long long)cells, (int)patch_block_count(patch), size, (long long)done,
-             wall_max);
-      for (int i = 0; i < ntotals; ++i) printf("%s %.12g; ", total_names[i], totals[i]);
-      printf("written to %s\n", path);
-    }
-    else if (st == TSR_OK)
-      printf("summary: diverged at step %lld after %.2f s; written to %s\n", (long long)div.step,
-             wall_max, path);
-    if (st == TSR_OK && ending == TSR_OK && !stopped) {
-      printf("time per phase (slowest rank): exchange %.2f s, boundary %.2f s, kernel %.2f s\n",
-             phase_max[0], phase_max[1], phase_max[2]);
-      run_print_processes(sim, rows);
-    }
-    fflush(stdout);
-  }
-  TSR_TRY(verdict_reduce(comm, st, 0, err));
-  if (ending != TSR_OK) {
-    st = ending;
-    *err = diverged;
+  if (res.ending != TSR_OK) {
+    st = res.ending;
+    *err = res.diverged;
   }
 cleanup:
   stop_uninstall();
   output_folder_close(&out);
-  free(rows);
-  free(cells_table);
   sim_free(&sim);
   module_free_all(modules, nmodules);
   config_free(&doc);
   /* stopped by a signal: the shell's convention, 128 + the signal */
-  return st == TSR_OK && stopped ? 128 + stopped : app_report(comm, st, err);
+  return st == TSR_OK && res.stopped ? 128 + res.stopped : app_report(comm, st, err);
 }

@@ -213,8 +213,9 @@ tsr_status module_register_all(module_t *modules, int n, registry_t *reg, const 
     }
   }
   for (int m = 0; m < n; ++m) {
-    for (int s = 0; s < decls[m].nsweeps; ++s) {
-      const module_sweep_t *sw = &decls[m].sweeps[s];
+    for (int s = 0; s < decls[m].nsweeps + decls[m].nstart_sweeps; ++s) {
+      const module_sweep_t *sw = s < decls[m].nsweeps ? &decls[m].sweeps[s]
+                                                      : &decls[m].start_sweeps[s - decls[m].nsweeps];
       TSR_TRY(sim_check_access(&modules[m], decls, n, sw, sw->reads_ghosts, sw->nreads_ghosts,
                                "reads the ghost layers of", err));
       TSR_TRY(sim_check_access(&modules[m], decls, n, sw, sw->reads, sw->nreads, "reads", err));

@@ -111,10 +111,15 @@ typedef struct module_decl {
   const char *finish;    /* kernel item run on every block at the end of each step, after
                             every module's sweeps (GPU blocks: wait for their queue);
                             NULL: none */
-  const char *start;     /* kernel item run once on every block after every field is
-                            allocated, before the first step (e.g. a module's first
-                            contribution to an accumulator another module reads); NULL:
-                            none */
+  module_sweep_t start_sweeps[MODULE_MAX_SWEEPS]; /* run once after every field is
+                            allocated, before the first step, every module's in module
+                            order, each after the exchange of what it reads across faces
+                            (a module's first contribution to an accumulator that needs
+                            neighbours' values) */
+  int nstart_sweeps;
+  const char *start;     /* kernel item run once on every block after the start sweeps,
+                            before the first step (e.g. a module's first contribution to
+                            an accumulator another module reads); NULL: none */
 } module_decl_t;
 
 /* The scalar called name among decls[0..n) into *value; false if none publishes it. */

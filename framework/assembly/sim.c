@@ -65,31 +65,62 @@ cleanup:
 
 /* The time loop's sweeps: every module's in order, each with its exchange round
  * (rounds_plan), then the finish items. */
-static tsr_status sim_add_sweeps(sim_t *s, bool merged, tsr_error_t *err) {
+static tsr_status sim_add_sweeps(sim_t *s, timeloop_t *loop, const module_decl_t *decls,
+                                 bool merged, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   rounds_t *r = malloc(sizeof *r);
   TSR_CHECK(r, TSR_ERR_NOMEM, "out of memory planning the exchange rounds");
-  TSR_TRY(rounds_plan(s->decls, s->nmodules, merged, r, err));
+  TSR_TRY(rounds_plan(decls, s->nmodules, merged, r, err));
   for (int k = 0; k < r->n; ++k) {
     comm_field_t fields[COMM_MAX_FIELDS];
     for (int t = 0; t < r->nf[k]; ++t) {
       const int m = r->field[k][t][0], f = r->field[k][t][1];
-      fields[t] = (comm_field_t){.name = s->decls[m].fields[f].name, .data_id = s->field_id[m][f]};
-      memcpy(fields[t].width, s->decls[m].fields[f].width, sizeof fields[t].width);
+      fields[t] = (comm_field_t){.name = decls[m].fields[f].name, .data_id = s->field_id[m][f]};
+      memcpy(fields[t].width, decls[m].fields[f].width, sizeof fields[t].width);
     }
     timeloop_sweep_t sw = {.name = r->all[k]->name, .exchange = r->nf[k] ? fields : NULL,
                            .nexchange = r->nf[k], .boundary = r->all[k]->boundary,
                            .kernel = r->all[k]->kernel};
-    TSR_TRY(timeloop_add_sweep(s->loop, &sw, err));
+    TSR_TRY(timeloop_add_sweep(loop, &sw, err));
   }
   /* the step ends when every block's work is done (GPU blocks: their queue is empty) */
   for (int m = 0; m < s->nmodules; ++m)
-    if (s->decls[m].finish)
-      TSR_TRY(timeloop_add_sweep(s->loop, &(timeloop_sweep_t){.name = s->decls[m].finish,
-                                                              .kernel = s->decls[m].finish},
+    if (decls[m].finish)
+      TSR_TRY(timeloop_add_sweep(loop, &(timeloop_sweep_t){.name = decls[m].finish,
+                                                           .kernel = decls[m].finish},
                                  err));
 cleanup:
   free(r);
+  return st;
+}
+
+/* The start, once before the first step: every module's start sweeps, in module order,
+ * as a time loop of their own (each exchange round before the sweep that reads across
+ * faces), then every module's start item. */
+static tsr_status sim_start(sim_t *s, MPI_Comm comm, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  timeloop_t *start = NULL;
+  module_decl_t *decls = NULL;
+  int nstart = 0;
+  for (int m = 0; m < s->nmodules; ++m) nstart += s->decls[m].nstart_sweeps;
+  if (nstart > 0) {
+    decls = malloc((size_t)s->nmodules * sizeof *decls);
+    TSR_CHECK(decls, TSR_ERR_NOMEM, "out of memory for the start sweeps");
+    for (int m = 0; m < s->nmodules; ++m) {
+      decls[m] = s->decls[m];
+      memcpy(decls[m].sweeps, s->decls[m].start_sweeps, sizeof decls[m].sweeps);
+      decls[m].nsweeps = s->decls[m].nstart_sweeps;
+    }
+    st = timeloop_create(s->patch, s->reg, s->fs, comm, &start, err);
+    TSR_TRY(verdict_reduce(comm, st, 0, err));
+    TSR_TRY(sim_add_sweeps(s, start, decls, false, err));
+    TSR_TRY(timeloop_step(start, err));
+  }
+  for (int m = 0; m < s->nmodules; ++m)
+    if (s->decls[m].start) TSR_TRY(timeloop_run_kernel(s->loop, s->decls[m].start, err));
+cleanup:
+  timeloop_free(&start);
+  free(decls);
   return st;
 }
 
@@ -249,9 +280,9 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
                             &s->field_id[m][f], err));
   st = timeloop_create(s->patch, s->reg, s->fs, comm, &s->loop, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  for (int m = 0; m < s->nmodules; ++m)
-    if (s->decls[m].start) TSR_TRY(timeloop_run_kernel(s->loop, s->decls[m].start, err));
-  TSR_TRY(sim_add_sweeps(s, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED, err));
+  TSR_TRY(sim_start(s, comm, err));
+  TSR_TRY(sim_add_sweeps(s, s->loop, s->decls, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED,
+                         err));
   for (int32_t id = 0; id < patch_block_count(s->patch); ++id)
     s->cells += (int64_t)s->plan->block_cells[id];
   *out = s;

@@ -329,6 +329,24 @@ static void lbm_initial(int x, int y, int z, void *vctx, double out[4]) {
   out[0] = o->rho0 + 3.0 * p;
 }
 
+/* The public face's start values (field_init_fn): the initial state's velocity and
+ * density of an interior cell. */
+static void lbm_initial_velocity(const block_info_t *b, int x, int y, int z, const void *ctx,
+                                 double *out) {
+  lbm_init_ctx_t ic = {ctx, b};
+  double v[4];
+  lbm_initial(x, y, z, &ic, v);
+  for (int a = 0; a < 3; ++a) out[a] = v[1 + a];
+}
+
+static void lbm_initial_density(const block_info_t *b, int x, int y, int z, const void *ctx,
+                                double *out) {
+  lbm_init_ctx_t ic = {ctx, b};
+  double v[4];
+  lbm_initial(x, y, z, &ic, v);
+  out[0] = v[0];
+}
+
 tsr_status lbm_fill(const block_info_t *b, void *values, const grid_dims_t *dims,
                     const void *vctx, tsr_error_t *err) {
   (void)err;
@@ -576,12 +594,8 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
     int components, *id;
   } face[] = {{LBM_FORCE, 3, &c.force_id}, {LBM_VELOCITY, 3, &c.velocity_id},
               {LBM_DENSITY, 1, &c.density_id}};
-  for (size_t i = 0; i < sizeof face / sizeof face[0]; ++i) {
+  for (size_t i = 0; i < sizeof face / sizeof face[0]; ++i)
     TSR_TRY(registry_data_id(reg, face[i].name, face[i].id, err));
-    TSR_TRY(field_declare(reg, fields, &(field_spec_t){.name = face[i].name,
-                          .components = face[i].components,
-                          .esize = o->precision == LBM_SP ? 4 : 8, .layout = GRID_SOA}, err));
-  }
   selector_table_t *sel = registry_selectors(reg);
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid", &c.bs_fluid, err));
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid_boundary", &c.bs_boundary, err));
@@ -594,6 +608,14 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
   void *ctx;
   TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
   if (flags) *flags = &((lbm_ctx_t *)ctx)->couple;
+  /* the public face: the velocity and the density start as the initial state's, so that
+     a module reading them before the first collision (a start sweep) sees it */
+  static const field_init_fn face_init[] = {NULL, lbm_initial_velocity, lbm_initial_density};
+  for (size_t i = 0; i < sizeof face / sizeof face[0]; ++i)
+    TSR_TRY(field_declare(reg, fields, &(field_spec_t){.name = face[i].name,
+                          .components = face[i].components,
+                          .esize = o->precision == LBM_SP ? 4 : 8, .layout = GRID_SOA,
+                          .init = face_init[i], .init_ctx = ctx}, err));
   TSR_TRY(registry_exclusive(reg, "srt,trt", err));
   TSR_TRY(registry_exclusive(reg, "sp,dp", err));
   TSR_TRY(registry_exclusive(reg, "aos,soa", err));

@@ -26,6 +26,8 @@
 #include "gpu_program.h"
 #include "grid.h"
 #include "lattice.h"
+#include "selector.h"
+#include "tsr_size.h"
 
 #define SC_PSI_FIELD "shan_chen.psi"
 #define SC_PSI_ITEM "shan_chen.psi"
@@ -324,6 +326,11 @@ static tsr_status sc_register(void *state, registry_t *reg, const module_env_t *
                   .writes = {SC_PSI_FIELD}, .nwrites = 1, .kernel = SC_PSI_ITEM},
                  {.name = "shan_chen.force", .reads_ghosts = {SC_PSI_FIELD}, .nreads_ghosts = 1,
                   .writes = {FLOW_FORCE}, .nwrites = 1, .kernel = SC_FORCE_ITEM}}};
+  /* the same before the first step, from the flow's initial density: its first
+     collision then counts the force with half its weight, as Guo's forcing starts from
+     rest (without it a staggered momentum mode, which no collision damps, stays) */
+  decl->nstart_sweeps = 2;
+  memcpy(decl->start_sweeps, decl->sweeps, 2 * sizeof decl->sweeps[0]);
 cleanup:
   return st;
 }
@@ -347,22 +354,30 @@ cleanup:
   return st;
 }
 
-/* psi per block on the host (CPU) and on the device (GPU). */
+/* psi per block, its ghost layer included: on the host for CPU blocks, on the device
+ * (and once on the host, read back for output) for GPU blocks. */
 static tsr_status sc_local_bytes(const void *state, registry_t *reg, const patch_t *patch,
                                  size_t *host, size_t *device, size_t *largest,
                                  tsr_error_t *err) {
-  (void)reg, (void)err;
+  tsr_status st = TSR_OK;
   const sc_state_t *s = state;
   const size_t es = s->o.dp ? 8 : 4;
+  uint32_t gpu_hs = UINT32_MAX;
+  tsr_error_t ignored;
+  if (selector_find(registry_selectors(reg), SELECTOR_HS, "gpu", &gpu_hs, &ignored) != TSR_OK)
+    gpu_hs = UINT32_MAX;
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
-    const size_t bytes = (size_t)(b->size[0] + 2) * (size_t)(b->size[1] + 2) *
-                         (size_t)(b->size[2] + 2) * es;
-    *host += bytes;
-    *device += bytes;
-    if (bytes > *largest) *largest = bytes;
+    size_t cells = 0, bytes = 0;
+    bool ok = tsr_box_cells(b->size, s->ctx ? s->ctx->stencil->reach : 1, &cells) &&
+              tsr_mul_size(cells, es, &bytes) && tsr_add_size(*host, bytes, host);
+    if (ok && b->hs == gpu_hs) ok = tsr_add_size(*device, bytes, device);
+    TSR_CHECK(ok, TSR_ERR_INVALID, "BlockID %d: its shan_chen.psi bytes do not fit in a size_t",
+              (int)b->id);
+    if (b->hs == gpu_hs && bytes > *largest) *largest = bytes;
   }
-  return TSR_OK;
+cleanup:
+  return st;
 }
 
 const module_def_t shan_chen_module = {

@@ -4,15 +4,18 @@
  * T is a D3Q7 advection-diffusion LBM (TRT, lbm_kernels_t.coupled): every step its sweep
  * pulls the D3Q7 populations, advects with the velocity the flow's collision used
  * ("lbm.velocity", read in the block's own cells) and writes the buoyancy force
- * F = rho0 g beta (T - T0) along "up" into the coupling field "thermal.force", which the
- * flow's next collision adds (lbm.force_field). The walls normal to the gravity axis hold
+ * F = rho0 g beta (T - T0) along "up" into the flow's force accumulator "lbm.force" (or
+ * adds it there, where a module before this one writes it in the step), which the flow's
+ * next collision adds; the start item adds the buoyancy of the initial temperature
+ * before the first step. The walls normal to the gravity axis hold
  * a fixed temperature (anti-bounce-back: the wall lies half-way between the last cell
  * and the ghost cell); every other face that is not periodic is adiabatic (bounce-back:
  * no flux). Obstacles of the flow geometry are not walls for T.
  *
  * Units: the distance between the walls is H cells (the cells along the gravity axis),
  * the temperature difference is hot - cold; from the Rayleigh and Prandtl numbers and the
- * flow's viscosity nu (lbm.viscosity): kappa = nu / Pr, g beta = Ra nu kappa / (dT H^3).
+ * flow's viscosity nu (the scalar lbm.viscosity it publishes): kappa = nu / Pr,
+ * g beta = Ra nu kappa / (dT H^3).
  * The Nusselt number Nu = 1 + <u_up T> H / (kappa dT) (the mean over every cell) is the
  * module's total: in the progress line, series.csv and summary.json. */
 #include <math.h>
@@ -439,7 +442,7 @@ static tsr_status thermal_gpu_stream_collide(const block_info_t *b, block_data_t
                        .out = &force->device.grid[force->device.cur],
                        .dims = gpu_field_dims(&u->device),
                        .beta = {c->coupling.beta[0], c->coupling.beta[1], c->coupling.beta[2]},
-                       .c0 = c->coupling.c0};
+                       .c0 = c->coupling.c0, .accumulate = c->coupling.accumulate};
   gpu_lbm_field_t dev = thermal_device(f);
   TSR_TRY(gpu_lbm_step_coupled(w->prog, &dev, &aux, err));
   field_swap(f);
