@@ -133,6 +133,19 @@ const module_field_t *module_find_field(const module_decl_t *decls, int n, const
   return module_field_index(decls, n, name, &m, &f) ? &decls[m].fields[f] : NULL;
 }
 
+tsr_status module_check_precision(const module_decl_t *decls, int n, const char *module,
+                                  const char *field, int value_bytes, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const module_field_t *f = module_find_field(decls, n, field);
+  TSR_CHECK(f && f->value_bytes == value_bytes, TSR_ERR_INVALID,
+            "%s.precision = \"%s\" but the field %s is in %s: the coupled modules exchange "
+            "fields per cell and need the same precision",
+            module, value_bytes == 8 ? "dp" : "sp", field,
+            !f ? "no module" : f->value_bytes == 8 ? "dp" : "sp");
+cleanup:
+  return st;
+}
+
 bool module_reads(const module_decl_t *decls, int n, const char *field) {
   for (int m = 0; m < n; ++m)
     for (int s = 0; s < decls[m].nsweeps; ++s) {

@@ -127,6 +127,13 @@ bool module_find_scalar(const module_decl_t *decls, int n, const char *name, dou
 /* The field called name among decls[0..n), or NULL. */
 const module_field_t *module_find_field(const module_decl_t *decls, int n, const char *name);
 
+/* Checks that `field` of decls[0..n) holds values of value_bytes (4: sp, 8: dp), the
+ * precision of module `module` that reads or writes it in its own cells; the error
+ * names "<module>.precision" and both precisions. */
+TSR_NODISCARD tsr_status module_check_precision(const module_decl_t *decls, int n,
+                                                const char *module, const char *field,
+                                                int value_bytes, tsr_error_t *err);
+
 /* Whether a sweep of decls[0..n) reads `field`, in its own cells or across faces. */
 bool module_reads(const module_decl_t *decls, int n, const char *field);
 /* Whether a sweep of decls[0..self) (the modules before module self; every module's

@@ -345,10 +345,7 @@ static tsr_status sc_bind(void *state, module_decl_t *decls, int n, int self, ts
             "module \"shan_chen\" acts on the flow: it needs the flow's density and force ("
             FLOW_DENSITY ", " FLOW_FORCE "), which no module of this run publishes; add "
             "\"lbm\" to \"modules\"");
-  TSR_CHECK(rho->value_bytes == (s->o.dp ? 8 : 4), TSR_ERR_INVALID,
-            "shan_chen.precision = \"%s\" but the flow's fields (" FLOW_DENSITY ") are in %s: "
-            "the coupled modules exchange fields per cell and need the same precision",
-            s->o.dp ? "dp" : "sp", rho->value_bytes == 8 ? "dp" : "sp");
+  TSR_TRY(module_check_precision(decls, n, "shan_chen", FLOW_DENSITY, s->o.dp ? 8 : 4, err));
   s->ctx->accumulate = module_writes_before(decls, self, FLOW_FORCE);
 cleanup:
   return st;

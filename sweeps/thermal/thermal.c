@@ -574,11 +574,7 @@ static tsr_status thermal_bind(void *state, module_decl_t *decls, int n, int sel
             "module \"thermal\" is advected by the flow and pushes it: it needs the flow's "
             "viscosity, velocity and force (" FLOW_VISCOSITY ", " FLOW_VELOCITY ", " FLOW_FORCE
             "), which no module of this run publishes; add \"lbm\" to \"modules\"");
-  const module_field_t *u = module_find_field(decls, n, FLOW_VELOCITY);
-  TSR_CHECK(u->value_bytes == (c->o.dp ? 8 : 4), TSR_ERR_INVALID,
-            "thermal.precision = \"%s\" but the flow's fields (" FLOW_VELOCITY ") are in %s: "
-            "the coupled modules exchange fields per cell and need the same precision",
-            c->o.dp ? "dp" : "sp", u->value_bytes == 8 ? "dp" : "sp");
+  TSR_TRY(module_check_precision(decls, n, "thermal", FLOW_VELOCITY, c->o.dp ? 8 : 4, err));
   s->o.viscosity = c->o.viscosity;
   s->o.rho0 = c->o.rho0;
   thermal_physics(c);
