@@ -66,7 +66,10 @@ def coexistence(g, r0, eps):
         rl = bisect(lambda r: p(r) - p0, hi, 1e3)
         return rg, rl
 
-    p0 = bisect(lambda q: integral(*phases(q), q), p(hi) + 1e-13, p(lo) - 1e-13)
+    # p0 lies between the pressures of the two spinodal points, and above that of the
+    # smallest density the gas branch reaches (the liquid spinodal's may be negative)
+    floor = max(p(hi), p(1e-12))
+    p0 = bisect(lambda q: integral(*phases(q), q), floor + 1e-13, p(lo) - 1e-13)
     return phases(p0)
 
 
