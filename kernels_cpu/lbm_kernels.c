@@ -26,3 +26,25 @@ const lbm_kernels_t *lbm_kernels_find(const lattice_t *lattice, grid_layout_t la
       return lbm_kernel_sets[k][2 * (layout == GRID_SOA) + (dp != 0)];
   return NULL;
 }
+
+#define LBM_PULLED_DENSITY(T)                                                            \
+  do {                                                                                   \
+    const T *fv = f;                                                                     \
+    T *ov = out;                                                                         \
+    const T sh = (T)shift;                                                               \
+    _Pragma("omp parallel for collapse(2) schedule(static)")                             \
+    for (int z = 0; z < d->nz; ++z)                                                      \
+      for (int y = 0; y < d->ny; ++y)                                                    \
+        for (int x = 0; x < d->nx; ++x) {                                                \
+          T r = fv[grid_index(d, x, y, z, 0)];                                           \
+          for (int i = 1; i < l->q; ++i)                                                 \
+            r = r + fv[grid_index(d, x - l->c[0][i], y - l->c[1][i], z - l->c[2][i], i)]; \
+          ov[grid_index(od, x, y, z, 0)] = r + sh;                                       \
+        }                                                                                \
+  } while (0)
+
+void lbm_pulled_density(const lattice_t *l, const void *f, const grid_dims_t *d, size_t esize,
+                        double shift, void *out, const grid_dims_t *od) {
+  if (esize == sizeof(double)) LBM_PULLED_DENSITY(double);
+  else LBM_PULLED_DENSITY(float);
+}

@@ -71,10 +71,6 @@ typedef struct lbm_coupling {
   grid_dims_t force_dims;
   void *velocity;           /* flow: out, the velocity u the collision used (3 comp.) */
   grid_dims_t velocity_dims;
-  void *density;            /* flow: out, the density the collision used plus
-                               density_shift (rho0 for shifted storage; 1 component) */
-  grid_dims_t density_dims;
-  double density_shift;
   const void *advection;    /* ADE: the advection velocity per cell (3 components) */
   grid_dims_t advection_dims;
   void *source_force;       /* ADE: out, a source linear in the cell's scalar C, beta
@@ -132,5 +128,13 @@ typedef struct lbm_kernels {
 /* The kernels of a lattice, layout and precision (dp 1: double, 0: single); NULL for an
  * unknown lattice. Static storage. */
 const lbm_kernels_t *lbm_kernels_find(const lattice_t *lattice, grid_layout_t layout, int dp);
+
+/* The density the next stream-collide will see in every interior cell: the sum of the
+ * values it pulls, sum_i f_i(x - c_i) in direction order, plus shift (rho0 for shifted
+ * storage), in the storage precision (esize 4 or 8), into out (a field of the block's
+ * interior cells, dims od). f: a field of the lattice's populations with its ghost
+ * layers up to date. The same sum in the same order as lbm.cl's lbm_pulled_density. */
+void lbm_pulled_density(const lattice_t *l, const void *f, const grid_dims_t *d, size_t esize,
+                        double shift, void *out, const grid_dims_t *od);
 
 #endif

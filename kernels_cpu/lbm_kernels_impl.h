@@ -293,13 +293,12 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
                            const grid_dims_t *d, const ptrdiff_t *off,                   \
                            const LBM_FN(consts_t) *k0, const lbm_coupling_t *c) {        \
     const REAL *force = c->force, *adv = c->advection;                                   \
-    REAL *vel = c->velocity, *sf = c->source_force, *den = c->density;                   \
+    REAL *vel = c->velocity, *sf = c->source_force;                                      \
     const REAL bx = (REAL)c->beta[0], by = (REAL)c->beta[1], bz = (REAL)c->beta[2];       \
     const REAL c0 = (REAL)c->c0, fw_ = c->start ? (REAL)0.5 : (REAL)1;                    \
-    const REAL shift_ = (REAL)c->density_shift;                                          \
     const int acc_ = c->accumulate;                                                      \
     (void)force, (void)adv, (void)vel, (void)sf, (void)bx, (void)by, (void)bz, (void)c0; \
-    (void)fw_, (void)den, (void)shift_, (void)acc_;                                      \
+    (void)fw_, (void)acc_;                                                               \
     _Pragma("omp parallel for collapse(2) schedule(static)")                             \
     for (int z = 0; z < d->nz; ++z)                                                      \
       for (int y = 0; y < d->ny; ++y) {                                                  \
@@ -328,14 +327,11 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
             sf[a_] = (acc_ ? sf[a_] : (REAL)0) + bx * dc_;                               \
             sf[a_ + s_] = (acc_ ? sf[a_ + s_] : (REAL)0) + by * dc_;                     \
             sf[a_ + 2 * s_] = (acc_ ? sf[a_ + 2 * s_] : (REAL)0) + bz * dc_;             \
-          } else if (!ADE_) {                                                            \
-            if (vel) {                                                                   \
-              const ptrdiff_t a_ = LBM_AUX(c->velocity_dims, x, y, z);                   \
-              vel[a_] = ux;                                                              \
-              vel[a_ + c->velocity_dims.sc] = uy;                                        \
-              vel[a_ + 2 * c->velocity_dims.sc] = uz;                                    \
-            }                                                                            \
-            if (den) den[LBM_AUX(c->density_dims, x, y, z)] = rho + shift_;              \
+          } else if (!ADE_ && vel) {                                                     \
+            const ptrdiff_t a_ = LBM_AUX(c->velocity_dims, x, y, z);                     \
+            vel[a_] = ux;                                                                \
+            vel[a_ + c->velocity_dims.sc] = uy;                                          \
+            vel[a_ + 2 * c->velocity_dims.sc] = uz;                                      \
           }                                                                              \
         }                                                                                \
       }                                                                                  \

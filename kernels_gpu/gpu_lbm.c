@@ -24,7 +24,7 @@ struct gpu_lbm {
   size_t grid_bytes, moments_bytes; /* checked in gpu_lbm_create */
   int moments_double;
   cl_program program;
-  cl_kernel stream_collide, boundary, moments, check;
+  cl_kernel stream_collide, boundary, moments, check, pulled_density;
   cl_mem consts;
 };
 
@@ -124,6 +124,7 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   TSR_TRY(gpu_kernel(g, "lbm_boundary", &g->boundary, err));
   TSR_TRY(gpu_kernel(g, "lbm_moments", &g->moments, err));
   TSR_TRY(gpu_kernel(g, "lbm_check", &g->check, err));
+  TSR_TRY(gpu_kernel(g, "lbm_pulled_density", &g->pulled_density, err));
   g->consts = clCreateBuffer(opencl_context_cl(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                              (size_t)LBM_CONSTS_COUNT(g->q) * g->esize, (void *)consts, &rc);
   TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateBuffer (collision constants) failed: %s",
@@ -139,7 +140,8 @@ cleanup:
 void gpu_lbm_free(gpu_lbm_t **gp) {
   if (!gp || !*gp) return;
   gpu_lbm_t *g = *gp;
-  cl_kernel kernels[] = {g->stream_collide, g->boundary, g->moments, g->check};
+  cl_kernel kernels[] = {g->stream_collide, g->boundary, g->moments, g->check,
+                         g->pulled_density};
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k)
     if (kernels[k]) clReleaseKernel(kernels[k]);
   if (g->consts) clReleaseMemObject(g->consts);
@@ -285,10 +287,8 @@ tsr_status gpu_lbm_step_coupled(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_
   for (cl_uint i = 0; i < 3; ++i) TSR_TRY(gpu_set_real(g, k, 9 + i, a->beta[i], err));
   TSR_TRY(gpu_set_real(g, k, 12, a->c0, err));
   OPENCL_CHECK(clSetKernelArg(k, 13, sizeof start, &start));
-  OPENCL_CHECK(clSetKernelArg(k, 14, sizeof(cl_mem), a->density ? &a->density->mem : NULL));
-  TSR_TRY(gpu_set_real(g, k, 15, a->density_shift, err));
   const cl_int acc = a->accumulate ? 1 : 0;
-  OPENCL_CHECK(clSetKernelArg(k, 16, sizeof acc, &acc));
+  OPENCL_CHECK(clSetKernelArg(k, 14, sizeof acc, &acc));
   TSR_TRY(gpu_launch_cells(g, k, err));
   f->cur = 1 - f->cur;
 cleanup:
@@ -383,6 +383,21 @@ static tsr_status gpu_set_moments_args(gpu_lbm_t *g, cl_kernel k, cl_uint first,
   TSR_TRY(gpu_set_mreal(g, k, first + 1, o->use_force ? -0.5 : 0.0, err));
   for (cl_uint a = 0; a < 3; ++a) TSR_TRY(gpu_set_mreal(g, k, first + 2 + a, o->force[a], err));
   OPENCL_CHECK(clSetKernelArg(k, first + 5, sizeof shifted, &shifted));
+cleanup:
+  return st;
+}
+
+tsr_status gpu_lbm_pulled_density(gpu_lbm_t *g, const gpu_lbm_field_t *f, gpu_buffer_t *out,
+                                  const grid_dims_t *od, double shift, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_mem grid = (cl_mem)f->grid[f->cur];
+  const cl_long geo[3] = {(cl_long)od->origin, (cl_long)od->sy, (cl_long)od->sz};
+  cl_kernel k = g->pulled_density;
+  OPENCL_CHECK(clSetKernelArg(k, 0, sizeof grid, &grid));
+  OPENCL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &out->mem));
+  for (cl_uint i = 0; i < 3; ++i) OPENCL_CHECK(clSetKernelArg(k, 2 + i, sizeof geo[i], &geo[i]));
+  TSR_TRY(gpu_set_real(g, k, 5, shift, err));
+  TSR_TRY(gpu_launch_cells(g, k, err));
 cleanup:
   return st;
 }

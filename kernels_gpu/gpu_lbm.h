@@ -77,10 +77,8 @@ TSR_NODISCARD tsr_status gpu_lbm_step(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_erro
 typedef struct gpu_lbm_aux {
   const gpu_buffer_t *in;
   gpu_buffer_t *out;
-  gpu_buffer_t *density; /* flow: out, the density plus density_shift (NULL: not written) */
   grid_dims_t dims;      /* of every buffer */
   double beta[3], c0;
-  double density_shift;
   int start;
   int accumulate;        /* ADE: out is added to, not written */
 } gpu_lbm_aux_t;
@@ -88,6 +86,13 @@ typedef struct gpu_lbm_aux {
 /* One coupled stream-collide (a program built with spec.coupled). */
 TSR_NODISCARD tsr_status gpu_lbm_step_coupled(gpu_lbm_t *g, gpu_lbm_field_t *f,
                                               const gpu_lbm_aux_t *a, tsr_error_t *err);
+
+/* Enqueues lbm_pulled_density: the density the next stream-collide will see (the sum of
+ * the pulled values of the current grid, plus shift) into out, a per-cell buffer laid out
+ * as od says (origin, sy, sz), in the storage precision. */
+TSR_NODISCARD tsr_status gpu_lbm_pulled_density(gpu_lbm_t *g, const gpu_lbm_field_t *f,
+                                                gpu_buffer_t *out, const grid_dims_t *od,
+                                                double shift, tsr_error_t *err);
 
 /* Bounce-back links on the device: f[to] = f[from] + extra (negate: -f[from] + extra,
  * anti-bounce-back), to and from given as element indices of the AoS CPU layout

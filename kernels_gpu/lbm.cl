@@ -61,8 +61,7 @@ __kernel void lbm_stream_collide(__global const REAL *restrict src, __global REA
  * components of the block's interior, element origin + x + sy y + sz z + sc c (the CPU's
  * SoA field layout, copied as it is). The flow (ADE 0) always has the force terms; in: a
  * body force added to the constant one (NULL: none), counted half where start is 1;
- * out: the velocity the collision used (NULL: not written); aux_rho: the density plus
- * rho_shift (NULL: not written). ADE 1: in: the advection velocity (required); out: a
+ * out: the velocity the collision used (NULL: not written). ADE 1: in: the advection velocity (required); out: a
  * source linear in the cell's scalar C, beta (C - c0), written or (accumulate) added
  * (NULL: not written). Every per-cell field has the layout of the first (origin, sy,
  * sz, sc). */
@@ -71,7 +70,6 @@ __kernel void lbm_stream_collide(__global const REAL *restrict src, __global REA
                                  __global REAL *aux_out, const long origin, const long sy,
                                  const long sz, const long sc, const REAL bx, const REAL by,
                                  const REAL bz, const REAL c0, const int start,
-                                 __global REAL *aux_rho, const REAL rho_shift,
                                  const int accumulate) {
   const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
   if (x >= NX || y >= NY || z >= NZ) return;
@@ -106,7 +104,6 @@ __kernel void lbm_stream_collide(__global const REAL *restrict src, __global REA
     aux_out[a_ + sc] = uy;
     aux_out[a_ + 2 * sc] = uz;
   }
-  if (aux_rho) aux_rho[a_] = rho + rho_shift;
 #endif
 }
 #endif
@@ -120,6 +117,19 @@ __kernel void lbm_boundary(__global REAL *f, __global const ulong2 *idx,
   if (k >= n) return;
   const ulong2 l = idx[k];
   f[l.x] = (negate ? -f[l.y] : f[l.y]) + extra[k];
+}
+
+/* The density the next stream-collide will see in every interior cell (the sum of the
+ * values it pulls, in direction order, plus shift), into out at origin + x + sy y + sz z:
+ * lbm_pulled_density of the CPU. */
+__kernel void lbm_pulled_density(__global const REAL *f, __global REAL *out, const long origin,
+                                 const long sy, const long sz, const REAL shift) {
+  const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+  if (x >= NX || y >= NY || z >= NZ) return;
+  const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
+  REAL r = f[cell];
+  for (int i = 1; i < LAT(Q); ++i) r = r + f[(long)i * NCELLS + cell - C_OFF(i)];
+  out[origin + x + sy * y + sz * z] = r + shift;
 }
 
 /* Density and velocity of every interior cell, x fastest: out[n] = rho, out[N + 3n + a]

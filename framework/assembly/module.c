@@ -146,6 +146,15 @@ cleanup:
   return st;
 }
 
+bool module_reads_ghosts(const module_decl_t *decls, int n, const char *field) {
+  for (int m = 0; m < n; ++m)
+    for (int s = 0; s < decls[m].nsweeps; ++s)
+      if (module_name_in(decls[m].sweeps[s].reads_ghosts, decls[m].sweeps[s].nreads_ghosts,
+                         field))
+        return true;
+  return false;
+}
+
 bool module_reads(const module_decl_t *decls, int n, const char *field) {
   for (int m = 0; m < n; ++m)
     for (int s = 0; s < decls[m].nsweeps; ++s) {

@@ -134,6 +134,8 @@ TSR_NODISCARD tsr_status module_check_precision(const module_decl_t *decls, int 
                                                 const char *module, const char *field,
                                                 int value_bytes, tsr_error_t *err);
 
+/* Whether a sweep of decls[0..n) reads `field` across block faces. */
+bool module_reads_ghosts(const module_decl_t *decls, int n, const char *field);
 /* Whether a sweep of decls[0..n) reads `field`, in its own cells or across faces. */
 bool module_reads(const module_decl_t *decls, int n, const char *field);
 /* Whether a sweep of decls[0..self) (the modules before module self; every module's

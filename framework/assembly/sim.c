@@ -94,13 +94,32 @@ cleanup:
   return st;
 }
 
-/* The start, once before the first step: every module's start sweeps, in module order,
- * as a time loop of their own (each exchange round before the sweep that reads across
- * faces), then every module's start item. */
+/* The start, once before the first step: one exchange of every field a sweep of the step
+ * reads across faces (the step's rounds are planned round and round, so a field whose
+ * round comes after its first reader in the step, such as populations exchanged for a
+ * sweep after the collision, is current at the first step too); then every module's
+ * start sweeps, in module order, as a time loop of their own (each exchange round before
+ * the sweep that reads across faces); then every module's start item. */
 static tsr_status sim_start(sim_t *s, MPI_Comm comm, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   timeloop_t *start = NULL;
   module_decl_t *decls = NULL;
+  comm_t *ghosts = NULL;
+  comm_options_t co = {.fs = s->fs, .tag = 99};
+  for (int m = 0; m < s->nmodules; ++m)
+    for (int f = 0; f < s->decls[m].nfields; ++f) {
+      const module_field_t *fd = &s->decls[m].fields[f];
+      if (!module_reads_ghosts(s->decls, s->nmodules, fd->name)) continue;
+      TSR_CHECK(co.nfields < COMM_MAX_FIELDS, TSR_ERR_INVALID,
+                "more than %d fields are read across block faces", COMM_MAX_FIELDS);
+      co.fields[co.nfields] = (comm_field_t){.name = fd->name, .data_id = s->field_id[m][f]};
+      memcpy(co.fields[co.nfields].width, fd->width, sizeof fd->width);
+      ++co.nfields;
+    }
+  if (co.nfields > 0) {
+    TSR_TRY(comm_create(&co, s->patch, s->reg, comm, &ghosts, err));
+    TSR_TRY(comm_exchange(ghosts, err));
+  }
   int nstart = 0;
   for (int m = 0; m < s->nmodules; ++m) nstart += s->decls[m].nstart_sweeps;
   if (nstart > 0) {
@@ -119,6 +138,7 @@ static tsr_status sim_start(sim_t *s, MPI_Comm comm, tsr_error_t *err) {
   for (int m = 0; m < s->nmodules; ++m)
     if (s->decls[m].start) TSR_TRY(timeloop_run_kernel(s->loop, s->decls[m].start, err));
 cleanup:
+  comm_free(&ghosts);
   timeloop_free(&start);
   free(decls);
   return st;

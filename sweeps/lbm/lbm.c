@@ -468,25 +468,38 @@ static tsr_status lbm_stream_collide(const block_info_t *b, block_data_t *data, 
   void *src = pf->values[pf->cur], *dst = pf->values[pf->cur ^ 1];
   const lbm_variant_t v = c->opts.collision == LBM_TRT ? LBM_VARIANT_TRT : LBM_VARIANT_SRT;
   const lbm_coupling_flags_t *cf = &c->couple;
-  if (!cf->force && !cf->velocity && !cf->density) {
+  if (!cf->force && !cf->velocity) {
     k->stream_collide(src, dst, &pf->host.dims, &c->params, v);
-  } else { /* coupled: a force per cell in, the velocity and the density out */
-    const grid_field_t *f = field_of(data, c->force_id), *u = field_of(data, c->velocity_id),
-                       *r = field_of(data, c->density_id);
-    TSR_CHECK((!cf->force || f) && (!cf->velocity || u) && (!cf->density || r),
-              TSR_ERR_INTERNAL, "BlockID %d lacks a field of the flow's public face", (int)b->id);
+  } else { /* coupled: a force per cell in, the velocity out */
+    const grid_field_t *f = field_of(data, c->force_id), *u = field_of(data, c->velocity_id);
+    TSR_CHECK((!cf->force || f) && (!cf->velocity || u), TSR_ERR_INTERNAL,
+              "BlockID %d lacks a field of the flow's public face", (int)b->id);
     lbm_coupling_t cp = {.force = cf->force ? f->values : NULL,
                          .velocity = cf->velocity ? u->values : NULL,
-                         .density = cf->density ? r->values : NULL,
-                         .density_shift = c->opts.shifted ? c->opts.rho0 : 0.0,
                          .start = !lb->started};
     if (cf->force) cp.force_dims = f->dims;
     if (cf->velocity) cp.velocity_dims = u->dims;
-    if (cf->density) cp.density_dims = r->dims;
     k->coupled(src, dst, &pf->host.dims, &c->params, v, &cp);
     lb->started = 1;
   }
   field_swap(pf);
+cleanup:
+  return st;
+}
+
+/* The density the next collision will see (the sum of the pulled values, after the
+ * boundary links), for the public face's lbm.density. */
+static tsr_status lbm_density_item(const block_info_t *b, block_data_t *data, void *vctx,
+                                   tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const lbm_ctx_t *c = vctx;
+  field_block_t *pf;
+  lbm_block_t *lb;
+  TSR_TRY(lbm_get(b, data, c, &pf, &lb, err));
+  const grid_field_t *r = field_of(data, c->density_id);
+  TSR_CHECK(r, TSR_ERR_INTERNAL, "BlockID %d lacks the field " LBM_DENSITY, (int)b->id);
+  lbm_pulled_density(c->lattice, pf->host.values, &pf->host.dims, pf->host.esize,
+                     c->opts.shifted ? c->opts.rho0 : 0.0, r->values, &r->dims);
 cleanup:
   return st;
 }
@@ -638,6 +651,10 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
        .bs = live, .kernel = lbm_stream_collide, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "cpu|gpu",
+       .bs = "solid", .kernel = lbm_nothing},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_PULLED_DENSITY, .fs = "*", .hs = "cpu",
+       .bs = live, .kernel = lbm_density_item, .concurrent = 1},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_PULLED_DENSITY, .fs = "*", .hs = "cpu|gpu",
        .bs = "solid", .kernel = lbm_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "cpu", .bs = live,
        .kernel = lbm_moments_item, .concurrent = 1},

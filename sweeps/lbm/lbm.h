@@ -47,6 +47,7 @@
 #define LBM_CELLS "lbm.cells"
 #define LBM_BOUNDARY "lbm.boundary"
 #define LBM_STREAM_COLLIDE "lbm.stream_collide"
+#define LBM_PULLED_DENSITY "lbm.pulled_density" /* lbm.density for the next collision */
 #define LBM_MOMENTS "lbm.moments"
 #define LBM_CHECK "lbm.check"
 #define LBM_WAIT "lbm.wait"

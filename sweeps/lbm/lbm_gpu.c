@@ -20,7 +20,7 @@ static tsr_status lbm_gpu_program(const lbm_ctx_t *c, const int size[3], gpu_lbm
   spec.lattice = c->lattice;
   spec.trt = c->opts.collision == LBM_TRT;
   spec.force = c->params.use_force;
-  spec.coupled = c->couple.force || c->couple.velocity || c->couple.density;
+  spec.coupled = c->couple.force || c->couple.velocity;
   double consts[LBM_CONSTS_COUNT(LATTICE_MAX_Q)]; /* room for either precision */
   c->kernels[GRID_AOS]->constants(&c->params, spec.trt, consts);
   return gpu_lbm_cache_program(c->gpu, &spec, consts, out, err);
@@ -129,30 +129,44 @@ static tsr_status lbm_gpu_stream_collide(const block_info_t *b, block_data_t *da
   gpu_lbm_field_t dev;
   TSR_TRY(lbm_gpu_get(b, data, c, &gb, &pdf, &dev, err));
   const lbm_coupling_flags_t *cf = &c->couple;
-  if (!cf->force && !cf->velocity && !cf->density) {
+  if (!cf->force && !cf->velocity) {
     TSR_TRY(gpu_lbm_step(gb->prog, &dev, err));
     field_swap(pdf);
     goto cleanup;
   }
-  /* coupled: a force per cell in, the velocity and the density out (as
-     lbm_stream_collide); every field of the public face has the same device layout */
-  field_block_t *f = field_block_of(data, c->force_id), *u = field_block_of(data, c->velocity_id),
-                *r = field_block_of(data, c->density_id);
+  /* coupled: a force per cell in, the velocity out (as lbm_stream_collide); the fields
+     of the public face have the same device layout */
+  field_block_t *f = field_block_of(data, c->force_id), *u = field_block_of(data, c->velocity_id);
   TSR_CHECK((!cf->force || (f && field_on_device(f))) &&
-                (!cf->velocity || (u && field_on_device(u))) &&
-                (!cf->density || (r && field_on_device(r))),
+                (!cf->velocity || (u && field_on_device(u))),
             TSR_ERR_INTERNAL, "GPU BlockID %d lacks a field of the flow's public face on the "
             "device", (int)b->id);
-  const gpu_field_t *any = cf->force ? &f->device : cf->velocity ? &u->device : &r->device;
   gpu_lbm_aux_t aux = {.in = cf->force ? &f->device.grid[0] : NULL,
                        .out = cf->velocity ? &u->device.grid[0] : NULL,
-                       .density = cf->density ? &r->device.grid[0] : NULL,
-                       .dims = gpu_field_dims(any),
-                       .density_shift = c->opts.shifted ? c->opts.rho0 : 0.0,
+                       .dims = gpu_field_dims(cf->force ? &f->device : &u->device),
                        .start = !gb->host.started};
   TSR_TRY(gpu_lbm_step_coupled(gb->prog, &dev, &aux, err));
   field_swap(pdf);
   gb->host.started = 1;
+cleanup:
+  return st;
+}
+
+/* lbm.pulled_density on the device. */
+static tsr_status lbm_gpu_density(const block_info_t *b, block_data_t *data, void *vctx,
+                                  tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const lbm_ctx_t *c = vctx;
+  lbm_gpu_block_t *gb;
+  field_block_t *pdf;
+  gpu_lbm_field_t dev;
+  TSR_TRY(lbm_gpu_get(b, data, c, &gb, &pdf, &dev, err));
+  field_block_t *r = field_block_of(data, c->density_id);
+  TSR_CHECK(r && field_on_device(r), TSR_ERR_INTERNAL,
+            "GPU BlockID %d lacks the field " LBM_DENSITY " on the device", (int)b->id);
+  const grid_dims_t od = gpu_field_dims(&r->device);
+  TSR_TRY(gpu_lbm_pulled_density(gb->prog, &dev, &r->device.grid[0], &od,
+                                 c->opts.shifted ? c->opts.rho0 : 0.0, err));
 cleanup:
   return st;
 }
@@ -218,6 +232,8 @@ tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
        .bs = live, .kernel = lbm_gpu_stream_collide},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "gpu", .bs = live,
        .kernel = lbm_gpu_moments},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_PULLED_DENSITY, .fs = "*", .hs = "gpu",
+       .bs = live, .kernel = lbm_gpu_density},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_CHECK, .fs = "*", .hs = "gpu", .bs = live,
        .kernel = lbm_gpu_check},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "gpu", .bs = live,

@@ -134,12 +134,19 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
                   .value_bytes = s->opts.precision == LBM_SP ? 4 : 8, .layout = {"soa", "soa"}},
                  {.name = LBM_DENSITY, .components = 1,
                   .value_bytes = s->opts.precision == LBM_SP ? 4 : 8, .layout = {"soa", "soa"}}},
-      .nsweeps = 1,
+      /* the density the next collision will see, after the exchange of the populations
+         the collision wrote and the boundary links: a module computing the force of the
+         next collision from it computes it for the density that collision has (bind
+         drops the sweep where no module reads lbm.density) */
+      .nsweeps = 2,
       .sweeps = {{.name = "lbm", .reads_ghosts = {LBM_PDF}, .nreads_ghosts = 1,
                   .reads = {LBM_FORCE}, .nreads = 1,
-                  .writes = {LBM_PDF, LBM_VELOCITY, LBM_DENSITY}, .nwrites = 3,
+                  .writes = {LBM_PDF, LBM_VELOCITY}, .nwrites = 2,
                   .boundary = LBM_BOUNDARY,
-                  .kernel = LBM_STREAM_COLLIDE}},
+                  .kernel = LBM_STREAM_COLLIDE},
+                 {.name = "lbm.density", .reads_ghosts = {LBM_PDF}, .nreads_ghosts = 1,
+                  .writes = {LBM_DENSITY}, .nwrites = 1, .boundary = LBM_BOUNDARY,
+                  .kernel = LBM_PULLED_DENSITY}},
       .nquantities = 3,
       .quantities = {{.name = "density", .components = 1, .columns = {"rho"},
                       .prepare = LBM_MOMENTS, .sample = lbm_sample,
@@ -179,7 +186,10 @@ static tsr_status lbm_bind(void *state, module_decl_t *decls, int n, int self,
   s->couple->density = module_reads(others, k, LBM_DENSITY);
   if (!s->couple->force) module_drop_field(mine, LBM_FORCE);
   if (!s->couple->velocity) module_drop_field(mine, LBM_VELOCITY);
-  if (!s->couple->density) module_drop_field(mine, LBM_DENSITY);
+  if (!s->couple->density) {
+    module_drop_field(mine, LBM_DENSITY);
+    mine->nsweeps = 1; /* without the density sweep */
+  }
   return TSR_OK;
 }
 

@@ -10,6 +10,10 @@
       scheme (Li, Luo & Li, Phys. Rev. E 86, 016709 (2012); eps = 1 is the continuum
       condition of Shan & Chen, Phys. Rev. E 49, 2941 (1994), printed for comparison);
       each within TOL (relative). The mass (series.csv) stays to 1e-11 relative.
+  check_shan_chen.py still OUT MAX_SPEED
+      OUT: a droplet left long; its last VTK step's largest speed stays below MAX_SPEED
+      (a droplet that starts to translate, as with a force that lags the density by a
+      step, fails).
   check_shan_chen.py laplace G RHO_PSI TOL OUT...
       OUT: droplets (the last VTK step of each). Their radius from the area of the liquid
       R = sqrt(A / pi), A = sum (rho - rho_g) / (rho_l - rho_g); the pressure difference
@@ -149,6 +153,11 @@ def main():
     if len(sys.argv) == 6 and sys.argv[1] == "coexistence":
         ok = check_coexistence(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]),
                                float(sys.argv[5]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "still":
+        _, _, u = read_last_vtk(sys.argv[2])
+        umax = max(math.sqrt(a * a + b * b + c * c) for a, b, c in u)
+        ok = umax < float(sys.argv[3])
+        print(f"largest speed {umax:.3e} (bound {sys.argv[3]})" + ("" if ok else ": FAIL"))
     elif len(sys.argv) >= 7 and sys.argv[1] == "laplace":
         ok = check_laplace(float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]),
                            sys.argv[5:])
