@@ -290,7 +290,10 @@ tsr_status gpu_field_upload(gpu_field_t *f, const void *values, const grid_dims_
   TSR_TRY(gpu_field_check_host(f, dims, err));
   dev = malloc(bytes);
   TSR_CHECK(dev, TSR_ERR_NOMEM, "out of memory staging a GPU field (%zu bytes)", bytes);
-  TSR_TRY(gpu_buffer_read(f->cl, &f->grid[f->cur], 0, bytes, dev, NULL, err));
+  /* cells the host field lacks (a narrower ghost layer) keep the device's values; a host
+     field with every cell needs no read-back (the device layout has no padding) */
+  if (dims->ghost < f->shape.ghost)
+    TSR_TRY(gpu_buffer_read(f->cl, &f->grid[f->cur], 0, bytes, dev, NULL, err));
   gpu_field_convert(f, dev, (uint8_t *)(uintptr_t)values, dims, 1);
   for (int k = 0; k < f->shape.copies; ++k)
     TSR_TRY(gpu_buffer_write(f->cl, &f->grid[k], 0, bytes, dev, NULL, err));

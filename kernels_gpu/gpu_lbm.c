@@ -21,7 +21,7 @@ struct gpu_lbm {
   opencl_context_t *ctx;
   gpu_lbm_spec_t spec;
   size_t esize, ncells, q;
-  size_t grid_bytes, moments_bytes; /* checked in gpu_lbm_create */
+  size_t moments_bytes; /* checked in gpu_lbm_create */
   int moments_double;
   cl_program program;
   cl_kernel stream_collide, boundary, moments, check, pulled_density;
@@ -98,9 +98,9 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   g->esize = spec->dp ? sizeof(double) : sizeof(float);
   g->q = (size_t)spec->lattice->q;
   g->moments_double = desc->double_precision ? 1 : 0;
-  size_t cells = 0;
+  size_t cells = 0, grid_bytes = 0;
   TSR_CHECK(tsr_box_cells(spec->n, 1, &g->ncells) && tsr_box_cells(spec->n, 0, &cells) &&
-                tsr_mul_size(g->ncells, g->q * g->esize, &g->grid_bytes) &&
+                tsr_mul_size(g->ncells, g->q * g->esize, &grid_bytes) &&
                 tsr_mul_size(cells, 4 * (g->moments_double ? sizeof(double) : sizeof(float)),
                              &g->moments_bytes),
             TSR_ERR_INVALID, "a GPU block of %d x %d x %d cells: its bytes do not fit in a size_t",
