@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_level.h"
 #include "cpu_threads.h"
 #include "node.h"
 #include "tsr_parse.h"
@@ -96,6 +97,9 @@ int app_check_environment(MPI_Comm comm) {
                        "flushed to zero on the CPU threads, the default) and 1 (kept)",
                        keep, strlen(keep) > 64 ? "..." : "");
   if (st == TSR_OK) st = node_name(node, sizeof node, err);
+  char level[512];
+  if (st == TSR_OK && cpu_level_from_environment(level, sizeof level) != 0)
+    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__, "%s", level);
   if (st != TSR_OK) tsr_error_prefix(err, "rank %d", rank);
   return app_report(comm, verdict_reduce(comm, st, 0, err), err);
 }

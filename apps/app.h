@@ -41,7 +41,9 @@ bool app_real_arg(MPI_Comm comm, const char *cmd, const char *opt, const char *t
  *                           cpu_threads_most() (64 x the processors online, at most
  *                           omp_get_thread_limit()); no blanks, no empty value;
  *   TESSERA_KEEP_DENORMALS  0 or 1;
- *   TESSERA_NODE_NAME       a host name (node_name).
+ *   TESSERA_NODE_NAME       a host name (node_name);
+ *   TESSERA_CPU_LEVEL       a CPU level of this build that the CPU has (cpu_level.h);
+ *                           applied here.
  * Unset variables are fine. Collective: 0 on every rank, or one message (rank 0, naming
  * the variable, the value, the rank and what is allowed) and 1 on every rank. */
 int app_check_environment(MPI_Comm comm);

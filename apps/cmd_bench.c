@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "cpu_level.h"
 #include "cpu_stream.h"
 #include "cpu_threads.h"
 #include "gpu_buffer.h"
@@ -412,8 +413,9 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   TSR_CHECK(rows, TSR_ERR_NOMEM, "out of memory for the benchmark rows");
   if (rank == 0) {
     printf("tessera bench: %d process(es) x %d thread(s), %ld^3 cells per process, %d "
-           "repetitions of at least %.2f s per row\n",
-           size, cpu_threads_max(), o.n, o.repeat, o.seconds);
+           "repetitions of at least %.2f s per row; CPU kernels %s (rank 0)\n",
+           size, cpu_threads_max(), o.n, o.repeat, o.seconds,
+           cpu_level_name(cpu_level_current()));
     printf("memory bandwidth (copy, %zu MiB arrays, write-allocate counted): %.2f GB/s summed "
            "over processes (%.2f GB/s STREAM-counted on rank 0)\n",
            copy_bytes >> 20, bw_sum, bw.copy_gbs_plain);

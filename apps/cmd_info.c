@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "cpu_level.h"
 #include "cpu_threads.h"
 #include "node.h"
 #include "opencl.h"
@@ -15,6 +16,7 @@ enum { INFO_TEXT_MAX = 4096 };
 typedef struct info_rank {
   char node[NODE_NAME_MAX];
   int threads;
+  char level[32];                /* the CPU level of the kernels in use */
   char devices[INFO_TEXT_MAX]; /* the OpenCL listing as this rank sees it */
 } info_rank_t;
 
@@ -62,6 +64,7 @@ int app_info(MPI_Comm comm, int argc, char **argv) {
   TSR_MPI(MPI_Comm_size(comm, &size));
   TSR_TRY(node_name(mine.node, sizeof mine.node, err));
   mine.threads = cpu_threads_max();
+  snprintf(mine.level, sizeof mine.level, "%s", cpu_level_name(cpu_level_current()));
   tsr_error_t cl_err;
   tsr_error_clear(&cl_err);
   info_devices(mine.devices, sizeof mine.devices, &cl_err);
@@ -81,8 +84,13 @@ int app_info(MPI_Comm comm, int argc, char **argv) {
     if (nl) *nl = '\0';
     printf("tessera %s\n", TESSERA_VERSION);
     printf("MPI: %d rank(s); %s\n", size, version);
+    char built[256];
+    cpu_level_describe(built, sizeof built);
+    printf("CPU kernels: levels of this build %s (rank 0's CPU); TESSERA_CPU_LEVEL picks a "
+           "lower one\n", built);
     for (int r = 0; r < size; ++r)
-      printf("  rank %d: node %s, %d OpenMP thread(s)\n", r, all[r].node, all[r].threads);
+      printf("  rank %d: node %s, %d OpenMP thread(s), CPU kernels %s\n", r, all[r].node,
+             all[r].threads, all[r].level);
     /* devices once per node: ranks on one node see the same devices */
     for (int r = 0; r < size; ++r) {
       bool seen = false;

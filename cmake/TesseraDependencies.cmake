@@ -6,6 +6,7 @@ if(NOT PkgConfig_FOUND)
                       "(or run scripts/install-deps.sh)")
 endif()
 
+if(NOT TESSERA_KERNELS_ONLY)
 find_package(MPI COMPONENTS C QUIET)
 if(NOT MPI_C_FOUND)
   message(FATAL_ERROR "MPI (C bindings) not found: install the Debian packages "
@@ -19,12 +20,15 @@ if(NOT OpenCL_FOUND)
                       "'pocl-opencl-icd' (or run scripts/install-deps.sh)")
 endif()
 
+endif()
+
 find_package(OpenMP COMPONENTS C QUIET)
 if(NOT OpenMP_C_FOUND)
   message(FATAL_ERROR "OpenMP not found: install the Debian package 'libgomp1' "
                       "(part of gcc) or use a compiler with OpenMP support")
 endif()
 
+if(NOT TESSERA_KERNELS_ONLY)
 pkg_check_modules(JANSSON QUIET IMPORTED_TARGET jansson)
 if(NOT JANSSON_FOUND)
   message(FATAL_ERROR "Jansson not found: install the Debian package 'libjansson-dev' "
@@ -35,6 +39,8 @@ pkg_check_modules(LIBPNG QUIET IMPORTED_TARGET libpng)
 if(NOT LIBPNG_FOUND)
   message(FATAL_ERROR "libpng not found: install the Debian package 'libpng-dev' "
                       "(or run scripts/install-deps.sh)")
+endif()
+
 endif()
 
 if(TESSERA_TESTS)

@@ -28,6 +28,9 @@
  *   LBM_T         the type of one cell's values (REAL, or a vector of REAL whose lanes
  *                 are cells)
  *   LBM_ZERO      a zero of type LBM_T
+ *   LBM_K_T       the type of the constants' values: REAL, or LBM_T where k holds them
+ *                 broadcast into vectors (vector times vector: no scalar is broadcast
+ *                 inside the loop); LBM_K_ZERO a zero of that type
  *   LBM_LD(I)     the value pulled into direction I of the cell
  *   LBM_ST(I, V)  stores V as the post-collision value of direction I
  *   k             a pointer to the constants, a struct of LBM_CONSTS_FIELDS(REAL)
@@ -175,16 +178,16 @@
   LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) f[i_] = LBM_LD(i_);                     \
   LBM_T rho = f[0];                                                                      \
   LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) rho = rho + f[i_];                      \
-  const REAL ux = k->ax, uy = k->ay, uz = k->az;                                         \
+  const LBM_K_T ux = k->ax, uy = k->ay, uz = k->az;                                      \
   (void)uz;                                                                              \
   LBM_ST(0, f[0] - op * (f[0] - k->w[0] * rho));                                         \
   LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) {                                       \
     const int k_ = LAT_INV(i_);                                                          \
     if (k_ > i_) {                                                                       \
-      REAL cu_;                                                                          \
+      LBM_K_T cu_;                                                                       \
       {                                                                                  \
         int seen_u_ = 0;                                                                 \
-        cu_ = (REAL)0;                                                                   \
+        cu_ = LBM_K_ZERO;                                                                \
         LBM_SIGNED_ADD(cu_, seen_u_, LAT_CX(i_), ux);                                    \
         LBM_SIGNED_ADD(cu_, seen_u_, LAT_CY(i_), uy);                                    \
         if (LAT(D) == 3) LBM_SIGNED_ADD(cu_, seen_u_, LAT_CZ(i_), uz);                   \
@@ -225,9 +228,9 @@
   } while (0)
 
 #define LBM_COLLIDE_CONSTS                                                               \
-  const REAL rho0 = k->rho0, inv_rho0 = k->inv_rho0, op = k->op, om = k->om;             \
-  const REAL fx = k->fx, fy = k->fy, fz = k->fz, hfx = k->hfx, hfy = k->hfy,             \
-             hfz = k->hfz;                                                               \
+  const LBM_K_T rho0 = k->rho0, inv_rho0 = k->inv_rho0, op = k->op, om = k->om;          \
+  const LBM_K_T fx = k->fx, fy = k->fy, fz = k->fz, hfx = k->hfx, hfy = k->hfy,          \
+                hfz = k->hfz;                                                            \
   (void)rho0, (void)inv_rho0, (void)op, (void)om, (void)fx, (void)fy, (void)fz, (void)hfx, \
       (void)hfy, (void)hfz
 

@@ -1,30 +1,47 @@
 #include "lbm_kernels.h"
 
+#include "cpu_level.h"
+#include "cpu_levels.h" /* generated: CPU_LEVEL_LIST */
+
 double lbm_omega_minus(double omega_plus, double lambda) {
   return 1.0 / (lambda / (1.0 / omega_plus - 0.5) + 0.5);
 }
 
-/* The sets of the generated lbm_kernels_<lattice>.c, one per lattice, layout and
-   precision. */
-#define LBM_KERNELS_DECLARE(lower, UPPER)                                                \
-  extern const lbm_kernels_t lbm_kernels_aos_##lower##_f64, lbm_kernels_soa_##lower##_f64, \
-      lbm_kernels_aos_##lower##_f32, lbm_kernels_soa_##lower##_f32;
-LATTICE_LIST(LBM_KERNELS_DECLARE)
+/* The sets of the generated lbm_kernels_<lattice>_<level>.c, one per CPU level, lattice,
+   layout and precision. */
+#define LBM_KERNELS_DECLARE_(lower, level)                                               \
+  extern const lbm_kernels_t lbm_kernels_aos_##lower##_f64_##level,                      \
+      lbm_kernels_soa_##lower##_f64_##level, lbm_kernels_aos_##lower##_f32_##level,      \
+      lbm_kernels_soa_##lower##_f32_##level;
+#define LBM_KERNELS_ENTRY_(lower, level)                                                 \
+  &lbm_kernels_aos_##lower##_f32_##level, &lbm_kernels_aos_##lower##_f64_##level,        \
+      &lbm_kernels_soa_##lower##_f32_##level, &lbm_kernels_soa_##lower##_f64_##level,
+#define LBM_KERNELS_DECLARE(level, name) CPU_LEVEL_LATTICES(LBM_KERNELS_DECLARE_, level)
+#define LBM_KERNELS_ENTRY(level, name) {CPU_LEVEL_LATTICES(LBM_KERNELS_ENTRY_, level)},
+#define LBM_COUNT_LATTICE(lower, level) +4
+enum { LBM_SETS_PER_LEVEL = 0 CPU_LEVEL_LATTICES(LBM_COUNT_LATTICE, _) };
+CPU_LEVEL_LIST(LBM_KERNELS_DECLARE)
+static const lbm_kernels_t *const lbm_kernel_sets[][LBM_SETS_PER_LEVEL] = {
+    CPU_LEVEL_LIST(LBM_KERNELS_ENTRY)};
+#undef LBM_COUNT_LATTICE
+#undef LBM_KERNELS_DECLARE_
+#undef LBM_KERNELS_ENTRY_
 #undef LBM_KERNELS_DECLARE
-
-#define LBM_KERNELS_ENTRY(lower, UPPER)                                                  \
-  {&lbm_kernels_aos_##lower##_f32, &lbm_kernels_aos_##lower##_f64,                       \
-   &lbm_kernels_soa_##lower##_f32, &lbm_kernels_soa_##lower##_f64},
-static const lbm_kernels_t *const lbm_kernel_sets[][4] = {LATTICE_LIST(LBM_KERNELS_ENTRY)};
 #undef LBM_KERNELS_ENTRY
 
-const lbm_kernels_t *lbm_kernels_find(const lattice_t *lattice, grid_layout_t layout, int dp) {
-  int n;
-  const lattice_t *const *all = lattice_all(&n);
-  for (int k = 0; k < n; ++k)
-    if (all[k] == lattice)
-      return lbm_kernel_sets[k][2 * (layout == GRID_SOA) + (dp != 0)];
+const lbm_kernels_t *lbm_kernels_find_level(const lattice_t *lattice, grid_layout_t layout,
+                                            int dp, int level) {
+  if (level < 0 || level >= cpu_level_count()) return NULL;
+  const size_t esize = dp ? sizeof(double) : sizeof(float);
+  for (int k = 0; k < LBM_SETS_PER_LEVEL; ++k) {
+    const lbm_kernels_t *s = lbm_kernel_sets[level][k];
+    if (s->lattice == lattice && s->layout == layout && s->esize == esize) return s;
+  }
   return NULL;
+}
+
+const lbm_kernels_t *lbm_kernels_find(const lattice_t *lattice, grid_layout_t layout, int dp) {
+  return lbm_kernels_find_level(lattice, layout, dp, cpu_level_current());
 }
 
 #define LBM_PULLED_DENSITY(T)                                                            \

@@ -125,9 +125,15 @@ typedef struct lbm_kernels {
   void (*constants)(const lbm_params_t *p, int trt, void *out);
 } lbm_kernels_t;
 
-/* The kernels of a lattice, layout and precision (dp 1: double, 0: single); NULL for an
- * unknown lattice. Static storage. */
+/* The kernels of a lattice, layout and precision (dp 1: double, 0: single) built for the
+ * CPU level in use (cpu_level_current); NULL for an unknown lattice, or where no level
+ * can be used (cpu_level_from_environment failed). Static storage. */
 const lbm_kernels_t *lbm_kernels_find(const lattice_t *lattice, grid_layout_t layout, int dp);
+
+/* The same for a given level (cpu_level.h: 0 <= level < cpu_level_count()); NULL for a
+ * level out of range. The caller makes sure the CPU supports it (cpu_level_supported). */
+const lbm_kernels_t *lbm_kernels_find_level(const lattice_t *lattice, grid_layout_t layout,
+                                            int dp, int level);
 
 /* The density the next stream-collide will see in every interior cell: the sum of the
  * values it pulls, sum_i f_i(x - c_i) in direction order, plus shift (rho0 for shifted

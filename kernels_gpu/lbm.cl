@@ -39,6 +39,8 @@ typedef struct lbm_consts {
 
 #define LBM_T REAL
 #define LBM_ZERO ((REAL)0)
+#define LBM_K_T REAL
+#define LBM_K_ZERO ((REAL)0)
 #define LBM_LD(I) src[(long)(I) * NCELLS + cell - C_OFF(I)]
 #define LBM_ST(I, V) dst[(long)(I) * NCELLS + cell] = (V)
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_level.h"
 #include "plan.h"
 #include "report.h"
 #include "stop.h"
@@ -154,6 +155,12 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
   const patch_t *patch = sim_patch(sim);
   int nmod = 0;
   const module_t *mods = sim_modules(sim, &nmod);
+  /* the CPU level of the kernels: the same build may meet different CPUs on different
+     nodes */
+  const int level = cpu_level_current();
+  int lo = level, hi = level;
+  MPI_Allreduce(&level, &lo, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(&level, &hi, 1, MPI_INT, MPI_MAX, comm);
   if (rank == 0) {
     const patch_options_t *d = &so->domain;
     const plan_t *plan = sim_plan(sim);
@@ -175,6 +182,12 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
     printf("tessera run %s: %lldx%lldx%lld cells in %d blocks on %d rank(s), %s, %s\n", config,
            (long long)d->cells[0], (long long)d->cells[1], (long long)d->cells[2],
            (int)patch_block_count(patch), size, hs, physics);
+    char built[256];
+    cpu_level_describe(built, sizeof built);
+    if (lo == hi) printf("CPU kernels: %s on every rank", cpu_level_name(lo));
+    else printf("CPU kernels: %s to %s (each rank the highest its CPU has)", cpu_level_name(lo),
+                cpu_level_name(hi));
+    printf(" (levels of this build: %s)\n", built);
     fflush(stdout);
     for (int m = 0; m < nmod; ++m) {
       char warnings[1024];
