@@ -105,6 +105,13 @@ src=$(cd "$src" && pwd)
 case "$(realpath -m "$build_dir")/" in
   "$root"/*) die "--build-dir must lie outside the tessera tree ($root)" ;;
 esac
+# One copy of the script per build folder at a time: two builds in one folder spoil each
+# other (and two benchmarks on one machine time each other). The lock goes with the
+# process.
+mkdir -p "$build_dir"
+command -v flock >/dev/null || die "flock not found (Debian: util-linux)"
+exec 9>"$build_dir/.peer-bench.lock"
+flock -n 9 || die "another copy of this script is using $build_dir (lock file $build_dir/.peer-bench.lock); wait for it to end, or pass another --build-dir"
 
 # ---------------------------------------------------------------------------------------
 # Dependencies: check all, then fail once, naming the Debian packages
