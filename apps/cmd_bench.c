@@ -494,7 +494,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
     TSR_TRY(bench_rows(comm, &o, SIMULATION_HS_GPU, &sel, gpu_dp, gpu_gbs, rows, &nrows, err));
   }
   if (rank == 0 && o.json) {
-    report_item_t items[8];
+    report_item_t items[9];
     size_t m = 0;
     cells = calloc((size_t)(nrows ? nrows : 1) * 11, sizeof *cells);
     if (!cells) {
@@ -503,6 +503,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
       for (int i = 0; i < nrows; ++i) bench_row_item(&rows[i], cells + 11 * i);
       items[m++] = REPORT_INT_ITEM("processes", size);
       items[m++] = REPORT_INT_ITEM("threads_per_process", cpu_threads_max());
+      items[m++] = REPORT_TEXT_ITEM("cpu_level", cpu_level_name(cpu_level_current()));
       items[m++] = REPORT_INT_ITEM("cells_per_process", (int64_t)o.n * o.n * o.n);
       items[m++] = REPORT_INT_ITEM("repetitions", o.repeat);
       items[m++] = REPORT_REAL_ITEM("copy_bandwidth_gbs", bw_sum);
