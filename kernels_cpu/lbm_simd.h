@@ -55,14 +55,13 @@ static inline void lbm_store_run_f32(float *restrict d, const float *restrict s,
 static inline void lbm_store_fence(void) {}
 #endif
 
-/* The SoA vector path: vectors of 8 doubles or 16 floats with AVX-512 (one register),
- * else 8 of either (AVX2: two registers of doubles, one of floats; SSE: more), with GCC
- * vector types. Measured with an AVX2 build: 16 floats per vector (two registers) left
- * the collision's values too little of the 16 registers (SP at 42% of the bound against
- * 59-61% with 8), while 4 doubles per vector lost to 8 (63% against 73%). */
-#ifndef LBM_VBYTES_f32
+/* The SoA vector path: vectors of 64 bytes, 8 doubles or 16 floats, on every level
+ * (AVX-512: one register; AVX2: two; SSE: four), with GCC vector types. A vector is one
+ * cache line of each direction, so that each nontemporal store completes a line: with 8
+ * floats per vector (half lines) the 19 streams of D3Q19 overflow the write-combining
+ * buffers, which then write half lines, and SP ran at 17% of the bound with AVX2
+ * (docs/performance.md, "Other instruction sets"). */
 #define LBM_VBYTES_f32 64
-#endif
 #define LBM_VBYTES_f64 64
 typedef double lbm_vec_f64 __attribute__((vector_size(LBM_VBYTES_f64)));
 typedef float lbm_vec_f32 __attribute__((vector_size(LBM_VBYTES_f32)));
@@ -89,25 +88,15 @@ static inline lbm_vec_f32 lbm_vload_f32(const float *p) {
 #define LBM_L2(o) o + 0, o + 1
 #if defined(__AVX512F__) && !defined(LBM_NO_STREAM)
 static inline void lbm_vstore_f64(double *d, lbm_vec_f64 v) { _mm512_stream_pd(d, (__m512d)v); }
-static inline void lbm_vstore_f32(float *d, lbm_vec_f32 v) {
-#if LBM_VBYTES_f32 == 64
-  _mm512_stream_ps(d, (__m512)v);
-#else
-  _mm256_stream_ps(d, (__m256)v);
-#endif
-}
+static inline void lbm_vstore_f32(float *d, lbm_vec_f32 v) { _mm512_stream_ps(d, (__m512)v); }
 #elif defined(__AVX__) && !defined(LBM_NO_STREAM)
 static inline void lbm_vstore_f64(double *d, lbm_vec_f64 v) {
   _mm256_stream_pd(d, LBM_HALF(v, __m256d, LBM_L4(0)));
   _mm256_stream_pd(d + 4, LBM_HALF(v, __m256d, LBM_L4(4)));
 }
 static inline void lbm_vstore_f32(float *d, lbm_vec_f32 v) {
-#if LBM_VBYTES_f32 == 64
   _mm256_stream_ps(d, LBM_HALF(v, __m256, LBM_L4(0), LBM_L4(4)));
   _mm256_stream_ps(d + 8, LBM_HALF(v, __m256, LBM_L4(8), LBM_L4(12)));
-#else
-  _mm256_stream_ps(d, (__m256)v);
-#endif
 }
 #elif defined(__SSE2__) && !defined(LBM_NO_STREAM)
 static inline void lbm_vstore_f64(double *d, lbm_vec_f64 v) {

@@ -156,8 +156,8 @@ static void fill(field_t *f, const lattice_t *l, double base, double scale) {
     for (int y = -g; y < f->d.ny + g; ++y)
       for (int x = -g; x < f->d.nx + g; ++x)
         for (int c = 0; c < f->d.ncomp; ++c) {
-          const unsigned h = (unsigned)(x * 73856093) ^ (unsigned)(y * 19349663) ^
-                             (unsigned)(z * 83492791) ^ (unsigned)(c * 2654435761u);
+          const unsigned h = (unsigned)x * 73856093u ^ (unsigned)y * 19349663u ^
+                             (unsigned)z * 83492791u ^ (unsigned)c * 2654435761u;
           const double w = base * (l ? l->w[c] : 1.0);
           const double v = w * (1.0 + scale * ((double)(h % 2001u) / 1000.0 - 1.0));
           const size_t i = grid_index(&f->d, x, y, z, c);
