@@ -94,9 +94,12 @@ typedef struct LBM_FN(vconsts) {
 static void LBM_FN(vconsts_init)(LBM_FN(vconsts_t) *restrict kv, const LBM_FN(consts_t) *restrict k) {
   _Static_assert(sizeof *kv == LBM_CONSTS_COUNT(LAT(Q)) * sizeof(LBM_P(lbm_vec)),
                  "vector constants are packed");
-  const REAL *s = &k->w[0];
-  LBM_P(lbm_vec) *v = &kv->w[0];
+  /* field by field in declaration order, as arrays of the structs' whole size */
+  REAL s[LBM_CONSTS_COUNT(LAT(Q))];
+  LBM_P(lbm_vec) v[LBM_CONSTS_COUNT(LAT(Q))];
+  memcpy(s, k, sizeof s);
   for (int i = 0; i < LBM_CONSTS_COUNT(LAT(Q)); ++i) v[i] = (LBM_P(lbm_vec)){0} + s[i];
+  memcpy(kv, v, sizeof v);
 }
 
 static void LBM_FN(constants)(const lbm_params_t *p, int trt, void *out) {

@@ -12,8 +12,14 @@ endfunction()
 
 tessera_add_kernel_test(test_lbm_kernels)
 # The kernel tests again at every CPU level of the build (TESSERA_CPU_LEVEL; exit 77 =
-# skipped where the CPU lacks the level)
-foreach(level ${TESSERA_CPU_LEVELS})
+# skipped where the CPU lacks the level); not in sanitizer builds, where test_cpu_level
+# runs every level's kernels under the sanitizers already
+if(TESSERA_SANITIZE)
+  set(levels "")
+else()
+  set(levels ${TESSERA_CPU_LEVELS})
+endif()
+foreach(level ${levels})
   set(name ${TESSERA_CPU_LEVEL_${level}_NAME})
   add_test(NAME test_lbm_kernels_${name} COMMAND test_lbm_kernels)
   set_tests_properties(test_lbm_kernels_${name} PROPERTIES LABELS unit SKIP_RETURN_CODE 77
