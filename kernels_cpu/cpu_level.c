@@ -45,12 +45,6 @@ int cpu_level_find(const char *name) {
   return -1;
 }
 
-int cpu_level_use(int level) {
-  if (!cpu_level_supported(level)) return -1;
-  cpu_level_in_use = level;
-  return 0;
-}
-
 void cpu_level_describe(char *out, size_t cap) {
   size_t used = 0;
   if (cap) out[0] = '\0';

@@ -30,18 +30,13 @@ int cpu_level_best(void);
 /* The level of the name; -1 for a name that is no level of this binary. */
 int cpu_level_find(const char *name);
 
-/* Makes `level` the one in use (0 <= level < cpu_level_count(), supported). Returns 0, or
- * -1 for a level out of range or one the CPU lacks (nothing changes). Not while kernels
- * run. */
-int cpu_level_use(int level);
-
 /* Checks TESSERA_CPU_LEVEL (unset: the best level) and makes its level the one in use.
  * Returns 0, or -1 with a message (the value, the levels built and which of them this
  * CPU has) in msg (cap bytes). */
 int cpu_level_from_environment(char *msg, size_t cap);
 
-/* The level in use: the one cpu_level_use or cpu_level_from_environment set; before
- * either, cpu_level_from_environment is applied first (-1 where it fails). */
+/* The level in use: the one cpu_level_from_environment set; before it is called,
+ * it is applied first (-1 where it fails). */
 int cpu_level_current(void);
 
 /* "x86-64-v2 x86-64-v3 x86-64-v4": the levels built, "name" or "name (not on this
