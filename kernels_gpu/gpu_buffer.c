@@ -24,6 +24,23 @@ cleanup:
   return st;
 }
 
+tsr_status gpu_buffer_view(const gpu_buffer_t *parent, size_t offset, size_t bytes,
+                           gpu_buffer_t *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  memset(out, 0, sizeof *out);
+  if (bytes == 0) goto cleanup;
+  cl_int rc = CL_SUCCESS;
+  const cl_buffer_region region = {offset, bytes};
+  out->mem = clCreateSubBuffer((cl_mem)parent->mem, CL_MEM_READ_WRITE,
+                               CL_BUFFER_CREATE_TYPE_REGION, &region, &rc);
+  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL,
+            "a view of %zu bytes at byte %zu of a device buffer of %zu failed: %s", bytes,
+            offset, parent->bytes, opencl_error_name(rc));
+  out->bytes = bytes;
+cleanup:
+  return st;
+}
+
 void gpu_buffer_free(gpu_buffer_t *b) {
   if (b->mem) clReleaseMemObject((cl_mem)b->mem);
   memset(b, 0, sizeof *b);
@@ -69,6 +86,7 @@ tsr_status gpu_buffer_read(opencl_context_t *ctx, const gpu_buffer_t *b, size_t 
   cl_event ev = NULL;
   OPENCL_CHECK(clEnqueueReadBuffer(gpu_queue(ctx), (cl_mem)b->mem, event ? CL_FALSE : CL_TRUE,
                                    offset, bytes, host, 0, NULL, event ? &ev : NULL));
+  opencl_count_transfer(ctx, 0, bytes);
   if (event) *event = ev;
 cleanup:
   return st;
@@ -80,6 +98,7 @@ tsr_status gpu_buffer_write(opencl_context_t *ctx, gpu_buffer_t *b, size_t offse
   cl_event ev = NULL;
   OPENCL_CHECK(clEnqueueWriteBuffer(gpu_queue(ctx), (cl_mem)b->mem, event ? CL_FALSE : CL_TRUE,
                                     offset, bytes, host, 0, NULL, event ? &ev : NULL));
+  opencl_count_transfer(ctx, 1, bytes);
   if (event) *event = ev;
 cleanup:
   return st;

@@ -29,6 +29,10 @@ typedef struct gpu_pinned {
 TSR_NODISCARD tsr_status gpu_buffer_create(opencl_context_t *ctx, size_t bytes, const char *what,
                                            gpu_buffer_t *out, tsr_error_t *err);
 void gpu_buffer_free(gpu_buffer_t *b);
+/* A view of bytes of parent from offset (a sub-buffer: offset a multiple of the device's
+ * base_align), freed with gpu_buffer_free; the parent must outlive it. */
+TSR_NODISCARD tsr_status gpu_buffer_view(const gpu_buffer_t *parent, size_t offset, size_t bytes,
+                                         gpu_buffer_t *out, tsr_error_t *err);
 
 /* A pinned host buffer of bytes (> 0), mapped for reading and writing. */
 TSR_NODISCARD tsr_status gpu_pinned_create(opencl_context_t *ctx, size_t bytes, const char *what,

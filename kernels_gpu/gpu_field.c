@@ -11,9 +11,10 @@
 /* the program source, generated at build time from field.cl */
 extern const char gpu_field_source[];
 
-/* a row of field.cl's box tables */
-enum { B_LO = 0, B_EXT = 3, B_NCOMP = 6, B_COMP = 7, B_SLOT = 8, B_ITEM = 9, B_VALUE = 10,
-       B_ROW = 11 };
+/* a row of field.cl's box table and of its block table */
+enum { R_LO = 0, R_EXT = 3, R_NCOMP = 6, R_COMP = 7, R_BLOCK = 8, R_ITEM = 9, R_VALUE = 10,
+       R_ROW = 11 };
+enum { K_BASE = 0, K_SX = 1, K_SY = 2, K_NCELLS = 3, K_FLIP = 4, K_ROW = 5 };
 
 typedef struct gpu_field_program {
   cl_program program;
@@ -77,56 +78,83 @@ cleanup:
   return st;
 }
 
-/* ---- a block's field ---- */
+/* ---- sets of fields ---- */
 
+/* What one exchange changes in a field. */
 struct gpu_field_stage {
-  void *out_event; /* read of the pack buffer into pin_out in flight */
-  void *in_event;  /* write of pin_in into the unpack buffer in flight */
-  int packed;      /* the pack buffer holds values of the present copy */
-  int host_in;     /* insertions filled pin_in */
-  uint32_t mask;   /* slots to unpack */
-  const gpu_buffer_t *src[DIRECTION_COUNT];
-  size_t src_offset[DIRECTION_COUNT]; /* values */
+  uint32_t mask;                      /* slots to unpack */
+  int8_t src[DIRECTION_COUNT];        /* 0: the set's in array, 1: its out array */
+  size_t src_offset[DIRECTION_COUNT]; /* value where the slot's message starts there */
 };
 
-static tsr_status gpu_field_buffer(opencl_context_t *cl, const void *host, size_t bytes,
-                                   void **out, tsr_error_t *err) {
+struct gpu_field_set {
+  opencl_context_t *cl;
+  gpu_field_programs_t *progs;
+  int refs;                 /* fields still in it */
+  size_t esize;
+  int copies, ghost, nblocks;
+  gpu_field_t **fields;     /* per block; NULL once released */
+  gpu_buffer_t grid[2];     /* the copies of every block */
+  gpu_buffer_t out, in;     /* message arrays (pack, unpack) */
+  gpu_pinned_t pin_out, pin_in; /* their host copies */
+  gpu_buffer_t tab_send, tab_recv, blocks, comps, src; /* field.cl's tables */
+  long long nrows, nitems, nvalues;
+  int *row_block, *row_slot; /* per row, on the host */
+  cl_long *blocks_host;      /* the block table as on the device */
+  cl_long *src_host, *src_dev; /* per row (x, y): built for this exchange, on the device */
+  void *out_event, *in_event;
+  int packed;               /* the pack array holds the present copies' values */
+  size_t in_lo, in_hi;      /* values of the in array filled by insertions */
+};
+
+static void gpu_field_set_free(gpu_field_set_t *s) {
+  if (!s) return;
+  tsr_error_t ignored;
+  if (s->cl && gpu_queue_finish(s->cl, &ignored) != TSR_OK) { /* released all the same */ }
+  if (gpu_event_wait(&s->out_event, &ignored) != TSR_OK) { /* as above */ }
+  if (gpu_event_wait(&s->in_event, &ignored) != TSR_OK) { /* as above */ }
+  gpu_buffer_t *bufs[] = {&s->grid[0], &s->grid[1], &s->out, &s->in, &s->tab_send,
+                          &s->tab_recv, &s->blocks, &s->comps, &s->src};
+  for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; ++k) gpu_buffer_free(bufs[k]);
+  gpu_pinned_free(&s->pin_out);
+  gpu_pinned_free(&s->pin_in);
+  free(s->fields);
+  free(s->row_block);
+  free(s->row_slot);
+  free(s->blocks_host);
+  free(s->src_host);
+  free(s->src_dev);
+  free(s);
+}
+
+/* A device buffer holding bytes of host (at least 8 bytes: OpenCL has no empty
+ * buffers). */
+static tsr_status gpu_field_table(opencl_context_t *cl, const void *host, size_t bytes,
+                                  const char *what, gpu_buffer_t *out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  cl_int rc = CL_SUCCESS;
-  *out = clCreateBuffer(opencl_context_cl(cl), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                        bytes, (void *)host, &rc);
-  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateBuffer (field tables) failed: %s",
-            opencl_error_name(rc));
+  const cl_long zero = 0;
+  TSR_TRY(gpu_buffer_create(cl, bytes ? bytes : sizeof zero, what, out, err));
+  TSR_TRY(gpu_buffer_write(cl, out, 0, bytes ? bytes : sizeof zero, bytes ? host : &zero, NULL,
+                           err));
 cleanup:
   return st;
 }
 
-/* The box tables of both sides, the crossing lists and the slot offsets. */
-static tsr_status gpu_field_tables(gpu_field_t *f, const gpu_field_shape_t *s, tsr_error_t *err) {
+static size_t gpu_field_round(size_t v, size_t align) { return (v + align - 1) / align * align; }
+
+/* The slot offsets of a field and its boxes: rows (NULL: counted only) of both tables
+ * from row *row on, its block index b, its messages from value msg_first, items from
+ * *items. The crossing lists come from comp_first (per direction, in comps). */
+static tsr_status gpu_field_boxes(gpu_field_t *f, const int *comp_first, const int *ncomp,
+                                  int b, cl_long *send, cl_long *recv, int *row_block,
+                                  int *row_slot, long long *row, long long *items,
+                                  tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  int *send = NULL, *recv = NULL, *comps = NULL;
-  int rows = 0, ncomps = 0;
+  const gpu_field_shape_t *s = &f->shape;
+  long long values = 0;
   for (int d = 0; d < DIRECTION_COUNT; ++d) {
-    rows += direction_slice_boxes(s->n, s->width, d);
-    ncomps += s->crossing ? s->ncrossing[d] : s->components;
-  }
-  send = calloc((size_t)rows * B_ROW + 1, sizeof *send);
-  recv = calloc((size_t)rows * B_ROW + 1, sizeof *recv);
-  comps = calloc((size_t)ncomps + 1, sizeof *comps);
-  TSR_CHECK(send && recv && comps, TSR_ERR_NOMEM, "out of memory for the tables of a GPU field");
-  long long items = 0, values = 0;
-  int row = 0, nc = 0;
-  for (int d = 0; d < DIRECTION_COUNT; ++d) {
-    const int nb = direction_slice_boxes(s->n, s->width, d);
-    const int n = s->crossing ? s->ncrossing[d] : s->components, first = nc;
+    const int nb = direction_slice_boxes(s->n, s->width, d), n = ncomp[d];
     f->slot_offset[d] = (size_t)values;
-    for (int c = 0; c < n; ++c) {
-      const int k = s->crossing ? s->crossing[d * s->stride + c] : c;
-      TSR_CHECK(k >= 0 && k < s->components, TSR_ERR_INTERNAL,
-                "component %d crosses direction %s of a field of %d", k, direction_name(d),
-                s->components);
-      comps[nc++] = k;
-    }
     long long slot_values = 0;
     for (int k = 0; k < nb && n > 0; ++k) {
       int lo[3], hi[3], rlo[3], rhi[3];
@@ -135,112 +163,237 @@ static tsr_status gpu_field_tables(gpu_field_t *f, const gpu_field_shape_t *s, t
       direction_recv_box(s->n, s->width, d, k, rlo, rhi);
       for (int a = 0; a < 3; ++a) cells *= hi[a] - lo[a];
       if (cells == 0) continue;
-      int *ts = send + row * B_ROW, *tr = recv + row * B_ROW;
-      for (int a = 0; a < 3; ++a) {
-        ts[B_LO + a] = lo[a];
-        tr[B_LO + a] = rlo[a];
-        ts[B_EXT + a] = tr[B_EXT + a] = hi[a] - lo[a];
+      if (send) {
+        cl_long *ts = send + *row * R_ROW, *tr = recv + *row * R_ROW;
+        for (int a = 0; a < 3; ++a) {
+          ts[R_LO + a] = lo[a];
+          tr[R_LO + a] = rlo[a];
+          ts[R_EXT + a] = tr[R_EXT + a] = hi[a] - lo[a];
+        }
+        ts[R_NCOMP] = tr[R_NCOMP] = n;
+        ts[R_COMP] = tr[R_COMP] = comp_first[d];
+        ts[R_BLOCK] = tr[R_BLOCK] = b;
+        ts[R_ITEM] = tr[R_ITEM] = *items;
+        ts[R_VALUE] = (cl_long)(f->msg_first + (size_t)values + (size_t)slot_values);
+        tr[R_VALUE] = slot_values;
+        row_block[*row] = b;
+        row_slot[*row] = d;
       }
-      ts[B_NCOMP] = tr[B_NCOMP] = n;
-      ts[B_COMP] = tr[B_COMP] = first;
-      ts[B_SLOT] = tr[B_SLOT] = d;
-      ts[B_ITEM] = tr[B_ITEM] = (int)items;
-      ts[B_VALUE] = (int)(values + slot_values);
-      tr[B_VALUE] = (int)slot_values;
-      ++row;
-      items += cells;
+      ++*row;
+      *items += cells;
       slot_values += cells * n;
-      TSR_CHECK(values + slot_values < (1LL << 31) && items < (1LL << 31), TSR_ERR_INVALID,
-                "a block of %dx%dx%d cells has more ghost values than the OpenCL pack kernel "
-                "counts (2^31); use smaller blocks", s->n[0], s->n[1], s->n[2]);
     }
     values += slot_values;
   }
   f->slot_offset[DIRECTION_COUNT] = (size_t)values;
-  f->nboxes = row;
-  f->nitems = (int)items;
-  TSR_TRY(gpu_field_buffer(f->cl, send, ((size_t)row * B_ROW + 1) * sizeof *send, &f->tab_send, err));
-  TSR_TRY(gpu_field_buffer(f->cl, recv, ((size_t)row * B_ROW + 1) * sizeof *recv, &f->tab_recv, err));
-  TSR_TRY(gpu_field_buffer(f->cl, comps, ((size_t)ncomps + 1) * sizeof *comps, &f->comps, err));
+  TSR_CHECK(*items < (1LL << 53), TSR_ERR_INVALID, "a set of GPU fields with %lld ghost cells",
+            *items);
+cleanup:
+  return st;
+}
+
+/* One set of the fields fields[0..n). */
+static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_field_shape_t *shapes,
+                                      size_t n, gpu_field_t *const *fields, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  opencl_context_t *cl = progs->cl;
+  const gpu_field_shape_t *s0 = &shapes[0];
+  const size_t es = s0->esize, align = opencl_context_desc(cl)->base_align;
+  gpu_field_set_t *set = calloc(1, sizeof *set);
+  int comps[DIRECTION_COUNT * 64 + 1], comp_first[DIRECTION_COUNT], ncomp[DIRECTION_COUNT];
+  int nc = 0;
+  cl_long *send = NULL, *recv = NULL;
+  TSR_CHECK(set, TSR_ERR_NOMEM, "out of memory for a set of GPU fields");
+  set->cl = cl;
+  set->progs = progs;
+  set->esize = es;
+  set->copies = s0->copies;
+  set->ghost = s0->ghost;
+  set->nblocks = (int)n;
+  set->fields = calloc(n, sizeof *set->fields);
+  set->blocks_host = calloc(n * K_ROW, sizeof *set->blocks_host);
+  TSR_CHECK(set->fields && set->blocks_host, TSR_ERR_NOMEM, "out of memory for a set of GPU fields");
+  for (int d = 0; d < DIRECTION_COUNT; ++d) {
+    ncomp[d] = s0->crossing ? s0->ncrossing[d] : s0->components;
+    comp_first[d] = nc;
+    for (int c = 0; c < ncomp[d]; ++c) {
+      const int k = s0->crossing ? s0->crossing[d * s0->stride + c] : c;
+      TSR_CHECK(k >= 0 && k < s0->components && nc < DIRECTION_COUNT * 64, TSR_ERR_INTERNAL,
+                "component %d crosses direction %s of a field of %d", k, direction_name(d),
+                s0->components);
+      comps[nc++] = k;
+    }
+  }
+  /* the places of the blocks in the arrays, and the rows they need */
+  size_t elements = 0, values = 0;
+  long long rows = 0, items = 0;
+  for (size_t b = 0; b < n; ++b) {
+    gpu_field_t *f = fields[b];
+    const gpu_field_shape_t *s = &shapes[b];
+    TSR_CHECK(s->esize == es && s->copies == s0->copies && s->ghost == s0->ghost &&
+                  s->components == s0->components,
+              TSR_ERR_INTERNAL, "the fields of one GPU set differ in shape");
+    size_t bytes = 0;
+    TSR_CHECK(tsr_box_cells(s->n, s->ghost, &f->ncells) &&
+                  tsr_mul_size(f->ncells, (size_t)s->components * es, &bytes),
+              TSR_ERR_INVALID, "a field of a block of %dx%dx%d cells: its bytes do not fit in "
+              "a size_t", s->n[0], s->n[1], s->n[2]);
+    f->base = elements;
+    f->msg_first = values;
+    TSR_TRY(gpu_field_boxes(f, comp_first, ncomp, (int)b, NULL, NULL, NULL, NULL, &rows, &items,
+                            err));
+    values += f->slot_offset[DIRECTION_COUNT];
+    elements = gpu_field_round(elements + bytes / es, align / es ? align / es : 1);
+    cl_long *bk = set->blocks_host + b * K_ROW;
+    bk[K_BASE] = (cl_long)f->base;
+    bk[K_SX] = s->n[0] + 2 * s->ghost;
+    bk[K_SY] = s->n[1] + 2 * s->ghost;
+    bk[K_NCELLS] = (cl_long)f->ncells;
+  }
+  set->nrows = rows;
+  set->nitems = items;
+  set->nvalues = (long long)values;
+  const size_t array = elements * es, all = array * (size_t)set->copies;
+  char what[160];
+  snprintf(what, sizeof what, "a field of %d component(s) of %zu block(s) of %dx%dx%d cells%s",
+           s0->components, n, s0->n[0], s0->n[1], s0->n[2], n > 1 ? " (the first)" : "");
+  TSR_TRY(opencl_check_memory(cl, all, array, what, err));
+  for (int k = 0; k < set->copies; ++k) {
+    TSR_TRY(gpu_buffer_create(cl, array, what, &set->grid[k], err));
+    OPENCL_CHECK(clEnqueueFillBuffer((cl_command_queue)opencl_context_queue(cl),
+                                     (cl_mem)set->grid[k].mem, &(cl_uint){0}, sizeof(cl_uint), 0,
+                                     array, 0, NULL, NULL));
+  }
+  /* the tables */
+  send = calloc((size_t)rows * R_ROW + 1, sizeof *send);
+  recv = calloc((size_t)rows * R_ROW + 1, sizeof *recv);
+  set->row_block = calloc((size_t)rows + 1, sizeof *set->row_block);
+  set->row_slot = calloc((size_t)rows + 1, sizeof *set->row_slot);
+  set->src_host = calloc(2 * (size_t)rows + 2, sizeof *set->src_host);
+  set->src_dev = calloc(2 * (size_t)rows + 2, sizeof *set->src_dev);
+  TSR_CHECK(send && recv && set->row_block && set->row_slot && set->src_host && set->src_dev,
+            TSR_ERR_NOMEM, "out of memory for the tables of %zu GPU fields", n);
+  long long row = 0;
+  items = 0;
+  for (size_t b = 0; b < n; ++b)
+    TSR_TRY(gpu_field_boxes(fields[b], comp_first, ncomp, (int)b, send, recv, set->row_block,
+                            set->row_slot, &row, &items, err));
+  for (long long r = 0; r < rows; ++r) set->src_dev[2 * r] = set->src_host[2 * r] = -1;
+  TSR_TRY(gpu_field_table(cl, send, (size_t)rows * R_ROW * sizeof *send, "field tables",
+                          &set->tab_send, err));
+  TSR_TRY(gpu_field_table(cl, recv, (size_t)rows * R_ROW * sizeof *recv, "field tables",
+                          &set->tab_recv, err));
+  TSR_TRY(gpu_field_table(cl, set->blocks_host, n * K_ROW * sizeof *set->blocks_host,
+                          "field tables", &set->blocks, err));
+  TSR_TRY(gpu_field_table(cl, comps, (size_t)nc * sizeof *comps, "field tables", &set->comps,
+                          err));
+  TSR_TRY(gpu_field_table(cl, set->src_dev, 2 * (size_t)rows * sizeof *set->src_dev,
+                          "field tables", &set->src, err));
+  if (values > 0) {
+    TSR_TRY(gpu_buffer_create(cl, values * es, "ghost messages (pack)", &set->out, err));
+    TSR_TRY(gpu_buffer_create(cl, values * es, "ghost messages (unpack)", &set->in, err));
+    TSR_TRY(gpu_pinned_create(cl, values * es, "ghost messages to the host", &set->pin_out, err));
+    TSR_TRY(gpu_pinned_create(cl, values * es, "ghost messages from the host", &set->pin_in, err));
+  }
+  /* the fields: views of their parts */
+  for (size_t b = 0; b < n; ++b) {
+    gpu_field_t *f = fields[b];
+    const size_t bytes = f->ncells * (size_t)f->shape.components * es;
+    for (int k = 0; k < set->copies; ++k)
+      TSR_TRY(gpu_buffer_view(&set->grid[k], f->base * es, bytes, &f->grid[k], err));
+    f->set = set;
+    f->index = (int)b;
+    set->fields[b] = f;
+    set->refs++;
+  }
+  TSR_TRY(gpu_queue_finish(cl, err));
+  set = NULL; /* the fields hold it */
 cleanup:
   free(send);
   free(recv);
-  free(comps);
+  if (set && set->refs == 0) gpu_field_set_free(set);
+  return st;
+}
+
+tsr_status gpu_field_create_set(gpu_field_programs_t *progs, const gpu_field_shape_t *shapes,
+                                size_t n, gpu_field_t *const *fields, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (size_t b = 0; b < n; ++b) {
+    gpu_field_t *f = fields[b];
+    const gpu_field_shape_t *s = &shapes[b];
+    memset(f, 0, sizeof *f);
+    f->cl = progs->cl;
+    f->progs = progs;
+    f->shape = *s;
+    f->shape.crossing = NULL;
+    f->shape.ncrossing = NULL;
+    f->stage = calloc(1, sizeof *f->stage);
+    TSR_CHECK(f->stage, TSR_ERR_NOMEM, "out of memory for a GPU field");
+    TSR_CHECK(s->copies == 1 || s->copies == 2, TSR_ERR_INTERNAL,
+              "a GPU field of %d copies; 1 or 2 are allowed", s->copies);
+    TSR_CHECK(s->components >= 1 && s->components <= 64, TSR_ERR_INTERNAL,
+              "a GPU field of %d components; 1..64 are allowed", s->components);
+    for (int a = 0; a < 3; ++a)
+      TSR_CHECK(s->width[a] >= 0 && s->width[a] <= s->ghost, TSR_ERR_INTERNAL,
+                "a GPU field exchanges %d ghost layers along axis %d and stores %d",
+                s->width[a], a, s->ghost);
+  }
+  if (n == 0) goto cleanup;
+  gpu_field_program_t *prog;
+  TSR_TRY(gpu_field_program(progs, shapes[0].esize, &prog, err));
+  /* sets as large as the device's largest allocation allows */
+  const uint64_t cap = opencl_context_desc(progs->cl)->max_alloc_bytes;
+  size_t first = 0;
+  uint64_t bytes = 0;
+  for (size_t b = 0; b < n; ++b) {
+    size_t cells = 0;
+    uint64_t one = tsr_box_cells(shapes[b].n, shapes[b].ghost, &cells)
+                       ? (uint64_t)cells * (uint64_t)shapes[b].components * shapes[b].esize +
+                             opencl_context_desc(progs->cl)->base_align
+                       : UINT64_MAX;
+    if (b > first && bytes + one > cap) {
+      TSR_TRY(gpu_field_set_build(progs, shapes + first, b - first, fields + first, err));
+      first = b;
+      bytes = 0;
+    }
+    bytes += one;
+  }
+  TSR_TRY(gpu_field_set_build(progs, shapes + first, n - first, fields + first, err));
+cleanup:
+  if (st != TSR_OK)
+    for (size_t b = 0; b < n; ++b) gpu_field_release(fields[b]);
   return st;
 }
 
 tsr_status gpu_field_create(gpu_field_t *f, gpu_field_programs_t *progs,
                             const gpu_field_shape_t *shape, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  gpu_field_program_t *prog;
-  memset(f, 0, sizeof *f);
-  f->cl = progs->cl;
-  f->progs = progs;
-  f->shape = *shape;
-  f->shape.crossing = NULL;
-  f->shape.ncrossing = NULL;
-  f->stage = calloc(1, sizeof *f->stage);
-  TSR_CHECK(f->stage, TSR_ERR_NOMEM, "out of memory for a GPU field");
-  TSR_CHECK(shape->copies == 1 || shape->copies == 2, TSR_ERR_INTERNAL,
-            "a GPU field of %d copies; 1 or 2 are allowed", shape->copies);
-  TSR_CHECK(shape->components >= 1, TSR_ERR_INTERNAL, "a GPU field without components");
-  for (int a = 0; a < 3; ++a)
-    TSR_CHECK(shape->width[a] >= 0 && shape->width[a] <= shape->ghost, TSR_ERR_INTERNAL,
-              "a GPU field exchanges %d ghost layers along axis %d and stores %d",
-              shape->width[a], a, shape->ghost);
-  TSR_TRY(gpu_field_program(progs, shape->esize, &prog, err));
-  size_t bytes = 0, all = 0;
-  char what[128];
-  snprintf(what, sizeof what, "a field of %d component(s) of a block of %dx%dx%d cells",
-           shape->components, shape->n[0], shape->n[1], shape->n[2]);
-  TSR_CHECK(tsr_box_cells(shape->n, shape->ghost, &f->ncells) &&
-                tsr_mul_size(f->ncells, (size_t)shape->components * shape->esize, &bytes) &&
-                tsr_mul_size(bytes, (size_t)shape->copies, &all),
-            TSR_ERR_INVALID, "%s: its bytes do not fit in a size_t", what);
-  TSR_TRY(opencl_check_memory(f->cl, all, bytes, what, err));
-  for (int k = 0; k < shape->copies; ++k) {
-    TSR_TRY(gpu_buffer_create(f->cl, bytes, what, &f->grid[k], err));
-    OPENCL_CHECK(clEnqueueFillBuffer((cl_command_queue)opencl_context_queue(f->cl),
-                                     (cl_mem)f->grid[k].mem, &(cl_uint){0}, sizeof(cl_uint), 0,
-                                     bytes, 0, NULL, NULL));
-  }
-  TSR_TRY(gpu_field_tables(f, shape, err));
-  const size_t msg = f->slot_offset[DIRECTION_COUNT] * shape->esize;
-  if (msg > 0) {
-    TSR_TRY(gpu_buffer_create(f->cl, msg, "ghost messages (pack)", &f->out, err));
-    TSR_TRY(gpu_buffer_create(f->cl, msg, "ghost messages (unpack)", &f->in, err));
-    TSR_TRY(gpu_pinned_create(f->cl, msg, "ghost messages to the host", &f->pin_out, err));
-    TSR_TRY(gpu_pinned_create(f->cl, msg, "ghost messages from the host", &f->pin_in, err));
-  }
-  TSR_TRY(gpu_queue_finish(f->cl, err));
-cleanup:
-  if (st != TSR_OK) gpu_field_release(f);
-  return st;
+  return gpu_field_create_set(progs, shape, 1, &f, err);
 }
 
 void gpu_field_release(gpu_field_t *f) {
-  tsr_error_t ignored;
-  if (f->cl) {
+  if (f->set) {
+    tsr_error_t ignored;
     /* nothing may be in flight on buffers about to go */
     if (gpu_queue_finish(f->cl, &ignored) != TSR_OK) { /* released all the same */ }
   }
-  if (f->stage) {
-    if (gpu_event_wait(&f->stage->out_event, &ignored) != TSR_OK) { /* as above */ }
-    if (gpu_event_wait(&f->stage->in_event, &ignored) != TSR_OK) { /* as above */ }
-    free(f->stage);
-  }
   for (int k = 0; k < 2; ++k) gpu_buffer_free(&f->grid[k]);
-  gpu_buffer_free(&f->out);
-  gpu_buffer_free(&f->in);
-  gpu_pinned_free(&f->pin_out);
-  gpu_pinned_free(&f->pin_in);
-  void *mems[] = {f->tab_send, f->tab_recv, f->comps};
-  for (size_t k = 0; k < sizeof mems / sizeof mems[0]; ++k)
-    if (mems[k]) clReleaseMemObject((cl_mem)mems[k]);
+  if (f->set) {
+    f->set->fields[f->index] = NULL;
+    if (--f->set->refs == 0) gpu_field_set_free(f->set);
+  }
+  free(f->stage);
   memset(f, 0, sizeof *f);
 }
 
 size_t gpu_field_copy_bytes(const gpu_field_t *f) { return f->grid[0].bytes; }
+
+void *gpu_field_array(const gpu_field_t *f, int k) {
+  return f->set->grid[f->set->copies == 2 ? k : 0].mem;
+}
+
+int gpu_field_same_set(const gpu_field_t *a, const gpu_field_t *b) {
+  return a->set && a->set == b->set;
+}
 
 grid_dims_t gpu_field_dims(const gpu_field_t *f) {
   const gpu_field_shape_t *s = &f->shape;
@@ -297,7 +450,7 @@ tsr_status gpu_field_upload(gpu_field_t *f, const void *values, const grid_dims_
   gpu_field_convert(f, dev, (uint8_t *)(uintptr_t)values, dims, 1);
   for (int k = 0; k < f->shape.copies; ++k)
     TSR_TRY(gpu_buffer_write(f->cl, &f->grid[k], 0, bytes, dev, NULL, err));
-  f->stage->packed = 0;
+  f->set->packed = 0;
 cleanup:
   free(dev);
   return st;
@@ -320,76 +473,127 @@ cleanup:
 
 void gpu_field_swap(gpu_field_t *f) {
   if (f->shape.copies == 2) f->cur ^= 1;
-  f->stage->packed = 0;
+  f->set->packed = 0;
 }
 
 size_t gpu_field_slot_bytes(const gpu_field_t *f, int d) {
   return (f->slot_offset[d + 1] - f->slot_offset[d]) * f->shape.esize;
 }
 
-/* A 1-D launch of n work items on the context's queue. */
-static tsr_status gpu_field_launch(gpu_field_t *f, cl_kernel k, size_t n, tsr_error_t *err) {
+/* The flip of a launch on the set (its first field's present copy) after bringing the
+ * block table's flip bits up to date: a block whose present copy differs from the
+ * first's has its bit set (uploaded only when that changes, which blocks advancing
+ * together never do). */
+static tsr_status gpu_field_set_flip(gpu_field_set_t *s, cl_int *flip, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  if (n == 0) return st;
-  OPENCL_CHECK(clEnqueueNDRangeKernel((cl_command_queue)opencl_context_queue(f->cl), k, 1, NULL,
-                                      &n, NULL, 0, NULL, NULL));
+  int ref = -1, changed = 0;
+  for (int b = 0; b < s->nblocks; ++b) {
+    const gpu_field_t *f = s->fields[b];
+    if (!f) continue;
+    if (ref < 0) ref = f->cur;
+    const cl_long bit = (f->cur ^ ref) & 1;
+    if (s->blocks_host[b * K_ROW + K_FLIP] != bit) {
+      s->blocks_host[b * K_ROW + K_FLIP] = bit;
+      changed = 1;
+    }
+  }
+  if (changed)
+    TSR_TRY(gpu_buffer_write(s->cl, &s->blocks, 0,
+                             (size_t)s->nblocks * K_ROW * sizeof *s->blocks_host, s->blocks_host,
+                             NULL, err));
+  *flip = ref < 0 ? 0 : ref;
 cleanup:
   return st;
 }
 
-/* Arguments 0..9 of both kernels but the first two: tables and shape. */
-static tsr_status gpu_field_shape_args(gpu_field_t *f, cl_kernel k, cl_uint tab_arg, void *tab,
+/* Arguments of field.cl's kernels from the tables on: tab, [src], blocks, comps, nrows,
+ * nitems, ghost. */
+static tsr_status gpu_field_table_args(gpu_field_set_t *s, cl_kernel k, cl_uint a,
+                                       const gpu_buffer_t *tab, const gpu_buffer_t *src,
                                        tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const cl_long sx = f->shape.n[0] + 2 * f->shape.ghost, sy = f->shape.n[1] + 2 * f->shape.ghost,
-                nc = (cl_long)f->ncells;
-  const cl_int ghost = f->shape.ghost;
-  cl_uint a = tab_arg;
-  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_mem), &tab));
-  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_mem), &f->comps));
-  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_int), &f->nboxes));
-  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_int), &f->nitems));
-  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof sx, &sx));
-  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof sy, &sy));
-  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof nc, &nc));
+  const cl_long nrows = s->nrows, nitems = s->nitems, ghost = s->ghost;
+  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_mem), &tab->mem));
+  if (src) OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_mem), &src->mem));
+  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->blocks.mem));
+  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->comps.mem));
+  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof nrows, &nrows));
+  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof nitems, &nitems));
   OPENCL_CHECK(clSetKernelArg(k, a++, sizeof ghost, &ghost));
 cleanup:
   return st;
 }
 
-tsr_status gpu_field_stage_out(gpu_field_t *f, int host_bound, tsr_error_t *err) {
+/* Arguments 0..2: the two copies and the flip. */
+static tsr_status gpu_field_grid_args(gpu_field_set_t *s, cl_kernel k, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  gpu_field_stage_t *s = f->stage;
+  cl_int flip = 0;
+  TSR_TRY(gpu_field_set_flip(s, &flip, err));
+  OPENCL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &s->grid[0].mem));
+  OPENCL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &s->grid[s->copies == 2].mem));
+  OPENCL_CHECK(clSetKernelArg(k, 2, sizeof flip, &flip));
+cleanup:
+  return st;
+}
+
+/* Packs every block of set s; where a listed field of it is host-bound, one read of the
+ * part of the pack array from the first to the last such field's messages. */
+static tsr_status gpu_field_set_out(gpu_field_set_t *s, gpu_field_t *const *fields, size_t n,
+                                    const int *host_bound, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
   gpu_field_program_t *p;
   TSR_TRY(gpu_event_wait(&s->out_event, err));
-  if (f->nitems > 0) {
-    TSR_TRY(gpu_field_program(f->progs, f->shape.esize, &p, err));
-    OPENCL_CHECK(clSetKernelArg(p->pack, 0, sizeof(cl_mem), &f->grid[f->cur].mem));
-    OPENCL_CHECK(clSetKernelArg(p->pack, 1, sizeof(cl_mem), &f->out.mem));
-    TSR_TRY(gpu_field_shape_args(f, p->pack, 2, f->tab_send, err));
-    TSR_TRY(gpu_field_launch(f, p->pack, (size_t)f->nitems, err));
+  if (s->nitems > 0) {
+    TSR_TRY(gpu_field_program(s->progs, s->esize, &p, err));
+    TSR_TRY(gpu_field_grid_args(s, p->pack, err));
+    OPENCL_CHECK(clSetKernelArg(p->pack, 3, sizeof(cl_mem), &s->out.mem));
+    TSR_TRY(gpu_field_table_args(s, p->pack, 4, &s->tab_send, NULL, err));
+    const size_t items = (size_t)s->nitems;
+    TSR_TRY(opencl_launch(s->cl, p->pack, 1, &items, NULL, "field_pack", err));
   }
   s->packed = 1;
-  if (host_bound && f->out.bytes > 0) /* one transfer of every slot, left in flight */
-    TSR_TRY(gpu_buffer_read(f->cl, &f->out, 0, f->out.bytes, f->pin_out.host, &s->out_event,
-                            err));
+  size_t lo = SIZE_MAX, hi = 0;
+  for (size_t k = 0; k < n && host_bound; ++k) {
+    const gpu_field_t *f = fields[k];
+    if (f->set != s || !host_bound[k] || f->slot_offset[DIRECTION_COUNT] == 0) continue;
+    if (f->msg_first < lo) lo = f->msg_first;
+    if (f->msg_first + f->slot_offset[DIRECTION_COUNT] > hi)
+      hi = f->msg_first + f->slot_offset[DIRECTION_COUNT];
+  }
+  if (hi > lo) /* one transfer, left in flight */
+    TSR_TRY(gpu_buffer_read(s->cl, &s->out, lo * s->esize, (hi - lo) * s->esize,
+                            (uint8_t *)s->pin_out.host + lo * s->esize, &s->out_event, err));
+cleanup:
+  return st;
+}
+
+tsr_status gpu_field_stage_out(gpu_field_t *const *fields, size_t n, const int *host_bound,
+                               tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (size_t k = 0; k < n; ++k) {
+    size_t j = 0; /* each set once */
+    while (j < k && fields[j]->set != fields[k]->set) ++j;
+    if (j == k) TSR_TRY(gpu_field_set_out(fields[k]->set, fields, n, host_bound, err));
+  }
 cleanup:
   return st;
 }
 
 tsr_status gpu_field_stage_wait(gpu_field_t *f, tsr_error_t *err) {
-  return gpu_event_wait(&f->stage->out_event, err);
+  return gpu_event_wait(&f->set->out_event, err);
 }
 
 tsr_status gpu_field_extract(gpu_field_t *f, int d, uint8_t *out, size_t len, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  TSR_CHECK(f->stage->packed && d >= 0 && d < DIRECTION_COUNT &&
+  TSR_CHECK(f->set->packed && d >= 0 && d < DIRECTION_COUNT &&
                 len == gpu_field_slot_bytes(f, d),
             TSR_ERR_INTERNAL, "GPU field extraction in direction %d: %zu bytes asked, %zu in "
             "the slot%s", d, len, d >= 0 && d < DIRECTION_COUNT ? gpu_field_slot_bytes(f, d) : 0,
-            f->stage->packed ? "" : " (not staged out)");
-  TSR_TRY(gpu_event_wait(&f->stage->out_event, err));
-  if (len) memcpy(out, (const uint8_t *)f->pin_out.host + f->slot_offset[d] * f->shape.esize, len);
+            f->set->packed ? "" : " (not staged out)");
+  TSR_TRY(gpu_event_wait(&f->set->out_event, err));
+  if (len)
+    memcpy(out, (const uint8_t *)f->set->pin_out.host +
+                    (f->msg_first + f->slot_offset[d]) * f->shape.esize, len);
 cleanup:
   return st;
 }
@@ -397,61 +601,93 @@ cleanup:
 tsr_status gpu_field_insert(gpu_field_t *f, int d, const uint8_t *in, size_t len,
                             tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  gpu_field_stage_t *s = f->stage;
+  gpu_field_set_t *s = f->set;
   TSR_CHECK(d >= 0 && d < DIRECTION_COUNT && len == gpu_field_slot_bytes(f, d), TSR_ERR_CORRUPT,
             "GPU field insertion from direction %d: %zu bytes, expected %zu", d, len,
             d >= 0 && d < DIRECTION_COUNT ? gpu_field_slot_bytes(f, d) : 0);
   if (len == 0) return st;
   TSR_TRY(gpu_event_wait(&s->in_event, err)); /* the last write has left pin_in */
-  memcpy((uint8_t *)f->pin_in.host + f->slot_offset[d] * f->shape.esize, in, len);
-  s->src[d] = &f->in;
-  s->src_offset[d] = f->slot_offset[d];
-  s->mask |= 1u << d;
-  s->host_in = 1;
+  const size_t first = f->msg_first + f->slot_offset[d], last = first + len / f->shape.esize;
+  memcpy((uint8_t *)s->pin_in.host + first * f->shape.esize, in, len);
+  f->stage->src[d] = 0;
+  f->stage->src_offset[d] = first;
+  f->stage->mask |= 1u << d;
+  if (first < s->in_lo || s->in_hi == 0) s->in_lo = first;
+  if (last > s->in_hi) s->in_hi = last;
 cleanup:
   return st;
 }
 
 tsr_status gpu_field_copy_from(gpu_field_t *to, const gpu_field_t *from, int d, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  TSR_CHECK(from->stage->packed && from->cl == to->cl && d >= 0 && d < DIRECTION_COUNT &&
+  TSR_CHECK(from->set && from->set->packed && from->set == to->set && d >= 0 &&
+                d < DIRECTION_COUNT &&
                 gpu_field_slot_bytes(from, d) == gpu_field_slot_bytes(to, d),
             TSR_ERR_INTERNAL, "GPU field copy in direction %d: %s", d,
-            !from->stage->packed ? "the sender was not staged out"
-                                 : "the blocks differ in device or slice");
+            !from->set || !from->set->packed ? "the sender was not staged out"
+            : from->set != to->set           ? "the blocks are in different sets"
+                                             : "the blocks differ in slice");
   if (gpu_field_slot_bytes(to, d) == 0) return st;
-  to->stage->src[d] = &from->out;
-  to->stage->src_offset[d] = from->slot_offset[d];
+  to->stage->src[d] = 1;
+  to->stage->src_offset[d] = from->msg_first + from->slot_offset[d];
   to->stage->mask |= 1u << d;
 cleanup:
   return st;
 }
 
-tsr_status gpu_field_stage_in(gpu_field_t *f, tsr_error_t *err) {
+/* Writes what came through the host for set s (one transfer), then unpacks every marked
+ * slot of its blocks (one launch); the source table goes to the device only where it
+ * differs from the last exchange's. */
+static tsr_status gpu_field_set_in(gpu_field_set_t *s, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  gpu_field_stage_t *s = f->stage;
   gpu_field_program_t *p;
-  if (s->host_in) /* one transfer of every slot that came through the host */
-    TSR_TRY(gpu_buffer_write(f->cl, &f->in, 0, f->in.bytes, f->pin_in.host, &s->in_event, err));
-  if (s->mask) {
-    TSR_TRY(gpu_field_program(f->progs, f->shape.esize, &p, err));
-    cl_kernel k = p->unpack;
-    OPENCL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &f->grid[f->cur].mem));
-    TSR_TRY(gpu_field_shape_args(f, k, 1, f->tab_recv, err));
-    cl_uint m = s->mask;
-    OPENCL_CHECK(clSetKernelArg(k, 9, sizeof m, &m));
-    for (int d = 0; d < DIRECTION_COUNT; ++d) {
-      const int on = (s->mask >> d) & 1u;
-      cl_long off = on ? (cl_long)s->src_offset[d] : 0;
-      /* slots left out get a NULL buffer (allowed for __global arguments) */
-      OPENCL_CHECK(clSetKernelArg(k, (cl_uint)(10 + 2 * d), sizeof(cl_mem),
-                                  on ? &s->src[d]->mem : NULL));
-      OPENCL_CHECK(clSetKernelArg(k, (cl_uint)(11 + 2 * d), sizeof off, &off));
+  int any = 0;
+  if (s->in_hi > s->in_lo)
+    TSR_TRY(gpu_buffer_write(s->cl, &s->in, s->in_lo * s->esize, (s->in_hi - s->in_lo) * s->esize,
+                             (const uint8_t *)s->pin_in.host + s->in_lo * s->esize, &s->in_event,
+                             err));
+  for (long long r = 0; r < s->nrows; ++r) {
+    gpu_field_t *f = s->fields[s->row_block[r]];
+    const int d = s->row_slot[r];
+    cl_long *x = s->src_host + 2 * r;
+    if (f && ((f->stage->mask >> d) & 1u)) {
+      x[0] = f->stage->src[d];
+      x[1] = (cl_long)f->stage->src_offset[d];
+      any = 1;
+    } else {
+      x[0] = -1;
+      x[1] = 0;
     }
-    TSR_TRY(gpu_field_launch(f, k, (size_t)f->nitems, err));
+  }
+  if (!any) goto cleanup;
+  const size_t src_bytes = 2 * (size_t)s->nrows * sizeof *s->src_host;
+  if (memcmp(s->src_host, s->src_dev, src_bytes) != 0) {
+    TSR_TRY(gpu_buffer_write(s->cl, &s->src, 0, src_bytes, s->src_host, NULL, err));
+    memcpy(s->src_dev, s->src_host, src_bytes);
+  }
+  TSR_TRY(gpu_field_program(s->progs, s->esize, &p, err));
+  cl_kernel k = p->unpack;
+  TSR_TRY(gpu_field_grid_args(s, k, err));
+  /* an empty message array is a NULL buffer (allowed for __global arguments) */
+  OPENCL_CHECK(clSetKernelArg(k, 3, sizeof(cl_mem), s->in.mem ? &s->in.mem : NULL));
+  OPENCL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), s->out.mem ? &s->out.mem : NULL));
+  TSR_TRY(gpu_field_table_args(s, k, 5, &s->tab_recv, &s->src, err));
+  const size_t items = (size_t)s->nitems;
+  TSR_TRY(opencl_launch(s->cl, k, 1, &items, NULL, "field_unpack", err));
+cleanup:
+  for (int b = 0; b < s->nblocks; ++b)
+    if (s->fields[b]) s->fields[b]->stage->mask = 0;
+  s->in_lo = s->in_hi = 0;
+  return st;
+}
+
+tsr_status gpu_field_stage_in(gpu_field_t *const *fields, size_t n, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (size_t k = 0; k < n; ++k) {
+    size_t j = 0; /* each set once */
+    while (j < k && fields[j]->set != fields[k]->set) ++j;
+    if (j == k) TSR_TRY(gpu_field_set_in(fields[k]->set, err));
   }
 cleanup:
-  s->mask = 0;
-  s->host_in = 0;
   return st;
 }

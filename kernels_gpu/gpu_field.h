@@ -52,28 +52,43 @@ typedef struct gpu_field_shape {
 } gpu_field_shape_t;
 
 typedef struct gpu_field_stage gpu_field_stage_t;
+typedef struct gpu_field_set gpu_field_set_t;
 
 typedef struct gpu_field {
   opencl_context_t *cl;
   gpu_field_programs_t *progs; /* borrowed */
   gpu_field_shape_t shape;     /* crossing tables not kept */
-  gpu_buffer_t grid[2];        /* the copies; grid[1] empty with one copy */
+  gpu_buffer_t grid[2];        /* the copies: views of the set's arrays; grid[1] empty
+                                  with one copy */
   int cur;                     /* the copy holding the present values */
   size_t ncells;               /* sx * sy * sz */
-  gpu_buffer_t out, in;        /* message buffers on the device (pack, unpack) */
-  gpu_pinned_t pin_out, pin_in; /* their host copies */
-  void *tab_send, *tab_recv, *comps; /* cl_mem: the box tables of field.cl */
-  int nboxes, nitems;
-  size_t slot_offset[DIRECTION_COUNT + 1]; /* values; [DIRECTION_COUNT]: total */
+  gpu_field_set_t *set;        /* the set this field lives in (shared) */
+  int index;                   /* its block's place in the set */
+  size_t base;                 /* element offset of its copies in the set's arrays */
+  size_t msg_first;            /* value offset of its messages in the set's message
+                                  arrays */
+  size_t slot_offset[DIRECTION_COUNT + 1]; /* values from msg_first; [DIRECTION_COUNT]:
+                                              total */
   gpu_field_stage_t *stage;    /* what changes during an exchange */
 } gpu_field_t;
 
-/* The field of a block on the device, zeroed (both copies), with its message buffers,
- * after checking that it fits the device's memory. */
+/* The fields of n blocks in sets: fields[k] of shapes[k] (element size, components,
+ * copies, ghost, widths and crossing components the same for every block; the block
+ * sizes may differ), zeroed. A set keeps the fields of its blocks in one device array
+ * per copy (and one message array each way, with their pinned host copies), each
+ * field a view of its part: per-block kernels see a field of their own, kernels over
+ * many blocks (gpu_field_arrays) see the arrays; the ghost exchange of every block of a
+ * set takes one pack and one unpack launch and one transfer each way. A new set starts
+ * where an array would outgrow the device's largest allocation. Checks that the whole
+ * fits the device's memory. */
+TSR_NODISCARD tsr_status gpu_field_create_set(gpu_field_programs_t *progs,
+                                              const gpu_field_shape_t *shapes, size_t n,
+                                              gpu_field_t *const *fields, tsr_error_t *err);
+/* The field of one block (a set of its own). */
 TSR_NODISCARD tsr_status gpu_field_create(gpu_field_t *f, gpu_field_programs_t *progs,
                                           const gpu_field_shape_t *shape, tsr_error_t *err);
 /* Waits for what is in flight on the block's buffers, then frees them (NULL-safe on a
- * zeroed struct). */
+ * zeroed struct); the set goes with its last field. */
 void gpu_field_release(gpu_field_t *f);
 
 /* Bytes of one copy on the device. */
@@ -81,6 +96,12 @@ size_t gpu_field_copy_bytes(const gpu_field_t *f);
 
 /* The device layout as grid dims (layout GRID_SOA, no padding). */
 grid_dims_t gpu_field_dims(const gpu_field_t *f);
+
+/* The set's array of copy k (0 or 1; a cl_mem), which holds f's copy k at element
+ * f->base: what a kernel over many blocks of one set reads. */
+void *gpu_field_array(const gpu_field_t *f, int k);
+/* Whether two fields live in the same set. */
+int gpu_field_same_set(const gpu_field_t *a, const gpu_field_t *b);
 
 /* Every copy from values, a CPU field of the same interior, components and element size
  * in any layout (dims); the cells both hold (ghosts included up to the smaller ghost
@@ -98,24 +119,32 @@ void gpu_field_swap(gpu_field_t *f);
 /* Message bytes of direction d (every box of its slice). */
 size_t gpu_field_slot_bytes(const gpu_field_t *f, int d);
 
-/* ---- the ghost exchange, step by step (the field kit's registry items) ---- */
+/* ---- the ghost exchange, step by step (the field kit's registry items) ----
+ * The staging functions take the fields of many blocks, of any sets; each set they
+ * touch is staged once (one pack or unpack launch for all its blocks, one transfer). */
 
-/* Packs every slot of the present copy into the pack buffer; with host_bound, one
- * transfer of it to pin_out is left in flight. */
-TSR_NODISCARD tsr_status gpu_field_stage_out(gpu_field_t *f, int host_bound, tsr_error_t *err);
-/* Waits for the transfer stage_out left in flight. */
+/* Packs every slot of every block of the fields' sets (their present copies) into the
+ * sets' pack arrays; where host_bound[k] (NULL: none), the messages of fields[k] are
+ * brought to the host: one transfer per set, of the part that holds them, left in
+ * flight. */
+TSR_NODISCARD tsr_status gpu_field_stage_out(gpu_field_t *const *fields, size_t n,
+                                             const int *host_bound, tsr_error_t *err);
+/* Waits for the transfer stage_out left in flight for f's set. */
 TSR_NODISCARD tsr_status gpu_field_stage_wait(gpu_field_t *f, tsr_error_t *err);
-/* Copies the packed values of slot d from pin_out (len bytes: gpu_field_slot_bytes). */
+/* Copies the packed values of slot d from the host copy (len bytes: gpu_field_slot_bytes). */
 TSR_NODISCARD tsr_status gpu_field_extract(gpu_field_t *f, int d, uint8_t *out, size_t len,
                                            tsr_error_t *err);
-/* Copies a message of slot d into pin_in and marks the slot for unpacking. */
+/* Copies a message of slot d into the host copy of the unpack array and marks the slot
+ * for unpacking. */
 TSR_NODISCARD tsr_status gpu_field_insert(gpu_field_t *f, int d, const uint8_t *in, size_t len,
                                           tsr_error_t *err);
-/* Slot d of to unpacks from from's pack buffer (the same device; from staged out). */
+/* Slot d of to unpacks from from's packed values (the same set; from staged out). */
 TSR_NODISCARD tsr_status gpu_field_copy_from(gpu_field_t *to, const gpu_field_t *from, int d,
                                              tsr_error_t *err);
-/* Writes what came through the host to the device (one transfer) and unpacks every
- * marked slot into the present copy's ghost layers. */
-TSR_NODISCARD tsr_status gpu_field_stage_in(gpu_field_t *f, tsr_error_t *err);
+/* For every set of the fields: writes what came through the host to the device (one
+ * transfer) and unpacks every marked slot of its blocks into their present copies' ghost
+ * layers (one launch). */
+TSR_NODISCARD tsr_status gpu_field_stage_in(gpu_field_t *const *fields, size_t n,
+                                            tsr_error_t *err);
 
 #endif

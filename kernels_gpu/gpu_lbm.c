@@ -231,8 +231,7 @@ static tsr_status gpu_launch_cells(gpu_lbm_t *g, cl_kernel k, tsr_error_t *err) 
   if (lx > 128) lx = 128;
   const size_t local[3] = {lx, 1, 1};
   const size_t global[3] = {(nx + lx - 1) / lx * lx, (size_t)g->spec.n[1], (size_t)g->spec.n[2]};
-  OPENCL_CHECK(clEnqueueNDRangeKernel((cl_command_queue)opencl_context_queue(g->ctx), k, 3, NULL,
-                                      global, local, 0, NULL, NULL));
+  TSR_TRY(opencl_launch(g->ctx, k, 3, global, local, "of lbm.cl", err));
 cleanup:
   return st;
 }
@@ -299,8 +298,7 @@ cleanup:
 static tsr_status gpu_launch_1d(gpu_lbm_t *g, cl_kernel k, size_t n, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   if (n == 0) return st;
-  OPENCL_CHECK(clEnqueueNDRangeKernel((cl_command_queue)opencl_context_queue(g->ctx), k, 1, NULL,
-                                      &n, NULL, 0, NULL, NULL));
+  TSR_TRY(opencl_launch(g->ctx, k, 1, &n, NULL, "of lbm.cl", err));
 cleanup:
   return st;
 }

@@ -85,10 +85,7 @@ tsr_status gpu_program_launch(gpu_program_t *p, int k, const int n[3], const gpu
   }
   if (n[0] <= 0 || n[1] <= 0 || n[2] <= 0) goto cleanup;
   const size_t global[3] = {(size_t)n[0], (size_t)n[1], (size_t)n[2]};
-  const cl_int rc = clEnqueueNDRangeKernel((cl_command_queue)opencl_context_queue(p->cl), kern,
-                                           3, NULL, global, NULL, 0, NULL, NULL);
-  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "enqueueing kernel %s failed: %s", p->names[k],
-            opencl_error_name(rc));
+  TSR_TRY(opencl_launch(p->cl, kern, 3, global, NULL, p->names[k], err));
 cleanup:
   return st;
 }

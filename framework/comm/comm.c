@@ -59,6 +59,7 @@ struct comm {
   int ngroups;
   comm_stage_t *stage_out, *stage_in; /* in local block order */
   int32_t nstage_out, nstage_in;
+  registry_stage_task_t *stage_tasks; /* room for the longer list */
   uint8_t *scratch;
   size_t scratch_bytes;
   MPI_Request *reqs; /* npeers receives, then npeers sends */
@@ -90,6 +91,7 @@ void comm_free(comm_t **c) {
   free(x->groups);
   free(x->stage_out);
   free(x->stage_in);
+  free(x->stage_tasks);
   free(x->scratch);
   free(x->reqs);
   free(x->statuses);
@@ -310,7 +312,8 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
   }
   c->stage_out = malloc(nslots * sizeof *c->stage_out);
   c->stage_in = malloc(nslots * sizeof *c->stage_in);
-  TSR_CHECK(c->stage_out && c->stage_in, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
+  c->stage_tasks = malloc(nslots * sizeof *c->stage_tasks);
+  TSR_CHECK(c->stage_out && c->stage_in && c->stage_tasks, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
   for (int32_t i = 0; i < nlocal; ++i) {
     int32_t id = patch_local_id(patch, i);
     for (int f = 0; f < nf; ++f) {
@@ -422,25 +425,37 @@ cleanup:
 
 typedef enum comm_stage_step { COMM_STAGE_OUT, COMM_STAGE_WAIT, COMM_STAGE_IN } comm_stage_step_t;
 
-/* Runs one staging function of the listed blocks: stage_out or stage_in of each, or
- * stage_wait of those staged out host-bound whose item has one. */
+/* Runs one staging function of the listed blocks, one call per item with every block
+ * of that item (in list order): stage_out or stage_in of each, or stage_wait of those
+ * staged out host-bound whose item has one. */
 static tsr_status comm_stage(comm_t *c, const comm_stage_t *list, int32_t n,
                              comm_stage_step_t step, tsr_error_t *err) {
   static const char *what[] = {"staging out", "waiting for the staged data", "staging in"};
   tsr_status st = TSR_OK;
   for (int32_t k = 0; k < n; ++k) {
-    const comm_stage_t *s = &list[k];
-    registry_stage_fn fn = step == COMM_STAGE_OUT  ? s->item->stage_out
-                           : step == COMM_STAGE_IN ? s->item->stage_in
-                           : s->host_bound         ? s->item->stage_wait
-                                                   : NULL;
+    const registry_item_t *item = list[k].item;
+    int32_t seen = 0; /* an item earlier in the list was called with this block's */
+    while (seen < k && list[seen].item != item) ++seen;
+    if (seen < k) continue;
+    registry_stage_fn fn = step == COMM_STAGE_OUT  ? item->stage_out
+                           : step == COMM_STAGE_IN ? item->stage_in
+                                                   : item->stage_wait;
     if (!fn) continue;
-    void *data = comm_data(c, s->id, s->field);
-    TSR_CHECK(data, TSR_ERR_INTERNAL, "BlockID %d has no data item %d", (int)s->id,
-              c->data_id[s->field]);
-    st = fn(patch_block(c->patch, s->id), data, s->host_bound, s->item->ctx, err);
+    size_t m = 0;
+    for (int32_t j = k; j < n; ++j) {
+      const comm_stage_t *s = &list[j];
+      if (s->item != item || (step == COMM_STAGE_WAIT && !s->host_bound)) continue;
+      void *data = comm_data(c, s->id, s->field);
+      TSR_CHECK(data, TSR_ERR_INTERNAL, "BlockID %d has no data item %d", (int)s->id,
+                c->data_id[s->field]);
+      c->stage_tasks[m++] = (registry_stage_task_t){.block = patch_block(c->patch, s->id),
+                                                    .data = data, .host_bound = s->host_bound};
+    }
+    if (m == 0) continue;
+    st = fn(c->stage_tasks, m, item->ctx, err);
     if (st != TSR_OK) {
-      tsr_error_prefix(err, "%s of '%s' on BlockID %d", what[step], s->item->name, (int)s->id);
+      tsr_error_prefix(err, "%s of '%s' on %zu block(s) from BlockID %d", what[step], item->name,
+                       m, (int)c->stage_tasks[0].block->id);
       goto cleanup;
     }
   }

@@ -1,23 +1,228 @@
 #include "data.h"
 
+#include <omp.h>
+#include <stdlib.h>
+
 #include "verdict.h"
+
+/* The blocks of one item with .batch, in local order. */
+typedef struct data_batch {
+  const registry_item_t *item;
+  registry_batch_t batch;
+  int32_t first; /* local index of its first block, for messages */
+} data_batch_t;
+
+struct data_items {
+  patch_t *patch;
+  const registry_item_t **items; /* per local block */
+  int32_t n;
+  data_batch_t *batches;
+  int nbatches;
+};
+
+void data_items_free(data_items_t **pitems) {
+  if (!pitems || !*pitems) return;
+  data_items_t *d = *pitems;
+  for (int k = 0; k < d->nbatches; ++k) {
+    registry_batch_t *b = &d->batches[k].batch;
+    if (b->state && b->state_free) b->state_free(b->state);
+    free(b->blocks);
+    free(b->data);
+  }
+  free(d->batches);
+  free(d->items);
+  free(d);
+  *pitems = NULL;
+}
+
+/* Files local block i under the batch of its item. */
+static tsr_status data_batch_add(data_items_t *d, int32_t i, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const registry_item_t *it = d->items[i];
+  int k = 0;
+  while (k < d->nbatches && d->batches[k].item != it) ++k;
+  if (k == d->nbatches) {
+    data_batch_t *grown = realloc(d->batches, (size_t)(k + 1) * sizeof *grown);
+    TSR_CHECK(grown, TSR_ERR_NOMEM, "out of memory grouping blocks for '%s'", it->name);
+    d->batches = grown;
+    d->batches[k] = (data_batch_t){.item = it, .first = i};
+    d->batches[k].batch.blocks = calloc((size_t)d->n, sizeof *d->batches[k].batch.blocks);
+    d->batches[k].batch.data = calloc((size_t)d->n, sizeof *d->batches[k].batch.data);
+    d->nbatches++;
+    TSR_CHECK(d->batches[k].batch.blocks && d->batches[k].batch.data, TSR_ERR_NOMEM,
+              "out of memory grouping blocks for '%s'", it->name);
+  }
+  registry_batch_t *b = &d->batches[k].batch;
+  const int32_t id = patch_local_id(d->patch, i);
+  b->blocks[b->n] = patch_block(d->patch, id);
+  b->data[b->n] = patch_block_data(d->patch, id);
+  b->n++;
+cleanup:
+  return st;
+}
+
+tsr_status data_items_create(const registry_t *reg, patch_t *patch, registry_kind_t kind,
+                             const char *name, uint64_t fs, data_items_t **out,
+                             tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  data_items_t *d = calloc(1, sizeof *d);
+  *out = NULL;
+  TSR_CHECK(d, TSR_ERR_NOMEM, "out of memory resolving '%s'", name);
+  d->patch = patch;
+  d->n = patch_local_count(patch);
+  d->items = calloc((size_t)(d->n ? d->n : 1), sizeof *d->items);
+  TSR_CHECK(d->items, TSR_ERR_NOMEM, "out of memory resolving '%s'", name);
+  for (int32_t i = 0; i < d->n; ++i) {
+    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
+    registry_request_t req = {.fs = fs, .hs = b->hs, .bs = b->bs};
+    st = registry_lookup(reg, kind, name, &req, &d->items[i], err);
+    if (st != TSR_OK) {
+      tsr_error_prefix(err, "BlockID %d", (int)b->id);
+      goto cleanup;
+    }
+    if (d->items[i]->batch) TSR_TRY(data_batch_add(d, i, err));
+  }
+  *out = d;
+  d = NULL;
+cleanup:
+  data_items_free(&d);
+  return st;
+}
+
+tsr_status data_items_run(data_items_t *d, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const int32_t n = d->n;
+  for (int k = 0; k < d->nbatches; ++k) {
+    data_batch_t *b = &d->batches[k];
+    st = b->item->batch(&b->batch, b->item->ctx, err);
+    if (st != TSR_OK) {
+      tsr_error_prefix(err, "%s '%s' on %zu block(s) from BlockID %d",
+                       registry_kind_name(b->item->kind), b->item->name, b->batch.n,
+                       (int)b->batch.blocks[0]->id);
+      return st;
+    }
+  }
+  int32_t nconc = 0, failed = n;
+  for (int32_t i = 0; i < n; ++i) nconc += !d->items[i]->batch && d->items[i]->concurrent;
+  const int spread = omp_get_max_threads() > 1 && nconc >= 2 * omp_get_max_threads();
+  if (spread) {
+    tsr_error_t first;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int32_t i = 0; i < n; ++i) {
+      const registry_item_t *it = d->items[i];
+      if (it->batch || !it->concurrent) continue;
+      const int32_t id = patch_local_id(d->patch, i);
+      tsr_error_t e;
+      if (it->kernel(patch_block(d->patch, id), patch_block_data(d->patch, id), it->ctx, &e) !=
+          TSR_OK) {
+#pragma omp critical(data_items_failure)
+        if (i < failed) {
+          failed = i;
+          first = e;
+        }
+      }
+    }
+    if (failed < n) *err = first;
+  }
+  for (int32_t i = 0; i < n && failed == n; ++i) {
+    const registry_item_t *it = d->items[i];
+    if (it->batch || (spread && it->concurrent)) continue;
+    const int32_t id = patch_local_id(d->patch, i);
+    if (it->kernel(patch_block(d->patch, id), patch_block_data(d->patch, id), it->ctx, err) !=
+        TSR_OK)
+      failed = i;
+  }
+  if (failed < n) {
+    const registry_item_t *it = d->items[failed];
+    st = err->code;
+    tsr_error_prefix(err, "%s '%s' on BlockID %d", registry_kind_name(it->kind), it->name,
+                     (int)patch_local_id(d->patch, failed));
+  }
+  return st;
+}
+
+tsr_status data_run_kernel(const registry_t *reg, patch_t *patch, const char *name, uint64_t fs,
+                           tsr_error_t *err) {
+  data_items_t *d = NULL;
+  tsr_status st = data_items_create(reg, patch, REGISTRY_KIND_KERNEL, name, fs, &d, err);
+  if (st == TSR_OK) st = data_items_run(d, err);
+  data_items_free(&d);
+  return st;
+}
+
+/* The allocator's batch: the local blocks that resolved to item, in local order. */
+static tsr_status data_alloc_batch(patch_t *patch, const registry_item_t *const *items,
+                                   const registry_item_t *item, registry_batch_t *b,
+                                   int32_t **ids, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const int32_t n = patch_local_count(patch);
+  b->blocks = calloc((size_t)n, sizeof *b->blocks);
+  *ids = calloc((size_t)n, sizeof **ids);
+  TSR_CHECK(b->blocks && *ids, TSR_ERR_NOMEM, "out of memory allocating '%s'", item->name);
+  for (int32_t i = 0; i < n; ++i)
+    if (items[i] == item) {
+      (*ids)[b->n] = patch_local_id(patch, i);
+      b->blocks[b->n] = patch_block(patch, (*ids)[b->n]);
+      b->n++;
+    }
+cleanup:
+  return st;
+}
 
 tsr_status data_allocate(MPI_Comm comm, registry_t *reg, patch_t *patch, const char *name,
                          uint64_t fs, int *data_id, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const int32_t n = patch_local_count(patch);
+  const registry_item_t **items = calloc((size_t)(n ? n : 1), sizeof *items);
+  registry_batch_t batch = {0};
+  int32_t *ids = NULL;
+  void **outs = NULL;
+  const registry_item_t *batch_item = NULL; /* whose outs are in hand */
+  TSR_CHECK(items, TSR_ERR_NOMEM, "out of memory allocating '%s'", name);
   TSR_TRY(registry_data_id(reg, name, data_id, err));
-  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+  for (int32_t i = 0; i < n; ++i) {
     int32_t id = patch_local_id(patch, i);
     const block_info_t *b = patch_block(patch, id);
-    const registry_item_t *item;
     registry_request_t req = {.fs = fs, .hs = b->hs, .bs = b->bs};
-    st = registry_lookup(reg, REGISTRY_KIND_ALLOCATOR, name, &req, &item, err);
+    st = registry_lookup(reg, REGISTRY_KIND_ALLOCATOR, name, &req, &items[i], err);
     if (st != TSR_OK) {
       tsr_error_prefix(err, "allocating '%s' for BlockID %d", name, (int)id);
       goto cleanup;
     }
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    const registry_item_t *item = items[i];
+    if (!item) continue; /* allocated with its batch */
+    if (item->alloc_batch) {
+      TSR_TRY(data_alloc_batch(patch, items, item, &batch, &ids, err));
+      outs = calloc(batch.n, sizeof *outs);
+      TSR_CHECK(outs, TSR_ERR_NOMEM, "out of memory allocating '%s'", name);
+      batch_item = item;
+      st = item->alloc_batch(&batch, item->ctx, outs, err);
+      if (st != TSR_OK) {
+        tsr_error_prefix(err, "allocating '%s' for %zu block(s) on rank %d", name, batch.n,
+                         patch_my_rank(patch));
+        goto cleanup;
+      }
+      for (size_t k = 0; k < batch.n; ++k) {
+        void *ptr = outs[k];
+        outs[k] = NULL;
+        TSR_TRY(block_data_add_take(patch_block_data(patch, ids[k]), *data_id, ptr, item->free,
+                                    item->ctx, err));
+      }
+      for (int32_t j = i; j < n; ++j)
+        if (items[j] == item) items[j] = NULL;
+      free(batch.blocks);
+      batch = (registry_batch_t){0};
+      free(ids);
+      ids = NULL;
+      free(outs);
+      outs = NULL;
+      continue;
+    }
+    int32_t id = patch_local_id(patch, i);
     void *ptr = NULL;
-    st = item->alloc(b, item->ctx, &ptr, err);
+    st = item->alloc(patch_block(patch, id), item->ctx, &ptr, err);
     if (st != TSR_OK) {
       tsr_error_prefix(err, "allocating '%s' for BlockID %d on rank %d", name, (int)id,
                        patch_my_rank(patch));
@@ -27,28 +232,12 @@ tsr_status data_allocate(MPI_Comm comm, registry_t *reg, patch_t *patch, const c
                                 item->ctx, err));
   }
 cleanup:
+  if (outs) /* what the batch made and no block took */
+    for (size_t k = 0; k < batch.n; ++k)
+      if (outs[k]) batch_item->free(outs[k], batch_item->ctx);
+  free(outs);
+  free(batch.blocks);
+  free(ids);
+  free(items);
   return verdict_reduce(comm, st, 0, err);
-}
-
-tsr_status data_run_kernel(const registry_t *reg, patch_t *patch, const char *name, uint64_t fs,
-                           tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
-    int32_t id = patch_local_id(patch, i);
-    const block_info_t *b = patch_block(patch, id);
-    const registry_item_t *item;
-    registry_request_t req = {.fs = fs, .hs = b->hs, .bs = b->bs};
-    st = registry_lookup(reg, REGISTRY_KIND_KERNEL, name, &req, &item, err);
-    if (st != TSR_OK) {
-      tsr_error_prefix(err, "BlockID %d", (int)id);
-      goto cleanup;
-    }
-    st = item->kernel(b, patch_block_data(patch, id), item->ctx, err);
-    if (st != TSR_OK) {
-      tsr_error_prefix(err, "kernel '%s' on BlockID %d", name, (int)id);
-      goto cleanup;
-    }
-  }
-cleanup:
-  return st;
 }

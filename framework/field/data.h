@@ -1,9 +1,15 @@
-/* data: simulation data of the local blocks, allocated by the registry's allocators.
+/* data: simulation data of the local blocks, allocated by the registry's allocators, and
+ * the running of kernel items over them.
  *
  * data_allocate interns the data name as a data id and, for every block this process
- * owns, looks up the allocator item of that name for the block's hs and bs, allocates,
- * and hands the item to the block's data list together with the allocator's free
- * function. Collective: every rank returns the same verdict. */
+ * owns, looks up the allocator item of that name for the block's hs and bs, allocates
+ * (the blocks of an item with .alloc_batch in one call), and hands the item to the
+ * block's data list together with the allocator's free function. Collective: every rank
+ * returns the same verdict.
+ *
+ * A data_items_t is a kernel or boundary item per local block, grouped for running: the
+ * blocks whose item has .batch form one batch per item, run with one call (its state
+ * kept until data_items_free), the others run block by block. */
 #ifndef DATA_H
 #define DATA_H
 
@@ -18,8 +24,25 @@ TSR_NODISCARD tsr_status data_allocate(MPI_Comm comm, registry_t *reg, patch_t *
                                        const char *name, uint64_t fs, int *data_id,
                                        tsr_error_t *err);
 
-/* Runs the kernel item `name` on every local block (looked up by its hs and bs).
- * Not collective: a failure is this rank's alone until the caller reduces it. */
+typedef struct data_items data_items_t;
+
+/* Looks up the item `name` of kind for every local block (by the simulation's fs and
+ * each block's hs and bs) and groups them. Not collective. */
+TSR_NODISCARD tsr_status data_items_create(const registry_t *reg, patch_t *patch,
+                                           registry_kind_t kind, const char *name, uint64_t fs,
+                                           data_items_t **out, tsr_error_t *err);
+void data_items_free(data_items_t **items);
+
+/* Runs the items: each batch in one call, then the other blocks one by one. With at
+ * least two blocks per OpenMP thread whose items are concurrent (registry_item_t), those
+ * blocks go through one parallel region, a block per call and thread (dynamic schedule:
+ * blocks of different sizes), instead of each call starting the threads for its own
+ * block. The first failure is reported, naming the item and the block (or the batch).
+ * Not collective. */
+TSR_NODISCARD tsr_status data_items_run(data_items_t *items, tsr_error_t *err);
+
+/* Runs the kernel item `name` once on every local block (data_items_create, _run and
+ * _free). Not collective: a failure is this rank's alone until the caller reduces it. */
 TSR_NODISCARD tsr_status data_run_kernel(const registry_t *reg, patch_t *patch, const char *name,
                                          uint64_t fs, tsr_error_t *err);
 

@@ -129,39 +129,59 @@ static tsr_status field_cpu_alloc_soa(const block_info_t *b, void *vctx, void **
   return field_cpu_alloc_layout(b, vctx, GRID_SOA, out, err);
 }
 
-/* The device field of the block, started from the values a CPU block would start from. */
-static tsr_status field_gpu_alloc(const block_info_t *b, void *vctx, void **out,
+/* The device fields of the batch's blocks, in one set (gpu_field.h), each started from
+ * the values a CPU block would start from. */
+static tsr_status field_gpu_alloc(registry_batch_t *batch, void *vctx, void **out,
                                   tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const field_ctx_t *c = vctx;
   const field_spec_t *s = &c->spec;
-  field_block_t *f = calloc(1, sizeof *f);
+  const size_t n = batch->n;
+  field_block_t **blocks = calloc(n ? n : 1, sizeof *blocks);
+  gpu_field_t **dev = calloc(n ? n : 1, sizeof *dev);
+  gpu_field_shape_t *shapes = calloc(n ? n : 1, sizeof *shapes);
+  size_t ndev = 0;
   grid_field_t start = {NULL};
-  *out = NULL;
-  TSR_CHECK(f, TSR_ERR_NOMEM, "out of memory for field '%s' of BlockID %d", s->name, (int)b->id);
+  TSR_CHECK(blocks && dev && shapes, TSR_ERR_NOMEM, "out of memory for field '%s'", s->name);
   TSR_CHECK(c->gpu, TSR_ERR_INVALID,
-            "BlockID %d is to run on hs gpu, but this process has no OpenCL device", (int)b->id);
-  /* the host mirror's dims (filled by field_sync); no copies on the host */
-  f->host.esize = s->esize;
-  f->host.dims = grid_dims_make(b->size, s->components, c->ghost, GRID_SOA, s->esize);
-  if (field_hollow(c, b)) goto done;
-  gpu_field_shape_t shape = {.n = {b->size[0], b->size[1], b->size[2]}, .ghost = c->ghost,
-                             .components = s->components, .esize = s->esize,
-                             .copies = s->copies, .width = {s->width[0], s->width[1], s->width[2]},
-                             .crossing = &c->comps[0][0], .stride = FIELD_MAX_COMPONENTS,
-                             .ncrossing = c->ncomps};
-  TSR_TRY(gpu_field_create(&f->device, c->gpu, &shape, err));
-  if (s->init || s->fill) {
+            "BlockID %d is to run on hs gpu, but this process has no OpenCL device",
+            (int)batch->blocks[0]->id);
+  for (size_t k = 0; k < n; ++k) {
+    const block_info_t *b = batch->blocks[k];
+    field_block_t *f = blocks[k] = calloc(1, sizeof *f);
+    TSR_CHECK(f, TSR_ERR_NOMEM, "out of memory for field '%s' of BlockID %d", s->name,
+              (int)b->id);
+    /* the host mirror's dims (filled by field_sync); no copies on the host */
+    f->host.esize = s->esize;
+    f->host.dims = grid_dims_make(b->size, s->components, c->ghost, GRID_SOA, s->esize);
+    if (field_hollow(c, b)) continue;
+    shapes[ndev] = (gpu_field_shape_t){
+        .n = {b->size[0], b->size[1], b->size[2]}, .ghost = c->ghost,
+        .components = s->components, .esize = s->esize, .copies = s->copies,
+        .width = {s->width[0], s->width[1], s->width[2]}, .crossing = &c->comps[0][0],
+        .stride = FIELD_MAX_COMPONENTS, .ncrossing = c->ncomps};
+    dev[ndev++] = &f->device;
+  }
+  TSR_TRY(gpu_field_create_set(c->gpu, shapes, ndev, dev, err));
+  for (size_t k = 0; k < n && (s->init || s->fill); ++k) {
+    const block_info_t *b = batch->blocks[k];
+    if (!field_on_device(blocks[k])) continue;
     TSR_TRY(field_host(c, b, GRID_AOS, &start, err));
     TSR_TRY(field_start(c, b, &start, err));
-    TSR_TRY(gpu_field_upload(&f->device, start.values, &start.dims, err));
+    TSR_TRY(gpu_field_upload(&blocks[k]->device, start.values, &start.dims, err));
+    free(start.values);
+    start.values = NULL;
   }
-done:
-  *out = f;
-  f = NULL;
+  for (size_t k = 0; k < n; ++k) {
+    out[k] = blocks[k];
+    blocks[k] = NULL;
+  }
 cleanup:
   free(start.values);
-  field_release(f, NULL);
+  for (size_t k = 0; blocks && k < n; ++k) field_release(blocks[k], NULL);
+  free(blocks);
+  free(dev);
+  free(shapes);
   return st;
 }
 
@@ -227,16 +247,49 @@ static tsr_status field_cpu_copy(const registry_copy_task_t *tasks, size_t n, vo
 
 /* ---- the exchange of GPU blocks (gpu_field.h) ---- */
 
-static tsr_status field_gpu_stage_out(const block_info_t *b, void *data, int host_bound,
-                                      void *vctx, tsr_error_t *err) {
-  (void)b, (void)vctx;
-  return gpu_field_stage_out(&((field_block_t *)data)->device, host_bound, err);
+/* The device fields of the tasks' blocks (and their host_bound flags) for the staging
+ * functions of gpu_field.h. */
+typedef struct field_stage_list {
+  gpu_field_t **dev;
+  int *host_bound;
+} field_stage_list_t;
+
+static tsr_status field_stage_list(const registry_stage_task_t *tasks, size_t n,
+                                   field_stage_list_t *l, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  l->dev = malloc((n ? n : 1) * sizeof *l->dev);
+  l->host_bound = malloc((n ? n : 1) * sizeof *l->host_bound);
+  TSR_CHECK(l->dev && l->host_bound, TSR_ERR_NOMEM, "out of memory staging GPU fields");
+  for (size_t k = 0; k < n; ++k) {
+    l->dev[k] = &((field_block_t *)tasks[k].data)->device;
+    l->host_bound[k] = tasks[k].host_bound;
+  }
+cleanup:
+  return st;
 }
 
-static tsr_status field_gpu_stage_wait(const block_info_t *b, void *data, int host_bound,
-                                       void *vctx, tsr_error_t *err) {
-  (void)b, (void)host_bound, (void)vctx;
-  return gpu_field_stage_wait(&((field_block_t *)data)->device, err);
+static void field_stage_list_free(field_stage_list_t *l) {
+  free(l->dev);
+  free(l->host_bound);
+}
+
+static tsr_status field_gpu_stage_out(const registry_stage_task_t *tasks, size_t n, void *vctx,
+                                      tsr_error_t *err) {
+  (void)vctx;
+  field_stage_list_t l = {0};
+  tsr_status st = field_stage_list(tasks, n, &l, err);
+  if (st == TSR_OK) st = gpu_field_stage_out(l.dev, n, l.host_bound, err);
+  field_stage_list_free(&l);
+  return st;
+}
+
+static tsr_status field_gpu_stage_wait(const registry_stage_task_t *tasks, size_t n, void *vctx,
+                                       tsr_error_t *err) {
+  (void)vctx;
+  tsr_status st = TSR_OK;
+  for (size_t k = 0; k < n && st == TSR_OK; ++k)
+    st = gpu_field_stage_wait(&((field_block_t *)tasks[k].data)->device, err);
+  return st;
 }
 
 static tsr_status field_gpu_extract(const block_info_t *b, const void *data, int dir,
@@ -273,10 +326,14 @@ cleanup:
   return st;
 }
 
-static tsr_status field_gpu_stage_in(const block_info_t *b, void *data, int host_bound,
-                                     void *vctx, tsr_error_t *err) {
-  (void)b, (void)host_bound, (void)vctx;
-  return gpu_field_stage_in(&((field_block_t *)data)->device, err);
+static tsr_status field_gpu_stage_in(const registry_stage_task_t *tasks, size_t n, void *vctx,
+                                     tsr_error_t *err) {
+  (void)vctx;
+  field_stage_list_t l = {0};
+  tsr_status st = field_stage_list(tasks, n, &l, err);
+  if (st == TSR_OK) st = gpu_field_stage_in(l.dev, n, err);
+  field_stage_list_free(&l);
+  return st;
 }
 
 /* Same device: the receiver's unpack reads the sender's pack buffer; no host trip. */
@@ -376,7 +433,7 @@ tsr_status field_declare(registry_t *reg, gpu_field_programs_t *gpu, const field
       {.kind = REGISTRY_KIND_COPY, .name = name, .fs = "*", .hs = "cpu", .bs = "*",
        .copy = field_cpu_copy, .ctx = k},
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = name, .fs = "*", .hs = "gpu", .bs = "*",
-       .alloc = field_gpu_alloc, .free = field_release, .ctx = k},
+       .alloc_batch = field_gpu_alloc, .free = field_release, .ctx = k},
       {.kind = REGISTRY_KIND_EXTRACTION, .name = name, .fs = "*", .hs = "gpu", .bs = "*",
        .extract = field_gpu_extract, .size = field_size, .stage_out = field_gpu_stage_out,
        .stage_wait = field_gpu_stage_wait, .ctx = k},

@@ -132,6 +132,10 @@ tsr_status opencl_list_devices(opencl_device_desc_t **out, size_t *count, tsr_er
       OPENCL_CHECK(clGetDeviceInfo(devs[d], CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc, NULL));
       OPENCL_CHECK(clGetDeviceInfo(devs[d], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL));
       OPENCL_CHECK(clGetDeviceInfo(devs[d], CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL));
+      cl_uint align_bits = 0;
+      OPENCL_CHECK(clGetDeviceInfo(devs[d], CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
+                                   &align_bits, NULL));
+      x->base_align = align_bits >= 8 ? align_bits / 8 : 1;
       snprintf(x->type, sizeof x->type, "%s", opencl_type_name(type));
       x->global_mem_bytes = mem;
       x->max_alloc_bytes = alloc;
@@ -162,6 +166,7 @@ struct opencl_context {
   cl_device_id device;
   cl_command_queue queue;
   opencl_device_desc_t desc;
+  opencl_counts_t counts;
 };
 
 /* "0: name, 1: name" of the devices in list that are on platform p (or of all platform
@@ -322,6 +327,30 @@ cleanup:
   if (p) clReleaseProgram(p);
   free(log);
   return st;
+}
+
+tsr_status opencl_launch(opencl_context_t *ctx, void *kernel, int dims, const size_t *global,
+                         const size_t *local, const char *what, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const cl_int rc = clEnqueueNDRangeKernel(ctx->queue, (cl_kernel)kernel, (cl_uint)dims, NULL,
+                                           global, local, 0, NULL, NULL);
+  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "enqueueing kernel %s on %s failed: %s (%d)", what,
+            ctx->desc.name, opencl_error_name(rc), (int)rc);
+  ctx->counts.launches++;
+cleanup:
+  return st;
+}
+
+opencl_counts_t opencl_context_counts(const opencl_context_t *ctx) { return ctx->counts; }
+
+void opencl_count_transfer(opencl_context_t *ctx, int to_device, size_t bytes) {
+  if (to_device) {
+    ctx->counts.writes++;
+    ctx->counts.bytes_written += (int64_t)bytes;
+  } else {
+    ctx->counts.reads++;
+    ctx->counts.bytes_read += (int64_t)bytes;
+  }
 }
 
 void opencl_program_release(void *program) {

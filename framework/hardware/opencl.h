@@ -22,6 +22,8 @@ typedef struct opencl_device_desc {
   uint64_t global_mem_bytes;
   uint32_t compute_units;
   uint64_t max_alloc_bytes;
+  uint32_t base_align;                   /* bytes: where a sub-buffer may start
+                                            (CL_DEVICE_MEM_BASE_ADDR_ALIGN) */
   int double_precision;                  /* 1 if the device supports doubles */
 } opencl_device_desc_t;
 
@@ -72,6 +74,25 @@ TSR_NODISCARD tsr_status opencl_build_program(opencl_context_t *ctx, const char 
                                               const char *options, const char *what,
                                               void **program, tsr_error_t *err);
 void opencl_program_release(void *program);
+
+/* Enqueues kernel (a cl_kernel, its arguments set) on the context's queue over global[dims]
+ * work items in groups of local[dims] (NULL: the driver picks), and counts the launch;
+ * what names the kernel in a failure. */
+TSR_NODISCARD tsr_status opencl_launch(opencl_context_t *ctx, void *kernel, int dims,
+                                       const size_t *global, const size_t *local,
+                                       const char *what, tsr_error_t *err);
+
+/* What the context's queue was given since the context was opened: kernel launches
+ * (opencl_launch) and transfers between host and device (gpu_buffer_read and _write,
+ * counted by opencl_count_transfer). A test counts the launches of a step with it; the
+ * bench reports them. */
+typedef struct opencl_counts {
+  int64_t launches;
+  int64_t reads, writes;             /* device -> host, host -> device */
+  int64_t bytes_read, bytes_written;
+} opencl_counts_t;
+opencl_counts_t opencl_context_counts(const opencl_context_t *ctx);
+void opencl_count_transfer(opencl_context_t *ctx, int to_device, size_t bytes);
 
 /* Fails with a message giving both numbers when bytes more device memory than the
  * device has (global memory, and the largest single allocation for largest) are asked

@@ -106,8 +106,10 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
     const char *field;
     bool has, wanted, allowed; /* wanted: required; allowed: may be there */
   } fields[] = {
-      {".kernel", it->kernel != NULL, want_kernel, want_kernel},
-      {".alloc", it->alloc != NULL, want_alloc, want_alloc},
+      {".kernel or .batch", it->kernel || it->batch, want_kernel, want_kernel},
+      {".batch", it->batch != NULL, false, want_kernel},
+      {".alloc or .alloc_batch", it->alloc || it->alloc_batch, want_alloc, want_alloc},
+      {".alloc_batch", it->alloc_batch != NULL, false, want_alloc},
       {".free", it->free != NULL, want_alloc, want_alloc},
       {".size", it->size != NULL, want_size, want_size},
       {".extract", it->extract != NULL, want_extract, want_extract},

@@ -8,9 +8,9 @@
  * each; framework/ names no sweep.
  *
  * The function fields an item must carry depend on its kind:
- *   REGISTRY_KIND_KERNEL      .kernel
- *   REGISTRY_KIND_BOUNDARY    .kernel
- *   REGISTRY_KIND_ALLOCATOR   .alloc and .free
+ *   REGISTRY_KIND_KERNEL      .kernel, .batch or both
+ *   REGISTRY_KIND_BOUNDARY    .kernel, .batch or both
+ *   REGISTRY_KIND_ALLOCATOR   .alloc or .alloc_batch (or both), and .free
  *   REGISTRY_KIND_EXTRACTION  .extract and .size; optionally .stage_out, and
  *                             .stage_wait (only beside .stage_out)
  *   REGISTRY_KIND_INSERTION   .insert and .size; optionally .stage_in
@@ -70,13 +70,15 @@ typedef struct registry_copy_task {
 typedef tsr_status (*registry_copy_fn)(const registry_copy_task_t *tasks, size_t n, void *ctx,
                                        tsr_error_t *err);
 /* Staging around one ghost exchange, for data that does not live in host memory (a GPU
- * block):
+ * block). Each function gets, in one call per item and exchange, every local block
+ * of that item it concerns (tasks in local block order), so that a device stages them
+ * all with a fixed number of launches and transfers:
  *   stage_out  runs once per exchange on every local block that sends anything, before
  *              its first extraction or copy (host_bound: extractions into host buffers
  *              follow; 0: only direct copies to blocks of the same hardware); it may
  *              leave a device-to-host transfer in flight;
  *   stage_wait (optional; NULL: nothing to wait for) waits until what stage_out started
- *              for host-bound extraction has arrived on the host. comm calls it for
+ *              for host-bound extraction has arrived on the host. comm calls it with
  *              every block whose stage_out ran with host_bound = 1, after all stage_out
  *              calls of the exchange and before the first extraction, so that the
  *              transfer time is measured apart from the extraction (the extraction may
@@ -84,11 +86,36 @@ typedef tsr_status (*registry_copy_fn)(const registry_copy_task_t *tasks, size_t
  *   stage_in   runs once per exchange on every local block that receives anything,
  *              after its last insertion or copy.
  * comm_timing (comm.h) counts the time in all three as device time. */
-typedef tsr_status (*registry_stage_fn)(const block_info_t *block, void *data, int host_bound,
-                                        void *ctx, tsr_error_t *err);
+typedef struct registry_stage_task {
+  const block_info_t *block;
+  void *data;
+  int host_bound;
+} registry_stage_task_t;
+typedef tsr_status (*registry_stage_fn)(const registry_stage_task_t *tasks, size_t n, void *ctx,
+                                        tsr_error_t *err);
 /* Work on one block. */
 typedef tsr_status (*registry_kernel_fn)(const block_info_t *block, block_data_t *data,
                                          void *ctx, tsr_error_t *err);
+
+/* The local blocks that resolved to one item, in local order: what a batch function
+ * works on in one call, so that a device runs all of them with a fixed number of kernel
+ * launches however many there are. The caller keeps a batch for as long as its block
+ * list holds (a time loop: for the run), so the item may keep what it prepared for
+ * these blocks (tables on the device) in state between calls; it sets state_free to
+ * release that, and the caller calls it when the batch goes. */
+typedef struct registry_batch {
+  size_t n;
+  const block_info_t **blocks;
+  block_data_t **data;
+  void *state;
+  void (*state_free)(void *state);
+} registry_batch_t;
+/* Work on every block of a batch (a kernel or boundary item's .batch). */
+typedef tsr_status (*registry_batch_fn)(registry_batch_t *batch, void *ctx, tsr_error_t *err);
+/* Allocates the data of every block of a batch at once: out[k] for batch->blocks[k]
+ * (each freed by the item's .free). batch->data is NULL. */
+typedef tsr_status (*registry_alloc_batch_fn)(registry_batch_t *batch, void *ctx, void **out,
+                                              tsr_error_t *err);
 
 typedef struct registry_item {
   registry_kind_t kind;
@@ -97,7 +124,11 @@ typedef struct registry_item {
   const char *hs;
   const char *bs;
   registry_kernel_fn kernel;
+  registry_batch_fn batch;  /* kernel and boundary items: where given, a time loop calls
+                               it once per step with every local block of the item
+                               instead of .kernel per block */
   registry_alloc_fn alloc;
+  registry_alloc_batch_fn alloc_batch; /* where given, used instead of .alloc */
   registry_free_fn free;
   registry_size_fn size;
   registry_extract_fn extract;

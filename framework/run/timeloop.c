@@ -1,6 +1,5 @@
 #include "timeloop.h"
 
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +12,8 @@ typedef struct timeloop_entry {
   char name[64];                     /* for reports */
   double seconds[3];                 /* exchange, boundary, kernel, summed over steps */
   comm_t *exchange;                  /* NULL: none */
-  const registry_item_t **boundary;  /* per local block; NULL array: none */
-  const registry_item_t **kernel;    /* per local block */
+  data_items_t *boundary;            /* NULL: none */
+  data_items_t *kernel;
 } timeloop_entry_t;
 
 struct timeloop {
@@ -47,35 +46,12 @@ void timeloop_free(timeloop_t **tl) {
   timeloop_t *t = *tl;
   for (int i = 0; i < t->nsweeps; ++i) {
     comm_free(&t->sweeps[i].exchange);
-    free(t->sweeps[i].boundary);
-    free(t->sweeps[i].kernel);
+    data_items_free(&t->sweeps[i].boundary);
+    data_items_free(&t->sweeps[i].kernel);
   }
   free(t->sweeps);
   free(t);
   *tl = NULL;
-}
-
-/* Looks up one item per local block. */
-static tsr_status timeloop_resolve(timeloop_t *tl, registry_kind_t kind, const char *name,
-                                   const registry_item_t ***out, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  int32_t n = patch_local_count(tl->patch);
-  const registry_item_t **items = calloc((size_t)(n ? n : 1), sizeof *items);
-  TSR_CHECK(items, TSR_ERR_NOMEM, "out of memory resolving '%s'", name);
-  for (int32_t i = 0; i < n; ++i) {
-    const block_info_t *b = patch_block(tl->patch, patch_local_id(tl->patch, i));
-    registry_request_t req = {.fs = tl->fs, .hs = b->hs, .bs = b->bs};
-    st = registry_lookup(tl->reg, kind, name, &req, &items[i], err);
-    if (st != TSR_OK) {
-      tsr_error_prefix(err, "BlockID %d", (int)b->id);
-      goto cleanup;
-    }
-  }
-  *out = items;
-  items = NULL;
-cleanup:
-  free(items);
-  return st;
 }
 
 tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr_error_t *err) {
@@ -86,8 +62,11 @@ tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr
   if (!grown) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory adding a sweep");
   else tl->sweeps = grown;
   if (st == TSR_OK && sweep->boundary)
-    st = timeloop_resolve(tl, REGISTRY_KIND_BOUNDARY, sweep->boundary, &e.boundary, err);
-  if (st == TSR_OK) st = timeloop_resolve(tl, REGISTRY_KIND_KERNEL, sweep->kernel, &e.kernel, err);
+    st = data_items_create(tl->reg, tl->patch, REGISTRY_KIND_BOUNDARY, sweep->boundary, tl->fs,
+                           &e.boundary, err);
+  if (st == TSR_OK)
+    st = data_items_create(tl->reg, tl->patch, REGISTRY_KIND_KERNEL, sweep->kernel, tl->fs,
+                           &e.kernel, err);
   if (st != TSR_OK) tsr_error_prefix(err, "sweep '%s'", sweep->name);
   st = verdict_reduce(tl->comm, st, 0, err);
   if (st == TSR_OK && sweep->nexchange > 0) {
@@ -96,56 +75,11 @@ tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr
     st = comm_create(&co, tl->patch, tl->reg, tl->comm, &e.exchange, err); /* collective */
   }
   if (st != TSR_OK) {
-    free(e.boundary);
-    free(e.kernel);
+    data_items_free(&e.boundary);
+    data_items_free(&e.kernel);
     return st;
   }
   tl->sweeps[tl->nsweeps++] = e;
-  return st;
-}
-
-/* Runs items[i] on local block i. With at least two blocks per OpenMP thread whose items
- * are concurrent, those blocks go through one parallel region, a block per call and
- * thread (dynamic schedule: blocks of different sizes), instead of each call starting
- * the threads for its own block; the other blocks follow one after the other. The first
- * failing block (in local order) is reported. */
-static tsr_status timeloop_apply(timeloop_t *tl, const registry_item_t **items, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  const int32_t n = patch_local_count(tl->patch);
-  int32_t nconc = 0, failed = n;
-  for (int32_t i = 0; i < n; ++i) nconc += items[i]->concurrent != 0;
-  const int spread = omp_get_max_threads() > 1 && nconc >= 2 * omp_get_max_threads();
-  if (spread) {
-    tsr_error_t first;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int32_t i = 0; i < n; ++i) {
-      if (!items[i]->concurrent) continue;
-      const int32_t id = patch_local_id(tl->patch, i);
-      tsr_error_t e;
-      if (items[i]->kernel(patch_block(tl->patch, id), patch_block_data(tl->patch, id),
-                           items[i]->ctx, &e) != TSR_OK) {
-#pragma omp critical(timeloop_failure)
-        if (i < failed) {
-          failed = i;
-          first = e;
-        }
-      }
-    }
-    if (failed < n) *err = first;
-  }
-  for (int32_t i = 0; i < n && failed == n; ++i) {
-    if (spread && items[i]->concurrent) continue;
-    const int32_t id = patch_local_id(tl->patch, i);
-    if (items[i]->kernel(patch_block(tl->patch, id), patch_block_data(tl->patch, id),
-                         items[i]->ctx, err) != TSR_OK)
-      failed = i;
-  }
-  if (failed < n) {
-    const registry_item_t *it = items[failed];
-    st = err->code;
-    tsr_error_prefix(err, "%s '%s' on BlockID %d", registry_kind_name(it->kind), it->name,
-                     (int)patch_local_id(tl->patch, failed));
-  }
   return st;
 }
 
@@ -162,9 +96,9 @@ tsr_status timeloop_step(timeloop_t *tl, tsr_error_t *err) {
       if (xst != TSR_OK) return st == TSR_OK ? xst : st; /* a shared verdict: all return */
     }
     double t1 = MPI_Wtime();
-    if (st == TSR_OK && e->boundary) st = timeloop_apply(tl, e->boundary, err);
+    if (st == TSR_OK && e->boundary) st = data_items_run(e->boundary, err);
     double t2 = MPI_Wtime();
-    if (st == TSR_OK) st = timeloop_apply(tl, e->kernel, err);
+    if (st == TSR_OK) st = data_items_run(e->kernel, err);
     double t3 = MPI_Wtime();
     tl->timing.exchange += t1 - t0;
     tl->timing.boundary += t2 - t1;

@@ -4,7 +4,9 @@
  * optional), a
  * boundary phase (a REGISTRY_KIND_BOUNDARY item, optional) and a work phase (a
  * REGISTRY_KIND_KERNEL item). Items are looked up once per local block when the sweep
- * is added, by the simulation's fs and each block's hs and bs. Every step ends with
+ * is added, by the simulation's fs and each block's hs and bs; the blocks of an item
+ * with a batch function run in one call per step (data.h), e.g. every GPU block of the
+ * process with a fixed number of kernel launches. Every step ends with
  * one verdict across ranks. */
 #ifndef TIMELOOP_H
 #define TIMELOOP_H

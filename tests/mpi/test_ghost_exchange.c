@@ -710,6 +710,7 @@ typedef struct staged_block {
 
 typedef struct staged_log {
   int64_t outs, waits, ins, extracts;
+  int64_t out_calls, wait_calls, in_calls; /* calls of the staging functions */
   int64_t out_after_wait;      /* a stage_out that came after a stage_wait */
   int64_t wait_not_host_bound; /* a stage_wait with host_bound 0 or before stage_out */
   int64_t extract_unwaited;    /* an extraction from a block not yet waited for */
@@ -724,31 +725,38 @@ static tsr_status staged_alloc(const block_info_t *b, void *ctx, void **out, tsr
 }
 static void staged_free(void *data, void *ctx) { free(data); }
 static size_t staged_size(const block_info_t *b, int dir, void *ctx) { return 8; }
-static tsr_status staged_out(const block_info_t *b, void *data, int host_bound, void *ctx,
+static tsr_status staged_out(const registry_stage_task_t *t, size_t n, void *ctx,
                              tsr_error_t *err) {
   staged_log_t *log = *(staged_log_t **)ctx;
-  staged_block_t *s = data;
-  log->outs++;
-  if (log->waits > 0) log->out_after_wait++;
-  *s = (staged_block_t){.staged_out = 1, .host_bound = host_bound};
-  return TSR_OK;
-}
-static tsr_status staged_wait(const block_info_t *b, void *data, int host_bound, void *ctx,
-                              tsr_error_t *err) {
-  staged_log_t *log = *(staged_log_t **)ctx;
-  staged_block_t *s = data;
-  log->waits++;
-  if (!host_bound || !s->staged_out || !s->host_bound) log->wait_not_host_bound++;
-  s->waited = 1;
-  double until = MPI_Wtime() + STAGED_WAIT_S; /* the clock comm_timing reads */
-  while (MPI_Wtime() < until) {
+  log->out_calls++;
+  for (size_t k = 0; k < n; ++k) {
+    staged_block_t *s = t[k].data;
+    log->outs++;
+    if (log->waits > 0) log->out_after_wait++;
+    *s = (staged_block_t){.staged_out = 1, .host_bound = t[k].host_bound};
   }
   return TSR_OK;
 }
-static tsr_status staged_in(const block_info_t *b, void *data, int host_bound, void *ctx,
+static tsr_status staged_wait(const registry_stage_task_t *t, size_t n, void *ctx,
+                              tsr_error_t *err) {
+  staged_log_t *log = *(staged_log_t **)ctx;
+  log->wait_calls++;
+  for (size_t k = 0; k < n; ++k) {
+    staged_block_t *s = t[k].data;
+    log->waits++;
+    if (!t[k].host_bound || !s->staged_out || !s->host_bound) log->wait_not_host_bound++;
+    s->waited = 1;
+    double until = MPI_Wtime() + STAGED_WAIT_S; /* the clock comm_timing reads */
+    while (MPI_Wtime() < until) {
+    }
+  }
+  return TSR_OK;
+}
+static tsr_status staged_in(const registry_stage_task_t *t, size_t n, void *ctx,
                             tsr_error_t *err) {
   staged_log_t *log = *(staged_log_t **)ctx;
-  log->ins++;
+  log->in_calls++;
+  log->ins += (int64_t)n;
   return TSR_OK;
 }
 static tsr_status staged_extract(const block_info_t *b, const void *data, int dir, uint8_t *out,
@@ -770,7 +778,8 @@ static tsr_status staged_copy(const registry_copy_task_t *tasks, size_t n, void 
   return TSR_OK;
 }
 
-/* stage_wait runs once per exchange for every block that sends to another rank (its
+/* Each staging function runs once per exchange, with all its blocks; stage_wait with
+ * every block that sends to another rank (its
  * stage_out ran host-bound), after every stage_out and before any extraction; blocks
  * with local neighbours only are staged out and in but not waited for. The time spent
  * in stage_wait shows up as device time. */
@@ -837,6 +846,10 @@ static void test_exchange_stage_wait(void **state) {
     assert_int_equal(log.outs, linked);
     assert_int_equal(log.waits, remote);
     assert_int_equal(log.ins, linked);
+    /* one call per item and exchange, with every block of it */
+    assert_int_equal(log.out_calls, 1);
+    assert_int_equal(log.in_calls, 1);
+    assert_int_equal(log.wait_calls, remote > 0 ? 1 : 0);
     assert_int_equal(log.out_after_wait, 0);
     assert_int_equal(log.wait_not_host_bound, 0);
     assert_int_equal(log.extract_unwaited, 0);

@@ -27,9 +27,8 @@ static tsr_status copy_fn(const registry_copy_task_t *t, size_t n, void *ctx, ts
   return TSR_OK;
 }
 
-static tsr_status stage_fn(const block_info_t *b, void *d, int host_bound, void *ctx,
-                           tsr_error_t *e) {
-  (void)b, (void)d, (void)host_bound, (void)ctx, (void)e;
+static tsr_status stage_fn(const registry_stage_task_t *t, size_t n, void *ctx, tsr_error_t *e) {
+  (void)t, (void)n, (void)ctx, (void)e;
   return TSR_OK;
 }
 
