@@ -45,23 +45,29 @@ typedef uint elem_t;
 #define K_FLIP 4
 #define K_ROW 5
 
-/* The row of work item g: the last row whose first item is at most g. */
-static long field_row(__global const long *tab, const long nrows, const long g) {
-  long lo = 0, hi = nrows - 1;
-  while (lo < hi) {
-    const long mid = (lo + hi + 1) / 2;
-    if (tab[mid * R_ROW + R_ITEM] <= g) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+/* The row of work item g: the last row whose first item is at most g, searched from the
+ * row where g's chunk of ROW_CHUNK items starts (chunks[g / ROW_CHUNK]). */
+#define ROW_CHUNK_BITS 6 /* 64 items */
+static long field_row(__global const long *tab, __global const int *chunks, const long g) {
+  long r = chunks[g >> ROW_CHUNK_BITS];
+  while (tab[(r + 1) * R_ROW + R_ITEM] <= g) ++r;
+  return r;
 }
 
-/* The element of cell k (z-y-x order) of box t in its block's field (bk: the block's
+/* Cell k (z-y-x order) of a box of extent t[R_EXT..]: its offsets from the box's first
+ * cell (32-bit arithmetic: a box has fewer than 2^31 cells, and 64-bit division is
+ * slow on GPUs and CPUs alike). */
+static int3 field_offsets(__global const long *t, const int k) {
+  const int ex = (int)t[R_EXT], ey = (int)t[R_EXT + 1];
+  const int yz = k / ex;
+  return (int3)(k - yz * ex, yz % ey, yz / ey);
+}
+
+/* The element of the cell at offsets o of box t in its block's field (bk: the block's
  * row). */
-static long field_cell(__global const long *t, const long k, __global const long *bk,
+static long field_cell(__global const long *t, const int3 o, __global const long *bk,
                        const long ghost) {
-  const long x = t[R_LO] + k % t[R_EXT], y = t[R_LO + 1] + (k / t[R_EXT]) % t[R_EXT + 1],
-             z = t[R_LO + 2] + k / (t[R_EXT] * t[R_EXT + 1]);
+  const long x = t[R_LO] + o.x, y = t[R_LO + 1] + o.y, z = t[R_LO + 2] + o.z;
   return (x + ghost) + bk[K_SX] * ((y + ghost) + bk[K_SY] * (z + ghost));
 }
 
@@ -69,40 +75,52 @@ static long field_cell(__global const long *t, const long k, __global const long
 __kernel void field_pack(__global const elem_t *g0, __global const elem_t *g1, const int flip,
                          __global elem_t *out, __global const long *tab,
                          __global const long *blocks, __global const int *comps,
-                         const long nrows, const long nitems, const long ghost) {
+                         __global const int *chunks, const long nitems, const long ghost) {
   const long g = get_global_id(0);
   if (g >= nitems) return;
-  __global const long *t = tab + field_row(tab, nrows, g) * R_ROW;
+  __global const long *t = tab + field_row(tab, chunks, g) * R_ROW;
   __global const long *bk = blocks + t[R_BLOCK] * K_ROW;
   __global const elem_t *f = (((int)bk[K_FLIP] ^ flip) & 1 ? g1 : g0) + bk[K_BASE];
   const long k = g - t[R_ITEM], n = t[R_NCOMP], nc = bk[K_NCELLS];
-  const long cell = field_cell(t, k, bk, ghost);
+  const long cell = field_cell(t, field_offsets(t, (int)k), bk, ghost);
   const long o = t[R_VALUE] + k * n;
   __global const int *cs = comps + t[R_COMP];
   for (long c = 0; c < n; ++c) out[o + c] = f[cs[c] * nc + cell];
 }
 
 /* Reads the boxes whose source is set into the ghost layers (tab: the receiving boxes).
- * src per row: x, the array the slot's message is in (-1: none this time, 0: in, the
- * messages that came through the host; 1: out, the set's pack array, where a neighbour
- * on this device packed it); y, the value where the slot's message starts there. */
+ * src per row: x, where the values come from: -1, nowhere this time; 0, the in array
+ * (messages that came through the host), y the value where the slot's message starts;
+ * 1, the set's pack array, the same; 2, straight from the sending block of this set,
+ * y the row of the sending box in send (the box table of field_pack), whose cells
+ * match this box's one by one. */
 __kernel void field_unpack(__global elem_t *g0, __global elem_t *g1, const int flip,
                            __global const elem_t *in, __global const elem_t *out,
                            __global const long *tab, __global const long2 *src,
                            __global const long *blocks, __global const int *comps,
-                           const long nrows, const long nitems, const long ghost) {
+                           __global const int *chunks, const long nitems, const long ghost,
+                           __global const long *send) {
   const long g = get_global_id(0);
   if (g >= nitems) return;
-  const long r = field_row(tab, nrows, g);
+  const long r = field_row(tab, chunks, g);
   const long2 s = src[r];
   if (s.x < 0) return;
   __global const long *t = tab + r * R_ROW;
   __global const long *bk = blocks + t[R_BLOCK] * K_ROW;
   __global elem_t *f = (((int)bk[K_FLIP] ^ flip) & 1 ? g1 : g0) + bk[K_BASE];
-  __global const elem_t *from = s.x ? out : in;
   const long k = g - t[R_ITEM], n = t[R_NCOMP], nc = bk[K_NCELLS];
-  const long cell = field_cell(t, k, bk, ghost);
-  const long o = s.y + t[R_VALUE] + k * n;
+  const int3 off = field_offsets(t, (int)k); /* the sending box's too: the same extent */
+  const long cell = field_cell(t, off, bk, ghost);
   __global const int *cs = comps + t[R_COMP];
+  if (s.x == 2) {
+    __global const long *ts = send + s.y * R_ROW;
+    __global const long *bs = blocks + ts[R_BLOCK] * K_ROW;
+    __global const elem_t *fs = (((int)bs[K_FLIP] ^ flip) & 1 ? g1 : g0) + bs[K_BASE];
+    const long cs_ = field_cell(ts, off, bs, ghost), ns = bs[K_NCELLS];
+    for (long c = 0; c < n; ++c) f[cs[c] * nc + cell] = fs[cs[c] * ns + cs_];
+    return;
+  }
+  __global const elem_t *from = s.x ? out : in;
+  const long o = s.y + t[R_VALUE] + k * n;
   for (long c = 0; c < n; ++c) f[cs[c] * nc + cell] = from[o + c];
 }

@@ -15,6 +15,7 @@ extern const char gpu_field_source[];
 enum { R_LO = 0, R_EXT = 3, R_NCOMP = 6, R_COMP = 7, R_BLOCK = 8, R_ITEM = 9, R_VALUE = 10,
        R_ROW = 11 };
 enum { K_BASE = 0, K_SX = 1, K_SY = 2, K_NCELLS = 3, K_FLIP = 4, K_ROW = 5 };
+enum { ROW_CHUNK = 64 }; /* field.cl's chunks of work items */
 
 typedef struct gpu_field_program {
   cl_program program;
@@ -83,8 +84,9 @@ cleanup:
 /* What one exchange changes in a field. */
 struct gpu_field_stage {
   uint32_t mask;                      /* slots to unpack */
-  int8_t src[DIRECTION_COUNT];        /* 0: the set's in array, 1: its out array */
-  size_t src_offset[DIRECTION_COUNT]; /* value where the slot's message starts there */
+  int8_t src[DIRECTION_COUNT];        /* 0: the set's in array, 2: a block of the set */
+  size_t src_offset[DIRECTION_COUNT]; /* 0: the value where the slot's message starts
+                                         there; 2: the sending block's index */
 };
 
 struct gpu_field_set {
@@ -97,9 +99,10 @@ struct gpu_field_set {
   gpu_buffer_t grid[2];     /* the copies of every block */
   gpu_buffer_t out, in;     /* message arrays (pack, unpack) */
   gpu_pinned_t pin_out, pin_in; /* their host copies */
-  gpu_buffer_t tab_send, tab_recv, blocks, comps, src; /* field.cl's tables */
+  gpu_buffer_t tab_send, tab_recv, blocks, comps, src, chunks; /* field.cl's tables */
   long long nrows, nitems, nvalues;
   int *row_block, *row_slot; /* per row, on the host */
+  int *slot_row;             /* per block and slot: its first row (-1: none) */
   cl_long *blocks_host;      /* the block table as on the device */
   cl_long *src_host, *src_dev; /* per row (x, y): built for this exchange, on the device */
   void *out_event, *in_event;
@@ -114,13 +117,14 @@ static void gpu_field_set_free(gpu_field_set_t *s) {
   if (gpu_event_wait(&s->out_event, &ignored) != TSR_OK) { /* as above */ }
   if (gpu_event_wait(&s->in_event, &ignored) != TSR_OK) { /* as above */ }
   gpu_buffer_t *bufs[] = {&s->grid[0], &s->grid[1], &s->out, &s->in, &s->tab_send,
-                          &s->tab_recv, &s->blocks, &s->comps, &s->src};
+                          &s->tab_recv, &s->blocks, &s->comps, &s->src, &s->chunks};
   for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; ++k) gpu_buffer_free(bufs[k]);
   gpu_pinned_free(&s->pin_out);
   gpu_pinned_free(&s->pin_in);
   free(s->fields);
   free(s->row_block);
   free(s->row_slot);
+  free(s->slot_row);
   free(s->blocks_host);
   free(s->src_host);
   free(s->src_dev);
@@ -147,8 +151,8 @@ static size_t gpu_field_round(size_t v, size_t align) { return (v + align - 1) /
  * *items. The crossing lists come from comp_first (per direction, in comps). */
 static tsr_status gpu_field_boxes(gpu_field_t *f, const int *comp_first, const int *ncomp,
                                   int b, cl_long *send, cl_long *recv, int *row_block,
-                                  int *row_slot, long long *row, long long *items,
-                                  tsr_error_t *err) {
+                                  int *row_slot, int *slot_row, long long *row,
+                                  long long *items, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const gpu_field_shape_t *s = &f->shape;
   long long values = 0;
@@ -178,6 +182,8 @@ static tsr_status gpu_field_boxes(gpu_field_t *f, const int *comp_first, const i
         tr[R_VALUE] = slot_values;
         row_block[*row] = b;
         row_slot[*row] = d;
+        if (slot_row[b * DIRECTION_COUNT + d] < 0)
+          slot_row[b * DIRECTION_COUNT + d] = (int)*row;
       }
       ++*row;
       *items += cells;
@@ -203,6 +209,7 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
   int comps[DIRECTION_COUNT * 64 + 1], comp_first[DIRECTION_COUNT], ncomp[DIRECTION_COUNT];
   int nc = 0;
   cl_long *send = NULL, *recv = NULL;
+  int *chunks = NULL;
   TSR_CHECK(set, TSR_ERR_NOMEM, "out of memory for a set of GPU fields");
   set->cl = cl;
   set->progs = progs;
@@ -240,8 +247,8 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
               "a size_t", s->n[0], s->n[1], s->n[2]);
     f->base = elements;
     f->msg_first = values;
-    TSR_TRY(gpu_field_boxes(f, comp_first, ncomp, (int)b, NULL, NULL, NULL, NULL, &rows, &items,
-                            err));
+    TSR_TRY(gpu_field_boxes(f, comp_first, ncomp, (int)b, NULL, NULL, NULL, NULL, NULL, &rows,
+                            &items, err));
     values += f->slot_offset[DIRECTION_COUNT];
     elements = gpu_field_round(elements + bytes / es, align / es ? align / es : 1);
     cl_long *bk = set->blocks_host + b * K_ROW;
@@ -265,24 +272,36 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
                                      array, 0, NULL, NULL));
   }
   /* the tables */
-  send = calloc((size_t)rows * R_ROW + 1, sizeof *send);
-  recv = calloc((size_t)rows * R_ROW + 1, sizeof *recv);
+  /* a row past the last (its first item: the count) ends the kernels' search */
+  send = calloc(((size_t)rows + 1) * R_ROW, sizeof *send);
+  recv = calloc(((size_t)rows + 1) * R_ROW, sizeof *recv);
+  const size_t nchunks = (size_t)(items + ROW_CHUNK - 1) / ROW_CHUNK;
+  chunks = calloc(nchunks + 1, sizeof *chunks);
   set->row_block = calloc((size_t)rows + 1, sizeof *set->row_block);
   set->row_slot = calloc((size_t)rows + 1, sizeof *set->row_slot);
+  set->slot_row = malloc(n * DIRECTION_COUNT * sizeof *set->slot_row);
   set->src_host = calloc(2 * (size_t)rows + 2, sizeof *set->src_host);
   set->src_dev = calloc(2 * (size_t)rows + 2, sizeof *set->src_dev);
-  TSR_CHECK(send && recv && set->row_block && set->row_slot && set->src_host && set->src_dev,
+  TSR_CHECK(send && recv && chunks && set->row_block && set->row_slot && set->slot_row &&
+                set->src_host && set->src_dev,
             TSR_ERR_NOMEM, "out of memory for the tables of %zu GPU fields", n);
   long long row = 0;
   items = 0;
+  for (size_t k = 0; k < n * DIRECTION_COUNT; ++k) set->slot_row[k] = -1;
   for (size_t b = 0; b < n; ++b)
     TSR_TRY(gpu_field_boxes(fields[b], comp_first, ncomp, (int)b, send, recv, set->row_block,
-                            set->row_slot, &row, &items, err));
+                            set->row_slot, set->slot_row, &row, &items, err));
   for (long long r = 0; r < rows; ++r) set->src_dev[2 * r] = set->src_host[2 * r] = -1;
-  TSR_TRY(gpu_field_table(cl, send, (size_t)rows * R_ROW * sizeof *send, "field tables",
+  send[rows * R_ROW + R_ITEM] = recv[rows * R_ROW + R_ITEM] = items;
+  for (long long r = 0, c = 0; r < rows; ++r) /* the row of each chunk's first item */
+    for (; c < (long long)nchunks && c * ROW_CHUNK < send[(r + 1) * R_ROW + R_ITEM]; ++c)
+      chunks[c] = (int)r;
+  TSR_TRY(gpu_field_table(cl, send, ((size_t)rows + 1) * R_ROW * sizeof *send, "field tables",
                           &set->tab_send, err));
-  TSR_TRY(gpu_field_table(cl, recv, (size_t)rows * R_ROW * sizeof *recv, "field tables",
+  TSR_TRY(gpu_field_table(cl, recv, ((size_t)rows + 1) * R_ROW * sizeof *recv, "field tables",
                           &set->tab_recv, err));
+  TSR_TRY(gpu_field_table(cl, chunks, nchunks * sizeof *chunks, "field tables", &set->chunks,
+                          err));
   TSR_TRY(gpu_field_table(cl, set->blocks_host, n * K_ROW * sizeof *set->blocks_host,
                           "field tables", &set->blocks, err));
   TSR_TRY(gpu_field_table(cl, comps, (size_t)nc * sizeof *comps, "field tables", &set->comps,
@@ -311,6 +330,7 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
 cleanup:
   free(send);
   free(recv);
+  free(chunks);
   if (set && set->refs == 0) gpu_field_set_free(set);
   return st;
 }
@@ -506,18 +526,18 @@ cleanup:
   return st;
 }
 
-/* Arguments of field.cl's kernels from the tables on: tab, [src], blocks, comps, nrows,
+/* Arguments of field.cl's kernels from the tables on: tab, [src], blocks, comps, chunks,
  * nitems, ghost. */
 static tsr_status gpu_field_table_args(gpu_field_set_t *s, cl_kernel k, cl_uint a,
                                        const gpu_buffer_t *tab, const gpu_buffer_t *src,
                                        tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const cl_long nrows = s->nrows, nitems = s->nitems, ghost = s->ghost;
+  const cl_long nitems = s->nitems, ghost = s->ghost;
   OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_mem), &tab->mem));
   if (src) OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_mem), &src->mem));
   OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->blocks.mem));
   OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->comps.mem));
-  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof nrows, &nrows));
+  OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->chunks.mem));
   OPENCL_CHECK(clSetKernelArg(k, a++, sizeof nitems, &nitems));
   OPENCL_CHECK(clSetKernelArg(k, a++, sizeof ghost, &ghost));
 cleanup:
@@ -543,7 +563,10 @@ static tsr_status gpu_field_set_out(gpu_field_set_t *s, gpu_field_t *const *fiel
   tsr_status st = TSR_OK;
   gpu_field_program_t *p;
   TSR_TRY(gpu_event_wait(&s->out_event, err));
-  if (s->nitems > 0) {
+  int any = 0; /* neighbours on this device read the cells themselves (field_unpack) */
+  for (size_t k = 0; k < n && host_bound && !any; ++k)
+    any = fields[k]->set == s && host_bound[k];
+  if (any && s->nitems > 0) {
     TSR_TRY(gpu_field_program(s->progs, s->esize, &p, err));
     TSR_TRY(gpu_field_grid_args(s, p->pack, err));
     OPENCL_CHECK(clSetKernelArg(p->pack, 3, sizeof(cl_mem), &s->out.mem));
@@ -620,16 +643,14 @@ cleanup:
 
 tsr_status gpu_field_copy_from(gpu_field_t *to, const gpu_field_t *from, int d, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  TSR_CHECK(from->set && from->set->packed && from->set == to->set && d >= 0 &&
-                d < DIRECTION_COUNT &&
+  TSR_CHECK(from->set && from->set == to->set && d >= 0 && d < DIRECTION_COUNT &&
                 gpu_field_slot_bytes(from, d) == gpu_field_slot_bytes(to, d),
             TSR_ERR_INTERNAL, "GPU field copy in direction %d: %s", d,
-            !from->set || !from->set->packed ? "the sender was not staged out"
-            : from->set != to->set           ? "the blocks are in different sets"
-                                             : "the blocks differ in slice");
+            from->set != to->set ? "the blocks are in different sets"
+                                 : "the blocks differ in slice");
   if (gpu_field_slot_bytes(to, d) == 0) return st;
-  to->stage->src[d] = 1;
-  to->stage->src_offset[d] = from->msg_first + from->slot_offset[d];
+  to->stage->src[d] = 2; /* the unpack reads the sender's cells */
+  to->stage->src_offset[d] = (size_t)from->index;
   to->stage->mask |= 1u << d;
 cleanup:
   return st;
@@ -653,6 +674,9 @@ static tsr_status gpu_field_set_in(gpu_field_set_t *s, tsr_error_t *err) {
     if (f && ((f->stage->mask >> d) & 1u)) {
       x[0] = f->stage->src[d];
       x[1] = (cl_long)f->stage->src_offset[d];
+      if (x[0] == 2) /* the sender's box of the same number in the same slot */
+        x[1] = s->slot_row[x[1] * DIRECTION_COUNT + d] +
+               (r - s->slot_row[s->row_block[r] * DIRECTION_COUNT + d]);
       any = 1;
     } else {
       x[0] = -1;
@@ -672,6 +696,7 @@ static tsr_status gpu_field_set_in(gpu_field_set_t *s, tsr_error_t *err) {
   OPENCL_CHECK(clSetKernelArg(k, 3, sizeof(cl_mem), s->in.mem ? &s->in.mem : NULL));
   OPENCL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), s->out.mem ? &s->out.mem : NULL));
   TSR_TRY(gpu_field_table_args(s, k, 5, &s->tab_recv, &s->src, err));
+  OPENCL_CHECK(clSetKernelArg(k, 12, sizeof(cl_mem), &s->tab_send.mem));
   const size_t items = (size_t)s->nitems;
   TSR_TRY(opencl_launch(s->cl, k, 1, &items, NULL, "field_unpack", err));
 cleanup:

@@ -26,6 +26,7 @@ struct gpu_lbm {
   cl_program program;
   cl_kernel stream_collide, boundary, moments, check, pulled_density;
   cl_mem consts;
+  gpu_buffer_t zero; /* the tables of one block at element 0 (bases, aux_bases) */
 };
 
 static tsr_status gpu_kernel(gpu_lbm_t *g, const char *name, cl_kernel *out, tsr_error_t *err) {
@@ -129,6 +130,9 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
                              (size_t)LBM_CONSTS_COUNT(g->q) * g->esize, (void *)consts, &rc);
   TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateBuffer (collision constants) failed: %s",
             opencl_error_name(rc));
+  const cl_long zero[2] = {0, 0};
+  TSR_TRY(gpu_buffer_create(ctx, sizeof zero, "block tables", &g->zero, err));
+  TSR_TRY(gpu_buffer_write(ctx, &g->zero, 0, sizeof zero, zero, NULL, err));
   *out = g;
   g = NULL;
 cleanup:
@@ -145,6 +149,7 @@ void gpu_lbm_free(gpu_lbm_t **gp) {
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k)
     if (kernels[k]) clReleaseKernel(kernels[k]);
   if (g->consts) clReleaseMemObject(g->consts);
+  gpu_buffer_free(&g->zero);
   opencl_program_release(g->program);
   free(g);
   *gp = NULL;
@@ -236,14 +241,39 @@ cleanup:
   return st;
 }
 
-tsr_status gpu_lbm_step(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_error_t *err) {
+/* Arguments 0..3 of the stream-collide (the copies, the constants, the block table),
+ * then launches over every block of f: z of block b0 + k at (., ., k NZ + z), the
+ * blocks in launches of at most 65535 z values (a GPU's limit on the groups along a
+ * dimension), b0 (argument 4) the first block of each. */
+static tsr_status gpu_launch_blocks(gpu_lbm_t *g, cl_kernel k, const gpu_lbm_field_t *f,
+                                    tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_mem src = (cl_mem)f->grid[f->cur], dst = (cl_mem)f->grid[1 - f->cur];
+  const gpu_buffer_t *bases = f->bases ? f->bases : &g->zero;
+  const int nb = f->bases ? f->nblocks : 1, nz = g->spec.n[2];
+  OPENCL_CHECK(clSetKernelArg(k, 0, sizeof src, &src));
+  OPENCL_CHECK(clSetKernelArg(k, 1, sizeof dst, &dst));
+  OPENCL_CHECK(clSetKernelArg(k, 2, sizeof g->consts, &g->consts));
+  OPENCL_CHECK(clSetKernelArg(k, 3, sizeof(cl_mem), &bases->mem));
+  size_t nx = (size_t)g->spec.n[0], lx = (nx + 31) / 32 * 32;
+  if (lx > 128) lx = 128;
+  const size_t local[3] = {lx, 1, 1};
+  const int per = nz >= 65535 ? 1 : 65535 / nz;
+  for (cl_int b0 = 0; b0 < nb; b0 += per) {
+    const int m = nb - b0 < per ? nb - b0 : per;
+    const size_t global[3] = {(nx + lx - 1) / lx * lx, (size_t)g->spec.n[1],
+                              (size_t)nz * (size_t)m};
+    OPENCL_CHECK(clSetKernelArg(k, 4, sizeof b0, &b0));
+    TSR_TRY(opencl_launch(g->ctx, k, 3, global, local, "lbm_stream_collide", err));
+  }
+cleanup:
+  return st;
+}
+
+tsr_status gpu_lbm_step(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
   TSR_CHECK(!g->spec.coupled, TSR_ERR_INTERNAL, "gpu_lbm_step on a coupled program");
-  OPENCL_CHECK(clSetKernelArg(g->stream_collide, 0, sizeof src, &src));
-  OPENCL_CHECK(clSetKernelArg(g->stream_collide, 1, sizeof dst, &dst));
-  OPENCL_CHECK(clSetKernelArg(g->stream_collide, 2, sizeof g->consts, &g->consts));
-  TSR_TRY(gpu_launch_cells(g, g->stream_collide, err));
+  TSR_TRY(gpu_launch_blocks(g, g->stream_collide, f, err));
   f->cur = 1 - f->cur;
 cleanup:
   return st;
@@ -269,26 +299,25 @@ tsr_status gpu_lbm_step_coupled(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_
                                 tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_kernel k = g->stream_collide;
-  cl_mem src = (cl_mem)f->grid[f->cur], dst = (cl_mem)f->grid[1 - f->cur];
   TSR_CHECK(g->spec.coupled && (!g->spec.ade || (a->in && a->in->mem)), TSR_ERR_INTERNAL,
             "gpu_lbm_step_coupled: %s", g->spec.coupled ? "no advection velocity"
                                                          : "the program is not coupled");
   const cl_long geo[4] = {(cl_long)a->dims.origin, (cl_long)a->dims.sy, (cl_long)a->dims.sz,
                           (cl_long)a->dims.sc};
   const cl_int start = a->start ? 1 : 0;
-  OPENCL_CHECK(clSetKernelArg(k, 0, sizeof src, &src));
-  OPENCL_CHECK(clSetKernelArg(k, 1, sizeof dst, &dst));
-  OPENCL_CHECK(clSetKernelArg(k, 2, sizeof g->consts, &g->consts));
   /* fields left out get a NULL buffer (allowed for __global arguments) */
-  OPENCL_CHECK(clSetKernelArg(k, 3, sizeof(cl_mem), a->in ? &a->in->mem : NULL));
-  OPENCL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), a->out ? &a->out->mem : NULL));
-  for (cl_uint i = 0; i < 4; ++i) OPENCL_CHECK(clSetKernelArg(k, 5 + i, sizeof geo[i], &geo[i]));
-  for (cl_uint i = 0; i < 3; ++i) TSR_TRY(gpu_set_real(g, k, 9 + i, a->beta[i], err));
-  TSR_TRY(gpu_set_real(g, k, 12, a->c0, err));
-  OPENCL_CHECK(clSetKernelArg(k, 13, sizeof start, &start));
+  OPENCL_CHECK(clSetKernelArg(k, 5, sizeof(cl_mem), a->in ? &a->in->mem : NULL));
+  OPENCL_CHECK(clSetKernelArg(k, 6, sizeof(cl_mem), a->out ? &a->out->mem : NULL));
+  const gpu_buffer_t *ab = f->bases ? f->aux_bases : &g->zero;
+  TSR_CHECK(ab, TSR_ERR_INTERNAL, "a coupled step of many blocks without their field tables");
+  OPENCL_CHECK(clSetKernelArg(k, 7, sizeof(cl_mem), &ab->mem));
+  for (cl_uint i = 0; i < 4; ++i) OPENCL_CHECK(clSetKernelArg(k, 8 + i, sizeof geo[i], &geo[i]));
+  for (cl_uint i = 0; i < 3; ++i) TSR_TRY(gpu_set_real(g, k, 12 + i, a->beta[i], err));
+  TSR_TRY(gpu_set_real(g, k, 15, a->c0, err));
+  OPENCL_CHECK(clSetKernelArg(k, 16, sizeof start, &start));
   const cl_int acc = a->accumulate ? 1 : 0;
-  OPENCL_CHECK(clSetKernelArg(k, 14, sizeof acc, &acc));
-  TSR_TRY(gpu_launch_cells(g, k, err));
+  OPENCL_CHECK(clSetKernelArg(k, 17, sizeof acc, &acc));
+  TSR_TRY(gpu_launch_blocks(g, k, f, err));
   f->cur = 1 - f->cur;
 cleanup:
   return st;
@@ -303,13 +332,17 @@ cleanup:
   return st;
 }
 
-tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const lbm_link_t *links, size_t n, int negate,
-                                  gpu_lbm_links_t *out, tsr_error_t *err) {
+tsr_status gpu_lbm_links_create_many(gpu_lbm_t *g, const lbm_link_t *const *links,
+                                     const size_t *nlinks, const size_t *base, size_t nblocks,
+                                     int negate, gpu_lbm_links_t *out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_ulong *idx = NULL;
   uint8_t *ex = NULL;
   memset(out, 0, sizeof *out);
   out->negate = negate ? 1 : 0;
+  size_t n = 0;
+  for (size_t b = 0; b < nblocks; ++b)
+    TSR_CHECK(tsr_add_size(n, nlinks[b], &n), TSR_ERR_INVALID, "too many boundary links");
   if (n == 0) return st;
   size_t idx_bytes = 0, ex_bytes = 0;
   TSR_CHECK(tsr_mul_size(n, 2 * sizeof *idx, &idx_bytes) && tsr_mul_size(n, g->esize, &ex_bytes),
@@ -317,18 +350,20 @@ tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const lbm_link_t *links, size_t n,
   idx = malloc(idx_bytes);
   ex = malloc(ex_bytes);
   TSR_CHECK(idx && ex, TSR_ERR_NOMEM, "out of memory for %zu boundary links", n);
-  for (size_t k = 0; k < n; ++k) {
-    /* AoS CPU layout cell * Q + i -> device layout i * ncells + cell */
-    const lbm_link_t *l = &links[k];
-    idx[2 * k] = (cl_ulong)((l->to % g->q) * g->ncells + l->to / g->q);
-    idx[2 * k + 1] = (cl_ulong)((l->from % g->q) * g->ncells + l->from / g->q);
-    if (g->esize == sizeof(float)) {
-      float v = (float)l->extra;
-      memcpy(ex + k * sizeof v, &v, sizeof v);
-    } else {
-      memcpy(ex + k * sizeof l->extra, &l->extra, sizeof l->extra);
+  size_t k = 0;
+  for (size_t b = 0; b < nblocks; ++b)
+    for (size_t j = 0; j < nlinks[b]; ++j, ++k) {
+      /* AoS CPU layout cell * Q + i -> device layout base + i * ncells + cell */
+      const lbm_link_t *l = &links[b][j];
+      idx[2 * k] = (cl_ulong)(base[b] + (l->to % g->q) * g->ncells + l->to / g->q);
+      idx[2 * k + 1] = (cl_ulong)(base[b] + (l->from % g->q) * g->ncells + l->from / g->q);
+      if (g->esize == sizeof(float)) {
+        float v = (float)l->extra;
+        memcpy(ex + k * sizeof v, &v, sizeof v);
+      } else {
+        memcpy(ex + k * sizeof l->extra, &l->extra, sizeof l->extra);
+      }
     }
-  }
   TSR_TRY(gpu_buffer_create(g->ctx, idx_bytes, "boundary links", &out->idx, err));
   TSR_TRY(gpu_buffer_create(g->ctx, ex_bytes, "boundary links", &out->extra, err));
   TSR_TRY(gpu_buffer_write(g->ctx, &out->idx, 0, out->idx.bytes, idx, NULL, err));
@@ -339,6 +374,12 @@ cleanup:
   free(ex);
   if (st != TSR_OK) gpu_lbm_links_free(out);
   return st;
+}
+
+tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const lbm_link_t *links, size_t n, int negate,
+                                gpu_lbm_links_t *out, tsr_error_t *err) {
+  const size_t zero = 0;
+  return gpu_lbm_links_create_many(g, &links, &n, &zero, 1, negate, out, err);
 }
 
 void gpu_lbm_links_free(gpu_lbm_links_t *l) {
@@ -450,6 +491,173 @@ tsr_status gpu_lbm_check(gpu_lbm_t *g, const gpu_lbm_field_t *f, const gpu_buffe
   TSR_TRY(gpu_launch_cells(g, g->check, err));
   TSR_TRY(gpu_buffer_read(g->ctx, first, 0, sizeof found, &found, NULL, err));
   *out = found == INT_MAX ? -1 : (int64_t)found;
+cleanup:
+  return st;
+}
+
+/* ---- batches ---- */
+
+/* Blocks of one program and one set per field. */
+typedef struct gpu_lbm_group {
+  gpu_lbm_t *prog;
+  gpu_field_t **pdf, **aux_in, **aux_out; /* per block (borrowed) */
+  size_t n;
+  gpu_buffer_t bases, aux_bases;
+  gpu_lbm_links_t links[2];
+} gpu_lbm_group_t;
+
+struct gpu_lbm_batch {
+  gpu_lbm_group_t *groups;
+  size_t ngroups;
+};
+
+void gpu_lbm_batch_free(gpu_lbm_batch_t **pb) {
+  if (!pb || !*pb) return;
+  gpu_lbm_batch_t *b = *pb;
+  for (size_t k = 0; k < b->ngroups; ++k) {
+    gpu_lbm_group_t *g = &b->groups[k];
+    free(g->pdf);
+    free(g->aux_in);
+    free(g->aux_out);
+    gpu_buffer_free(&g->bases);
+    gpu_buffer_free(&g->aux_bases);
+    for (int j = 0; j < 2; ++j) gpu_lbm_links_free(&g->links[j]);
+  }
+  free(b->groups);
+  free(b);
+  *pb = NULL;
+}
+
+static int gpu_lbm_same_group(const gpu_lbm_member_t *a, const gpu_lbm_member_t *b) {
+  return a->prog == b->prog && gpu_field_same_set(a->pdf, b->pdf) &&
+         (a->aux_in ? b->aux_in && gpu_field_same_set(a->aux_in, b->aux_in) : !b->aux_in) &&
+         (a->aux_out ? b->aux_out && gpu_field_same_set(a->aux_out, b->aux_out) : !b->aux_out);
+}
+
+/* The group of the members m[k] like m[first], and its tables. */
+static tsr_status gpu_lbm_group_build(gpu_lbm_group_t *g, const gpu_lbm_member_t *m, size_t n,
+                                      size_t first, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_long *bases = NULL, *aux = NULL;
+  const lbm_link_t **links = NULL;
+  size_t *nlinks = NULL, *lbase = NULL;
+  g->prog = m[first].prog;
+  g->pdf = calloc(n, sizeof *g->pdf);
+  g->aux_in = calloc(n, sizeof *g->aux_in);
+  g->aux_out = calloc(n, sizeof *g->aux_out);
+  bases = calloc(n, sizeof *bases);
+  aux = calloc(2 * n, sizeof *aux);
+  links = calloc(n, sizeof *links);
+  nlinks = calloc(n, sizeof *nlinks);
+  lbase = calloc(n, sizeof *lbase);
+  TSR_CHECK(g->pdf && g->aux_in && g->aux_out && bases && aux && links && nlinks && lbase,
+            TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
+  for (size_t k = first; k < n; ++k) {
+    if (!gpu_lbm_same_group(&m[first], &m[k])) continue;
+    const size_t j = g->n++;
+    g->pdf[j] = m[k].pdf;
+    g->aux_in[j] = m[k].aux_in;
+    g->aux_out[j] = m[k].aux_out;
+    bases[j] = (cl_long)m[k].pdf->base;
+    aux[2 * j] = m[k].aux_in ? (cl_long)m[k].aux_in->base : 0;
+    aux[2 * j + 1] = m[k].aux_out ? (cl_long)m[k].aux_out->base : 0;
+  }
+  opencl_context_t *cl = g->prog->ctx;
+  TSR_TRY(gpu_buffer_create(cl, g->n * sizeof *bases, "block tables", &g->bases, err));
+  TSR_TRY(gpu_buffer_write(cl, &g->bases, 0, g->n * sizeof *bases, bases, NULL, err));
+  TSR_TRY(gpu_buffer_create(cl, 2 * g->n * sizeof *aux, "block tables", &g->aux_bases, err));
+  TSR_TRY(gpu_buffer_write(cl, &g->aux_bases, 0, 2 * g->n * sizeof *aux, aux, NULL, err));
+  for (int neg = 0; neg < 2; ++neg) {
+    size_t j = 0;
+    for (size_t k = first; k < n; ++k) {
+      if (!gpu_lbm_same_group(&m[first], &m[k])) continue;
+      links[j] = m[k].links[neg];
+      nlinks[j] = m[k].nlinks[neg];
+      lbase[j++] = m[k].pdf->base;
+    }
+    TSR_TRY(gpu_lbm_links_create_many(g->prog, links, nlinks, lbase, j, neg, &g->links[neg],
+                                      err));
+  }
+cleanup:
+  free(bases);
+  free(aux);
+  free(links);
+  free(nlinks);
+  free(lbase);
+  return st;
+}
+
+tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n, gpu_lbm_batch_t **out,
+                                tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  gpu_lbm_batch_t *b = calloc(1, sizeof *b);
+  *out = NULL;
+  TSR_CHECK(b, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
+  b->groups = calloc(n ? n : 1, sizeof *b->groups);
+  TSR_CHECK(b->groups, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
+  for (size_t k = 0; k < n; ++k) {
+    TSR_CHECK(m[k].prog && m[k].pdf && m[k].pdf->set, TSR_ERR_INTERNAL,
+              "a GPU block of a batch without its program or populations");
+    size_t j = 0; /* a member like an earlier one is in its group */
+    while (j < k && !gpu_lbm_same_group(&m[j], &m[k])) ++j;
+    if (j == k) TSR_TRY(gpu_lbm_group_build(&b->groups[b->ngroups++], m, n, k, err));
+  }
+  *out = b;
+  b = NULL;
+cleanup:
+  gpu_lbm_batch_free(&b);
+  return st;
+}
+
+/* The arrays of group g's populations as the programs see them; fails where its blocks
+ * are not in step. */
+static tsr_status gpu_lbm_group_field(const gpu_lbm_group_t *g, gpu_lbm_field_t *f,
+                                      tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const int cur = g->pdf[0]->cur;
+  for (size_t k = 1; k < g->n; ++k)
+    TSR_CHECK(g->pdf[k]->cur == cur, TSR_ERR_INTERNAL,
+              "GPU blocks of one batch are not in step (their present copies differ)");
+  *f = (gpu_lbm_field_t){.grid = {gpu_field_array(g->pdf[0], 0), gpu_field_array(g->pdf[0], 1)},
+                         .cur = cur, .bases = &g->bases, .nblocks = (int)g->n,
+                         .aux_bases = &g->aux_bases};
+cleanup:
+  return st;
+}
+
+tsr_status gpu_lbm_batch_step(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (size_t k = 0; k < b->ngroups; ++k) {
+    gpu_lbm_group_t *g = &b->groups[k];
+    gpu_lbm_field_t f;
+    TSR_TRY(gpu_lbm_group_field(g, &f, err));
+    if (!g->prog->spec.coupled) {
+      TSR_TRY(gpu_lbm_step(g->prog, &f, err));
+    } else {
+      TSR_CHECK(a, TSR_ERR_INTERNAL, "a coupled GPU batch step without its coupling");
+      /* the per-cell fields: one copy each, their arrays */
+      gpu_buffer_t in = {g->aux_in[0] ? gpu_field_array(g->aux_in[0], 0) : NULL, 0},
+                   out = {g->aux_out[0] ? gpu_field_array(g->aux_out[0], 0) : NULL, 0};
+      gpu_lbm_aux_t x = *a;
+      x.in = in.mem ? &in : NULL;
+      x.out = out.mem ? &out : NULL;
+      x.dims = gpu_field_dims(g->aux_in[0] ? g->aux_in[0] : g->aux_out[0]);
+      TSR_TRY(gpu_lbm_step_coupled(g->prog, &f, &x, err));
+    }
+    for (size_t j = 0; j < g->n; ++j) gpu_field_swap(g->pdf[j]);
+  }
+cleanup:
+  return st;
+}
+
+tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (size_t k = 0; k < b->ngroups; ++k) {
+    gpu_lbm_group_t *g = &b->groups[k];
+    gpu_lbm_field_t f;
+    TSR_TRY(gpu_lbm_group_field(g, &f, err));
+    for (int neg = 0; neg < 2; ++neg) TSR_TRY(gpu_lbm_boundary(g->prog, &f, &g->links[neg], err));
+  }
 cleanup:
   return st;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "gpu_buffer.h"
+#include "gpu_field.h"
 #include "grid.h"
 #include "lattice.h"
 #include "lbm_kernels.h"
@@ -43,10 +44,16 @@ TSR_NODISCARD tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spe
 void gpu_lbm_free(gpu_lbm_t **g);
 
 /* The two copies of a block's populations (cl_mem of a gpu_field_t); cur is the one
- * holding the present state. */
+ * holding the present state. Or the populations of many blocks of one size in the
+ * arrays of a field set (gpu_field_array), block b's at element bases[b]: one launch
+ * advances them all. */
 typedef struct gpu_lbm_field {
   void *grid[2]; /* cl_mem */
   int cur;
+  const gpu_buffer_t *bases;     /* NULL: one block at element 0; else cl_long per block */
+  int nblocks;                   /* with bases */
+  const gpu_buffer_t *aux_bases; /* coupled, with bases: cl_long2 per block, where its
+                                    per-cell fields start in gpu_lbm_aux_t's in and out */
 } gpu_lbm_field_t;
 
 /* A cache of programs, built on first use (one per spec: block size, lattice, switches)
@@ -97,7 +104,9 @@ TSR_NODISCARD tsr_status gpu_lbm_pulled_density(gpu_lbm_t *g, const gpu_lbm_fiel
 /* Bounce-back links on the device: f[to] = f[from] + extra (negate: -f[from] + extra,
  * anti-bounce-back), to and from given as element indices of the AoS CPU layout
  * (cell * Q + i: the lbm_link_t of a block built in AoS), extra rounded to the run's
- * precision as on the CPU. */
+ * precision as on the CPU. gpu_lbm_links_create_many gathers the links of many blocks
+ * of the program's size whose populations start at element base[k] of the same arrays
+ * into one list (one launch for all). */
 typedef struct gpu_lbm_links {
   gpu_buffer_t idx, extra;
   size_t n;
@@ -106,6 +115,10 @@ typedef struct gpu_lbm_links {
 TSR_NODISCARD tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const lbm_link_t *links, size_t n,
                                                 int negate, gpu_lbm_links_t *out,
                                                 tsr_error_t *err);
+TSR_NODISCARD tsr_status gpu_lbm_links_create_many(gpu_lbm_t *g, const lbm_link_t *const *links,
+                                                  const size_t *n, const size_t *base,
+                                                  size_t nblocks, int negate,
+                                                  gpu_lbm_links_t *out, tsr_error_t *err);
 void gpu_lbm_links_free(gpu_lbm_links_t *l);
 
 /* Enqueues the links on the current grid. */
@@ -137,5 +150,36 @@ TSR_NODISCARD tsr_status gpu_lbm_check(gpu_lbm_t *g, const gpu_lbm_field_t *f,
                                        gpu_buffer_t *first, const gpu_lbm_moments_opts_t *o,
                                        double cs2, int64_t *out, tsr_error_t *err);
 
+
+/* ---- batches: the blocks of a process advanced with a fixed number of launches ---- */
+
+/* One block of a batch: its program, its populations (a field of two copies), the
+ * per-cell fields of a coupled program (NULL: none; one copy each) and its bounce-back
+ * links (element indices of the AoS CPU layout, as for gpu_lbm_links_create: [0] plain,
+ * [1] negated). */
+typedef struct gpu_lbm_member {
+  gpu_lbm_t *prog;
+  gpu_field_t *pdf;
+  gpu_field_t *aux_in, *aux_out;
+  const lbm_link_t *links[2];
+  size_t nlinks[2];
+} gpu_lbm_member_t;
+
+/* The blocks grouped by program and field sets (a group per block size, as a rule), each
+ * group with its tables on the device: a step launches one stream-collide per group, a
+ * boundary one launch per group and kind of link. Members are read during create only;
+ * their fields must outlive the batch. */
+typedef struct gpu_lbm_batch gpu_lbm_batch_t;
+TSR_NODISCARD tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n,
+                                              gpu_lbm_batch_t **out, tsr_error_t *err);
+void gpu_lbm_batch_free(gpu_lbm_batch_t **b);
+/* One stream-collide of every block (a: the coupling's constants for coupled programs,
+ * its in, out and dims taken from the members; NULL for plain ones), after which every
+ * block's populations are swapped. Fails where the blocks of a group are not in step
+ * (their present copies differ). */
+TSR_NODISCARD tsr_status gpu_lbm_batch_step(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a,
+                                            tsr_error_t *err);
+/* The bounce-back links of every block. */
+TSR_NODISCARD tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, tsr_error_t *err);
 
 #endif

@@ -7,7 +7,12 @@
  * cells of the block), TRT, FORCE, ADE and COUPLED (0 or 1; ADE: the advection-diffusion
  * collision instead of the flow's; COUPLED: per-cell fields in and out). A field holds Q arrays (one per
  * direction) of SX*SY*SZ cells, the ghost layer included, x fastest:
- * f[i * NCELLS + x + SX * (y + SY * z)] for cell (x - 1, y - 1, z - 1) of the block. */
+ * f[i * NCELLS + x + SX * (y + SY * z)] for cell (x - 1, y - 1, z - 1) of the block.
+ *
+ * The stream-collide advances many blocks of this size in one launch: their fields lie
+ * in the same arrays (a field set, kernels_gpu/gpu_field.h), block b's at element
+ * bases[b]; the launch's third dimension runs over z of block b0, then of b0 + 1, ...
+ * (global size NZ times the blocks). */
 #pragma OPENCL FP_CONTRACT OFF
 #if REAL_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -44,12 +49,21 @@ typedef struct lbm_consts {
 #define LBM_LD(I) src[(long)(I) * NCELLS + cell - C_OFF(I)]
 #define LBM_ST(I, V) dst[(long)(I) * NCELLS + cell] = (V)
 
+/* The block and z of work item (., ., zb) of a launch from block b0, and the block's
+ * field in the arrays (src0, dst0). */
+#define LBM_BLOCK_CELL                                                                 \
+  const int x = get_global_id(0), y = get_global_id(1), zb = get_global_id(2);        \
+  const int b_ = b0 + zb / NZ, z = zb % NZ;                                            \
+  if (x >= NX || y >= NY) return;                                                      \
+  __global const REAL *restrict src = src0 + bases[b_];                                \
+  __global REAL *restrict dst = dst0 + bases[b_];
+
 #if !COUPLED
-/* Pull stream and collide of every interior cell; global size (NX, NY, NZ) or more. */
-__kernel void lbm_stream_collide(__global const REAL *restrict src, __global REAL *restrict dst,
-                                 __constant lbm_consts_t *k) {
-  const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
-  if (x >= NX || y >= NY || z >= NZ) return;
+/* Pull stream and collide of every interior cell of every block. */
+__kernel void lbm_stream_collide(__global const REAL *restrict src0, __global REAL *restrict dst0,
+                                 __constant lbm_consts_t *k, __global const long *bases,
+                                 const int b0) {
+  LBM_BLOCK_CELL
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
   LBM_COLLIDE_CONSTS;
 #if ADE
@@ -66,15 +80,18 @@ __kernel void lbm_stream_collide(__global const REAL *restrict src, __global REA
  * out: the velocity the collision used (NULL: not written). ADE 1: in: the advection velocity (required); out: a
  * source linear in the cell's scalar C, beta (C - c0), written or (accumulate) added
  * (NULL: not written). Every per-cell field has the layout of the first (origin, sy,
- * sz, sc). */
-__kernel void lbm_stream_collide(__global const REAL *restrict src, __global REAL *restrict dst,
-                                 __constant lbm_consts_t *kg, __global const REAL *aux_in,
-                                 __global REAL *aux_out, const long origin, const long sy,
+ * sz, sc); block b's are at aux_bases[b] (x: in, y: out) of their arrays. */
+__kernel void lbm_stream_collide(__global const REAL *restrict src0, __global REAL *restrict dst0,
+                                 __constant lbm_consts_t *kg, __global const long *bases,
+                                 const int b0, __global const REAL *aux_in0,
+                                 __global REAL *aux_out0, __global const long2 *aux_bases,
+                                 const long origin, const long sy,
                                  const long sz, const long sc, const REAL bx, const REAL by,
                                  const REAL bz, const REAL c0, const int start,
                                  const int accumulate) {
-  const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
-  if (x >= NX || y >= NY || z >= NZ) return;
+  LBM_BLOCK_CELL
+  __global const REAL *aux_in = aux_in0 ? aux_in0 + aux_bases[b_].x : aux_in0;
+  __global REAL *aux_out = aux_out0 ? aux_out0 + aux_bases[b_].y : aux_out0;
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
   const long a_ = origin + x + sy * y + sz * z;
   lbm_consts_t kc = *kg;

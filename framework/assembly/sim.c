@@ -389,6 +389,7 @@ timeloop_timing_t sim_timing(const sim_t *sim) { return timeloop_timing(sim->loo
 const timeloop_t *sim_timeloop(const sim_t *sim) { return sim->loop; }
 int64_t sim_cells(const sim_t *sim) { return sim->cells; }
 const plan_t *sim_plan(const sim_t *sim) { return sim->plan; }
+opencl_context_t *sim_opencl(const sim_t *sim) { return sim->cl; }
 const module_t *sim_modules(const sim_t *sim, int *n) {
   *n = sim->nmodules;
   return sim->modules;

@@ -127,6 +127,8 @@ int64_t sim_cells(const sim_t *sim);
 /* The assignment of blocks to processes, each process's hardware and its predicted time
  * per step (the patch itself is sim_patch). */
 const plan_t *sim_plan(const sim_t *sim);
+/* This process's OpenCL device (NULL where it has none). */
+opencl_context_t *sim_opencl(const sim_t *sim);
 /* The run's modules (n of them), in order. */
 const module_t *sim_modules(const sim_t *sim, int *n);
 /* The fs switches of all modules, e.g. "trt,dp,soa" (for reports). */

@@ -6,7 +6,6 @@
 #include "field.h"
 #include "gpu_buffer.h"
 #include "gpu_lbm.h"
-#include "gpu_lbm.h"
 #include "lbm_collide.h"
 #include "lbm_impl.h"
 
@@ -33,7 +32,6 @@ typedef struct lbm_gpu_block {
                        links stay NULL (they live on the device) */
   gpu_lbm_t *prog;  /* the program of the block's size (borrowed from the cache); NULL for
                        a solid block */
-  gpu_lbm_links_t links;
   gpu_buffer_t moments;
   gpu_buffer_t flags, first; /* for the stability check on the device */
 } lbm_gpu_block_t;
@@ -42,7 +40,6 @@ static void lbm_gpu_block_release(void *data, void *vctx) {
   (void)vctx;
   lbm_gpu_block_t *gb = data;
   if (!gb) return;
-  gpu_lbm_links_free(&gb->links);
   gpu_buffer_free(&gb->moments);
   gpu_buffer_free(&gb->flags);
   gpu_buffer_free(&gb->first);
@@ -71,10 +68,7 @@ static tsr_status lbm_gpu_alloc(const block_info_t *b, void *vctx, void **out, t
   TSR_TRY(lbm_gpu_program(c, b->size, &prog, err));
   gb->prog = prog;
 
-  TSR_TRY(gpu_lbm_links_create(prog, gb->host.links, gb->host.nlinks, 0, &gb->links, err));
-  free(gb->host.links);
-  gb->host.links = NULL;
-
+  /* the links stay on the host until a batch gathers those of its blocks */
   TSR_TRY(gpu_buffer_create(cl, gpu_lbm_moments_bytes(prog), "moments", &gb->moments, err));
   size_t cells = lbm_cells(&gb->host.dims);
   TSR_TRY(gpu_buffer_create(cl, cells, "cell flags", &gb->flags, err));
@@ -101,56 +95,93 @@ static tsr_status lbm_gpu_get(const block_info_t *b, block_data_t *data, const l
   TSR_CHECK(*gb && (*gb)->prog && *pdf && field_on_device(*pdf), TSR_ERR_INTERNAL,
             "GPU BlockID %d lacks its LBM data on the device", (int)b->id);
   const gpu_field_t *f = &(*pdf)->device;
-  *dev = (gpu_lbm_field_t){{f->grid[0].mem, f->grid[1].mem}, f->cur};
+  *dev = (gpu_lbm_field_t){.grid = {f->grid[0].mem, f->grid[1].mem}, .cur = f->cur};
 cleanup:
   return st;
 }
 
-/* ---- work ---- */
+/* ---- work: every GPU block of the process at once ---- */
 
-static tsr_status lbm_gpu_boundary(const block_info_t *b, block_data_t *data, void *vctx,
-                                   tsr_error_t *err) {
+static void lbm_gpu_batch_free(void *state) {
+  gpu_lbm_batch_t *b = state;
+  gpu_lbm_batch_free(&b);
+}
+
+/* The batch's blocks grouped for the device (made at the first call, kept with the
+ * batch). */
+static tsr_status lbm_gpu_batch(registry_batch_t *batch, const lbm_ctx_t *c,
+                                gpu_lbm_batch_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  lbm_gpu_block_t *gb;
-  field_block_t *pdf;
-  gpu_lbm_field_t dev;
-  TSR_TRY(lbm_gpu_get(b, data, vctx, &gb, &pdf, &dev, err));
-  TSR_TRY(gpu_lbm_boundary(gb->prog, &dev, &gb->links, err));
+  gpu_lbm_member_t *m = NULL;
+  gpu_lbm_batch_t *made = NULL;
+  if (batch->state) goto done;
+  m = calloc(batch->n, sizeof *m);
+  TSR_CHECK(m, TSR_ERR_NOMEM, "out of memory grouping the GPU blocks");
+  const lbm_coupling_flags_t *cf = &c->couple;
+  for (size_t k = 0; k < batch->n; ++k) {
+    lbm_gpu_block_t *gb;
+    field_block_t *pdf;
+    gpu_lbm_field_t dev;
+    TSR_TRY(lbm_gpu_get(batch->blocks[k], batch->data[k], c, &gb, &pdf, &dev, err));
+    field_block_t *f = field_block_of(batch->data[k], c->force_id),
+                  *u = field_block_of(batch->data[k], c->velocity_id);
+    TSR_CHECK((!cf->force || (f && field_on_device(f))) &&
+                  (!cf->velocity || (u && field_on_device(u))),
+              TSR_ERR_INTERNAL, "GPU BlockID %d lacks a field of the flow's public face on the "
+              "device", (int)batch->blocks[k]->id);
+    m[k] = (gpu_lbm_member_t){.prog = gb->prog, .pdf = &pdf->device,
+                              .aux_in = cf->force ? &f->device : NULL,
+                              .aux_out = cf->velocity ? &u->device : NULL,
+                              .links = {gb->host.links, NULL}, .nlinks = {gb->host.nlinks, 0}};
+  }
+  TSR_TRY(gpu_lbm_batch_create(m, batch->n, &made, err));
+  batch->state = made;
+  batch->state_free = lbm_gpu_batch_free;
+done:
+  *out = batch->state;
+cleanup:
+  free(m);
+  return st;
+}
+
+static tsr_status lbm_gpu_boundary(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  gpu_lbm_batch_t *b;
+  TSR_TRY(lbm_gpu_batch(batch, vctx, &b, err));
+  TSR_TRY(gpu_lbm_batch_boundary(b, err));
 cleanup:
   return st;
 }
 
-static tsr_status lbm_gpu_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
-                                         tsr_error_t *err) {
+/* Plain, or coupled: a force per cell in, the velocity out (as lbm_stream_collide); the
+ * fields of the public face have the same device layout. */
+static tsr_status lbm_gpu_stream_collide(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
-  lbm_gpu_block_t *gb;
-  field_block_t *pdf;
-  gpu_lbm_field_t dev;
-  TSR_TRY(lbm_gpu_get(b, data, c, &gb, &pdf, &dev, err));
+  gpu_lbm_batch_t *b;
+  TSR_TRY(lbm_gpu_batch(batch, c, &b, err));
   const lbm_coupling_flags_t *cf = &c->couple;
   if (!cf->force && !cf->velocity) {
-    TSR_TRY(gpu_lbm_step(gb->prog, &dev, err));
-    field_swap(pdf);
+    TSR_TRY(gpu_lbm_batch_step(b, NULL, err));
     goto cleanup;
   }
-  /* coupled: a force per cell in, the velocity out (as lbm_stream_collide); the fields
-     of the public face have the same device layout */
-  field_block_t *f = field_block_of(data, c->force_id), *u = field_block_of(data, c->velocity_id);
-  TSR_CHECK((!cf->force || (f && field_on_device(f))) &&
-                (!cf->velocity || (u && field_on_device(u))),
-            TSR_ERR_INTERNAL, "GPU BlockID %d lacks a field of the flow's public face on the "
-            "device", (int)b->id);
-  gpu_lbm_aux_t aux = {.in = cf->force ? &f->device.grid[0] : NULL,
-                       .out = cf->velocity ? &u->device.grid[0] : NULL,
-                       .dims = gpu_field_dims(cf->force ? &f->device : &u->device),
-                       .start = !gb->host.started};
-  TSR_TRY(gpu_lbm_step_coupled(gb->prog, &dev, &aux, err));
-  field_swap(pdf);
-  gb->host.started = 1;
+  lbm_gpu_block_t *first = block_data_get(batch->data[0], c->cells_id);
+  const gpu_lbm_aux_t aux = {.start = !first->host.started};
+  TSR_TRY(gpu_lbm_batch_step(b, &aux, err));
+  for (size_t k = 0; k < batch->n; ++k)
+    ((lbm_gpu_block_t *)block_data_get(batch->data[k], c->cells_id))->host.started = 1;
 cleanup:
   return st;
 }
+
+/* One wait for the queue at the end of the step (the host needs nothing before). */
+static tsr_status lbm_gpu_wait(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+  const lbm_ctx_t *c = vctx;
+  field_block_t *pdf = field_block_of(batch->data[0], c->pdf_id);
+  return pdf ? gpu_queue_finish(pdf->device.cl, err) : TSR_OK;
+}
+
+/* ---- work on one block ---- */
 
 /* lbm.pulled_density on the device. */
 static tsr_status lbm_gpu_density(const block_info_t *b, block_data_t *data, void *vctx,
@@ -213,13 +244,6 @@ cleanup:
   return st;
 }
 
-static tsr_status lbm_gpu_wait(const block_info_t *b, block_data_t *data, void *vctx,
-                               tsr_error_t *err) {
-  const lbm_ctx_t *c = vctx;
-  field_block_t *pdf = field_block_of(data, c->pdf_id);
-  return pdf ? gpu_queue_finish(pdf->device.cl, err) : TSR_OK;
-}
-
 tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const char *live = "fluid|fluid_boundary";
@@ -227,9 +251,9 @@ tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_CELLS, .fs = "*", .hs = "gpu", .bs = "*",
        .alloc = lbm_gpu_alloc, .free = lbm_gpu_block_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "gpu",
-       .bs = "fluid_boundary", .kernel = lbm_gpu_boundary},
+       .bs = "fluid_boundary", .batch = lbm_gpu_boundary},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "gpu",
-       .bs = live, .kernel = lbm_gpu_stream_collide},
+       .bs = live, .batch = lbm_gpu_stream_collide},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "gpu", .bs = live,
        .kernel = lbm_gpu_moments},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_PULLED_DENSITY, .fs = "*", .hs = "gpu",
@@ -237,7 +261,7 @@ tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_CHECK, .fs = "*", .hs = "gpu", .bs = live,
        .kernel = lbm_gpu_check},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "gpu", .bs = live,
-       .kernel = lbm_gpu_wait},
+       .batch = lbm_gpu_wait},
   };
   TSR_TRY(lbm_add_items(reg, items, sizeof items / sizeof items[0], ctx, err));
 cleanup:

@@ -78,13 +78,13 @@ typedef struct thermal_ctx {
 
 /* A block's walls (the populations are a field of the field kit, THERMAL_PDF): links of
  * element indices of the block's population field ([0] adiabatic, f[to] = f[from]; [1]
- * fixed temperature, f[to] = -f[from] + extra; in the storage precision); on a GPU block
- * the same links on the device and the block's D3Q7 program. */
+ * fixed temperature, f[to] = -f[from] + extra; in the storage precision; on a GPU block
+ * of the AoS layout, gathered onto the device by the batch of the block's items) and on
+ * a GPU block its D3Q7 program. */
 typedef struct thermal_walls {
   lbm_link_t *links[2];
   size_t nlinks[2];
   gpu_lbm_t *prog; /* GPU blocks: borrowed from the module's program cache */
-  gpu_lbm_links_t walls[2];
 } thermal_walls_t;
 
 typedef struct thermal_state {
@@ -186,10 +186,7 @@ static void thermal_release(void *data, void *ctx) {
   (void)ctx;
   thermal_walls_t *w = data;
   if (!w) return;
-  for (int k = 0; k < 2; ++k) {
-    gpu_lbm_links_free(&w->walls[k]);
-    free(w->links[k]);
-  }
+  for (int k = 0; k < 2; ++k) free(w->links[k]);
   free(w);
 }
 
@@ -333,7 +330,8 @@ static tsr_status thermal_alloc(const block_info_t *b, void *vctx, void **out, t
   return thermal_walls_make(b, c, c->o.layout, (thermal_walls_t **)out, err);
 }
 
-/* The links built on the host as for an AoS block, then moved to the device. */
+/* The links built on the host as for an AoS block (the batch moves them to the
+ * device). */
 static tsr_status thermal_gpu_alloc(const block_info_t *b, void *vctx, void **out,
                                     tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -348,12 +346,6 @@ static tsr_status thermal_gpu_alloc(const block_info_t *b, void *vctx, void **ou
   double consts[LBM_CONSTS_COUNT(LATTICE_MAX_Q)]; /* room for either precision */
   c->kernels[GRID_AOS]->constants(&c->params, 1, consts);
   TSR_TRY(gpu_lbm_cache_program(c->gpu, &spec, consts, &w->prog, err));
-  for (int k = 0; k < 2; ++k) {
-    TSR_TRY(gpu_lbm_links_create(w->prog, w->links[k], w->nlinks[k], k, &w->walls[k], err));
-    free(w->links[k]);
-    w->links[k] = NULL;
-    w->nlinks[k] = 0;
-  }
   *out = w;
   w = NULL;
 cleanup:
@@ -373,9 +365,43 @@ cleanup:
   return st;
 }
 
-/* The two copies of a GPU block's populations as the LBM program sees them. */
-static gpu_lbm_field_t thermal_device(const field_block_t *f) {
-  return (gpu_lbm_field_t){{f->device.grid[0].mem, f->device.grid[1].mem}, f->device.cur};
+static void thermal_gpu_batch_free(void *state) {
+  gpu_lbm_batch_t *b = state;
+  gpu_lbm_batch_free(&b);
+}
+
+/* The batch's GPU blocks grouped for the device (made at the first call, kept with the
+ * batch): the populations, the velocity in, the force out, the walls. */
+static tsr_status thermal_gpu_batch(registry_batch_t *batch, const thermal_ctx_t *c,
+                                    gpu_lbm_batch_t **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  gpu_lbm_member_t *m = NULL;
+  gpu_lbm_batch_t *made = NULL;
+  if (batch->state) goto done;
+  m = calloc(batch->n, sizeof *m);
+  TSR_CHECK(m, TSR_ERR_NOMEM, "out of memory grouping the GPU blocks");
+  for (size_t k = 0; k < batch->n; ++k) {
+    field_block_t *f;
+    thermal_walls_t *w;
+    TSR_TRY(thermal_get(batch->blocks[k], batch->data[k], c, &f, &w, err));
+    field_block_t *u = field_block_of(batch->data[k], c->velocity_id),
+                  *force = field_block_of(batch->data[k], c->force_id);
+    TSR_CHECK(u && force && field_on_device(u) && field_on_device(force) && field_on_device(f),
+              TSR_ERR_INTERNAL, "GPU BlockID %d lacks its populations, the velocity or the "
+              "force field on the device", (int)batch->blocks[k]->id);
+    m[k] = (gpu_lbm_member_t){.prog = w->prog, .pdf = &f->device, .aux_in = &u->device,
+                              .aux_out = &force->device,
+                              .links = {w->links[0], w->links[1]},
+                              .nlinks = {w->nlinks[0], w->nlinks[1]}};
+  }
+  TSR_TRY(gpu_lbm_batch_create(m, batch->n, &made, err));
+  batch->state = made;
+  batch->state_free = thermal_gpu_batch_free;
+done:
+  *out = batch->state;
+cleanup:
+  free(m);
+  return st;
 }
 
 /* ---- work ---- */
@@ -395,15 +421,11 @@ cleanup:
   return st;
 }
 
-static tsr_status thermal_gpu_boundary(const block_info_t *b, block_data_t *data, void *vctx,
-                                       tsr_error_t *err) {
+static tsr_status thermal_gpu_boundary(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const thermal_ctx_t *c = vctx;
-  field_block_t *f;
-  thermal_walls_t *w;
-  TSR_TRY(thermal_get(b, data, c, &f, &w, err));
-  gpu_lbm_field_t dev = thermal_device(f);
-  for (int k = 0; k < 2; ++k) TSR_TRY(gpu_lbm_boundary(w->prog, &dev, &w->walls[k], err));
+  gpu_lbm_batch_t *b;
+  TSR_TRY(thermal_gpu_batch(batch, vctx, &b, err));
+  TSR_TRY(gpu_lbm_batch_boundary(b, err));
 cleanup:
   return st;
 }
@@ -428,24 +450,17 @@ cleanup:
   return st;
 }
 
-static tsr_status thermal_gpu_stream_collide(const block_info_t *b, block_data_t *data,
-                                             void *vctx, tsr_error_t *err) {
+/* Every GPU block: the velocity in, the buoyancy out (written or added to). */
+static tsr_status thermal_gpu_stream_collide(registry_batch_t *batch, void *vctx,
+                                             tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const thermal_ctx_t *c = vctx;
-  field_block_t *f;
-  thermal_walls_t *w;
-  TSR_TRY(thermal_get(b, data, c, &f, &w, err));
-  field_block_t *u = field_block_of(data, c->velocity_id), *force = field_block_of(data, c->force_id);
-  TSR_CHECK(u && force && field_on_device(u) && field_on_device(force), TSR_ERR_INTERNAL,
-            "GPU BlockID %d lacks the velocity or the force field on the device", (int)b->id);
-  gpu_lbm_aux_t aux = {.in = &u->device.grid[u->device.cur],
-                       .out = &force->device.grid[force->device.cur],
-                       .dims = gpu_field_dims(&u->device),
-                       .beta = {c->coupling.beta[0], c->coupling.beta[1], c->coupling.beta[2]},
-                       .c0 = c->coupling.c0, .accumulate = c->coupling.accumulate};
-  gpu_lbm_field_t dev = thermal_device(f);
-  TSR_TRY(gpu_lbm_step_coupled(w->prog, &dev, &aux, err));
-  field_swap(f);
+  gpu_lbm_batch_t *b;
+  TSR_TRY(thermal_gpu_batch(batch, c, &b, err));
+  const gpu_lbm_aux_t aux = {
+      .beta = {c->coupling.beta[0], c->coupling.beta[1], c->coupling.beta[2]},
+      .c0 = c->coupling.c0, .accumulate = c->coupling.accumulate};
+  TSR_TRY(gpu_lbm_batch_step(b, &aux, err));
 cleanup:
   return st;
 }
@@ -457,11 +472,9 @@ static tsr_status thermal_nothing(const block_info_t *b, block_data_t *data, voi
   return TSR_OK;
 }
 
-static tsr_status thermal_gpu_wait(const block_info_t *b, block_data_t *data, void *vctx,
-                                   tsr_error_t *err) {
-  (void)b;
+static tsr_status thermal_gpu_wait(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
   const thermal_ctx_t *c = vctx;
-  field_block_t *f = field_block_of(data, c->pdf_id);
+  field_block_t *f = field_block_of(batch->data[0], c->pdf_id);
   return f ? gpu_queue_finish(f->device.cl, err) : TSR_OK;
 }
 
@@ -620,11 +633,11 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = THERMAL_WALLS, .fs = "*", .hs = "gpu", .bs = "*",
        .alloc = thermal_gpu_alloc, .free = thermal_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = THERMAL_BOUNDARY, .fs = "*", .hs = "gpu",
-       .bs = "*", .kernel = thermal_gpu_boundary},
+       .bs = "*", .batch = thermal_gpu_boundary},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_STREAM_COLLIDE, .fs = "*", .hs = "gpu",
-       .bs = "*", .kernel = thermal_gpu_stream_collide},
+       .bs = "*", .batch = thermal_gpu_stream_collide},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_WAIT, .fs = "*", .hs = "gpu", .bs = "*",
-       .kernel = thermal_gpu_wait},
+       .batch = thermal_gpu_wait},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
        .kernel = thermal_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_START, .fs = "*", .hs = "cpu|gpu",

@@ -92,7 +92,7 @@ static void compare(const lattice_t *l, int dp, int trt, int force, int ade, int
                                 : (trt ? LBM_VARIANT_TRT : LBM_VARIANT_SRT);
     if (!coupled) {
       k->stream_collide(s % 2 ? b : a, s % 2 ? a : b, &d, &p, v);
-      gpu_lbm_field_t f = {{gf.grid[0].mem, gf.grid[1].mem}, gf.cur};
+      gpu_lbm_field_t f = {.grid = {gf.grid[0].mem, gf.grid[1].mem}, .cur = gf.cur};
       if (gpu_lbm_step(gp, &f, &err) != TSR_OK) fail_msg("%s", err.text);
       gpu_field_swap(&gf);
       continue;
@@ -108,7 +108,7 @@ static void compare(const lattice_t *l, int dp, int trt, int force, int ade, int
       cp.velocity = aout, cp.velocity_dims = ad;
     }
     k->coupled(s % 2 ? b : a, s % 2 ? a : b, &d, &p, v, &cp);
-    gpu_lbm_field_t f = {{gf.grid[0].mem, gf.grid[1].mem}, gf.cur};
+    gpu_lbm_field_t f = {.grid = {gf.grid[0].mem, gf.grid[1].mem}, .cur = gf.cur};
     if (gpu_lbm_step_coupled(gp, &f, &ga, &err) != TSR_OK) fail_msg("%s", err.text);
     gpu_field_swap(&gf);
   }

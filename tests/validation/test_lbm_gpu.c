@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -84,6 +85,70 @@ static void test_periodic(void **state) {
     for (int nb = 1; nb <= 2; ++nb) check(CASE_PERIODIC, nb, (lbm_precision_t)p);
 }
 
+/* What a step of this process gives its device: launches, reads and writes. */
+typedef struct step_counts {
+  int64_t launches, reads, writes;
+} step_counts_t;
+
+/* The counts of each of STEPS_COUNTED steps after the first (which may set tables up),
+ * all equal or fails. */
+enum { STEPS_COUNTED = 3 };
+static step_counts_t counts_per_step(case_kind_t kind, int nb, lbm_precision_t prec) {
+  simulation_options_t so;
+  lbm_options_t lo;
+  case_setup(kind, nb, prec, &so, &lo);
+  so.hardware.hs = SIMULATION_HS_GPU;
+  lbm_sim_t *sim = NULL;
+  tsr_error_t err;
+  if (lbm_sim_create(MPI_COMM_WORLD, &so, &lo, &sim, &err) != TSR_OK) fail_msg("%s", err.text);
+  if (lbm_sim_step(sim, 1, &err) != TSR_OK) fail_msg("%s", err.text);
+  step_counts_t c[STEPS_COUNTED];
+  for (int s = 0; s < STEPS_COUNTED; ++s) {
+    const opencl_counts_t a = opencl_context_counts(sim_opencl(sim));
+    if (lbm_sim_step(sim, 1, &err) != TSR_OK) fail_msg("%s", err.text);
+    const opencl_counts_t b = opencl_context_counts(sim_opencl(sim));
+    c[s] = (step_counts_t){b.launches - a.launches, b.reads - a.reads, b.writes - a.writes};
+    if (s > 0 && memcmp(&c[s], &c[0], sizeof c[0]) != 0)
+      fail_msg("%s, %d blocks: steps differ in launches (%lld, %lld) or transfers",
+               case_names[kind], nb * nb * nb, (long long)c[0].launches, (long long)c[s].launches);
+  }
+  lbm_sim_free(&sim);
+  return c[0];
+}
+
+/* A GPU process advances all its blocks with the same number of kernel launches and
+ * transfers per step, whatever their number: 1, 8, 64 and 512 blocks in one domain, on
+ * one rank (with two, the planner decides how many blocks each process gets; the
+ * count is the process's own either way). The periodic case (a force, no walls)
+ * exchanges ghost layers from one block on (its own, across the periodic faces); the
+ * cavity has walls (boundary links on the blocks at the faces; inner blocks of 64 and
+ * 512 have none) and no exchange with one block (no neighbour: one launch less), so it
+ * counts from 8 blocks on. Every neighbour is on the device: no transfer at all. */
+static void test_launches(void **state) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1) skip();
+  for (int kind = 0; kind < 2; ++kind)
+    for (int p = 0; p < 2; ++p) {
+      step_counts_t first = {0};
+      const int nb0 = kind == CASE_CAVITY ? 2 : 1;
+      for (int nb = nb0; nb <= 8; nb *= 2) {
+        const step_counts_t c = counts_per_step((case_kind_t)kind, nb, (lbm_precision_t)p);
+        if (rank == 0)
+          printf("%s, %s, %d blocks on %d rank(s): per step %lld launches, %lld reads, %lld "
+                 "writes\n", case_names[kind], p == LBM_DP ? "dp" : "sp", nb * nb * nb,
+                 size, (long long)c.launches, (long long)c.reads, (long long)c.writes);
+        if (nb == nb0) first = c;
+        assert_true(c.launches > 0);
+        assert_int_equal(c.launches, first.launches);
+        assert_int_equal(c.reads, first.reads);
+        assert_int_equal(c.writes, first.writes);
+        assert_true(c.reads == 0 && c.writes == 0);
+      }
+    }
+}
+
 int main(int argc, char **argv) {
   mpi_test_init(&argc, &argv);
   if (!mpi_test_have_opencl()) {
@@ -93,6 +158,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cavity),
       cmocka_unit_test(test_periodic),
+      cmocka_unit_test(test_launches),
   };
   return mpi_test_finish(cmocka_run_group_tests_name("lbm_gpu", tests, NULL, NULL));
 }
