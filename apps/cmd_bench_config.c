@@ -18,6 +18,7 @@
 #include "app.h"
 #include "config.h"
 #include "module.h"
+#include "opencl.h"
 #include "report.h"
 #include "run.h"
 #include "sim.h"
@@ -47,6 +48,8 @@ typedef struct bench_variant {
   double total;   /* this rank's seconds in the measured steps */
   int nsweeps, slowest;
   double median, lo, hi;
+  int64_t device[3]; /* launches, reads, writes of one step: the most of any process */
+  int gpu;           /* some process has an OpenCL device */
 } bench_variant_t;
 
 static tsr_status bench_build(MPI_Comm comm, const simulation_options_t *so,
@@ -63,6 +66,16 @@ static tsr_status bench_build(MPI_Comm comm, const simulation_options_t *so,
             "%s: %d sweeps; the benchmark reports at most %d", so->source, v->nsweeps,
             BENCH_CONFIG_MAX_SWEEPS);
   TSR_TRY(sim_step(v->sim, 2, err));
+  /* what one step gives a device (the loop's checks, every so many steps, apart) */
+  opencl_context_t *cl = sim_opencl(v->sim);
+  const opencl_counts_t a = cl ? opencl_context_counts(cl) : (opencl_counts_t){0};
+  TSR_TRY(sim_step(v->sim, 1, err));
+  const opencl_counts_t b = cl ? opencl_context_counts(cl) : (opencl_counts_t){0};
+  int64_t mine[4] = {b.launches - a.launches, b.reads - a.reads, b.writes - a.writes, cl != NULL};
+  int64_t most[4];
+  TSR_MPI(MPI_Allreduce(mine, most, 4, MPI_INT64_T, MPI_MAX, comm));
+  for (int k = 0; k < 3; ++k) v->device[k] = most[k];
+  v->gpu = most[3] > 0;
   for (int s = 0; s < v->nsweeps; ++s) {
     timeloop_sweep_timing_t t = timeloop_sweep_timing(tl, s);
     v->before[s][0] = t.exchange, v->before[s][1] = t.boundary, v->before[s][2] = t.kernel;
@@ -193,17 +206,26 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
              100.0 * b->spent[3 * s] / b->spent[3 * b->nsweeps],
              100.0 * b->spent[3 * s + 1] / b->spent[3 * b->nsweeps],
              100.0 * b->spent[3 * s + 2] / b->spent[3 * b->nsweeps]);
+    if (b->gpu)
+      printf("OpenCL device per step: %lld kernel launches, %lld transfers to the host, %lld "
+             "to the device (the most of any process)\n", (long long)b->device[0],
+             (long long)b->device[1], (long long)b->device[2]);
   }
   if (rank == 0 && both)
     printf("merged / per_sweep: %.3f (ratio of the medians)\n", var[0].median / var[1].median);
   if (rank == 0) fflush(stdout);
   if (rank == 0 && json) {
-    report_item_t items[4 + 2 * (1 + 3 * BENCH_CONFIG_MAX_SWEEPS)];
+    report_item_t items[7 + 2 * (1 + 3 * BENCH_CONFIG_MAX_SWEEPS)];
     char keys[2][1 + 3 * BENCH_CONFIG_MAX_SWEEPS][112];
     int n = 0;
     items[n++] = REPORT_TEXT_ITEM("config", config);
     items[n++] = REPORT_INT_ITEM("steps", steps);
     items[n++] = REPORT_TEXT_ITEM("exchange", both ? "both" : simulation_exchange_names[var[0].exchange]);
+    if (var[0].gpu) {
+      items[n++] = REPORT_INT_ITEM("device_launches_per_step", var[0].device[0]);
+      items[n++] = REPORT_INT_ITEM("device_reads_per_step", var[0].device[1]);
+      items[n++] = REPORT_INT_ITEM("device_writes_per_step", var[0].device[2]);
+    }
     static const char *const phase[3] = {"exchange", "boundary", "kernel"};
     for (int v = 0; v < nvar; ++v) {
       const bench_variant_t *b = &var[v];

@@ -716,3 +716,76 @@ tsr_status gpu_field_stage_in(gpu_field_t *const *fields, size_t n, tsr_error_t 
 cleanup:
   return st;
 }
+
+/* ---- kernels over many blocks ---- */
+
+static int gpu_field_group_of(const gpu_field_group_t *g, gpu_field_t *const *f, const void *key,
+                              int nf) {
+  if (key != g->key) return 0;
+  for (int k = 0; k < nf; ++k)
+    if (f[k] && memcmp(f[k]->shape.n, g->n, sizeof g->n) != 0) return 0;
+  for (int k = 0; k < nf; ++k)
+    if (g->first[k] ? !f[k] || !gpu_field_same_set(f[k], g->first[k]) : f[k] != NULL) return 0;
+  return 1;
+}
+
+void gpu_field_groups_clear(gpu_field_groups_t *gs) {
+  for (size_t k = 0; gs->group && k < gs->count; ++k) {
+    gpu_field_group_t *g = &gs->group[k];
+    for (int f = 0; g->bases && f < gs->nfields; ++f) gpu_buffer_free(&g->bases[f]);
+    free(g->bases);
+    free(g->first);
+    free(g->members);
+  }
+  free(gs->group);
+  memset(gs, 0, sizeof *gs);
+}
+
+tsr_status gpu_field_groups_make(gpu_field_t *const *fields, const void *const *keys,
+                                 size_t nblocks, int nfields, gpu_field_groups_t *out,
+                                 tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_long *tab = NULL;
+  memset(out, 0, sizeof *out);
+  out->nfields = nfields;
+  out->group = calloc(nblocks ? nblocks : 1, sizeof *out->group);
+  tab = calloc(nblocks ? nblocks : 1, sizeof *tab);
+  TSR_CHECK(out->group && tab && nfields >= 1, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
+  for (size_t b = 0; b < nblocks; ++b) {
+    gpu_field_t *const *f = fields + b * (size_t)nfields;
+    const void *key = keys ? keys[b] : NULL;
+    int any = 0;
+    for (int k = 0; k < nfields; ++k) any |= f[k] != NULL;
+    TSR_CHECK(any, TSR_ERR_INTERNAL, "a GPU block of a group without any field");
+    size_t g = 0;
+    while (g < out->count && !gpu_field_group_of(&out->group[g], f, key, nfields)) ++g;
+    gpu_field_group_t *gr = &out->group[g];
+    if (g == out->count) {
+      out->count++;
+      gr->key = key;
+      gr->first = calloc((size_t)nfields, sizeof *gr->first);
+      gr->bases = calloc((size_t)nfields, sizeof *gr->bases);
+      gr->members = calloc(nblocks, sizeof *gr->members);
+      TSR_CHECK(gr->first && gr->bases && gr->members, TSR_ERR_NOMEM,
+                "out of memory grouping GPU blocks");
+      for (int k = 0; k < nfields; ++k) gr->first[k] = f[k];
+      for (int k = 0; k < nfields; ++k)
+        if (f[k]) memcpy(gr->n, f[k]->shape.n, sizeof gr->n);
+    }
+    gr->members[gr->nblocks++] = b;
+  }
+  for (size_t g = 0; g < out->count; ++g) {
+    gpu_field_group_t *gr = &out->group[g];
+    for (int k = 0; k < nfields; ++k) {
+      if (!gr->first[k]) continue;
+      for (size_t j = 0; j < gr->nblocks; ++j)
+        tab[j] = (cl_long)fields[gr->members[j] * (size_t)nfields + (size_t)k]->base;
+      TSR_TRY(gpu_field_table(gr->first[k]->cl, tab, gr->nblocks * sizeof *tab, "block tables",
+                              &gr->bases[k], err));
+    }
+  }
+cleanup:
+  free(tab);
+  if (st != TSR_OK) gpu_field_groups_clear(out);
+  return st;
+}

@@ -119,6 +119,36 @@ void gpu_field_swap(gpu_field_t *f);
 /* Message bytes of direction d (every box of its slice). */
 size_t gpu_field_slot_bytes(const gpu_field_t *f, int d);
 
+/* ---- kernels over many blocks ---- */
+
+/* Blocks grouped for launches over many of them: blocks of the same size (and the same
+ * key, where keys are given: e.g. their program) whose fields lie in the same sets, so
+ * that one launch covers a group, every block finding its fields at element offsets of
+ * the sets' arrays. fields: nfields per block, block b's at fields[b * nfields + f]
+ * (NULL where a block lacks that field; then every block of its group does). */
+typedef struct gpu_field_group {
+  int n[3];               /* the size of its blocks */
+  const void *key;
+  size_t nblocks;
+  size_t *members;        /* the blocks' indices in the list given */
+  gpu_field_t **first;    /* per field: the first block's (its layout is every block's:
+                             gpu_field_dims; its sets' arrays: gpu_field_array); NULL
+                             where absent */
+  gpu_buffer_t *bases;    /* per field: cl_long per block, where its field starts in the
+                             set's arrays (empty where absent) */
+} gpu_field_group_t;
+
+typedef struct gpu_field_groups {
+  gpu_field_group_t *group;
+  size_t count;
+  int nfields;
+} gpu_field_groups_t;
+
+TSR_NODISCARD tsr_status gpu_field_groups_make(gpu_field_t *const *fields, const void *const *keys,
+                                               size_t nblocks, int nfields,
+                                               gpu_field_groups_t *out, tsr_error_t *err);
+void gpu_field_groups_clear(gpu_field_groups_t *g);
+
 /* ---- the ghost exchange, step by step (the field kit's registry items) ----
  * The staging functions take the fields of many blocks, of any sets; each set they
  * touch is staged once (one pack or unpack launch for all its blocks, one transfer). */

@@ -241,20 +241,27 @@ cleanup:
   return st;
 }
 
-/* Arguments 0..3 of the stream-collide (the copies, the constants, the block table),
- * then launches over every block of f: z of block b0 + k at (., ., k NZ + z), the
- * blocks in launches of at most 65535 z values (a GPU's limit on the groups along a
- * dimension), b0 (argument 4) the first block of each. */
-static tsr_status gpu_launch_blocks(gpu_lbm_t *g, cl_kernel k, const gpu_lbm_field_t *f,
-                                    tsr_error_t *err) {
+/* Arguments 0..2 of the stream-collide: the present copy, the other, the constants. */
+static tsr_status gpu_stream_args(gpu_lbm_t *g, cl_kernel k, const gpu_lbm_field_t *f,
+                                  tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_mem src = (cl_mem)f->grid[f->cur], dst = (cl_mem)f->grid[1 - f->cur];
-  const gpu_buffer_t *bases = f->bases ? f->bases : &g->zero;
-  const int nb = f->bases ? f->nblocks : 1, nz = g->spec.n[2];
   OPENCL_CHECK(clSetKernelArg(k, 0, sizeof src, &src));
   OPENCL_CHECK(clSetKernelArg(k, 1, sizeof dst, &dst));
   OPENCL_CHECK(clSetKernelArg(k, 2, sizeof g->consts, &g->consts));
-  OPENCL_CHECK(clSetKernelArg(k, 3, sizeof(cl_mem), &bases->mem));
+cleanup:
+  return st;
+}
+
+/* Launches kernel k over every interior cell of every block of f: z of block b0 + j at
+ * (., ., j NZ + z), the blocks in launches of at most 65535 z values (a GPU's limit on
+ * the groups along a dimension); the block table is argument arg, b0 the next. */
+static tsr_status gpu_launch_blocks(gpu_lbm_t *g, cl_kernel k, const gpu_lbm_field_t *f,
+                                    cl_uint arg, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const gpu_buffer_t *bases = f->bases ? f->bases : &g->zero;
+  const int nb = f->bases ? f->nblocks : 1, nz = g->spec.n[2];
+  OPENCL_CHECK(clSetKernelArg(k, arg, sizeof(cl_mem), &bases->mem));
   size_t nx = (size_t)g->spec.n[0], lx = (nx + 31) / 32 * 32;
   if (lx > 128) lx = 128;
   const size_t local[3] = {lx, 1, 1};
@@ -263,8 +270,8 @@ static tsr_status gpu_launch_blocks(gpu_lbm_t *g, cl_kernel k, const gpu_lbm_fie
     const int m = nb - b0 < per ? nb - b0 : per;
     const size_t global[3] = {(nx + lx - 1) / lx * lx, (size_t)g->spec.n[1],
                               (size_t)nz * (size_t)m};
-    OPENCL_CHECK(clSetKernelArg(k, 4, sizeof b0, &b0));
-    TSR_TRY(opencl_launch(g->ctx, k, 3, global, local, "lbm_stream_collide", err));
+    OPENCL_CHECK(clSetKernelArg(k, arg + 1, sizeof b0, &b0));
+    TSR_TRY(opencl_launch(g->ctx, k, 3, global, local, "of lbm.cl", err));
   }
 cleanup:
   return st;
@@ -273,7 +280,8 @@ cleanup:
 tsr_status gpu_lbm_step(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   TSR_CHECK(!g->spec.coupled, TSR_ERR_INTERNAL, "gpu_lbm_step on a coupled program");
-  TSR_TRY(gpu_launch_blocks(g, g->stream_collide, f, err));
+  TSR_TRY(gpu_stream_args(g, g->stream_collide, f, err));
+  TSR_TRY(gpu_launch_blocks(g, g->stream_collide, f, 3, err));
   f->cur = 1 - f->cur;
 cleanup:
   return st;
@@ -308,16 +316,18 @@ tsr_status gpu_lbm_step_coupled(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_
   /* fields left out get a NULL buffer (allowed for __global arguments) */
   OPENCL_CHECK(clSetKernelArg(k, 5, sizeof(cl_mem), a->in ? &a->in->mem : NULL));
   OPENCL_CHECK(clSetKernelArg(k, 6, sizeof(cl_mem), a->out ? &a->out->mem : NULL));
-  const gpu_buffer_t *ab = f->bases ? f->aux_bases : &g->zero;
-  TSR_CHECK(ab, TSR_ERR_INTERNAL, "a coupled step of many blocks without their field tables");
-  OPENCL_CHECK(clSetKernelArg(k, 7, sizeof(cl_mem), &ab->mem));
-  for (cl_uint i = 0; i < 4; ++i) OPENCL_CHECK(clSetKernelArg(k, 8 + i, sizeof geo[i], &geo[i]));
-  for (cl_uint i = 0; i < 3; ++i) TSR_TRY(gpu_set_real(g, k, 12 + i, a->beta[i], err));
-  TSR_TRY(gpu_set_real(g, k, 15, a->c0, err));
-  OPENCL_CHECK(clSetKernelArg(k, 16, sizeof start, &start));
+  const gpu_buffer_t *ib = f->bases && f->in_bases ? f->in_bases : &g->zero,
+                     *ob = f->bases && f->out_bases ? f->out_bases : &g->zero;
+  OPENCL_CHECK(clSetKernelArg(k, 7, sizeof(cl_mem), &ib->mem));
+  OPENCL_CHECK(clSetKernelArg(k, 8, sizeof(cl_mem), &ob->mem));
+  for (cl_uint i = 0; i < 4; ++i) OPENCL_CHECK(clSetKernelArg(k, 9 + i, sizeof geo[i], &geo[i]));
+  for (cl_uint i = 0; i < 3; ++i) TSR_TRY(gpu_set_real(g, k, 13 + i, a->beta[i], err));
+  TSR_TRY(gpu_set_real(g, k, 16, a->c0, err));
+  OPENCL_CHECK(clSetKernelArg(k, 17, sizeof start, &start));
   const cl_int acc = a->accumulate ? 1 : 0;
-  OPENCL_CHECK(clSetKernelArg(k, 17, sizeof acc, &acc));
-  TSR_TRY(gpu_launch_blocks(g, k, f, err));
+  OPENCL_CHECK(clSetKernelArg(k, 18, sizeof acc, &acc));
+  TSR_TRY(gpu_stream_args(g, k, f, err));
+  TSR_TRY(gpu_launch_blocks(g, k, f, 3, err));
   f->cur = 1 - f->cur;
 cleanup:
   return st;
@@ -429,14 +439,16 @@ cleanup:
 tsr_status gpu_lbm_pulled_density(gpu_lbm_t *g, const gpu_lbm_field_t *f, gpu_buffer_t *out,
                                   const grid_dims_t *od, double shift, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  cl_mem grid = (cl_mem)f->grid[f->cur];
   const cl_long geo[3] = {(cl_long)od->origin, (cl_long)od->sy, (cl_long)od->sz};
   cl_kernel k = g->pulled_density;
+  const gpu_buffer_t *ob = f->bases && f->out_bases ? f->out_bases : &g->zero;
+  cl_mem grid = (cl_mem)f->grid[f->cur];
   OPENCL_CHECK(clSetKernelArg(k, 0, sizeof grid, &grid));
   OPENCL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &out->mem));
-  for (cl_uint i = 0; i < 3; ++i) OPENCL_CHECK(clSetKernelArg(k, 2 + i, sizeof geo[i], &geo[i]));
-  TSR_TRY(gpu_set_real(g, k, 5, shift, err));
-  TSR_TRY(gpu_launch_cells(g, k, err));
+  OPENCL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), &ob->mem));
+  for (cl_uint i = 0; i < 3; ++i) OPENCL_CHECK(clSetKernelArg(k, 5 + i, sizeof geo[i], &geo[i]));
+  TSR_TRY(gpu_set_real(g, k, 8, shift, err));
+  TSR_TRY(gpu_launch_blocks(g, k, f, 2, err));
 cleanup:
   return st;
 }
@@ -497,154 +509,112 @@ cleanup:
 
 /* ---- batches ---- */
 
-/* Blocks of one program and one set per field. */
-typedef struct gpu_lbm_group {
-  gpu_lbm_t *prog;
-  gpu_field_t **pdf, **aux_in, **aux_out; /* per block (borrowed) */
-  size_t n;
-  gpu_buffer_t bases, aux_bases;
-  gpu_lbm_links_t links[2];
-} gpu_lbm_group_t;
-
+/* The blocks grouped by program and field sets (pdf, aux_in, aux_out), with the links
+ * of each group's blocks in one list per kind. */
 struct gpu_lbm_batch {
-  gpu_lbm_group_t *groups;
-  size_t ngroups;
+  gpu_field_groups_t groups;
+  gpu_field_t **pdf; /* per member, for the swap (borrowed) */
+  gpu_lbm_links_t *links; /* 2 per group */
 };
 
 void gpu_lbm_batch_free(gpu_lbm_batch_t **pb) {
   if (!pb || !*pb) return;
   gpu_lbm_batch_t *b = *pb;
-  for (size_t k = 0; k < b->ngroups; ++k) {
-    gpu_lbm_group_t *g = &b->groups[k];
-    free(g->pdf);
-    free(g->aux_in);
-    free(g->aux_out);
-    gpu_buffer_free(&g->bases);
-    gpu_buffer_free(&g->aux_bases);
-    for (int j = 0; j < 2; ++j) gpu_lbm_links_free(&g->links[j]);
-  }
-  free(b->groups);
+  for (size_t k = 0; b->links && k < 2 * b->groups.count; ++k) gpu_lbm_links_free(&b->links[k]);
+  gpu_field_groups_clear(&b->groups);
+  free(b->links);
+  free(b->pdf);
   free(b);
   *pb = NULL;
-}
-
-static int gpu_lbm_same_group(const gpu_lbm_member_t *a, const gpu_lbm_member_t *b) {
-  return a->prog == b->prog && gpu_field_same_set(a->pdf, b->pdf) &&
-         (a->aux_in ? b->aux_in && gpu_field_same_set(a->aux_in, b->aux_in) : !b->aux_in) &&
-         (a->aux_out ? b->aux_out && gpu_field_same_set(a->aux_out, b->aux_out) : !b->aux_out);
-}
-
-/* The group of the members m[k] like m[first], and its tables. */
-static tsr_status gpu_lbm_group_build(gpu_lbm_group_t *g, const gpu_lbm_member_t *m, size_t n,
-                                      size_t first, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  cl_long *bases = NULL, *aux = NULL;
-  const lbm_link_t **links = NULL;
-  size_t *nlinks = NULL, *lbase = NULL;
-  g->prog = m[first].prog;
-  g->pdf = calloc(n, sizeof *g->pdf);
-  g->aux_in = calloc(n, sizeof *g->aux_in);
-  g->aux_out = calloc(n, sizeof *g->aux_out);
-  bases = calloc(n, sizeof *bases);
-  aux = calloc(2 * n, sizeof *aux);
-  links = calloc(n, sizeof *links);
-  nlinks = calloc(n, sizeof *nlinks);
-  lbase = calloc(n, sizeof *lbase);
-  TSR_CHECK(g->pdf && g->aux_in && g->aux_out && bases && aux && links && nlinks && lbase,
-            TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
-  for (size_t k = first; k < n; ++k) {
-    if (!gpu_lbm_same_group(&m[first], &m[k])) continue;
-    const size_t j = g->n++;
-    g->pdf[j] = m[k].pdf;
-    g->aux_in[j] = m[k].aux_in;
-    g->aux_out[j] = m[k].aux_out;
-    bases[j] = (cl_long)m[k].pdf->base;
-    aux[2 * j] = m[k].aux_in ? (cl_long)m[k].aux_in->base : 0;
-    aux[2 * j + 1] = m[k].aux_out ? (cl_long)m[k].aux_out->base : 0;
-  }
-  opencl_context_t *cl = g->prog->ctx;
-  TSR_TRY(gpu_buffer_create(cl, g->n * sizeof *bases, "block tables", &g->bases, err));
-  TSR_TRY(gpu_buffer_write(cl, &g->bases, 0, g->n * sizeof *bases, bases, NULL, err));
-  TSR_TRY(gpu_buffer_create(cl, 2 * g->n * sizeof *aux, "block tables", &g->aux_bases, err));
-  TSR_TRY(gpu_buffer_write(cl, &g->aux_bases, 0, 2 * g->n * sizeof *aux, aux, NULL, err));
-  for (int neg = 0; neg < 2; ++neg) {
-    size_t j = 0;
-    for (size_t k = first; k < n; ++k) {
-      if (!gpu_lbm_same_group(&m[first], &m[k])) continue;
-      links[j] = m[k].links[neg];
-      nlinks[j] = m[k].nlinks[neg];
-      lbase[j++] = m[k].pdf->base;
-    }
-    TSR_TRY(gpu_lbm_links_create_many(g->prog, links, nlinks, lbase, j, neg, &g->links[neg],
-                                      err));
-  }
-cleanup:
-  free(bases);
-  free(aux);
-  free(links);
-  free(nlinks);
-  free(lbase);
-  return st;
 }
 
 tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n, gpu_lbm_batch_t **out,
                                 tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_lbm_batch_t *b = calloc(1, sizeof *b);
+  gpu_field_t **fields = calloc(3 * (n ? n : 1), sizeof *fields);
+  const void **keys = calloc(n ? n : 1, sizeof *keys);
+  const lbm_link_t **links = calloc(n ? n : 1, sizeof *links);
+  size_t *nlinks = calloc(n ? n : 1, sizeof *nlinks), *lbase = calloc(n ? n : 1, sizeof *lbase);
   *out = NULL;
-  TSR_CHECK(b, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
-  b->groups = calloc(n ? n : 1, sizeof *b->groups);
-  TSR_CHECK(b->groups, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
+  TSR_CHECK(b && fields && keys && links && nlinks && lbase, TSR_ERR_NOMEM,
+            "out of memory grouping GPU blocks");
+  b->pdf = calloc(n ? n : 1, sizeof *b->pdf);
+  TSR_CHECK(b->pdf, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
   for (size_t k = 0; k < n; ++k) {
     TSR_CHECK(m[k].prog && m[k].pdf && m[k].pdf->set, TSR_ERR_INTERNAL,
               "a GPU block of a batch without its program or populations");
-    size_t j = 0; /* a member like an earlier one is in its group */
-    while (j < k && !gpu_lbm_same_group(&m[j], &m[k])) ++j;
-    if (j == k) TSR_TRY(gpu_lbm_group_build(&b->groups[b->ngroups++], m, n, k, err));
+    fields[3 * k] = b->pdf[k] = m[k].pdf;
+    fields[3 * k + 1] = m[k].aux_in;
+    fields[3 * k + 2] = m[k].aux_out;
+    keys[k] = m[k].prog;
+  }
+  TSR_TRY(gpu_field_groups_make(fields, keys, n, 3, &b->groups, err));
+  b->links = calloc(2 * (b->groups.count ? b->groups.count : 1), sizeof *b->links);
+  TSR_CHECK(b->links, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
+  for (size_t g = 0; g < b->groups.count; ++g) {
+    const gpu_field_group_t *gr = &b->groups.group[g];
+    for (int neg = 0; neg < 2; ++neg) {
+      for (size_t j = 0; j < gr->nblocks; ++j) {
+        const gpu_lbm_member_t *x = &m[gr->members[j]];
+        links[j] = x->links[neg];
+        nlinks[j] = x->nlinks[neg];
+        lbase[j] = x->pdf->base;
+      }
+      TSR_TRY(gpu_lbm_links_create_many((gpu_lbm_t *)(uintptr_t)gr->key, links, nlinks, lbase,
+                                        gr->nblocks, neg, &b->links[2 * g + (size_t)neg], err));
+    }
   }
   *out = b;
   b = NULL;
 cleanup:
   gpu_lbm_batch_free(&b);
+  free(fields);
+  free(keys);
+  free(links);
+  free(nlinks);
+  free(lbase);
   return st;
 }
 
 /* The arrays of group g's populations as the programs see them; fails where its blocks
  * are not in step. */
-static tsr_status gpu_lbm_group_field(const gpu_lbm_group_t *g, gpu_lbm_field_t *f,
-                                      tsr_error_t *err) {
+static tsr_status gpu_lbm_group_field(const gpu_lbm_batch_t *b, const gpu_field_group_t *g,
+                                      gpu_lbm_field_t *f, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const int cur = g->pdf[0]->cur;
-  for (size_t k = 1; k < g->n; ++k)
-    TSR_CHECK(g->pdf[k]->cur == cur, TSR_ERR_INTERNAL,
+  const int cur = g->first[0]->cur;
+  for (size_t k = 1; k < g->nblocks; ++k)
+    TSR_CHECK(b->pdf[g->members[k]]->cur == cur, TSR_ERR_INTERNAL,
               "GPU blocks of one batch are not in step (their present copies differ)");
-  *f = (gpu_lbm_field_t){.grid = {gpu_field_array(g->pdf[0], 0), gpu_field_array(g->pdf[0], 1)},
-                         .cur = cur, .bases = &g->bases, .nblocks = (int)g->n,
-                         .aux_bases = &g->aux_bases};
+  *f = (gpu_lbm_field_t){.grid = {gpu_field_array(g->first[0], 0), gpu_field_array(g->first[0], 1)},
+                         .cur = cur, .bases = &g->bases[0], .nblocks = (int)g->nblocks,
+                         .in_bases = g->first[1] ? &g->bases[1] : NULL,
+                         .out_bases = g->first[2] ? &g->bases[2] : NULL};
 cleanup:
   return st;
 }
 
 tsr_status gpu_lbm_batch_step(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  for (size_t k = 0; k < b->ngroups; ++k) {
-    gpu_lbm_group_t *g = &b->groups[k];
+  for (size_t k = 0; k < b->groups.count; ++k) {
+    const gpu_field_group_t *g = &b->groups.group[k];
+    gpu_lbm_t *prog = (gpu_lbm_t *)(uintptr_t)g->key;
     gpu_lbm_field_t f;
-    TSR_TRY(gpu_lbm_group_field(g, &f, err));
-    if (!g->prog->spec.coupled) {
-      TSR_TRY(gpu_lbm_step(g->prog, &f, err));
+    TSR_TRY(gpu_lbm_group_field(b, g, &f, err));
+    if (!prog->spec.coupled) {
+      TSR_TRY(gpu_lbm_step(prog, &f, err));
     } else {
       TSR_CHECK(a, TSR_ERR_INTERNAL, "a coupled GPU batch step without its coupling");
       /* the per-cell fields: one copy each, their arrays */
-      gpu_buffer_t in = {g->aux_in[0] ? gpu_field_array(g->aux_in[0], 0) : NULL, 0},
-                   out = {g->aux_out[0] ? gpu_field_array(g->aux_out[0], 0) : NULL, 0};
+      gpu_buffer_t in = {g->first[1] ? gpu_field_array(g->first[1], 0) : NULL, 0},
+                   out = {g->first[2] ? gpu_field_array(g->first[2], 0) : NULL, 0};
       gpu_lbm_aux_t x = *a;
       x.in = in.mem ? &in : NULL;
       x.out = out.mem ? &out : NULL;
-      x.dims = gpu_field_dims(g->aux_in[0] ? g->aux_in[0] : g->aux_out[0]);
-      TSR_TRY(gpu_lbm_step_coupled(g->prog, &f, &x, err));
+      x.dims = gpu_field_dims(g->first[1] ? g->first[1] : g->first[2]);
+      TSR_TRY(gpu_lbm_step_coupled(prog, &f, &x, err));
     }
-    for (size_t j = 0; j < g->n; ++j) gpu_field_swap(g->pdf[j]);
+    for (size_t j = 0; j < g->nblocks; ++j) gpu_field_swap(b->pdf[g->members[j]]);
   }
 cleanup:
   return st;
@@ -652,11 +622,28 @@ cleanup:
 
 tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  for (size_t k = 0; k < b->ngroups; ++k) {
-    gpu_lbm_group_t *g = &b->groups[k];
+  for (size_t k = 0; k < b->groups.count; ++k) {
+    const gpu_field_group_t *g = &b->groups.group[k];
     gpu_lbm_field_t f;
-    TSR_TRY(gpu_lbm_group_field(g, &f, err));
-    for (int neg = 0; neg < 2; ++neg) TSR_TRY(gpu_lbm_boundary(g->prog, &f, &g->links[neg], err));
+    TSR_TRY(gpu_lbm_group_field(b, g, &f, err));
+    for (int neg = 0; neg < 2; ++neg)
+      TSR_TRY(gpu_lbm_boundary((gpu_lbm_t *)(uintptr_t)g->key, &f, &b->links[2 * k + (size_t)neg],
+                               err));
+  }
+cleanup:
+  return st;
+}
+
+tsr_status gpu_lbm_batch_pulled_density(gpu_lbm_batch_t *b, double shift, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (size_t k = 0; k < b->groups.count; ++k) {
+    const gpu_field_group_t *g = &b->groups.group[k];
+    gpu_lbm_field_t f;
+    TSR_TRY(gpu_lbm_group_field(b, g, &f, err));
+    TSR_CHECK(g->first[2], TSR_ERR_INTERNAL, "a GPU batch's pulled density has nowhere to go");
+    gpu_buffer_t out = {gpu_field_array(g->first[2], 0), 0};
+    const grid_dims_t od = gpu_field_dims(g->first[2]);
+    TSR_TRY(gpu_lbm_pulled_density((gpu_lbm_t *)(uintptr_t)g->key, &f, &out, &od, shift, err));
   }
 cleanup:
   return st;

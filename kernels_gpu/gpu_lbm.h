@@ -52,8 +52,10 @@ typedef struct gpu_lbm_field {
   int cur;
   const gpu_buffer_t *bases;     /* NULL: one block at element 0; else cl_long per block */
   int nblocks;                   /* with bases */
-  const gpu_buffer_t *aux_bases; /* coupled, with bases: cl_long2 per block, where its
-                                    per-cell fields start in gpu_lbm_aux_t's in and out */
+  const gpu_buffer_t *in_bases, *out_bases; /* coupled, with bases: cl_long per block,
+                                               where its per-cell fields start in
+                                               gpu_lbm_aux_t's in and out (NULL where that
+                                               field is left out) */
 } gpu_lbm_field_t;
 
 /* A cache of programs, built on first use (one per spec: block size, lattice, switches)
@@ -181,5 +183,9 @@ TSR_NODISCARD tsr_status gpu_lbm_batch_step(gpu_lbm_batch_t *b, const gpu_lbm_au
                                             tsr_error_t *err);
 /* The bounce-back links of every block. */
 TSR_NODISCARD tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, tsr_error_t *err);
+/* gpu_lbm_pulled_density of every block, into its aux_out (one component, the layout of
+ * every block's the same). */
+TSR_NODISCARD tsr_status gpu_lbm_batch_pulled_density(gpu_lbm_batch_t *b, double shift,
+                                                      tsr_error_t *err);
 
 #endif

@@ -47,15 +47,16 @@ void gpu_program_free(gpu_program_t **pp) {
   *pp = NULL;
 }
 
-tsr_status gpu_program_launch(gpu_program_t *p, int k, const int n[3], const gpu_arg_t *args,
-                              int nargs, tsr_error_t *err) {
+/* Sets args[nargs] as arguments first.. of kernel k. */
+static tsr_status gpu_program_args(gpu_program_t *p, int k, cl_uint first, const gpu_arg_t *args,
+                                   int nargs, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   TSR_CHECK(k >= 0 && k < p->n && nargs <= GPU_PROGRAM_MAX_ARGS, TSR_ERR_INTERNAL,
             "gpu_program_launch: kernel %d of %d, %d arguments", k, p->n, nargs);
   cl_kernel kern = p->kernels[k];
   for (int a = 0; a < nargs; ++a) {
     const gpu_arg_t *g = &args[a];
-    const cl_uint i = (cl_uint)a;
+    const cl_uint i = first + (cl_uint)a;
     switch (g->kind) {
     case GPU_ARG_BUFFER:
       OPENCL_CHECK(clSetKernelArg(kern, i, sizeof(cl_mem),
@@ -83,9 +84,37 @@ tsr_status gpu_program_launch(gpu_program_t *p, int k, const int n[3], const gpu
     }
     }
   }
+cleanup:
+  return st;
+}
+
+tsr_status gpu_program_launch(gpu_program_t *p, int k, const int n[3], const gpu_arg_t *args,
+                              int nargs, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_TRY(gpu_program_args(p, k, 0, args, nargs, err));
   if (n[0] <= 0 || n[1] <= 0 || n[2] <= 0) goto cleanup;
   const size_t global[3] = {(size_t)n[0], (size_t)n[1], (size_t)n[2]};
-  TSR_TRY(opencl_launch(p->cl, kern, 3, global, NULL, p->names[k], err));
+  TSR_TRY(opencl_launch(p->cl, p->kernels[k], 3, global, NULL, p->names[k], err));
+cleanup:
+  return st;
+}
+
+tsr_status gpu_program_launch_blocks(gpu_program_t *p, int k, const int n[3], size_t nblocks,
+                                     const gpu_arg_t *args, int nargs, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_TRY(gpu_program_args(p, k, 2, args, nargs, err));
+  if (n[0] <= 0 || n[1] <= 0 || n[2] <= 0) goto cleanup;
+  cl_kernel kern = p->kernels[k];
+  const cl_int nz = n[2];
+  OPENCL_CHECK(clSetKernelArg(kern, 1, sizeof nz, &nz));
+  const size_t per = nz >= 65535 ? 1 : (size_t)(65535 / nz);
+  for (size_t b0 = 0; b0 < nblocks; b0 += per) {
+    const size_t m = nblocks - b0 < per ? nblocks - b0 : per;
+    const size_t global[3] = {(size_t)n[0], (size_t)n[1], (size_t)nz * m};
+    const cl_int first = (cl_int)b0;
+    OPENCL_CHECK(clSetKernelArg(kern, 0, sizeof first, &first));
+    TSR_TRY(opencl_launch(p->cl, kern, 3, global, NULL, p->names[k], err));
+  }
 cleanup:
   return st;
 }

@@ -60,4 +60,14 @@ static inline gpu_arg_t gpu_arg_real(double v, int dp) {
 TSR_NODISCARD tsr_status gpu_program_launch(gpu_program_t *p, int k, const int n[3],
                                             const gpu_arg_t *args, int nargs, tsr_error_t *err);
 
+/* Enqueues kernel k over the cells n[3] of nblocks blocks of that size: work item
+ * (x, y, j n[2] + z) is cell (x, y, z) of block b0 + j, where b0 (an int) is argument 0
+ * and n[2] (an int) argument 1, args[nargs] follow. The blocks go in launches of at
+ * most 65535 z values (a GPU's limit on the groups along a dimension), so a kernel finds
+ * its block as b0 + get_global_id(2) / nz and the block's fields through tables of
+ * per-block offsets (gpu_field_groups_make). */
+TSR_NODISCARD tsr_status gpu_program_launch_blocks(gpu_program_t *p, int k, const int n[3],
+                                                   size_t nblocks, const gpu_arg_t *args,
+                                                   int nargs, tsr_error_t *err);
+
 #endif

@@ -80,18 +80,19 @@ __kernel void lbm_stream_collide(__global const REAL *restrict src0, __global RE
  * out: the velocity the collision used (NULL: not written). ADE 1: in: the advection velocity (required); out: a
  * source linear in the cell's scalar C, beta (C - c0), written or (accumulate) added
  * (NULL: not written). Every per-cell field has the layout of the first (origin, sy,
- * sz, sc); block b's are at aux_bases[b] (x: in, y: out) of their arrays. */
+ * sz, sc); block b's are at in_bases[b] and out_bases[b] of their arrays. */
 __kernel void lbm_stream_collide(__global const REAL *restrict src0, __global REAL *restrict dst0,
                                  __constant lbm_consts_t *kg, __global const long *bases,
                                  const int b0, __global const REAL *aux_in0,
-                                 __global REAL *aux_out0, __global const long2 *aux_bases,
+                                 __global REAL *aux_out0, __global const long *in_bases,
+                                 __global const long *out_bases,
                                  const long origin, const long sy,
                                  const long sz, const long sc, const REAL bx, const REAL by,
                                  const REAL bz, const REAL c0, const int start,
                                  const int accumulate) {
   LBM_BLOCK_CELL
-  __global const REAL *aux_in = aux_in0 ? aux_in0 + aux_bases[b_].x : aux_in0;
-  __global REAL *aux_out = aux_out0 ? aux_out0 + aux_bases[b_].y : aux_out0;
+  __global const REAL *aux_in = aux_in0 ? aux_in0 + in_bases[b_] : aux_in0;
+  __global REAL *aux_out = aux_out0 ? aux_out0 + out_bases[b_] : aux_out0;
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
   const long a_ = origin + x + sy * y + sz * z;
   lbm_consts_t kc = *kg;
@@ -140,11 +141,17 @@ __kernel void lbm_boundary(__global REAL *f, __global const ulong2 *idx,
 
 /* The density the next stream-collide will see in every interior cell (the sum of the
  * values it pulls, in direction order, plus shift), into out at origin + x + sy y + sz z:
- * lbm_pulled_density of the CPU. */
-__kernel void lbm_pulled_density(__global const REAL *f, __global REAL *out, const long origin,
+ * lbm_pulled_density of the CPU. Many blocks as the stream-collide: block b's fields at
+ * bases[b] and out_bases[b]. */
+__kernel void lbm_pulled_density(__global const REAL *f0, __global REAL *out0,
+                                 __global const long *bases, const int b0,
+                                 __global const long *out_bases, const long origin,
                                  const long sy, const long sz, const REAL shift) {
-  const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
-  if (x >= NX || y >= NY || z >= NZ) return;
+  const int x = get_global_id(0), y = get_global_id(1), zb = get_global_id(2);
+  const int b_ = b0 + zb / NZ, z = zb % NZ;
+  if (x >= NX || y >= NY) return;
+  __global const REAL *f = f0 + bases[b_];
+  __global REAL *out = out0 + out_bases[b_];
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
   REAL r = f[cell];
   for (int i = 1; i < LAT(Q); ++i) r = r + f[(long)i * NCELLS + cell - C_OFF(i)];

@@ -108,8 +108,9 @@ static void lbm_gpu_batch_free(void *state) {
 }
 
 /* The batch's blocks grouped for the device (made at the first call, kept with the
- * batch). */
-static tsr_status lbm_gpu_batch(registry_batch_t *batch, const lbm_ctx_t *c,
+ * batch), with the fields of the public face the stream-collide uses, or (density) with
+ * lbm.density to write. */
+static tsr_status lbm_gpu_batch(registry_batch_t *batch, const lbm_ctx_t *c, int density,
                                 gpu_lbm_batch_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_lbm_member_t *m = NULL;
@@ -123,15 +124,16 @@ static tsr_status lbm_gpu_batch(registry_batch_t *batch, const lbm_ctx_t *c,
     field_block_t *pdf;
     gpu_lbm_field_t dev;
     TSR_TRY(lbm_gpu_get(batch->blocks[k], batch->data[k], c, &gb, &pdf, &dev, err));
+    const int use_force = cf->force && !density, use_u = cf->velocity && !density;
     field_block_t *f = field_block_of(batch->data[k], c->force_id),
-                  *u = field_block_of(batch->data[k], c->velocity_id);
-    TSR_CHECK((!cf->force || (f && field_on_device(f))) &&
-                  (!cf->velocity || (u && field_on_device(u))),
+                  *u = field_block_of(batch->data[k], density ? c->density_id : c->velocity_id);
+    TSR_CHECK((!use_force || (f && field_on_device(f))) &&
+                  (!(use_u || density) || (u && field_on_device(u))),
               TSR_ERR_INTERNAL, "GPU BlockID %d lacks a field of the flow's public face on the "
               "device", (int)batch->blocks[k]->id);
     m[k] = (gpu_lbm_member_t){.prog = gb->prog, .pdf = &pdf->device,
-                              .aux_in = cf->force ? &f->device : NULL,
-                              .aux_out = cf->velocity ? &u->device : NULL,
+                              .aux_in = use_force ? &f->device : NULL,
+                              .aux_out = use_u || density ? &u->device : NULL,
                               .links = {gb->host.links, NULL}, .nlinks = {gb->host.nlinks, 0}};
   }
   TSR_TRY(gpu_lbm_batch_create(m, batch->n, &made, err));
@@ -147,7 +149,7 @@ cleanup:
 static tsr_status lbm_gpu_boundary(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_lbm_batch_t *b;
-  TSR_TRY(lbm_gpu_batch(batch, vctx, &b, err));
+  TSR_TRY(lbm_gpu_batch(batch, vctx, 0, &b, err));
   TSR_TRY(gpu_lbm_batch_boundary(b, err));
 cleanup:
   return st;
@@ -159,7 +161,7 @@ static tsr_status lbm_gpu_stream_collide(registry_batch_t *batch, void *vctx, ts
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
   gpu_lbm_batch_t *b;
-  TSR_TRY(lbm_gpu_batch(batch, c, &b, err));
+  TSR_TRY(lbm_gpu_batch(batch, c, 0, &b, err));
   const lbm_coupling_flags_t *cf = &c->couple;
   if (!cf->force && !cf->velocity) {
     TSR_TRY(gpu_lbm_batch_step(b, NULL, err));
@@ -183,21 +185,13 @@ static tsr_status lbm_gpu_wait(registry_batch_t *batch, void *vctx, tsr_error_t 
 
 /* ---- work on one block ---- */
 
-/* lbm.pulled_density on the device. */
-static tsr_status lbm_gpu_density(const block_info_t *b, block_data_t *data, void *vctx,
-                                  tsr_error_t *err) {
+/* lbm.pulled_density on the device, every block at once. */
+static tsr_status lbm_gpu_density(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
-  lbm_gpu_block_t *gb;
-  field_block_t *pdf;
-  gpu_lbm_field_t dev;
-  TSR_TRY(lbm_gpu_get(b, data, c, &gb, &pdf, &dev, err));
-  field_block_t *r = field_block_of(data, c->density_id);
-  TSR_CHECK(r && field_on_device(r), TSR_ERR_INTERNAL,
-            "GPU BlockID %d lacks the field " LBM_DENSITY " on the device", (int)b->id);
-  const grid_dims_t od = gpu_field_dims(&r->device);
-  TSR_TRY(gpu_lbm_pulled_density(gb->prog, &dev, &r->device.grid[0], &od,
-                                 c->opts.shifted ? c->opts.rho0 : 0.0, err));
+  gpu_lbm_batch_t *b;
+  TSR_TRY(lbm_gpu_batch(batch, c, 1, &b, err));
+  TSR_TRY(gpu_lbm_batch_pulled_density(b, c->opts.shifted ? c->opts.rho0 : 0.0, err));
 cleanup:
   return st;
 }
@@ -257,7 +251,7 @@ tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "gpu", .bs = live,
        .kernel = lbm_gpu_moments},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_PULLED_DENSITY, .fs = "*", .hs = "gpu",
-       .bs = live, .kernel = lbm_gpu_density},
+       .bs = live, .batch = lbm_gpu_density},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_CHECK, .fs = "*", .hs = "gpu", .bs = live,
        .kernel = lbm_gpu_check},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "gpu", .bs = live,

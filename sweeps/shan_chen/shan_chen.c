@@ -213,42 +213,89 @@ cleanup:
 
 enum { SC_KERNEL_PSI, SC_KERNEL_FORCE };
 
-static tsr_status sc_gpu_psi_item(const block_info_t *b, block_data_t *data, void *vctx,
-                                  tsr_error_t *err) {
+static void sc_gpu_groups_free(void *state) {
+  gpu_field_groups_t *g = state;
+  gpu_field_groups_clear(g);
+  free(g);
+}
+
+/* The batch's blocks grouped by size and field sets (made at the first call, kept with
+ * the batch): flow (lbm.density or lbm.force, by flow_id) and psi per block. Blocks
+ * without fluid hold neither and are left out. */
+static tsr_status sc_gpu_groups(registry_batch_t *batch, const sc_ctx_t *c, int flow_id,
+                                gpu_field_groups_t **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  gpu_field_t **f = NULL;
+  gpu_field_groups_t *g = NULL;
+  if (batch->state) goto done;
+  f = calloc(2 * (batch->n ? batch->n : 1), sizeof *f);
+  g = calloc(1, sizeof *g);
+  TSR_CHECK(f && g, TSR_ERR_NOMEM, "out of memory grouping the GPU blocks");
+  size_t n = 0;
+  for (size_t k = 0; k < batch->n; ++k) {
+    field_block_t *flow, *psi;
+    if (!field_block_of(batch->data[k], flow_id)) continue; /* a block without fluid */
+    TSR_TRY(sc_fields(batch->blocks[k], batch->data[k], c, flow_id, &flow, &psi, err));
+    f[2 * n] = &flow->device;
+    f[2 * n + 1] = &psi->device;
+    ++n;
+  }
+  TSR_TRY(gpu_field_groups_make(f, NULL, n, 2, g, err));
+  batch->state = g;
+  batch->state_free = sc_gpu_groups_free;
+  g = NULL;
+done:
+  *out = batch->state;
+cleanup:
+  free(f);
+  free(g);
+  return st;
+}
+
+static tsr_status sc_gpu_psi_item(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const sc_ctx_t *c = vctx;
-  field_block_t *rho, *psi;
-  if (!field_block_of(data, c->density_id)) return st;
-  TSR_TRY(sc_fields(b, data, c, c->density_id, &rho, &psi, err));
-  const grid_dims_t rd = gpu_field_dims(&rho->device), pd = gpu_field_dims(&psi->device);
-  const gpu_arg_t args[] = {
-      gpu_arg_buffer(&rho->device.grid[rho->device.cur]),
-      gpu_arg_buffer(&psi->device.grid[psi->device.cur]),
-      gpu_arg_long(rd.origin), gpu_arg_long(rd.sy), gpu_arg_long(rd.sz),
-      gpu_arg_long(pd.origin), gpu_arg_long(pd.sy), gpu_arg_long(pd.sz),
-      gpu_arg_real(c->o.rho_psi, c->o.dp), gpu_arg_real(1.0 / c->o.rho_psi, c->o.dp)};
-  TSR_TRY(gpu_program_launch(c->prog, SC_KERNEL_PSI, b->size, args,
-                             (int)(sizeof args / sizeof args[0]), err));
+  gpu_field_groups_t *gs;
+  TSR_TRY(sc_gpu_groups(batch, c, c->density_id, &gs, err));
+  for (size_t k = 0; k < gs->count; ++k) {
+    const gpu_field_group_t *g = &gs->group[k];
+    gpu_field_t *rho = g->first[0], *psi = g->first[1];
+    const gpu_buffer_t ra = {gpu_field_array(rho, rho->cur), 0},
+                       pa = {gpu_field_array(psi, psi->cur), 0};
+    const grid_dims_t rd = gpu_field_dims(rho), pd = gpu_field_dims(psi);
+    const gpu_arg_t args[] = {
+        gpu_arg_buffer(&ra), gpu_arg_buffer(&g->bases[0]),
+        gpu_arg_buffer(&pa), gpu_arg_buffer(&g->bases[1]),
+        gpu_arg_long(rd.origin), gpu_arg_long(rd.sy), gpu_arg_long(rd.sz),
+        gpu_arg_long(pd.origin), gpu_arg_long(pd.sy), gpu_arg_long(pd.sz),
+        gpu_arg_real(c->o.rho_psi, c->o.dp), gpu_arg_real(1.0 / c->o.rho_psi, c->o.dp)};
+    TSR_TRY(gpu_program_launch_blocks(c->prog, SC_KERNEL_PSI, g->n, g->nblocks, args,
+                                      (int)(sizeof args / sizeof args[0]), err));
+  }
 cleanup:
   return st;
 }
 
-static tsr_status sc_gpu_force_item(const block_info_t *b, block_data_t *data, void *vctx,
-                                    tsr_error_t *err) {
+static tsr_status sc_gpu_force_item(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const sc_ctx_t *c = vctx;
-  field_block_t *force, *psi;
-  if (!field_block_of(data, c->force_id)) return st;
-  TSR_TRY(sc_fields(b, data, c, c->force_id, &force, &psi, err));
-  const grid_dims_t pd = gpu_field_dims(&psi->device), fd = gpu_field_dims(&force->device);
-  const gpu_arg_t args[] = {
-      gpu_arg_buffer(&psi->device.grid[psi->device.cur]),
-      gpu_arg_buffer(&force->device.grid[force->device.cur]),
-      gpu_arg_long(pd.origin), gpu_arg_long(pd.sy), gpu_arg_long(pd.sz),
-      gpu_arg_long(fd.origin), gpu_arg_long(fd.sy), gpu_arg_long(fd.sz), gpu_arg_long(fd.sc),
-      gpu_arg_real(c->o.g, c->o.dp), gpu_arg_int(c->accumulate)};
-  TSR_TRY(gpu_program_launch(c->prog, SC_KERNEL_FORCE, b->size, args,
-                             (int)(sizeof args / sizeof args[0]), err));
+  gpu_field_groups_t *gs;
+  TSR_TRY(sc_gpu_groups(batch, c, c->force_id, &gs, err));
+  for (size_t k = 0; k < gs->count; ++k) {
+    const gpu_field_group_t *g = &gs->group[k];
+    gpu_field_t *force = g->first[0], *psi = g->first[1];
+    const gpu_buffer_t fa = {gpu_field_array(force, force->cur), 0},
+                       pa = {gpu_field_array(psi, psi->cur), 0};
+    const grid_dims_t pd = gpu_field_dims(psi), fd = gpu_field_dims(force);
+    const gpu_arg_t args[] = {
+        gpu_arg_buffer(&pa), gpu_arg_buffer(&g->bases[1]),
+        gpu_arg_buffer(&fa), gpu_arg_buffer(&g->bases[0]),
+        gpu_arg_long(pd.origin), gpu_arg_long(pd.sy), gpu_arg_long(pd.sz),
+        gpu_arg_long(fd.origin), gpu_arg_long(fd.sy), gpu_arg_long(fd.sz), gpu_arg_long(fd.sc),
+        gpu_arg_real(c->o.g, c->o.dp), gpu_arg_int(c->accumulate)};
+    TSR_TRY(gpu_program_launch_blocks(c->prog, SC_KERNEL_FORCE, g->n, g->nblocks, args,
+                                      (int)(sizeof args / sizeof args[0]), err));
+  }
 cleanup:
   return st;
 }
@@ -310,9 +357,9 @@ static tsr_status sc_register(void *state, registry_t *reg, const module_env_t *
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_FORCE_ITEM, .fs = "*", .hs = "cpu", .bs = "*",
        .kernel = sc_force_item, .ctx = ctx, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_PSI_ITEM, .fs = "*", .hs = "gpu", .bs = "*",
-       .kernel = sc_gpu_psi_item, .ctx = ctx},
+       .batch = sc_gpu_psi_item, .ctx = ctx},
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_FORCE_ITEM, .fs = "*", .hs = "gpu", .bs = "*",
-       .kernel = sc_gpu_force_item, .ctx = ctx},
+       .batch = sc_gpu_force_item, .ctx = ctx},
   };
   for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i)
     TSR_TRY(registry_add(reg, &items[i], err));
