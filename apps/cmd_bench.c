@@ -26,7 +26,7 @@ static const char *const bench_lattices[] = {"d2q9", "d3q15", "d3q19", "d3q27", 
 static const char *const bench_layouts[] = {"aos", "soa", NULL};      /* grid_layout_t */
 static const char *const bench_precisions[] = {"dp", "sp", NULL};     /* lbm_precision_t */
 static const char *const bench_collisions[] = {"srt", "trt", NULL};   /* lbm_collision_t */
-static const char *const bench_block_counts[] = {"1", "8", "64", NULL};
+static const char *const bench_block_counts[] = {"1", "8", "64", "512", NULL};
 
 typedef struct bench_opts {
   long n;            /* cells per process: n^3 (2-D lattices: the same number, square) */
@@ -60,11 +60,11 @@ enum { BENCH_MIN_CELLS = 4, BENCH_MAX_CELLS = 2048, BENCH_MAX_DEVICE = 1023 };
 
 /* The domain of one process (x scaled by the process count): n^3 cells in b^3 blocks, or
  * for a 2-D lattice a square of about the same number of cells (side a multiple of 8) in
- * b^1.5 x b^1.5 blocks (1, 4 x 2, 8 x 8). */
+ * b^1.5 x b^1.5 blocks (1, 4 x 2, 8 x 8, 32 x 16). */
 static void bench_domain(const lattice_t *lat, long n, int blocks, int size,
                          simulation_options_t *so) {
   if (lat->d == 3) {
-    const int b = blocks == 64 ? 4 : blocks == 8 ? 2 : 1;
+    const int b = blocks == 512 ? 8 : blocks == 64 ? 4 : blocks == 8 ? 2 : 1;
     so->domain.cells[0] = n * size;
     so->domain.cells[1] = so->domain.cells[2] = n;
     so->domain.blocks[0] = b * size;
@@ -75,8 +75,8 @@ static void bench_domain(const lattice_t *lat, long n, int blocks, int size,
     so->domain.cells[0] = side * size;
     so->domain.cells[1] = side;
     so->domain.cells[2] = 1;
-    so->domain.blocks[0] = (blocks == 64 ? 8 : blocks == 8 ? 4 : 1) * size;
-    so->domain.blocks[1] = blocks == 64 ? 8 : blocks == 8 ? 2 : 1;
+    so->domain.blocks[0] = (blocks == 512 ? 32 : blocks == 64 ? 8 : blocks == 8 ? 4 : 1) * size;
+    so->domain.blocks[1] = blocks == 512 ? 16 : blocks == 64 ? 8 : blocks == 8 ? 2 : 1;
     so->domain.blocks[2] = 1;
   }
   for (int a = 0; a < 3; ++a) so->domain.periodic[a] = true;
@@ -280,10 +280,10 @@ static const char bench_usage[] =
     "  a periodic box of N^3 cells per process (default 128; 2-D lattices: a square of about\n"
     "  as many cells), every row R times (default 5) for at least T seconds each (default\n"
     "  0.3); median and range. Lattices d2q9,d3q15,d3q19,d3q27, layouts soa,aos, precisions\n"
-    "  dp,sp, collisions srt,trt, blocks per process 1,8,64 (default: all); then the same on\n"
-    "  the default OpenCL device (device 0, or I, of the first platform with a GPU, else of\n"
-    "  the first platform), with --gpu-cells N^3\n"
-    "  cells per process (default: as --cells); --no-gpu skips it\n"
+    "  dp,sp, collisions srt,trt, blocks per process 1,8,64,512 (default: 1,8,64); then the\n"
+    "  same on the default OpenCL device (device 0, or I, of the first platform with a GPU,\n"
+    "  else of the first platform), with --gpu-cells N^3 cells per process (default: as\n"
+    "  --cells); --no-gpu skips it\n"
     "       tessera bench --hetero CONFIG [--steps S] [--json FILE]\n"
     "  the CPU processes of CONFIG alone, its GPU processes alone, and all together\n"
     "       tessera bench --config CONFIG [--steps S] [--repeat R] [--json FILE]\n"
@@ -340,12 +340,12 @@ static tsr_status bench_rows(MPI_Comm comm, const bench_opts_t *o, simulation_hs
   tsr_status st = TSR_OK;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  const int counts[3] = {1, 8, 64};
+  const int counts[4] = {1, 8, 64, 512};
   for (int li = 0; bench_lattices[li]; ++li)
     for (int l = GRID_SOA; l >= GRID_AOS; --l)
       for (int p = 0; p < 2; ++p)
         for (int c = 0; c < 2; ++c)
-          for (int b = 0; b < 3; ++b) {
+          for (int b = 0; b < 4; ++b) {
             if (!(o->lattices >> li & 1) || !(o->precisions >> p & 1) ||
                 !(o->collisions >> c & 1) || !(o->blocks >> b & 1))
               continue;

@@ -48,7 +48,8 @@ typedef struct bench_variant {
   double total;   /* this rank's seconds in the measured steps */
   int nsweeps, slowest;
   double median, lo, hi;
-  int64_t device[3]; /* launches, reads, writes of one step: the most of any process */
+  int64_t device[5]; /* launches, reads, writes, bytes read and written of one step: the
+                        most of any process */
   int gpu;           /* some process has an OpenCL device */
 } bench_variant_t;
 
@@ -71,11 +72,12 @@ static tsr_status bench_build(MPI_Comm comm, const simulation_options_t *so,
   const opencl_counts_t a = cl ? opencl_context_counts(cl) : (opencl_counts_t){0};
   TSR_TRY(sim_step(v->sim, 1, err));
   const opencl_counts_t b = cl ? opencl_context_counts(cl) : (opencl_counts_t){0};
-  int64_t mine[4] = {b.launches - a.launches, b.reads - a.reads, b.writes - a.writes, cl != NULL};
-  int64_t most[4];
-  TSR_MPI(MPI_Allreduce(mine, most, 4, MPI_INT64_T, MPI_MAX, comm));
-  for (int k = 0; k < 3; ++k) v->device[k] = most[k];
-  v->gpu = most[3] > 0;
+  int64_t mine[6] = {b.launches - a.launches, b.reads - a.reads, b.writes - a.writes,
+                     b.bytes_read - a.bytes_read, b.bytes_written - a.bytes_written, cl != NULL};
+  int64_t most[6];
+  TSR_MPI(MPI_Allreduce(mine, most, 6, MPI_INT64_T, MPI_MAX, comm));
+  for (int k = 0; k < 5; ++k) v->device[k] = most[k];
+  v->gpu = most[5] > 0;
   for (int s = 0; s < v->nsweeps; ++s) {
     timeloop_sweep_timing_t t = timeloop_sweep_timing(tl, s);
     v->before[s][0] = t.exchange, v->before[s][1] = t.boundary, v->before[s][2] = t.kernel;
@@ -208,14 +210,15 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
              100.0 * b->spent[3 * s + 2] / b->spent[3 * b->nsweeps]);
     if (b->gpu)
       printf("OpenCL device per step: %lld kernel launches, %lld transfers to the host, %lld "
-             "to the device (the most of any process)\n", (long long)b->device[0],
-             (long long)b->device[1], (long long)b->device[2]);
+             "to the device (the most of any process); %lld and %lld bytes\n",
+             (long long)b->device[0], (long long)b->device[1], (long long)b->device[2],
+             (long long)b->device[3], (long long)b->device[4]);
   }
   if (rank == 0 && both)
     printf("merged / per_sweep: %.3f (ratio of the medians)\n", var[0].median / var[1].median);
   if (rank == 0) fflush(stdout);
   if (rank == 0 && json) {
-    report_item_t items[7 + 2 * (1 + 3 * BENCH_CONFIG_MAX_SWEEPS)];
+    report_item_t items[9 + 2 * (1 + 3 * BENCH_CONFIG_MAX_SWEEPS)];
     char keys[2][1 + 3 * BENCH_CONFIG_MAX_SWEEPS][112];
     int n = 0;
     items[n++] = REPORT_TEXT_ITEM("config", config);
@@ -225,6 +228,8 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
       items[n++] = REPORT_INT_ITEM("device_launches_per_step", var[0].device[0]);
       items[n++] = REPORT_INT_ITEM("device_reads_per_step", var[0].device[1]);
       items[n++] = REPORT_INT_ITEM("device_writes_per_step", var[0].device[2]);
+      items[n++] = REPORT_INT_ITEM("device_bytes_read_per_step", var[0].device[3]);
+      items[n++] = REPORT_INT_ITEM("device_bytes_written_per_step", var[0].device[4]);
     }
     static const char *const phase[3] = {"exchange", "boundary", "kernel"};
     for (int v = 0; v < nvar; ++v) {

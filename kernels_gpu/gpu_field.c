@@ -107,7 +107,15 @@ struct gpu_field_set {
   cl_long *src_host, *src_dev; /* per row (x, y): built for this exchange, on the device */
   void *out_event, *in_event;
   int packed;               /* the pack array holds the present copies' values */
-  size_t in_lo, in_hi;      /* values of the in array filled by insertions */
+  /* the messages through the host, one after the other from value 0 of the arrays:
+     the slots extracted (planned by stage_out from the extraction directions, which only
+     grow) and those inserted (placed at their first insertion); -1 where none */
+  cl_long *send_host;       /* the box table, on the host */
+  uint32_t *out_dirs;       /* per block */
+  long long *out_pos, *in_pos; /* per block and slot */
+  gpu_buffer_t tab_host, chunks_host; /* field_pack's tables for those slots */
+  long long host_items, host_values, in_used;
+  int host_in;              /* insertions came in this exchange */
 };
 
 static void gpu_field_set_free(gpu_field_set_t *s) {
@@ -125,6 +133,12 @@ static void gpu_field_set_free(gpu_field_set_t *s) {
   free(s->row_block);
   free(s->row_slot);
   free(s->slot_row);
+  free(s->send_host);
+  free(s->out_dirs);
+  free(s->out_pos);
+  free(s->in_pos);
+  gpu_buffer_free(&s->tab_host);
+  gpu_buffer_free(&s->chunks_host);
   free(s->blocks_host);
   free(s->src_host);
   free(s->src_dev);
@@ -280,14 +294,20 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
   set->row_block = calloc((size_t)rows + 1, sizeof *set->row_block);
   set->row_slot = calloc((size_t)rows + 1, sizeof *set->row_slot);
   set->slot_row = malloc(n * DIRECTION_COUNT * sizeof *set->slot_row);
+  set->out_dirs = calloc(n, sizeof *set->out_dirs);
+  set->out_pos = malloc(n * DIRECTION_COUNT * sizeof *set->out_pos);
+  set->in_pos = malloc(n * DIRECTION_COUNT * sizeof *set->in_pos);
   set->src_host = calloc(2 * (size_t)rows + 2, sizeof *set->src_host);
   set->src_dev = calloc(2 * (size_t)rows + 2, sizeof *set->src_dev);
   TSR_CHECK(send && recv && chunks && set->row_block && set->row_slot && set->slot_row &&
-                set->src_host && set->src_dev,
+                set->out_dirs && set->out_pos && set->in_pos && set->src_host && set->src_dev,
             TSR_ERR_NOMEM, "out of memory for the tables of %zu GPU fields", n);
   long long row = 0;
   items = 0;
-  for (size_t k = 0; k < n * DIRECTION_COUNT; ++k) set->slot_row[k] = -1;
+  for (size_t k = 0; k < n * DIRECTION_COUNT; ++k) {
+    set->slot_row[k] = -1;
+    set->out_pos[k] = set->in_pos[k] = -1;
+  }
   for (size_t b = 0; b < n; ++b)
     TSR_TRY(gpu_field_boxes(fields[b], comp_first, ncomp, (int)b, send, recv, set->row_block,
                             set->row_slot, set->slot_row, &row, &items, err));
@@ -326,6 +346,8 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
     set->refs++;
   }
   TSR_TRY(gpu_queue_finish(cl, err));
+  set->send_host = send;
+  send = NULL;
   set = NULL; /* the fields hold it */
 cleanup:
   free(send);
@@ -556,47 +578,97 @@ cleanup:
   return st;
 }
 
-/* Packs every block of set s; where a listed field of it is host-bound, one read of the
- * part of the pack array from the first to the last such field's messages. */
+/* The table of field_pack for the slots extracted (out_dirs), their values one after
+ * the other from value 0 in row order (out_pos), and its chunk table. */
+static tsr_status gpu_field_plan_out(gpu_field_set_t *s, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_long *tab = calloc(((size_t)s->nrows + 1) * R_ROW, sizeof *tab);
+  int *chunks = NULL;
+  TSR_CHECK(tab, TSR_ERR_NOMEM, "out of memory planning the GPU messages to the host");
+  long long rows = 0, items = 0, values = 0;
+  for (size_t k = 0; k < (size_t)s->nblocks * DIRECTION_COUNT; ++k) s->out_pos[k] = -1;
+  for (long long r = 0; r < s->nrows; ++r) {
+    const int b = s->row_block[r], d = s->row_slot[r];
+    if (!((s->out_dirs[b] >> d) & 1u)) continue;
+    const cl_long *from = s->send_host + r * R_ROW;
+    const gpu_field_t *f = s->fields[b];
+    const long long rel = from[R_VALUE] - (long long)(f->msg_first + f->slot_offset[d]);
+    if (s->out_pos[(size_t)b * DIRECTION_COUNT + (size_t)d] < 0) /* the slot's first box */
+      s->out_pos[(size_t)b * DIRECTION_COUNT + (size_t)d] = values;
+    cl_long *t = tab + rows * R_ROW;
+    memcpy(t, from, R_ROW * sizeof *t);
+    t[R_ITEM] = items;
+    t[R_VALUE] = s->out_pos[(size_t)b * DIRECTION_COUNT + (size_t)d] + rel;
+    items += from[(size_t)R_EXT] * from[R_EXT + 1] * from[R_EXT + 2];
+    values = t[R_VALUE] + from[R_EXT] * from[R_EXT + 1] * from[R_EXT + 2] * from[R_NCOMP];
+    ++rows;
+  }
+  tab[rows * R_ROW + R_ITEM] = items;
+  const size_t nchunks = (size_t)(items + ROW_CHUNK - 1) / ROW_CHUNK;
+  chunks = calloc(nchunks + 1, sizeof *chunks);
+  TSR_CHECK(chunks, TSR_ERR_NOMEM, "out of memory planning the GPU messages to the host");
+  for (long long r = 0, c = 0; r < rows; ++r)
+    for (; c < (long long)nchunks && c * ROW_CHUNK < tab[(r + 1) * R_ROW + R_ITEM]; ++c)
+      chunks[c] = (int)r;
+  gpu_buffer_free(&s->tab_host);
+  gpu_buffer_free(&s->chunks_host);
+  TSR_TRY(gpu_field_table(s->cl, tab, ((size_t)rows + 1) * R_ROW * sizeof *tab, "field tables",
+                          &s->tab_host, err));
+  TSR_TRY(gpu_field_table(s->cl, chunks, nchunks * sizeof *chunks, "field tables",
+                          &s->chunks_host, err));
+  s->host_items = items;
+  s->host_values = values;
+cleanup:
+  free(tab);
+  free(chunks);
+  return st;
+}
+
+/* Where any listed field of set s is extracted from: packs the slots extracted of every
+ * block of the set (one launch) and reads them to the host in one transfer, left in
+ * flight. */
 static tsr_status gpu_field_set_out(gpu_field_set_t *s, gpu_field_t *const *fields, size_t n,
-                                    const int *host_bound, tsr_error_t *err) {
+                                    const uint32_t *extract_dirs, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_field_program_t *p;
   TSR_TRY(gpu_event_wait(&s->out_event, err));
-  int any = 0; /* neighbours on this device read the cells themselves (field_unpack) */
-  for (size_t k = 0; k < n && host_bound && !any; ++k)
-    any = fields[k]->set == s && host_bound[k];
-  if (any && s->nitems > 0) {
-    TSR_TRY(gpu_field_program(s->progs, s->esize, &p, err));
-    TSR_TRY(gpu_field_grid_args(s, p->pack, err));
-    OPENCL_CHECK(clSetKernelArg(p->pack, 3, sizeof(cl_mem), &s->out.mem));
-    TSR_TRY(gpu_field_table_args(s, p->pack, 4, &s->tab_send, NULL, err));
-    const size_t items = (size_t)s->nitems;
-    TSR_TRY(opencl_launch(s->cl, p->pack, 1, &items, NULL, "field_pack", err));
-  }
-  s->packed = 1;
-  size_t lo = SIZE_MAX, hi = 0;
-  for (size_t k = 0; k < n && host_bound; ++k) {
+  int any = 0, grown = 0;
+  for (size_t k = 0; k < n && extract_dirs; ++k) {
     const gpu_field_t *f = fields[k];
-    if (f->set != s || !host_bound[k] || f->slot_offset[DIRECTION_COUNT] == 0) continue;
-    if (f->msg_first < lo) lo = f->msg_first;
-    if (f->msg_first + f->slot_offset[DIRECTION_COUNT] > hi)
-      hi = f->msg_first + f->slot_offset[DIRECTION_COUNT];
+    if (f->set != s || !extract_dirs[k]) continue;
+    any = 1;
+    if (extract_dirs[k] & ~s->out_dirs[f->index]) grown = 1;
+    s->out_dirs[f->index] |= extract_dirs[k];
   }
-  if (hi > lo) /* one transfer, left in flight */
-    TSR_TRY(gpu_buffer_read(s->cl, &s->out, lo * s->esize, (hi - lo) * s->esize,
-                            (uint8_t *)s->pin_out.host + lo * s->esize, &s->out_event, err));
+  if (grown) TSR_TRY(gpu_field_plan_out(s, err));
+  s->packed = 1;
+  /* neighbours on this device read the cells themselves (field_unpack) */
+  if (!any || s->host_items == 0) goto cleanup;
+  TSR_TRY(gpu_field_program(s->progs, s->esize, &p, err));
+  TSR_TRY(gpu_field_grid_args(s, p->pack, err));
+  OPENCL_CHECK(clSetKernelArg(p->pack, 3, sizeof(cl_mem), &s->out.mem));
+  const cl_long nitems = s->host_items, ghost = s->ghost;
+  OPENCL_CHECK(clSetKernelArg(p->pack, 4, sizeof(cl_mem), &s->tab_host.mem));
+  OPENCL_CHECK(clSetKernelArg(p->pack, 5, sizeof(cl_mem), &s->blocks.mem));
+  OPENCL_CHECK(clSetKernelArg(p->pack, 6, sizeof(cl_mem), &s->comps.mem));
+  OPENCL_CHECK(clSetKernelArg(p->pack, 7, sizeof(cl_mem), &s->chunks_host.mem));
+  OPENCL_CHECK(clSetKernelArg(p->pack, 8, sizeof nitems, &nitems));
+  OPENCL_CHECK(clSetKernelArg(p->pack, 9, sizeof ghost, &ghost));
+  const size_t items = (size_t)s->host_items;
+  TSR_TRY(opencl_launch(s->cl, p->pack, 1, &items, NULL, "field_pack", err));
+  TSR_TRY(gpu_buffer_read(s->cl, &s->out, 0, (size_t)s->host_values * s->esize, s->pin_out.host,
+                          &s->out_event, err));
 cleanup:
   return st;
 }
 
-tsr_status gpu_field_stage_out(gpu_field_t *const *fields, size_t n, const int *host_bound,
+tsr_status gpu_field_stage_out(gpu_field_t *const *fields, size_t n, const uint32_t *extract_dirs,
                                tsr_error_t *err) {
   tsr_status st = TSR_OK;
   for (size_t k = 0; k < n; ++k) {
     size_t j = 0; /* each set once */
     while (j < k && fields[j]->set != fields[k]->set) ++j;
-    if (j == k) TSR_TRY(gpu_field_set_out(fields[k]->set, fields, n, host_bound, err));
+    if (j == k) TSR_TRY(gpu_field_set_out(fields[k]->set, fields, n, extract_dirs, err));
   }
 cleanup:
   return st;
@@ -613,10 +685,11 @@ tsr_status gpu_field_extract(gpu_field_t *f, int d, uint8_t *out, size_t len, ts
             TSR_ERR_INTERNAL, "GPU field extraction in direction %d: %zu bytes asked, %zu in "
             "the slot%s", d, len, d >= 0 && d < DIRECTION_COUNT ? gpu_field_slot_bytes(f, d) : 0,
             f->set->packed ? "" : " (not staged out)");
+  const long long pos = f->set->out_pos[(size_t)f->index * DIRECTION_COUNT + (size_t)d];
+  TSR_CHECK(len == 0 || pos >= 0, TSR_ERR_INTERNAL, "GPU field extraction in direction %d, "
+            "which the exchange did not announce to stage_out", d);
   TSR_TRY(gpu_event_wait(&f->set->out_event, err));
-  if (len)
-    memcpy(out, (const uint8_t *)f->set->pin_out.host +
-                    (f->msg_first + f->slot_offset[d]) * f->shape.esize, len);
+  if (len) memcpy(out, (const uint8_t *)f->set->pin_out.host + (size_t)pos * f->shape.esize, len);
 cleanup:
   return st;
 }
@@ -630,13 +703,16 @@ tsr_status gpu_field_insert(gpu_field_t *f, int d, const uint8_t *in, size_t len
             d >= 0 && d < DIRECTION_COUNT ? gpu_field_slot_bytes(f, d) : 0);
   if (len == 0) return st;
   TSR_TRY(gpu_event_wait(&s->in_event, err)); /* the last write has left pin_in */
-  const size_t first = f->msg_first + f->slot_offset[d], last = first + len / f->shape.esize;
-  memcpy((uint8_t *)s->pin_in.host + first * f->shape.esize, in, len);
+  long long *pos = &s->in_pos[(size_t)f->index * DIRECTION_COUNT + (size_t)d];
+  if (*pos < 0) { /* the slot's place from now on: after those inserted before */
+    *pos = s->in_used;
+    s->in_used += (long long)(len / f->shape.esize);
+  }
+  memcpy((uint8_t *)s->pin_in.host + (size_t)*pos * f->shape.esize, in, len);
   f->stage->src[d] = 0;
-  f->stage->src_offset[d] = first;
+  f->stage->src_offset[d] = (size_t)*pos;
   f->stage->mask |= 1u << d;
-  if (first < s->in_lo || s->in_hi == 0) s->in_lo = first;
-  if (last > s->in_hi) s->in_hi = last;
+  s->host_in = 1;
 cleanup:
   return st;
 }
@@ -663,10 +739,9 @@ static tsr_status gpu_field_set_in(gpu_field_set_t *s, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_field_program_t *p;
   int any = 0;
-  if (s->in_hi > s->in_lo)
-    TSR_TRY(gpu_buffer_write(s->cl, &s->in, s->in_lo * s->esize, (s->in_hi - s->in_lo) * s->esize,
-                             (const uint8_t *)s->pin_in.host + s->in_lo * s->esize, &s->in_event,
-                             err));
+  if (s->host_in) /* one transfer of the messages through the host */
+    TSR_TRY(gpu_buffer_write(s->cl, &s->in, 0, (size_t)s->in_used * s->esize, s->pin_in.host,
+                             &s->in_event, err));
   for (long long r = 0; r < s->nrows; ++r) {
     gpu_field_t *f = s->fields[s->row_block[r]];
     const int d = s->row_slot[r];
@@ -702,7 +777,7 @@ static tsr_status gpu_field_set_in(gpu_field_set_t *s, tsr_error_t *err) {
 cleanup:
   for (int b = 0; b < s->nblocks; ++b)
     if (s->fields[b]) s->fields[b]->stage->mask = 0;
-  s->in_lo = s->in_hi = 0;
+  s->host_in = 0;
   return st;
 }
 

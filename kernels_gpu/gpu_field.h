@@ -153,12 +153,13 @@ void gpu_field_groups_clear(gpu_field_groups_t *g);
  * The staging functions take the fields of many blocks, of any sets; each set they
  * touch is staged once (one pack or unpack launch for all its blocks, one transfer). */
 
-/* Packs every slot of every block of the fields' sets (their present copies) into the
- * sets' pack arrays; where host_bound[k] (NULL: none), the messages of fields[k] are
- * brought to the host: one transfer per set, of the part that holds them, left in
- * flight. */
+/* Brings the messages extracted in this exchange to the host: extract_dirs[k] (NULL:
+ * none) has bit d set where slot d of fields[k] is extracted. Per set, those slots of
+ * every block (the present copies) are packed one after the other (one launch) and read
+ * in one transfer of exactly their bytes, left in flight. Slots that stay on the device
+ * need nothing here (the unpack reads the sender's cells). */
 TSR_NODISCARD tsr_status gpu_field_stage_out(gpu_field_t *const *fields, size_t n,
-                                             const int *host_bound, tsr_error_t *err);
+                                             const uint32_t *extract_dirs, tsr_error_t *err);
 /* Waits for the transfer stage_out left in flight for f's set. */
 TSR_NODISCARD tsr_status gpu_field_stage_wait(gpu_field_t *f, tsr_error_t *err);
 /* Copies the packed values of slot d from the host copy (len bytes: gpu_field_slot_bytes). */

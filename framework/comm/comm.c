@@ -43,6 +43,7 @@ typedef struct comm_stage {
   int field;
   const registry_item_t *item;
   int host_bound;
+  uint32_t extract_dirs; /* registry_stage_task_t */
 } comm_stage_t;
 
 struct comm {
@@ -237,8 +238,9 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
      out and in: index 2 * (i * nf + f) (+ 1) */
   const size_t nslots = 2 * (size_t)nlocal * (size_t)nf + 1;
   int *flow = calloc(nslots, sizeof *flow);
+  uint32_t *dirs = calloc(nslots, sizeof *dirs); /* as flow: the extractions' directions */
   const registry_item_t **stagers = calloc(nslots, sizeof *stagers);
-  TSR_CHECK(flow && stagers, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
+  TSR_CHECK(flow && dirs && stagers, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
   for (int32_t i = 0; i < nlocal; ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
     const registry_item_t *ext[COMM_MAX_FIELDS], *ins[COMM_MAX_FIELDS];
@@ -288,6 +290,7 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
           }
           TSR_TRY(comm_push(&c->locals, &c->nlocals, &cap, t, err));
           if (t.bytes > c->scratch_bytes) c->scratch_bytes = t.bytes;
+          dirs[2 * ((size_t)i * nf + f)] |= 1u << d;
           continue;
         }
         /* remote: b sends to n in d, and n sends to b in the inverse direction */
@@ -299,6 +302,7 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
         if (snd.bytes > 0) {
           TSR_TRY(comm_add_peer_task(c, n->rank, true, snd, err));
           *out_flow = 2;
+          dirs[2 * ((size_t)i * nf + f)] |= 1u << d;
         }
         int inv = direction_inverse(d);
         comm_task_t rcv = {nid, b->id, inv, f, NULL, ins[f], 0};
@@ -319,9 +323,11 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
     for (int f = 0; f < nf; ++f) {
       const size_t k = 2 * ((size_t)i * nf + f);
       if (flow[k] && stagers[k]->stage_out)
-        c->stage_out[c->nstage_out++] = (comm_stage_t){id, f, stagers[k], flow[k] == 2};
+        c->stage_out[c->nstage_out++] =
+            (comm_stage_t){id, f, stagers[k], flow[k] == 2, dirs[k]};
       if (flow[k + 1] && stagers[k + 1]->stage_in)
-        c->stage_in[c->nstage_in++] = (comm_stage_t){id, f, stagers[k + 1], flow[k + 1] == 2};
+        c->stage_in[c->nstage_in++] =
+            (comm_stage_t){id, f, stagers[k + 1], flow[k + 1] == 2, dirs[k]};
     }
   }
   if (c->npeers > 1) qsort(c->peers, (size_t)c->npeers, sizeof *c->peers, comm_peer_cmp);
@@ -356,6 +362,7 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
             "out of memory planning the ghost exchange");
 cleanup:
   free(flow);
+  free(dirs);
   free(stagers);
   return st;
 }
@@ -449,7 +456,8 @@ static tsr_status comm_stage(comm_t *c, const comm_stage_t *list, int32_t n,
       TSR_CHECK(data, TSR_ERR_INTERNAL, "BlockID %d has no data item %d", (int)s->id,
                 c->data_id[s->field]);
       c->stage_tasks[m++] = (registry_stage_task_t){.block = patch_block(c->patch, s->id),
-                                                    .data = data, .host_bound = s->host_bound};
+                                                    .data = data, .host_bound = s->host_bound,
+                                                    .extract_dirs = s->extract_dirs};
     }
     if (m == 0) continue;
     st = fn(c->stage_tasks, m, item->ctx, err);

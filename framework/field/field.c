@@ -251,18 +251,18 @@ static tsr_status field_cpu_copy(const registry_copy_task_t *tasks, size_t n, vo
  * functions of gpu_field.h. */
 typedef struct field_stage_list {
   gpu_field_t **dev;
-  int *host_bound;
+  uint32_t *extract_dirs;
 } field_stage_list_t;
 
 static tsr_status field_stage_list(const registry_stage_task_t *tasks, size_t n,
                                    field_stage_list_t *l, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   l->dev = malloc((n ? n : 1) * sizeof *l->dev);
-  l->host_bound = malloc((n ? n : 1) * sizeof *l->host_bound);
-  TSR_CHECK(l->dev && l->host_bound, TSR_ERR_NOMEM, "out of memory staging GPU fields");
+  l->extract_dirs = malloc((n ? n : 1) * sizeof *l->extract_dirs);
+  TSR_CHECK(l->dev && l->extract_dirs, TSR_ERR_NOMEM, "out of memory staging GPU fields");
   for (size_t k = 0; k < n; ++k) {
     l->dev[k] = &((field_block_t *)tasks[k].data)->device;
-    l->host_bound[k] = tasks[k].host_bound;
+    l->extract_dirs[k] = tasks[k].extract_dirs;
   }
 cleanup:
   return st;
@@ -270,7 +270,7 @@ cleanup:
 
 static void field_stage_list_free(field_stage_list_t *l) {
   free(l->dev);
-  free(l->host_bound);
+  free(l->extract_dirs);
 }
 
 static tsr_status field_gpu_stage_out(const registry_stage_task_t *tasks, size_t n, void *vctx,
@@ -278,7 +278,7 @@ static tsr_status field_gpu_stage_out(const registry_stage_task_t *tasks, size_t
   (void)vctx;
   field_stage_list_t l = {0};
   tsr_status st = field_stage_list(tasks, n, &l, err);
-  if (st == TSR_OK) st = gpu_field_stage_out(l.dev, n, l.host_bound, err);
+  if (st == TSR_OK) st = gpu_field_stage_out(l.dev, n, l.extract_dirs, err);
   field_stage_list_free(&l);
   return st;
 }

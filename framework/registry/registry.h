@@ -90,6 +90,8 @@ typedef struct registry_stage_task {
   const block_info_t *block;
   void *data;
   int host_bound;
+  uint32_t extract_dirs; /* bit d: an extraction in direction d follows in this exchange
+                            (so that stage_out brings those bytes alone to the host) */
 } registry_stage_task_t;
 typedef tsr_status (*registry_stage_fn)(const registry_stage_task_t *tasks, size_t n, void *ctx,
                                         tsr_error_t *err);

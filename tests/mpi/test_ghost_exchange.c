@@ -96,9 +96,26 @@ static exchange_result_t run_case(const patch_options_t *opts, const ghost_check
   comm_options_t co = comm_options_one(fo->field, field, fo->width, 7);
   TSR_TRY(comm_create(&co, patch, reg, MPI_COMM_WORLD, &ex, err));
   TSR_TRY(comm_exchange(ex, err));
+  const opencl_counts_t before = test_cl ? opencl_context_counts(test_cl) : (opencl_counts_t){0};
   TSR_TRY(comm_exchange(ex, err)); /* a second exchange must leave everything as it is */
+  const opencl_counts_t after = test_cl ? opencl_context_counts(test_cl) : (opencl_counts_t){0};
+  tsr_status dev_st = TSR_OK; /* reduced with the verification below */
+  const comm_stats_t xs = comm_stats(ex);
+  const int64_t payload = xs.bytes_sent - xs.messages_sent * MESSAGE_HEADER_BYTES;
+  /* every block on the device: exactly the payload of the messages this rank sends
+     leaves the device, in one transfer (one field: one set); at most one comes back */
+  if (test_hs_mode == 1 &&
+      !(after.bytes_read - before.bytes_read == payload &&
+        after.reads - before.reads == (payload > 0) && after.writes - before.writes <= 1))
+    dev_st = tsr_error_set(err, TSR_ERR_INTERNAL, __FILE__, __LINE__,
+                           "rank %d: %lld bytes in %lld transfers left the device for %lld "
+                           "bytes of messages; %lld transfers to it", rank,
+                           (long long)(after.bytes_read - before.bytes_read),
+                           (long long)(after.reads - before.reads), (long long)payload,
+                           (long long)(after.writes - before.writes));
   ghost_check_report_t rep;
-  st = ghost_check_verify(patch, field, fo, &rep, err);
+  st = dev_st;
+  if (st == TSR_OK) st = ghost_check_verify(patch, field, fo, &rep, err);
   TSR_TRY(verdict_reduce(MPI_COMM_WORLD, st, 1, err));
   int64_t remote = 0;
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The checks and benchmarks of a GPU node, into one report file:
+#   1. `tessera info` on every rank (the OpenCL platforms each process sees: a process
+#      started by mpirun may see another list than the shell);
+#   2. the `gpu` tests of the build (ctest -L gpu), where a build tree is given;
+#   3. `tessera bench` on the GPU: D3Q19, SRT, SP and DP, 1, 8, 64 and 512 blocks of one
+#      256^3 process (one 256^3 block; 64 of 64^3; 512 of 32^3), against the device's
+#      copy bandwidth measured in the same run; the CPU rows at 64^3 (quick);
+#   4. `tessera bench --hetero`: 1 GPU process and a CPU process on every other core,
+#      one domain, against CPU alone and GPU alone.
+# Usage: scripts/gpu-check.sh [--build DIR] [--tessera PATH] [--report FILE]
+#        [--gpu-cells N] [--cpu-processes P]
+# defaults: --build build, tessera of that build, report gpu-check-<host>-<date>.txt,
+# 256, P = cores - 1. Runs as root where it must (Open MPI's OMPI_ALLOW_RUN_AS_ROOT).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=build
+tessera=""
+report=""
+gcells=256
+cpus=$(( $(nproc) - 1 ))
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --tessera) tessera=$2; shift 2 ;;
+    --report) report=$2; shift 2 ;;
+    --gpu-cells) gcells=$2; shift 2 ;;
+    --cpu-processes) cpus=$2; shift 2 ;;
+    *) echo "gpu-check.sh: unknown argument $1 (see the head of this script)" >&2; exit 2 ;;
+  esac
+done
+[ -n "$tessera" ] || tessera=$build/apps/tessera
+if [ ! -x "$tessera" ]; then
+  echo "gpu-check.sh: no tessera at $tessera (build first: scripts/build.sh $build)" >&2
+  exit 2
+fi
+[ "$cpus" -ge 1 ] || cpus=1
+[ -n "$report" ] || report="gpu-check-$(hostname)-$(date +%Y%m%d-%H%M).txt"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpi="mpirun --oversubscribe"
+status=0
+section() { printf '\n== %s (%s)\n' "$1" "$(date +%T)" | tee -a "$report"; }
+run() { # the command, its output and its exit status into the report
+  echo "\$ $*" | tee -a "$report"
+  "$@" 2>&1 | tee -a "$report"
+  local rc=${PIPESTATUS[0]}
+  echo "(exit status $rc)" | tee -a "$report"
+  [ "$rc" -eq 0 ] || status=1
+}
+
+: > "$report"
+section "machine"
+{
+  echo "host $(hostname), $(nproc) cores"
+  grep -m1 "model name" /proc/cpuinfo
+  grep -m1 -o -w -E "avx512f|avx2" /proc/cpuinfo | sort -u | tr '\n' ' '; echo
+  command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
+  git log -1 --format="tessera %h %s" 2> /dev/null
+} 2>&1 | tee -a "$report"
+
+section "tessera info on 2 ranks"
+run $mpi -n 2 "$tessera" info
+
+if [ -f "$build/CTestTestfile.cmake" ]; then
+  section "the gpu tests"
+  run ctest --test-dir "$build" -L gpu --output-on-failure
+fi
+
+section "bench on the GPU: ${gcells}^3 cells per process, 1/8/64/512 blocks"
+run "$tessera" bench --lattice d3q19 --layout soa --collision srt --precision sp,dp \
+    --blocks 1,8,64,512 --cells 64 --gpu-cells "$gcells" --repeat 5 --seconds 0.5 \
+    --json "${report%.txt}-bench.json"
+
+section "bench --hetero: 1 GPU process and $cpus CPU processes"
+hetero=$(mktemp --suffix=.json)
+cat > "$hetero" <<JSON
+{
+  "domain": { "cells": [192, 192, 192], "blocks": [8, 8, 8], "periodic": [true, true, true] },
+  "lbm": { "collision": "srt", "precision": "dp", "viscosity": 0.02 },
+  "hardware": {
+    "configurations": [
+      { "name": "node", "processes": [ { "hs": "gpu" }, { "hs": "cpu", "threads": 1, "count": $cpus } ] }
+    ],
+    "nodes": [ { "match": "*", "configuration": "node" } ],
+    "balance": { "calibrate": true }
+  }
+}
+JSON
+run $mpi -n $((cpus + 1)) "$tessera" bench --hetero "$hetero" --steps 50 \
+    --json "${report%.txt}-hetero.json"
+rm -f "$hetero"
+
+section "done: report $report"
+exit $status
