@@ -71,21 +71,31 @@ static long field_cell(__global const long *t, const int3 o, __global const long
   return (x + ghost) + bk[K_SX] * ((y + ghost) + bk[K_SY] * (z + ghost));
 }
 
-/* Writes the crossing components of every box into out; one work item per slice cell. */
+/* A work item's cells: one cell (rows 0: a GPU, where consecutive work items touch
+ * consecutive cells), or a whole x row of its box (rows 1: a CPU device, where the
+ * lookups of a work item are paid once per row). */
+#define FIELD_CELLS                                                                    \
+  const int ex_ = (int)t[R_EXT];                                                       \
+  const int kb = rows ? (int)k0 * ex_ : (int)k0, cnt = rows ? ex_ : 1;
+
+/* Writes the crossing components of every box into out. */
 __kernel void field_pack(__global const elem_t *g0, __global const elem_t *g1, const int flip,
                          __global elem_t *out, __global const long *tab,
                          __global const long *blocks, __global const int *comps,
-                         __global const int *chunks, const long nitems, const long ghost) {
+                         __global const int *chunks, const long nitems, const long ghost,
+                         const int rows) {
   const long g = get_global_id(0);
   if (g >= nitems) return;
   __global const long *t = tab + field_row(tab, chunks, g) * R_ROW;
   __global const long *bk = blocks + t[R_BLOCK] * K_ROW;
   __global const elem_t *f = (((int)bk[K_FLIP] ^ flip) & 1 ? g1 : g0) + bk[K_BASE];
-  const long k = g - t[R_ITEM], n = t[R_NCOMP], nc = bk[K_NCELLS];
-  const long cell = field_cell(t, field_offsets(t, (int)k), bk, ghost);
-  const long o = t[R_VALUE] + k * n;
+  const long k0 = g - t[R_ITEM], n = t[R_NCOMP], nc = bk[K_NCELLS];
+  FIELD_CELLS
+  const long cell = field_cell(t, field_offsets(t, kb), bk, ghost);
+  const long o = t[R_VALUE] + (long)kb * n;
   __global const int *cs = comps + t[R_COMP];
-  for (long c = 0; c < n; ++c) out[o + c] = f[cs[c] * nc + cell];
+  for (int j = 0; j < cnt; ++j)
+    for (long c = 0; c < n; ++c) out[o + j * n + c] = f[cs[c] * nc + cell + j];
 }
 
 /* Reads the boxes whose source is set into the ghost layers (tab: the receiving boxes).
@@ -99,7 +109,7 @@ __kernel void field_unpack(__global elem_t *g0, __global elem_t *g1, const int f
                            __global const long *tab, __global const long2 *src,
                            __global const long *blocks, __global const int *comps,
                            __global const int *chunks, const long nitems, const long ghost,
-                           __global const long *send) {
+                           __global const long *send, const int rows) {
   const long g = get_global_id(0);
   if (g >= nitems) return;
   const long r = field_row(tab, chunks, g);
@@ -108,8 +118,9 @@ __kernel void field_unpack(__global elem_t *g0, __global elem_t *g1, const int f
   __global const long *t = tab + r * R_ROW;
   __global const long *bk = blocks + t[R_BLOCK] * K_ROW;
   __global elem_t *f = (((int)bk[K_FLIP] ^ flip) & 1 ? g1 : g0) + bk[K_BASE];
-  const long k = g - t[R_ITEM], n = t[R_NCOMP], nc = bk[K_NCELLS];
-  const int3 off = field_offsets(t, (int)k); /* the sending box's too: the same extent */
+  const long k0 = g - t[R_ITEM], n = t[R_NCOMP], nc = bk[K_NCELLS];
+  FIELD_CELLS
+  const int3 off = field_offsets(t, kb); /* the sending box's too: the same extent */
   const long cell = field_cell(t, off, bk, ghost);
   __global const int *cs = comps + t[R_COMP];
   if (s.x == 2) {
@@ -117,10 +128,12 @@ __kernel void field_unpack(__global elem_t *g0, __global elem_t *g1, const int f
     __global const long *bs = blocks + ts[R_BLOCK] * K_ROW;
     __global const elem_t *fs = (((int)bs[K_FLIP] ^ flip) & 1 ? g1 : g0) + bs[K_BASE];
     const long cs_ = field_cell(ts, off, bs, ghost), ns = bs[K_NCELLS];
-    for (long c = 0; c < n; ++c) f[cs[c] * nc + cell] = fs[cs[c] * ns + cs_];
+    for (int j = 0; j < cnt; ++j)
+      for (long c = 0; c < n; ++c) f[cs[c] * nc + cell + j] = fs[cs[c] * ns + cs_ + j];
     return;
   }
   __global const elem_t *from = s.x ? out : in;
-  const long o = s.y + t[R_VALUE] + k * n;
-  for (long c = 0; c < n; ++c) f[cs[c] * nc + cell] = from[o + c];
+  const long o = s.y + t[R_VALUE] + (long)kb * n;
+  for (int j = 0; j < cnt; ++j)
+    for (long c = 0; c < n; ++c) f[cs[c] * nc + cell + j] = from[o + j * n + c];
 }

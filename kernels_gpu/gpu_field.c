@@ -95,6 +95,7 @@ struct gpu_field_set {
   int refs;                 /* fields still in it */
   size_t esize;
   int copies, ghost, nblocks;
+  int rows;                 /* a work item per x row of a box (a CPU device), not per cell */
   gpu_field_t **fields;     /* per block; NULL once released */
   gpu_buffer_t grid[2];     /* the copies of every block */
   gpu_buffer_t out, in;     /* message arrays (pack, unpack) */
@@ -164,7 +165,7 @@ static size_t gpu_field_round(size_t v, size_t align) { return (v + align - 1) /
  * from row *row on, its block index b, its messages from value msg_first, items from
  * *items. The crossing lists come from comp_first (per direction, in comps). */
 static tsr_status gpu_field_boxes(gpu_field_t *f, const int *comp_first, const int *ncomp,
-                                  int b, cl_long *send, cl_long *recv, int *row_block,
+                                  int b, int rows, cl_long *send, cl_long *recv, int *row_block,
                                   int *row_slot, int *slot_row, long long *row,
                                   long long *items, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -200,7 +201,7 @@ static tsr_status gpu_field_boxes(gpu_field_t *f, const int *comp_first, const i
           slot_row[b * DIRECTION_COUNT + d] = (int)*row;
       }
       ++*row;
-      *items += cells;
+      *items += rows ? cells / (hi[0] - lo[0]) : cells;
       slot_values += cells * n;
     }
     values += slot_values;
@@ -231,6 +232,7 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
   set->copies = s0->copies;
   set->ghost = s0->ghost;
   set->nblocks = (int)n;
+  set->rows = strcmp(opencl_context_desc(cl)->type, "cpu") == 0;
   set->fields = calloc(n, sizeof *set->fields);
   set->blocks_host = calloc(n * K_ROW, sizeof *set->blocks_host);
   TSR_CHECK(set->fields && set->blocks_host, TSR_ERR_NOMEM, "out of memory for a set of GPU fields");
@@ -261,8 +263,8 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
               "a size_t", s->n[0], s->n[1], s->n[2]);
     f->base = elements;
     f->msg_first = values;
-    TSR_TRY(gpu_field_boxes(f, comp_first, ncomp, (int)b, NULL, NULL, NULL, NULL, NULL, &rows,
-                            &items, err));
+    TSR_TRY(gpu_field_boxes(f, comp_first, ncomp, (int)b, set->rows, NULL, NULL, NULL, NULL,
+                            NULL, &rows, &items, err));
     values += f->slot_offset[DIRECTION_COUNT];
     elements = gpu_field_round(elements + bytes / es, align / es ? align / es : 1);
     cl_long *bk = set->blocks_host + b * K_ROW;
@@ -309,8 +311,8 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
     set->out_pos[k] = set->in_pos[k] = -1;
   }
   for (size_t b = 0; b < n; ++b)
-    TSR_TRY(gpu_field_boxes(fields[b], comp_first, ncomp, (int)b, send, recv, set->row_block,
-                            set->row_slot, set->slot_row, &row, &items, err));
+    TSR_TRY(gpu_field_boxes(fields[b], comp_first, ncomp, (int)b, set->rows, send, recv,
+                            set->row_block, set->row_slot, set->slot_row, &row, &items, err));
   for (long long r = 0; r < rows; ++r) set->src_dev[2 * r] = set->src_host[2 * r] = -1;
   send[rows * R_ROW + R_ITEM] = recv[rows * R_ROW + R_ITEM] = items;
   for (long long r = 0, c = 0; r < rows; ++r) /* the row of each chunk's first item */
@@ -599,7 +601,7 @@ static tsr_status gpu_field_plan_out(gpu_field_set_t *s, tsr_error_t *err) {
     memcpy(t, from, R_ROW * sizeof *t);
     t[R_ITEM] = items;
     t[R_VALUE] = s->out_pos[(size_t)b * DIRECTION_COUNT + (size_t)d] + rel;
-    items += from[(size_t)R_EXT] * from[R_EXT + 1] * from[R_EXT + 2];
+    items += (s->rows ? 1 : from[R_EXT]) * from[R_EXT + 1] * from[R_EXT + 2];
     values = t[R_VALUE] + from[R_EXT] * from[R_EXT + 1] * from[R_EXT + 2] * from[R_NCOMP];
     ++rows;
   }
@@ -654,6 +656,8 @@ static tsr_status gpu_field_set_out(gpu_field_set_t *s, gpu_field_t *const *fiel
   OPENCL_CHECK(clSetKernelArg(p->pack, 7, sizeof(cl_mem), &s->chunks_host.mem));
   OPENCL_CHECK(clSetKernelArg(p->pack, 8, sizeof nitems, &nitems));
   OPENCL_CHECK(clSetKernelArg(p->pack, 9, sizeof ghost, &ghost));
+  const cl_int rows = s->rows;
+  OPENCL_CHECK(clSetKernelArg(p->pack, 10, sizeof rows, &rows));
   const size_t items = (size_t)s->host_items;
   TSR_TRY(opencl_launch(s->cl, p->pack, 1, &items, NULL, "field_pack", err));
   TSR_TRY(gpu_buffer_read(s->cl, &s->out, 0, (size_t)s->host_values * s->esize, s->pin_out.host,
@@ -772,6 +776,8 @@ static tsr_status gpu_field_set_in(gpu_field_set_t *s, tsr_error_t *err) {
   OPENCL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), s->out.mem ? &s->out.mem : NULL));
   TSR_TRY(gpu_field_table_args(s, k, 5, &s->tab_recv, &s->src, err));
   OPENCL_CHECK(clSetKernelArg(k, 12, sizeof(cl_mem), &s->tab_send.mem));
+  const cl_int rows = s->rows;
+  OPENCL_CHECK(clSetKernelArg(k, 13, sizeof rows, &rows));
   const size_t items = (size_t)s->nitems;
   TSR_TRY(opencl_launch(s->cl, k, 1, &items, NULL, "field_unpack", err));
 cleanup:
