@@ -101,7 +101,7 @@ struct gpu_field_set {
   gpu_buffer_t out, in;     /* message arrays (pack, unpack) */
   gpu_pinned_t pin_out, pin_in; /* their host copies */
   gpu_buffer_t tab_send, tab_recv, blocks, comps, src, chunks; /* field.cl's tables */
-  long long nrows, nitems, nvalues;
+  long long nrows, nitems;
   int *row_block, *row_slot; /* per row, on the host */
   int *slot_row;             /* per block and slot: its first row (-1: none) */
   cl_long *blocks_host;      /* the block table as on the device */
@@ -275,7 +275,6 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
   }
   set->nrows = rows;
   set->nitems = items;
-  set->nvalues = (long long)values;
   const size_t array = elements * es, all = array * (size_t)set->copies;
   char what[160];
   snprintf(what, sizeof what, "a field of %d component(s) of %zu block(s) of %dx%dx%d cells%s",

@@ -528,6 +528,11 @@ void gpu_lbm_batch_free(gpu_lbm_batch_t **pb) {
   *pb = NULL;
 }
 
+void gpu_lbm_batch_release(void *b) {
+  gpu_lbm_batch_t *x = b;
+  gpu_lbm_batch_free(&x);
+}
+
 tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n, gpu_lbm_batch_t **out,
                                 tsr_error_t *err) {
   tsr_status st = TSR_OK;

@@ -175,6 +175,8 @@ typedef struct gpu_lbm_batch gpu_lbm_batch_t;
 TSR_NODISCARD tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n,
                                               gpu_lbm_batch_t **out, tsr_error_t *err);
 void gpu_lbm_batch_free(gpu_lbm_batch_t **b);
+/* gpu_lbm_batch_free of a batch given as a void pointer (a registry batch's state). */
+void gpu_lbm_batch_release(void *b);
 /* One stream-collide of every block (a: the coupling's constants for coupled programs,
  * its in, out and dims taken from the members; NULL for plain ones), after which every
  * block's populations are swapped. Fails where the blocks of a group are not in step

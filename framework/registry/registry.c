@@ -70,6 +70,21 @@ selector_table_t *registry_selectors(registry_t *reg) { return reg->selectors; }
 const selector_table_t *registry_selectors_const(const registry_t *reg) { return reg->selectors; }
 size_t registry_count(const registry_t *reg) { return reg->count; }
 
+tsr_status registry_batch_state(registry_batch_t *batch, registry_state_make_fn make,
+                                void (*free_state)(void *state), const void *ctx, void **out,
+                                tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (!batch->state) {
+    void *made = NULL;
+    TSR_TRY(make(batch, ctx, &made, err));
+    batch->state = made;
+    batch->state_free = free_state;
+  }
+  *out = batch->state;
+cleanup:
+  return st;
+}
+
 /* Writes "kind 'name' fs=... hs=... bs=..." for messages. */
 static void registry_describe(const registry_t *reg, const registry_entry_t *e, char *out,
                               size_t cap) {

@@ -114,6 +114,14 @@ typedef struct registry_batch {
 } registry_batch_t;
 /* Work on every block of a batch (a kernel or boundary item's .batch). */
 typedef tsr_status (*registry_batch_fn)(registry_batch_t *batch, void *ctx, tsr_error_t *err);
+/* What a batch item keeps for its blocks: made at the first call by make (from the
+ * batch's blocks and the item's ctx), kept with the batch and freed by free_state when
+ * the batch goes; *out the state. */
+typedef tsr_status (*registry_state_make_fn)(registry_batch_t *batch, const void *ctx,
+                                             void **state, tsr_error_t *err);
+TSR_NODISCARD tsr_status registry_batch_state(registry_batch_t *batch, registry_state_make_fn make,
+                                              void (*free_state)(void *state), const void *ctx,
+                                              void **out, tsr_error_t *err);
 /* Allocates the data of every block of a batch at once: out[k] for batch->blocks[k]
  * (each freed by the item's .free). batch->data is NULL. */
 typedef tsr_status (*registry_alloc_batch_fn)(registry_batch_t *batch, void *ctx, void **out,

@@ -102,21 +102,22 @@ cleanup:
 
 /* ---- work: every GPU block of the process at once ---- */
 
-static void lbm_gpu_batch_free(void *state) {
-  gpu_lbm_batch_t *b = state;
-  gpu_lbm_batch_free(&b);
-}
+/* What a batch's grouping needs: the module's context and which fields go with the
+ * populations. */
+typedef struct lbm_gpu_want {
+  const lbm_ctx_t *c;
+  int density; /* lbm.density to write, instead of the public face's stream-collide fields */
+} lbm_gpu_want_t;
 
-/* The batch's blocks grouped for the device (made at the first call, kept with the
- * batch), with the fields of the public face the stream-collide uses, or (density) with
- * lbm.density to write. */
-static tsr_status lbm_gpu_batch(registry_batch_t *batch, const lbm_ctx_t *c, int density,
-                                gpu_lbm_batch_t **out, tsr_error_t *err) {
+/* The batch's blocks grouped for the device, with the fields of the public face the
+ * stream-collide uses, or (density) with lbm.density to write. */
+static tsr_status lbm_gpu_group(registry_batch_t *batch, const void *vwant, void **state,
+                                tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  gpu_lbm_member_t *m = NULL;
-  gpu_lbm_batch_t *made = NULL;
-  if (batch->state) goto done;
-  m = calloc(batch->n, sizeof *m);
+  const lbm_gpu_want_t *want = vwant;
+  const lbm_ctx_t *c = want->c;
+  const int density = want->density;
+  gpu_lbm_member_t *m = calloc(batch->n, sizeof *m);
   TSR_CHECK(m, TSR_ERR_NOMEM, "out of memory grouping the GPU blocks");
   const lbm_coupling_flags_t *cf = &c->couple;
   for (size_t k = 0; k < batch->n; ++k) {
@@ -136,13 +137,20 @@ static tsr_status lbm_gpu_batch(registry_batch_t *batch, const lbm_ctx_t *c, int
                               .aux_out = use_u || density ? &u->device : NULL,
                               .links = {gb->host.links, NULL}, .nlinks = {gb->host.nlinks, 0}};
   }
-  TSR_TRY(gpu_lbm_batch_create(m, batch->n, &made, err));
-  batch->state = made;
-  batch->state_free = lbm_gpu_batch_free;
-done:
-  *out = batch->state;
+  TSR_TRY(gpu_lbm_batch_create(m, batch->n, (gpu_lbm_batch_t **)state, err));
 cleanup:
   free(m);
+  return st;
+}
+
+/* The batch's grouping, made at its first call and kept with it. */
+static tsr_status lbm_gpu_batch(registry_batch_t *batch, const lbm_ctx_t *c, int density,
+                                gpu_lbm_batch_t **out, tsr_error_t *err) {
+  const lbm_gpu_want_t want = {c, density};
+  void *state = NULL;
+  tsr_status st = registry_batch_state(batch, lbm_gpu_group, gpu_lbm_batch_release, &want,
+                                       &state, err);
+  *out = state;
   return st;
 }
 

@@ -219,36 +219,49 @@ static void sc_gpu_groups_free(void *state) {
   free(g);
 }
 
-/* The batch's blocks grouped by size and field sets (made at the first call, kept with
- * the batch): flow (lbm.density or lbm.force, by flow_id) and psi per block. Blocks
+/* Which blocks' fields a grouping takes: the module's context and the flow's field
+ * (lbm.density or lbm.force) beside psi. */
+typedef struct sc_gpu_want {
+  const sc_ctx_t *c;
+  int flow_id;
+} sc_gpu_want_t;
+
+/* The batch's blocks grouped by size and field sets: flow and psi per block. Blocks
  * without fluid hold neither and are left out. */
-static tsr_status sc_gpu_groups(registry_batch_t *batch, const sc_ctx_t *c, int flow_id,
-                                gpu_field_groups_t **out, tsr_error_t *err) {
+static tsr_status sc_gpu_group(registry_batch_t *batch, const void *vwant, void **state,
+                               tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  gpu_field_t **f = NULL;
-  gpu_field_groups_t *g = NULL;
-  if (batch->state) goto done;
-  f = calloc(2 * (batch->n ? batch->n : 1), sizeof *f);
-  g = calloc(1, sizeof *g);
+  const sc_gpu_want_t *want = vwant;
+  gpu_field_t **f = calloc(2 * (batch->n ? batch->n : 1), sizeof *f);
+  gpu_field_groups_t *g = calloc(1, sizeof *g);
   TSR_CHECK(f && g, TSR_ERR_NOMEM, "out of memory grouping the GPU blocks");
   size_t n = 0;
   for (size_t k = 0; k < batch->n; ++k) {
     field_block_t *flow, *psi;
-    if (!field_block_of(batch->data[k], flow_id)) continue; /* a block without fluid */
-    TSR_TRY(sc_fields(batch->blocks[k], batch->data[k], c, flow_id, &flow, &psi, err));
+    if (!field_block_of(batch->data[k], want->flow_id)) continue; /* a block without fluid */
+    TSR_TRY(sc_fields(batch->blocks[k], batch->data[k], want->c, want->flow_id, &flow, &psi,
+                      err));
     f[2 * n] = &flow->device;
     f[2 * n + 1] = &psi->device;
     ++n;
   }
   TSR_TRY(gpu_field_groups_make(f, NULL, n, 2, g, err));
-  batch->state = g;
-  batch->state_free = sc_gpu_groups_free;
+  *state = g;
   g = NULL;
-done:
-  *out = batch->state;
 cleanup:
   free(f);
   free(g);
+  return st;
+}
+
+/* The batch's grouping, made at its first call and kept with it. */
+static tsr_status sc_gpu_groups(registry_batch_t *batch, const sc_ctx_t *c, int flow_id,
+                                gpu_field_groups_t **out, tsr_error_t *err) {
+  const sc_gpu_want_t want = {c, flow_id};
+  void *state = NULL;
+  tsr_status st = registry_batch_state(batch, sc_gpu_group, sc_gpu_groups_free, &want, &state,
+                                       err);
+  *out = state;
   return st;
 }
 

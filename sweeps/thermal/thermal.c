@@ -365,20 +365,13 @@ cleanup:
   return st;
 }
 
-static void thermal_gpu_batch_free(void *state) {
-  gpu_lbm_batch_t *b = state;
-  gpu_lbm_batch_free(&b);
-}
-
-/* The batch's GPU blocks grouped for the device (made at the first call, kept with the
- * batch): the populations, the velocity in, the force out, the walls. */
-static tsr_status thermal_gpu_batch(registry_batch_t *batch, const thermal_ctx_t *c,
-                                    gpu_lbm_batch_t **out, tsr_error_t *err) {
+/* The batch's GPU blocks grouped for the device: the populations, the velocity in, the
+ * force out, the walls. */
+static tsr_status thermal_gpu_group(registry_batch_t *batch, const void *vctx, void **state,
+                                    tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  gpu_lbm_member_t *m = NULL;
-  gpu_lbm_batch_t *made = NULL;
-  if (batch->state) goto done;
-  m = calloc(batch->n, sizeof *m);
+  const thermal_ctx_t *c = vctx;
+  gpu_lbm_member_t *m = calloc(batch->n, sizeof *m);
   TSR_CHECK(m, TSR_ERR_NOMEM, "out of memory grouping the GPU blocks");
   for (size_t k = 0; k < batch->n; ++k) {
     field_block_t *f;
@@ -394,13 +387,19 @@ static tsr_status thermal_gpu_batch(registry_batch_t *batch, const thermal_ctx_t
                               .links = {w->links[0], w->links[1]},
                               .nlinks = {w->nlinks[0], w->nlinks[1]}};
   }
-  TSR_TRY(gpu_lbm_batch_create(m, batch->n, &made, err));
-  batch->state = made;
-  batch->state_free = thermal_gpu_batch_free;
-done:
-  *out = batch->state;
+  TSR_TRY(gpu_lbm_batch_create(m, batch->n, (gpu_lbm_batch_t **)state, err));
 cleanup:
   free(m);
+  return st;
+}
+
+/* The batch's grouping, made at its first call and kept with it. */
+static tsr_status thermal_gpu_batch(registry_batch_t *batch, const thermal_ctx_t *c,
+                                    gpu_lbm_batch_t **out, tsr_error_t *err) {
+  void *state = NULL;
+  tsr_status st = registry_batch_state(batch, thermal_gpu_group, gpu_lbm_batch_release, c,
+                                       &state, err);
+  *out = state;
   return st;
 }
 
