@@ -24,6 +24,7 @@
 /* What to measure: bit k of a mask selects item k of its list below. */
 static const char *const bench_lattices[] = {"d2q9", "d3q15", "d3q19", "d3q27", NULL};
 static const char *const bench_layouts[] = {"aos", "soa", NULL};      /* grid_layout_t */
+static const char *const bench_streamings[] = {"two_grid", "in_place", NULL}; /* GPU rows */
 static const char *const bench_precisions[] = {"dp", "sp", NULL};     /* lbm_precision_t */
 static const char *const bench_collisions[] = {"srt", "trt", NULL};   /* lbm_collision_t */
 static const char *const bench_block_counts[] = {"1", "8", "64", "512", NULL};
@@ -33,7 +34,7 @@ typedef struct bench_opts {
   long gn;           /* the same on the OpenCL device */
   int repeat;        /* repetitions per row */
   double seconds;    /* least time per repetition */
-  unsigned lattices, layouts, precisions, collisions, blocks;
+  unsigned lattices, layouts, precisions, collisions, blocks, streamings;
   int use_gpu;
   long device;
   const char *json;
@@ -181,8 +182,11 @@ static tsr_status bench_case(MPI_Comm comm, const bench_opts_t *o, long n, simul
   bench_finish(r, o, lo->lattice->q, k->esize, hs == SIMULATION_HS_GPU || k->nontemporal, mlups,
                bws);
   r->exchange_share = share;
-  snprintf(r->what, sizeof r->what, "%s,%s", lo->lattice->name, lbm_fs(lo));
-  if (hs == SIMULATION_HS_GPU) r->what[strlen(r->what) - 4] = '\0'; /* no CPU layout */
+  /* CPU rows name their layout, GPU rows how they stream */
+  snprintf(r->what, sizeof r->what, "%s,%s,%s,%s", lo->lattice->name,
+           bench_collisions[lo->collision], bench_precisions[lo->precision],
+           hs == SIMULATION_HS_GPU ? bench_streamings[lo->in_place ? 1 : 0]
+                                   : grid_layout_name(lo->cpu_layout));
 cleanup:
   lbm_sim_free(&sim);
   return st;
@@ -276,14 +280,14 @@ static unsigned bench_mask(const char *list, const char *const *names) {
 static const char bench_usage[] =
     "usage: tessera bench [--cells N] [--repeat R] [--seconds T] [--lattice L,..] [--layout A,..]\n"
     "                     [--precision P,..] [--collision C,..] [--blocks B,..] [--json FILE]\n"
-    "                     [--gpu-cells N] [--device I] [--no-gpu]\n"
+    "                     [--gpu-cells N] [--device I] [--streaming S,..] [--no-gpu]\n"
     "  a periodic box of N^3 cells per process (default 128; 2-D lattices: a square of about\n"
     "  as many cells), every row R times (default 5) for at least T seconds each (default\n"
     "  0.3); median and range. Lattices d2q9,d3q15,d3q19,d3q27, layouts soa,aos, precisions\n"
     "  dp,sp, collisions srt,trt, blocks per process 1,8,64,512 (default: 1,8,64); then the\n"
     "  same on the default OpenCL device (device 0, or I, of the first platform with a GPU,\n"
     "  else of the first platform), with --gpu-cells N^3 cells per process (default: as\n"
-    "  --cells); --no-gpu skips it\n"
+    "  --cells), streaming two_grid,in_place (default: both); --no-gpu skips it\n"
     "       tessera bench --hetero CONFIG [--steps S] [--json FILE]\n"
     "  the CPU processes of CONFIG alone, its GPU processes alone, and all together\n"
     "       tessera bench --config CONFIG [--steps S] [--repeat R] [--json FILE]\n"
@@ -294,7 +298,8 @@ static const char bench_usage[] =
  * ones. */
 static int bench_parse(MPI_Comm comm, int argc, char **argv, bench_opts_t *o) {
   *o = (bench_opts_t){.n = 128, .repeat = 5, .seconds = 0.3, .lattices = 0xf, .layouts = 3,
-                      .precisions = 3, .collisions = 3, .blocks = 7, .use_gpu = 1, .device = -1};
+                      .precisions = 3, .collisions = 3, .blocks = 7, .streamings = 3,
+                      .use_gpu = 1, .device = -1};
   int rank = 0, bad = 0;
   int64_t v = 0;
   MPI_Comm_rank(comm, &rank);
@@ -322,6 +327,7 @@ static int bench_parse(MPI_Comm comm, int argc, char **argv, bench_opts_t *o) {
     else if (strcmp(opt, "--precision") == 0) bad = !(o->precisions = bench_mask(text, bench_precisions));
     else if (strcmp(opt, "--collision") == 0) bad = !(o->collisions = bench_mask(text, bench_collisions));
     else if (strcmp(opt, "--blocks") == 0) bad = !(o->blocks = bench_mask(text, bench_block_counts));
+    else if (strcmp(opt, "--streaming") == 0) bad = !(o->streamings = bench_mask(text, bench_streamings));
     else bad = 1;
     ++i; /* the value */
   }
@@ -345,10 +351,12 @@ static tsr_status bench_rows(MPI_Comm comm, const bench_opts_t *o, simulation_hs
     for (int l = GRID_SOA; l >= GRID_AOS; --l)
       for (int p = 0; p < 2; ++p)
         for (int c = 0; c < 2; ++c)
-          for (int b = 0; b < 4; ++b) {
+          for (int b = 0; b < 8; ++b) { /* block counts, two grids then in place (GPU) */
+            const int ip = b / 4;
             if (!(o->lattices >> li & 1) || !(o->precisions >> p & 1) ||
-                !(o->collisions >> c & 1) || !(o->blocks >> b & 1))
+                !(o->collisions >> c & 1) || !(o->blocks >> (b % 4) & 1))
               continue;
+            if (hs == SIMULATION_HS_CPU ? ip : !(o->streamings >> ip & 1)) continue;
             if (hs == SIMULATION_HS_CPU ? !(o->layouts >> l & 1) : l != GRID_SOA) continue;
             if (hs == SIMULATION_HS_GPU && p == LBM_DP && !gpu_dp) continue;
             TSR_CHECK(*nrows < BENCH_MAX_ROWS, TSR_ERR_INTERNAL, "too many benchmark rows");
@@ -357,12 +365,13 @@ static tsr_status bench_rows(MPI_Comm comm, const bench_opts_t *o, simulation_hs
             lo.cpu_layout = (grid_layout_t)l;
             lo.precision = (lbm_precision_t)p;
             lo.collision = (lbm_collision_t)c;
+            lo.in_place = ip;
             lo.shifted = true;
             lo.viscosity = 0.02;
             lo.init_velocity[0] = 0.01;
             bench_row_t *r = &rows[(*nrows)++];
             TSR_TRY(bench_case(comm, o, hs == SIMULATION_HS_GPU ? o->gn : o->n, hs, sel, &lo,
-                               counts[b], gbs, r, err));
+                               counts[b % 4], gbs, r, err));
             if (rank == 0) bench_print_row(r);
           }
 cleanup:

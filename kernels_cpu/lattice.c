@@ -50,3 +50,10 @@ int lattice_crossing(const lattice_t *l, const int off[3], int *out) {
   }
   return n;
 }
+
+void lattice_stream_table(const lattice_t *l, int *out) {
+  for (int i = 0; i < l->q; ++i) {
+    out[4 * i] = l->inv[i];
+    for (int a = 0; a < 3; ++a) out[4 * i + 1 + a] = l->c[a][i];
+  }
+}

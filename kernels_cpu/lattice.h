@@ -32,4 +32,9 @@ LATTICE_LIST(LATTICE_DECLARE)
  * them in increasing order to out (room for LATTICE_MAX_Q) and returns their number. */
 int lattice_crossing(const lattice_t *l, const int off[3], int *out);
 
+/* The table of streaming in place (the AA pattern; gpu_field_shape_t.stream): for each
+ * direction i, 4 ints into out (room for 4 LATTICE_MAX_Q): inv[i] and c_i, where the
+ * value of direction i of a cell lies while the populations are swapped. */
+void lattice_stream_table(const lattice_t *l, int *out);
+
 #endif

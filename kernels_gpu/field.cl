@@ -12,7 +12,9 @@
  * `components` arrays (component c at element c * ncells) of sx * sy * sz cells, the
  * ghost layers included, x fastest: cell (x, y, z) of the block (-ghost <= x < nx +
  * ghost, ...) is element (x + ghost) + sx * ((y + ghost) + sy * (z + ghost)). A block's
- * present copy is g1 where its K_FLIP bit differs from the launch's flip, else g0.
+ * present copy is g1 where its K_FLIP bit differs from the launch's flip, else g0; a
+ * field streamed in place has one copy (g1 is g0) and that bit says it is swapped
+ * (field_elem).
  *
  * The 26 slots are the faces, edges and corners of a block in the numbering of
  * blocks/direction.h. A slot's slice is one or more boxes (more than one where the ghost
@@ -71,6 +73,17 @@ static long field_cell(__global const long *t, const int3 o, __global const long
   return (x + ghost) + bk[K_SX] * ((y + ghost) + bk[K_SY] * (z + ghost));
 }
 
+/* The element of component c of a block's field at cell (an element of component 0).
+ * A field streamed in place (populations of one array, gpu_field_shape_t.stream) holds,
+ * while it is swapped (odd steps), the value of component c of a cell at component
+ * st[c].x of the cell st[c].yzw away; otherwise, and for every other field, at c. */
+static long field_elem(const int c, const long cell, const long nc, const int swapped,
+                       __global const int4 *st, __global const long *bk) {
+  if (!swapped) return c * nc + cell;
+  const int4 m = st[c];
+  return m.x * nc + cell + m.y + bk[K_SX] * (m.z + bk[K_SY] * (long)m.w);
+}
+
 /* A work item's cells: one cell (rows 0: a GPU, where consecutive work items touch
  * consecutive cells), or a whole x row of its box (rows 1: a CPU device, where the
  * lookups of a work item are paid once per row). */
@@ -83,19 +96,20 @@ __kernel void field_pack(__global const elem_t *g0, __global const elem_t *g1, c
                          __global elem_t *out, __global const long *tab,
                          __global const long *blocks, __global const int *comps,
                          __global const int *chunks, const long nitems, const long ghost,
-                         const int rows) {
+                         const int rows, __global const int4 *st, const int in_place) {
   const long g = get_global_id(0);
   if (g >= nitems) return;
   __global const long *t = tab + field_row(tab, chunks, g) * R_ROW;
   __global const long *bk = blocks + t[R_BLOCK] * K_ROW;
-  __global const elem_t *f = (((int)bk[K_FLIP] ^ flip) & 1 ? g1 : g0) + bk[K_BASE];
+  const int par = ((int)bk[K_FLIP] ^ flip) & 1, sw = in_place & par;
+  __global const elem_t *f = (par ? g1 : g0) + bk[K_BASE];
   const long k0 = g - t[R_ITEM], n = t[R_NCOMP], nc = bk[K_NCELLS];
   FIELD_CELLS
   const long cell = field_cell(t, field_offsets(t, kb), bk, ghost);
   const long o = t[R_VALUE] + (long)kb * n;
   __global const int *cs = comps + t[R_COMP];
   for (int j = 0; j < cnt; ++j)
-    for (long c = 0; c < n; ++c) out[o + j * n + c] = f[cs[c] * nc + cell + j];
+    for (long c = 0; c < n; ++c) out[o + j * n + c] = f[field_elem(cs[c], cell + j, nc, sw, st, bk)];
 }
 
 /* Reads the boxes whose source is set into the ghost layers (tab: the receiving boxes).
@@ -109,7 +123,8 @@ __kernel void field_unpack(__global elem_t *g0, __global elem_t *g1, const int f
                            __global const long *tab, __global const long2 *src,
                            __global const long *blocks, __global const int *comps,
                            __global const int *chunks, const long nitems, const long ghost,
-                           __global const long *send, const int rows) {
+                           __global const long *send, const int rows,
+                           __global const int4 *st, const int in_place) {
   const long g = get_global_id(0);
   if (g >= nitems) return;
   const long r = field_row(tab, chunks, g);
@@ -117,7 +132,8 @@ __kernel void field_unpack(__global elem_t *g0, __global elem_t *g1, const int f
   if (s.x < 0) return;
   __global const long *t = tab + r * R_ROW;
   __global const long *bk = blocks + t[R_BLOCK] * K_ROW;
-  __global elem_t *f = (((int)bk[K_FLIP] ^ flip) & 1 ? g1 : g0) + bk[K_BASE];
+  const int par = ((int)bk[K_FLIP] ^ flip) & 1, sw = in_place & par;
+  __global elem_t *f = (par ? g1 : g0) + bk[K_BASE];
   const long k0 = g - t[R_ITEM], n = t[R_NCOMP], nc = bk[K_NCELLS];
   FIELD_CELLS
   const int3 off = field_offsets(t, kb); /* the sending box's too: the same extent */
@@ -126,14 +142,17 @@ __kernel void field_unpack(__global elem_t *g0, __global elem_t *g1, const int f
   if (s.x == 2) {
     __global const long *ts = send + s.y * R_ROW;
     __global const long *bs = blocks + ts[R_BLOCK] * K_ROW;
-    __global const elem_t *fs = (((int)bs[K_FLIP] ^ flip) & 1 ? g1 : g0) + bs[K_BASE];
+    const int pars = ((int)bs[K_FLIP] ^ flip) & 1, sws = in_place & pars;
+    __global const elem_t *fs = (pars ? g1 : g0) + bs[K_BASE];
     const long cs_ = field_cell(ts, off, bs, ghost), ns = bs[K_NCELLS];
     for (int j = 0; j < cnt; ++j)
-      for (long c = 0; c < n; ++c) f[cs[c] * nc + cell + j] = fs[cs[c] * ns + cs_ + j];
+      for (long c = 0; c < n; ++c)
+        f[field_elem(cs[c], cell + j, nc, sw, st, bk)] =
+            fs[field_elem(cs[c], cs_ + j, ns, sws, st, bs)];
     return;
   }
   __global const elem_t *from = s.x ? out : in;
   const long o = s.y + t[R_VALUE] + (long)kb * n;
   for (int j = 0; j < cnt; ++j)
-    for (long c = 0; c < n; ++c) f[cs[c] * nc + cell + j] = from[o + j * n + c];
+    for (long c = 0; c < n; ++c) f[field_elem(cs[c], cell + j, nc, sw, st, bk)] = from[o + j * n + c];
 }

@@ -96,11 +96,13 @@ struct gpu_field_set {
   size_t esize;
   int copies, ghost, nblocks;
   int rows;                 /* a work item per x row of a box (a CPU device), not per cell */
+  int in_place;             /* streamed in place (gpu_field_shape_t.stream) */
+  int stream_host[64][4];   /* its table, and on the device (stream) */
   gpu_field_t **fields;     /* per block; NULL once released */
   gpu_buffer_t grid[2];     /* the copies of every block */
   gpu_buffer_t out, in;     /* message arrays (pack, unpack) */
   gpu_pinned_t pin_out, pin_in; /* their host copies */
-  gpu_buffer_t tab_send, tab_recv, blocks, comps, src, chunks; /* field.cl's tables */
+  gpu_buffer_t tab_send, tab_recv, blocks, comps, src, chunks, stream; /* field.cl's tables */
   long long nrows, nitems;
   int *row_block, *row_slot; /* per row, on the host */
   int *slot_row;             /* per block and slot: its first row (-1: none) */
@@ -126,7 +128,8 @@ static void gpu_field_set_free(gpu_field_set_t *s) {
   if (gpu_event_wait(&s->out_event, &ignored) != TSR_OK) { /* as above */ }
   if (gpu_event_wait(&s->in_event, &ignored) != TSR_OK) { /* as above */ }
   gpu_buffer_t *bufs[] = {&s->grid[0], &s->grid[1], &s->out, &s->in, &s->tab_send,
-                          &s->tab_recv, &s->blocks, &s->comps, &s->src, &s->chunks};
+                          &s->tab_recv, &s->blocks, &s->comps, &s->src, &s->chunks,
+                          &s->stream};
   for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; ++k) gpu_buffer_free(bufs[k]);
   gpu_pinned_free(&s->pin_out);
   gpu_pinned_free(&s->pin_in);
@@ -233,6 +236,19 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
   set->ghost = s0->ghost;
   set->nblocks = (int)n;
   set->rows = strcmp(opencl_context_desc(cl)->type, "cpu") == 0;
+  set->in_place = s0->stream != NULL;
+  TSR_CHECK(!set->in_place || s0->copies == 1, TSR_ERR_INTERNAL,
+            "a GPU field streamed in place has one copy, not %d", s0->copies);
+  for (int c = 0; set->in_place && c < s0->components; ++c) {
+    for (int a = 0; a < 4; ++a) set->stream_host[c][a] = s0->stream[4 * c + a];
+    TSR_CHECK(set->stream_host[c][0] >= 0 && set->stream_host[c][0] < s0->components &&
+                  abs(set->stream_host[c][1]) <= s0->ghost &&
+                  abs(set->stream_host[c][2]) <= s0->ghost &&
+                  abs(set->stream_host[c][3]) <= s0->ghost,
+              TSR_ERR_INTERNAL, "a GPU field streamed in place: component %d goes to %d, "
+              "(%d, %d, %d) away, with %d ghost layers", c, set->stream_host[c][0],
+              set->stream_host[c][1], set->stream_host[c][2], set->stream_host[c][3], s0->ghost);
+  }
   set->fields = calloc(n, sizeof *set->fields);
   set->blocks_host = calloc(n * K_ROW, sizeof *set->blocks_host);
   TSR_CHECK(set->fields && set->blocks_host, TSR_ERR_NOMEM, "out of memory for a set of GPU fields");
@@ -254,7 +270,7 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
     gpu_field_t *f = fields[b];
     const gpu_field_shape_t *s = &shapes[b];
     TSR_CHECK(s->esize == es && s->copies == s0->copies && s->ghost == s0->ghost &&
-                  s->components == s0->components,
+                  s->components == s0->components && (s->stream != NULL) == set->in_place,
               TSR_ERR_INTERNAL, "the fields of one GPU set differ in shape");
     size_t bytes = 0;
     TSR_CHECK(tsr_box_cells(s->n, s->ghost, &f->ncells) &&
@@ -327,6 +343,8 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
                           "field tables", &set->blocks, err));
   TSR_TRY(gpu_field_table(cl, comps, (size_t)nc * sizeof *comps, "field tables", &set->comps,
                           err));
+  TSR_TRY(gpu_field_table(cl, set->stream_host, sizeof set->stream_host, "field tables",
+                          &set->stream, err));
   TSR_TRY(gpu_field_table(cl, set->src_dev, 2 * (size_t)rows * sizeof *set->src_dev,
                           "field tables", &set->src, err));
   if (values > 0) {
@@ -448,17 +466,33 @@ grid_dims_t gpu_field_dims(const gpu_field_t *f) {
   return d;
 }
 
-/* Copies the cells both fields hold between the device layout (dev) and a CPU field. */
+/* The copy holding the present values (a field streamed in place has one). */
+static int gpu_field_present(const gpu_field_t *f) { return f->shape.copies == 2 ? f->cur : 0; }
+
+/* Copies the cells both fields hold between the device layout (dev) and a CPU field. A
+ * swapped field streamed in place: each value from or to where it lies (gpu_field_shape_t
+ * .stream); values that lie outside the device's cells (ghost cells, directions leaving
+ * the block) are left. */
 static void gpu_field_convert(const gpu_field_t *f, uint8_t *dev, uint8_t *host,
                               const grid_dims_t *hd, int to_device) {
   const grid_dims_t dd = gpu_field_dims(f);
   const size_t es = f->shape.esize;
-  const int g = hd->ghost < dd.ghost ? hd->ghost : dd.ghost;
+  const int g = hd->ghost < dd.ghost ? hd->ghost : dd.ghost, G = dd.ghost;
+  const int swapped = gpu_field_in_place(f) && f->cur;
+  const int n[3] = {dd.nx, dd.ny, dd.nz};
   for (int c = 0; c < dd.ncomp; ++c)
     for (int z = -g; z < dd.nz + g; ++z)
       for (int y = -g; y < dd.ny + g; ++y)
         for (int x = -g; x < dd.nx + g; ++x) {
-          uint8_t *pd = dev + grid_index(&dd, x, y, z, c) * es;
+          int at[4] = {c, x, y, z};
+          if (swapped) {
+            const int *m = f->set->stream_host[c];
+            int inside = 1;
+            for (int a = 0; a < 4; ++a) at[a] = a ? at[a] + m[a] : m[0];
+            for (int a = 0; a < 3; ++a) inside &= at[a + 1] >= -G && at[a + 1] < n[a] + G;
+            if (!inside) continue;
+          }
+          uint8_t *pd = dev + grid_index(&dd, at[1], at[2], at[3], at[0]) * es;
           uint8_t *ph = host + grid_index(hd, x, y, z, c) * es;
           if (to_device) memcpy(pd, ph, es);
           else memcpy(ph, pd, es);
@@ -489,7 +523,7 @@ tsr_status gpu_field_upload(gpu_field_t *f, const void *values, const grid_dims_
   /* cells the host field lacks (a narrower ghost layer) keep the device's values; a host
      field with every cell needs no read-back (the device layout has no padding) */
   if (dims->ghost < f->shape.ghost)
-    TSR_TRY(gpu_buffer_read(f->cl, &f->grid[f->cur], 0, bytes, dev, NULL, err));
+    TSR_TRY(gpu_buffer_read(f->cl, &f->grid[gpu_field_present(f)], 0, bytes, dev, NULL, err));
   gpu_field_convert(f, dev, (uint8_t *)(uintptr_t)values, dims, 1);
   for (int k = 0; k < f->shape.copies; ++k)
     TSR_TRY(gpu_buffer_write(f->cl, &f->grid[k], 0, bytes, dev, NULL, err));
@@ -507,15 +541,17 @@ tsr_status gpu_field_download(gpu_field_t *f, void *values, const grid_dims_t *d
   TSR_TRY(gpu_field_check_host(f, dims, err));
   dev = malloc(bytes);
   TSR_CHECK(dev, TSR_ERR_NOMEM, "out of memory staging a GPU field (%zu bytes)", bytes);
-  TSR_TRY(gpu_buffer_read(f->cl, &f->grid[f->cur], 0, bytes, dev, NULL, err));
+  TSR_TRY(gpu_buffer_read(f->cl, &f->grid[gpu_field_present(f)], 0, bytes, dev, NULL, err));
   gpu_field_convert(f, dev, values, dims, 0);
 cleanup:
   free(dev);
   return st;
 }
 
+int gpu_field_in_place(const gpu_field_t *f) { return f->set && f->set->in_place; }
+
 void gpu_field_swap(gpu_field_t *f) {
-  if (f->shape.copies == 2) f->cur ^= 1;
+  if (f->shape.copies == 2 || gpu_field_in_place(f)) f->cur ^= 1;
   f->set->packed = 0;
 }
 
@@ -563,6 +599,17 @@ static tsr_status gpu_field_table_args(gpu_field_set_t *s, cl_kernel k, cl_uint 
   OPENCL_CHECK(clSetKernelArg(k, a++, sizeof(cl_mem), &s->chunks.mem));
   OPENCL_CHECK(clSetKernelArg(k, a++, sizeof nitems, &nitems));
   OPENCL_CHECK(clSetKernelArg(k, a++, sizeof ghost, &ghost));
+cleanup:
+  return st;
+}
+
+/* Arguments a, a + 1 of both kernels: the in-place table and whether the set is. */
+static tsr_status gpu_field_stream_args(gpu_field_set_t *s, cl_kernel k, cl_uint a,
+                                        tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const cl_int in_place = s->in_place;
+  OPENCL_CHECK(clSetKernelArg(k, a, sizeof(cl_mem), &s->stream.mem));
+  OPENCL_CHECK(clSetKernelArg(k, a + 1, sizeof in_place, &in_place));
 cleanup:
   return st;
 }
@@ -657,6 +704,7 @@ static tsr_status gpu_field_set_out(gpu_field_set_t *s, gpu_field_t *const *fiel
   OPENCL_CHECK(clSetKernelArg(p->pack, 9, sizeof ghost, &ghost));
   const cl_int rows = s->rows;
   OPENCL_CHECK(clSetKernelArg(p->pack, 10, sizeof rows, &rows));
+  TSR_TRY(gpu_field_stream_args(s, p->pack, 11, err));
   const size_t items = (size_t)s->host_items;
   TSR_TRY(opencl_launch(s->cl, p->pack, 1, &items, NULL, "field_pack", err));
   TSR_TRY(gpu_buffer_read(s->cl, &s->out, 0, (size_t)s->host_values * s->esize, s->pin_out.host,
@@ -777,6 +825,7 @@ static tsr_status gpu_field_set_in(gpu_field_set_t *s, tsr_error_t *err) {
   OPENCL_CHECK(clSetKernelArg(k, 12, sizeof(cl_mem), &s->tab_send.mem));
   const cl_int rows = s->rows;
   OPENCL_CHECK(clSetKernelArg(k, 13, sizeof rows, &rows));
+  TSR_TRY(gpu_field_stream_args(s, k, 14, err));
   const size_t items = (size_t)s->nitems;
   TSR_TRY(opencl_launch(s->cl, k, 1, &items, NULL, "field_unpack", err));
 cleanup:

@@ -49,6 +49,14 @@ typedef struct gpu_field_shape {
                           direction. Read during gpu_field_create only */
   int stride;
   const int *ncrossing;
+  const int *stream;   /* NULL; or a field of populations streamed in place (one copy,
+                          the AA pattern): 4 values per component c, (mate, cx, cy, cz):
+                          while the field is swapped (after an odd number of swaps) the
+                          value of component c of a cell lies at component mate of the
+                          cell (cx, cy, cz) away. Every function of this file reads and
+                          writes the values where they lie, so that messages, uploads and
+                          downloads stay in the common layout. Read during
+                          gpu_field_create only */
 } gpu_field_shape_t;
 
 typedef struct gpu_field_stage gpu_field_stage_t;
@@ -60,7 +68,8 @@ typedef struct gpu_field {
   gpu_field_shape_t shape;     /* crossing tables not kept */
   gpu_buffer_t grid[2];        /* the copies: views of the set's arrays; grid[1] empty
                                   with one copy */
-  int cur;                     /* the copy holding the present values */
+  int cur;                     /* the copy holding the present values; streamed in
+                                  place: 1 while swapped */
   size_t ncells;               /* sx * sy * sz */
   gpu_field_set_t *set;        /* the set this field lives in (shared) */
   int index;                   /* its block's place in the set */
@@ -113,7 +122,12 @@ TSR_NODISCARD tsr_status gpu_field_upload(gpu_field_t *f, const void *values,
 TSR_NODISCARD tsr_status gpu_field_download(gpu_field_t *f, void *values, const grid_dims_t *dims,
                                             tsr_error_t *err);
 
-/* The other copy becomes the present one (after a kernel wrote it). */
+/* Whether the field is streamed in place (shape.stream); then cur says whether it is
+ * swapped. */
+int gpu_field_in_place(const gpu_field_t *f);
+
+/* The other copy becomes the present one (after a kernel wrote it); a field streamed in
+ * place changes between natural and swapped. */
 void gpu_field_swap(gpu_field_t *f);
 
 /* Message bytes of direction d (every box of its slice). */

@@ -25,6 +25,7 @@ struct gpu_lbm {
   int moments_double;
   cl_program program;
   cl_kernel stream_collide, boundary, moments, check, pulled_density;
+  cl_kernel in_place[2]; /* the stream-collide in place: natural -> swapped, and back */
   cl_mem consts;
   gpu_buffer_t zero; /* the tables of one block at element 0 (bases, aux_bases) */
 };
@@ -126,6 +127,8 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   TSR_TRY(gpu_kernel(g, "lbm_moments", &g->moments, err));
   TSR_TRY(gpu_kernel(g, "lbm_check", &g->check, err));
   TSR_TRY(gpu_kernel(g, "lbm_pulled_density", &g->pulled_density, err));
+  TSR_TRY(gpu_kernel(g, "lbm_stream_collide_even", &g->in_place[0], err));
+  TSR_TRY(gpu_kernel(g, "lbm_stream_collide_odd", &g->in_place[1], err));
   g->consts = clCreateBuffer(opencl_context_cl(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                              (size_t)LBM_CONSTS_COUNT(g->q) * g->esize, (void *)consts, &rc);
   TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateBuffer (collision constants) failed: %s",
@@ -145,7 +148,7 @@ void gpu_lbm_free(gpu_lbm_t **gp) {
   if (!gp || !*gp) return;
   gpu_lbm_t *g = *gp;
   cl_kernel kernels[] = {g->stream_collide, g->boundary, g->moments, g->check,
-                         g->pulled_density};
+                         g->pulled_density, g->in_place[0], g->in_place[1]};
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k)
     if (kernels[k]) clReleaseKernel(kernels[k]);
   if (g->consts) clReleaseMemObject(g->consts);
@@ -241,11 +244,24 @@ cleanup:
   return st;
 }
 
-/* Arguments 0..2 of the stream-collide: the present copy, the other, the constants. */
+/* The array holding f's present values. */
+static int gpu_present(const gpu_lbm_field_t *f) { return f->in_place ? 0 : f->cur; }
+
+/* Whether f is streamed in place and swapped (the kernels' argument swapped). */
+static cl_int gpu_swapped(const gpu_lbm_field_t *f) { return f->in_place && f->cur ? 1 : 0; }
+
+/* The stream-collide kernel for f: two grids, or in place from f's parity. */
+static cl_kernel gpu_stream_kernel(const gpu_lbm_t *g, const gpu_lbm_field_t *f) {
+  return f->in_place ? g->in_place[f->cur & 1] : g->stream_collide;
+}
+
+/* Arguments 0..2 of the stream-collide: the present copy, the other (in place: the array
+ * twice), the constants. */
 static tsr_status gpu_stream_args(gpu_lbm_t *g, cl_kernel k, const gpu_lbm_field_t *f,
                                   tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  cl_mem src = (cl_mem)f->grid[f->cur], dst = (cl_mem)f->grid[1 - f->cur];
+  cl_mem src = (cl_mem)f->grid[f->in_place ? 0 : f->cur],
+         dst = (cl_mem)f->grid[f->in_place ? 0 : 1 - f->cur];
   OPENCL_CHECK(clSetKernelArg(k, 0, sizeof src, &src));
   OPENCL_CHECK(clSetKernelArg(k, 1, sizeof dst, &dst));
   OPENCL_CHECK(clSetKernelArg(k, 2, sizeof g->consts, &g->consts));
@@ -280,8 +296,9 @@ cleanup:
 tsr_status gpu_lbm_step(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   TSR_CHECK(!g->spec.coupled, TSR_ERR_INTERNAL, "gpu_lbm_step on a coupled program");
-  TSR_TRY(gpu_stream_args(g, g->stream_collide, f, err));
-  TSR_TRY(gpu_launch_blocks(g, g->stream_collide, f, 3, err));
+  cl_kernel k = gpu_stream_kernel(g, f);
+  TSR_TRY(gpu_stream_args(g, k, f, err));
+  TSR_TRY(gpu_launch_blocks(g, k, f, 3, err));
   f->cur = 1 - f->cur;
 cleanup:
   return st;
@@ -306,7 +323,7 @@ static tsr_status gpu_set_real(gpu_lbm_t *g, cl_kernel k, cl_uint arg, double v,
 tsr_status gpu_lbm_step_coupled(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_aux_t *a,
                                 tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  cl_kernel k = g->stream_collide;
+  cl_kernel k = gpu_stream_kernel(g, f);
   TSR_CHECK(g->spec.coupled && (!g->spec.ade || (a->in && a->in->mem)), TSR_ERR_INTERNAL,
             "gpu_lbm_step_coupled: %s", g->spec.coupled ? "no advection velocity"
                                                          : "the program is not coupled");
@@ -344,7 +361,8 @@ cleanup:
 
 tsr_status gpu_lbm_links_create_many(gpu_lbm_t *g, const lbm_link_t *const *links,
                                      const size_t *nlinks, const size_t *base, size_t nblocks,
-                                     int negate, gpu_lbm_links_t *out, tsr_error_t *err) {
+                                     int negate, int in_place, gpu_lbm_links_t *out,
+                                     tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_ulong *idx = NULL;
   uint8_t *ex = NULL;
@@ -378,6 +396,21 @@ tsr_status gpu_lbm_links_create_many(gpu_lbm_t *g, const lbm_link_t *const *link
   TSR_TRY(gpu_buffer_create(g->ctx, ex_bytes, "boundary links", &out->extra, err));
   TSR_TRY(gpu_buffer_write(g->ctx, &out->idx, 0, out->idx.bytes, idx, NULL, err));
   TSR_TRY(gpu_buffer_write(g->ctx, &out->extra, 0, out->extra.bytes, ex, NULL, err));
+  if (in_place) { /* slot (i, cell) of the natural array lies at (inv i, cell + c_i) */
+    const lattice_t *l = g->spec.lattice;
+    const long long sx = g->spec.n[0] + 2, sy = g->spec.n[1] + 2;
+    k = 0;
+    for (size_t b = 0; b < nblocks; ++b)
+      for (size_t j = 0; j < 2 * nlinks[b]; ++j, ++k) {
+        const size_t local = (size_t)idx[k] - base[b], i = local / g->ncells,
+                     cell = local % g->ncells;
+        const long long off = l->c[0][i] + sx * (l->c[1][i] + sy * (long long)l->c[2][i]);
+        idx[k] = (cl_ulong)(base[b] + (size_t)l->inv[i] * g->ncells +
+                            (size_t)((long long)cell + off));
+      }
+    TSR_TRY(gpu_buffer_create(g->ctx, idx_bytes, "boundary links", &out->idx_swapped, err));
+    TSR_TRY(gpu_buffer_write(g->ctx, &out->idx_swapped, 0, idx_bytes, idx, NULL, err));
+  }
   out->n = n;
 cleanup:
   free(idx);
@@ -389,11 +422,12 @@ cleanup:
 tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const lbm_link_t *links, size_t n, int negate,
                                 gpu_lbm_links_t *out, tsr_error_t *err) {
   const size_t zero = 0;
-  return gpu_lbm_links_create_many(g, &links, &n, &zero, 1, negate, out, err);
+  return gpu_lbm_links_create_many(g, &links, &n, &zero, 1, negate, 0, out, err);
 }
 
 void gpu_lbm_links_free(gpu_lbm_links_t *l) {
   gpu_buffer_free(&l->idx);
+  gpu_buffer_free(&l->idx_swapped);
   gpu_buffer_free(&l->extra);
   l->n = 0;
 }
@@ -402,10 +436,14 @@ tsr_status gpu_lbm_boundary(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_link
                               tsr_error_t *err) {
   tsr_status st = TSR_OK;
   if (l->n == 0) return st;
-  cl_mem grid = (cl_mem)f->grid[f->cur];
+  const int swapped = f->in_place && f->cur;
+  TSR_CHECK(!swapped || l->idx_swapped.mem, TSR_ERR_INTERNAL,
+            "boundary links made for two grids on a field streamed in place");
+  cl_mem grid = (cl_mem)f->grid[gpu_present(f)];
   cl_ulong n = (cl_ulong)l->n;
   OPENCL_CHECK(clSetKernelArg(g->boundary, 0, sizeof grid, &grid));
-  OPENCL_CHECK(clSetKernelArg(g->boundary, 1, sizeof(cl_mem), &l->idx.mem));
+  OPENCL_CHECK(clSetKernelArg(g->boundary, 1, sizeof(cl_mem),
+                              swapped ? &l->idx_swapped.mem : &l->idx.mem));
   OPENCL_CHECK(clSetKernelArg(g->boundary, 2, sizeof(cl_mem), &l->extra.mem));
   OPENCL_CHECK(clSetKernelArg(g->boundary, 3, sizeof n, &n));
   const cl_int negate = l->negate;
@@ -442,12 +480,14 @@ tsr_status gpu_lbm_pulled_density(gpu_lbm_t *g, const gpu_lbm_field_t *f, gpu_bu
   const cl_long geo[3] = {(cl_long)od->origin, (cl_long)od->sy, (cl_long)od->sz};
   cl_kernel k = g->pulled_density;
   const gpu_buffer_t *ob = f->bases && f->out_bases ? f->out_bases : &g->zero;
-  cl_mem grid = (cl_mem)f->grid[f->cur];
+  cl_mem grid = (cl_mem)f->grid[gpu_present(f)];
   OPENCL_CHECK(clSetKernelArg(k, 0, sizeof grid, &grid));
   OPENCL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &out->mem));
   OPENCL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), &ob->mem));
   for (cl_uint i = 0; i < 3; ++i) OPENCL_CHECK(clSetKernelArg(k, 5 + i, sizeof geo[i], &geo[i]));
   TSR_TRY(gpu_set_real(g, k, 8, shift, err));
+  const cl_int swapped = gpu_swapped(f);
+  OPENCL_CHECK(clSetKernelArg(k, 9, sizeof swapped, &swapped));
   TSR_TRY(gpu_launch_blocks(g, k, f, 2, err));
 cleanup:
   return st;
@@ -462,10 +502,12 @@ tsr_status gpu_lbm_moments(gpu_lbm_t *g, const gpu_lbm_field_t *f, gpu_buffer_t 
   float *tmp = NULL;
   TSR_CHECK(scratch->bytes >= bytes, TSR_ERR_INTERNAL, "moments buffer of %zu bytes, %zu needed",
             scratch->bytes, bytes);
-  cl_mem grid = (cl_mem)f->grid[f->cur];
+  cl_mem grid = (cl_mem)f->grid[gpu_present(f)];
   OPENCL_CHECK(clSetKernelArg(g->moments, 0, sizeof grid, &grid));
   OPENCL_CHECK(clSetKernelArg(g->moments, 1, sizeof(cl_mem), &scratch->mem));
   TSR_TRY(gpu_set_moments_args(g, g->moments, 2, o, err));
+  const cl_int swapped = gpu_swapped(f);
+  OPENCL_CHECK(clSetKernelArg(g->moments, 8, sizeof swapped, &swapped));
   TSR_TRY(gpu_launch_cells(g, g->moments, err));
   if (g->moments_double) {
     TSR_TRY(gpu_buffer_read(g->ctx, scratch, 0, n * sizeof *rho, rho, NULL, err));
@@ -492,7 +534,7 @@ tsr_status gpu_lbm_check(gpu_lbm_t *g, const gpu_lbm_field_t *f, const gpu_buffe
             flags->bytes, first->bytes);
   cl_int none = INT_MAX, found = INT_MAX;
   cl_uchar fl = fluid;
-  cl_mem grid = (cl_mem)f->grid[f->cur];
+  cl_mem grid = (cl_mem)f->grid[gpu_present(f)];
   TSR_TRY(gpu_buffer_write(g->ctx, first, 0, sizeof none, &none, NULL, err));
   OPENCL_CHECK(clSetKernelArg(g->check, 0, sizeof grid, &grid));
   OPENCL_CHECK(clSetKernelArg(g->check, 1, sizeof(cl_mem), &flags->mem));
@@ -500,6 +542,8 @@ tsr_status gpu_lbm_check(gpu_lbm_t *g, const gpu_lbm_field_t *f, const gpu_buffe
   TSR_TRY(gpu_set_moments_args(g, g->check, 3, o, err));
   TSR_TRY(gpu_set_mreal(g, g->check, 9, cs2, err));
   OPENCL_CHECK(clSetKernelArg(g->check, 10, sizeof fl, &fl));
+  const cl_int swapped = gpu_swapped(f);
+  OPENCL_CHECK(clSetKernelArg(g->check, 11, sizeof swapped, &swapped));
   TSR_TRY(gpu_launch_cells(g, g->check, err));
   TSR_TRY(gpu_buffer_read(g->ctx, first, 0, sizeof found, &found, NULL, err));
   *out = found == INT_MAX ? -1 : (int64_t)found;
@@ -567,7 +611,8 @@ tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n, gpu_lbm_bat
         lbase[j] = x->pdf->base;
       }
       TSR_TRY(gpu_lbm_links_create_many((gpu_lbm_t *)(uintptr_t)gr->key, links, nlinks, lbase,
-                                        gr->nblocks, neg, &b->links[2 * g + (size_t)neg], err));
+                                        gr->nblocks, neg, gpu_field_in_place(gr->first[0]),
+                                        &b->links[2 * g + (size_t)neg], err));
     }
   }
   *out = b;
@@ -587,12 +632,13 @@ cleanup:
 static tsr_status gpu_lbm_group_field(const gpu_lbm_batch_t *b, const gpu_field_group_t *g,
                                       gpu_lbm_field_t *f, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const int cur = g->first[0]->cur;
+  const int cur = g->first[0]->cur, in_place = gpu_field_in_place(g->first[0]);
   for (size_t k = 1; k < g->nblocks; ++k)
     TSR_CHECK(b->pdf[g->members[k]]->cur == cur, TSR_ERR_INTERNAL,
               "GPU blocks of one batch are not in step (their present copies differ)");
   *f = (gpu_lbm_field_t){.grid = {gpu_field_array(g->first[0], 0), gpu_field_array(g->first[0], 1)},
-                         .cur = cur, .bases = &g->bases[0], .nblocks = (int)g->nblocks,
+                         .cur = cur, .in_place = in_place, .bases = &g->bases[0],
+                         .nblocks = (int)g->nblocks,
                          .in_bases = g->first[1] ? &g->bases[1] : NULL,
                          .out_bases = g->first[2] ? &g->bases[2] : NULL};
 cleanup:

@@ -50,6 +50,8 @@ void gpu_lbm_free(gpu_lbm_t **g);
 typedef struct gpu_lbm_field {
   void *grid[2]; /* cl_mem */
   int cur;
+  int in_place;  /* one array (grid[0]) streamed in place (gpu_field_shape_t.stream, the
+                    lattice's inverse directions and vectors): cur 0 natural, 1 swapped */
   const gpu_buffer_t *bases;     /* NULL: one block at element 0; else cl_long per block */
   int nblocks;                   /* with bases */
   const gpu_buffer_t *in_bases, *out_bases; /* coupled, with bases: cl_long per block,
@@ -74,7 +76,8 @@ TSR_NODISCARD tsr_status gpu_lbm_cache_program(gpu_lbm_cache_t *cache, const gpu
                                                const void *consts, gpu_lbm_t **out,
                                                tsr_error_t *err);
 
-/* One pull stream-collide of the interior into the other grid, which becomes cur. */
+/* One pull stream-collide of the interior into the other grid, which becomes cur; in
+ * place: of the array, natural to swapped or back (cur changes all the same). */
 TSR_NODISCARD tsr_status gpu_lbm_step(gpu_lbm_t *g, gpu_lbm_field_t *f, tsr_error_t *err);
 
 /* The per-cell fields of a coupled step (lbm.cl; lbm_coupling_t on the CPU): device
@@ -111,6 +114,7 @@ TSR_NODISCARD tsr_status gpu_lbm_pulled_density(gpu_lbm_t *g, const gpu_lbm_fiel
  * into one list (one launch for all). */
 typedef struct gpu_lbm_links {
   gpu_buffer_t idx, extra;
+  gpu_buffer_t idx_swapped; /* in place: the same links on the swapped array */
   size_t n;
   int negate;
 } gpu_lbm_links_t;
@@ -119,7 +123,7 @@ TSR_NODISCARD tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const lbm_link_t *li
                                                 tsr_error_t *err);
 TSR_NODISCARD tsr_status gpu_lbm_links_create_many(gpu_lbm_t *g, const lbm_link_t *const *links,
                                                   const size_t *n, const size_t *base,
-                                                  size_t nblocks, int negate,
+                                                  size_t nblocks, int negate, int in_place,
                                                   gpu_lbm_links_t *out, tsr_error_t *err);
 void gpu_lbm_links_free(gpu_lbm_links_t *l);
 

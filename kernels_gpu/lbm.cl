@@ -46,87 +46,127 @@ typedef struct lbm_consts {
 #define LBM_ZERO ((REAL)0)
 #define LBM_K_T REAL
 #define LBM_K_ZERO ((REAL)0)
-#define LBM_LD(I) src[(long)(I) * NCELLS + cell - C_OFF(I)]
-#define LBM_ST(I, V) dst[(long)(I) * NCELLS + cell] = (V)
-
 /* The block and z of work item (., ., zb) of a launch from block b0, and the block's
- * field in the arrays (src0, dst0). */
-#define LBM_BLOCK_CELL                                                                 \
+ * field in the arrays (src0, dst0; the same array for a field streamed in place). */
+#define LBM_BLOCK_CELL(RESTRICT)                                                       \
   const int x = get_global_id(0), y = get_global_id(1), zb = get_global_id(2);        \
   const int b_ = b0 + zb / NZ, z = zb % NZ;                                            \
   if (x >= NX || y >= NY) return;                                                      \
-  __global const REAL *restrict src = src0 + bases[b_];                                \
-  __global REAL *restrict dst = dst0 + bases[b_];
+  __global const REAL *RESTRICT src = src0 + bases[b_];                                \
+  __global REAL *RESTRICT dst = dst0 + bases[b_];                                      \
+  const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
+
+/* Three ways to stream (LBM_LD: the value pulled into direction I, LBM_ST: where the
+ * post-collision value of direction I goes); the collision between is the same.
+ *   two grids:       pull from the neighbours of src, store into the cell of dst;
+ *   in place, even:  the array natural (as two grids' src): pull from the neighbours,
+ *                    store each value into the slot it came from, reversed (I's value to
+ *                    inv(I) of the cell c_I away), which leaves the array swapped;
+ *   in place, odd:   the array swapped: the values pulled lie in the cell itself, in the
+ *                    reversed slots; store into the cell's own slots: natural again.
+ * Every work item writes exactly the slots it read, so one array suffices (the AA
+ * pattern of Bailey et al. 2009), and the collision sees bitwise what two grids give it. */
+#define LD_TWO(I) src[(long)(I) * NCELLS + cell - C_OFF(I)]
+#define ST_TWO(I, V) dst[(long)(I) * NCELLS + cell] = (V)
+#define LD_EVEN(I) src[(long)(I) * NCELLS + cell - C_OFF(I)]
+#define ST_EVEN(I, V) dst[(long)LAT_INV(I) * NCELLS + cell + C_OFF(I)] = (V)
+#define LD_ODD(I) src[(long)LAT_INV(I) * NCELLS + cell]
+#define ST_ODD(I, V) dst[(long)(I) * NCELLS + cell] = (V)
+
+#define LBM_T REAL
+#define LBM_ZERO ((REAL)0)
+#define LBM_K_T REAL
+#define LBM_K_ZERO ((REAL)0)
+
+#if ADE
+#define LBM_CELL_UPDATE(FORCE_) LBM_ADE_CELL(TRT)
+#else
+#define LBM_CELL_UPDATE(FORCE_) LBM_COLLIDE_CELL(TRT, FORCE_)
+#endif
 
 #if !COUPLED
-/* Pull stream and collide of every interior cell of every block. */
-__kernel void lbm_stream_collide(__global const REAL *restrict src0, __global REAL *restrict dst0,
-                                 __constant lbm_consts_t *k, __global const long *bases,
-                                 const int b0) {
-  LBM_BLOCK_CELL
-  const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
-  LBM_COLLIDE_CONSTS;
-#if ADE
-  LBM_ADE_CELL(TRT)
-#else
-  LBM_COLLIDE_CELL(TRT, FORCE)
-#endif
-}
+/* Stream and collide of every interior cell of every block. */
+#define LBM_SC_KERNEL(NAME, RESTRICT)                                                  \
+  __kernel void NAME(__global const REAL *RESTRICT src0, __global REAL *RESTRICT dst0,  \
+                     __constant lbm_consts_t *k, __global const long *bases,            \
+                     const int b0) {                                                    \
+    LBM_BLOCK_CELL(RESTRICT)                                                            \
+    LBM_COLLIDE_CONSTS;                                                                 \
+    LBM_CELL_UPDATE(FORCE)                                                              \
+  }
 #else
 /* The coupled stream-collide (lbm_kernels_t.coupled on the CPU): per-cell fields of 3
  * components of the block's interior, element origin + x + sy y + sz z + sc c (the CPU's
  * SoA field layout, copied as it is). The flow (ADE 0) always has the force terms; in: a
  * body force added to the constant one (NULL: none), counted half where start is 1;
- * out: the velocity the collision used (NULL: not written). ADE 1: in: the advection velocity (required); out: a
- * source linear in the cell's scalar C, beta (C - c0), written or (accumulate) added
- * (NULL: not written). Every per-cell field has the layout of the first (origin, sy,
- * sz, sc); block b's are at in_bases[b] and out_bases[b] of their arrays. */
-__kernel void lbm_stream_collide(__global const REAL *restrict src0, __global REAL *restrict dst0,
-                                 __constant lbm_consts_t *kg, __global const long *bases,
-                                 const int b0, __global const REAL *aux_in0,
-                                 __global REAL *aux_out0, __global const long *in_bases,
-                                 __global const long *out_bases,
-                                 const long origin, const long sy,
-                                 const long sz, const long sc, const REAL bx, const REAL by,
-                                 const REAL bz, const REAL c0, const int start,
-                                 const int accumulate) {
-  LBM_BLOCK_CELL
-  __global const REAL *aux_in = aux_in0 ? aux_in0 + in_bases[b_] : aux_in0;
-  __global REAL *aux_out = aux_out0 ? aux_out0 + out_bases[b_] : aux_out0;
-  const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
-  const long a_ = origin + x + sy * y + sz * z;
-  lbm_consts_t kc = *kg;
+ * out: the velocity the collision used (NULL: not written). ADE 1: in: the advection
+ * velocity (required); out: a source linear in the cell's scalar C, beta (C - c0),
+ * written or (accumulate) added (NULL: not written). Every per-cell field has the layout
+ * of the first (origin, sy, sz, sc); block b's are at in_bases[b] and out_bases[b] of
+ * their arrays. */
 #if ADE
-  kc.ax = aux_in[a_];
-  kc.ay = aux_in[a_ + sc];
+#define LBM_COUPLED_IN                                                                 \
+  kc.ax = aux_in[a_];                                                                  \
+  kc.ay = aux_in[a_ + sc];                                                             \
   kc.az = aux_in[a_ + 2 * sc];
-#else
-  if (aux_in) {
-    const REAL fw_ = start ? (REAL)0.5 : (REAL)1;
-    LBM_CELL_FORCE_CONSTS(kc, fw_ * (kg->fx + aux_in[a_]), fw_ * (kg->fy + aux_in[a_ + sc]),
-                          fw_ * (kg->fz + aux_in[a_ + 2 * sc]));
-  }
-#endif
-  const lbm_consts_t *k = &kc;
-  LBM_COLLIDE_CONSTS;
-#if ADE
-  LBM_ADE_CELL(TRT)
-  if (aux_out) {
-    const REAL dc_ = rho - c0;
-    aux_out[a_] = (accumulate ? aux_out[a_] : (REAL)0) + bx * dc_;
-    aux_out[a_ + sc] = (accumulate ? aux_out[a_ + sc] : (REAL)0) + by * dc_;
-    aux_out[a_ + 2 * sc] = (accumulate ? aux_out[a_ + 2 * sc] : (REAL)0) + bz * dc_;
+#define LBM_COUPLED_OUT                                                                \
+  if (aux_out) {                                                                       \
+    const REAL dc_ = rho - c0;                                                         \
+    aux_out[a_] = (accumulate ? aux_out[a_] : (REAL)0) + bx * dc_;                     \
+    aux_out[a_ + sc] = (accumulate ? aux_out[a_ + sc] : (REAL)0) + by * dc_;           \
+    aux_out[a_ + 2 * sc] = (accumulate ? aux_out[a_ + 2 * sc] : (REAL)0) + bz * dc_;   \
   }
 #else
-  LBM_COLLIDE_CELL(TRT, 1)
-  if (aux_out) {
-    aux_out[a_] = ux;
-    aux_out[a_ + sc] = uy;
-    aux_out[a_ + 2 * sc] = uz;
+#define LBM_COUPLED_IN                                                                 \
+  if (aux_in) {                                                                        \
+    const REAL fw_ = start ? (REAL)0.5 : (REAL)1;                                      \
+    LBM_CELL_FORCE_CONSTS(kc, fw_ * (kg->fx + aux_in[a_]), fw_ * (kg->fy + aux_in[a_ + sc]), \
+                          fw_ * (kg->fz + aux_in[a_ + 2 * sc]));                       \
+  }
+#define LBM_COUPLED_OUT                                                                \
+  if (aux_out) {                                                                       \
+    aux_out[a_] = ux;                                                                  \
+    aux_out[a_ + sc] = uy;                                                             \
+    aux_out[a_ + 2 * sc] = uz;                                                         \
   }
 #endif
-}
+#define LBM_SC_KERNEL(NAME, RESTRICT)                                                  \
+  __kernel void NAME(__global const REAL *RESTRICT src0, __global REAL *RESTRICT dst0,  \
+                     __constant lbm_consts_t *kg, __global const long *bases,           \
+                     const int b0, __global const REAL *aux_in0,                        \
+                     __global REAL *aux_out0, __global const long *in_bases,            \
+                     __global const long *out_bases, const long origin, const long sy,  \
+                     const long sz, const long sc, const REAL bx, const REAL by,        \
+                     const REAL bz, const REAL c0, const int start,                     \
+                     const int accumulate) {                                            \
+    LBM_BLOCK_CELL(RESTRICT)                                                            \
+    __global const REAL *aux_in = aux_in0 ? aux_in0 + in_bases[b_] : aux_in0;           \
+    __global REAL *aux_out = aux_out0 ? aux_out0 + out_bases[b_] : aux_out0;            \
+    const long a_ = origin + x + sy * y + sz * z;                                       \
+    lbm_consts_t kc = *kg;                                                              \
+    LBM_COUPLED_IN                                                                      \
+    const lbm_consts_t *k = &kc;                                                        \
+    LBM_COLLIDE_CONSTS;                                                                 \
+    LBM_CELL_UPDATE(1)                                                                  \
+    LBM_COUPLED_OUT                                                                     \
+  }
 #endif
+
+#define LBM_LD LD_TWO
+#define LBM_ST ST_TWO
+LBM_SC_KERNEL(lbm_stream_collide, restrict)
+#undef LBM_LD
+#undef LBM_ST
+#define LBM_LD LD_EVEN
+#define LBM_ST ST_EVEN
+LBM_SC_KERNEL(lbm_stream_collide_even, )
+#undef LBM_LD
+#undef LBM_ST
+#define LBM_LD LD_ODD
+#define LBM_ST ST_ODD
+LBM_SC_KERNEL(lbm_stream_collide_odd, )
+#undef LBM_LD
+#undef LBM_ST
 
 /* Bounce-back links of a block: f[to] = f[from] + extra (negate: -f[from] + extra, the
  * anti-bounce-back of a fixed scalar), independent of each other (links write wall slots
@@ -142,11 +182,13 @@ __kernel void lbm_boundary(__global REAL *f, __global const ulong2 *idx,
 /* The density the next stream-collide will see in every interior cell (the sum of the
  * values it pulls, in direction order, plus shift), into out at origin + x + sy y + sz z:
  * lbm_pulled_density of the CPU. Many blocks as the stream-collide: block b's fields at
- * bases[b] and out_bases[b]. */
+ * bases[b] and out_bases[b]. swapped: a field streamed in place, swapped (the values
+ * pulled lie in the cell itself, reversed). */
 __kernel void lbm_pulled_density(__global const REAL *f0, __global REAL *out0,
                                  __global const long *bases, const int b0,
                                  __global const long *out_bases, const long origin,
-                                 const long sy, const long sz, const REAL shift) {
+                                 const long sy, const long sz, const REAL shift,
+                                 const int swapped) {
   const int x = get_global_id(0), y = get_global_id(1), zb = get_global_id(2);
   const int b_ = b0 + zb / NZ, z = zb % NZ;
   if (x >= NX || y >= NY) return;
@@ -154,7 +196,8 @@ __kernel void lbm_pulled_density(__global const REAL *f0, __global REAL *out0,
   __global REAL *out = out0 + out_bases[b_];
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
   REAL r = f[cell];
-  for (int i = 1; i < LAT(Q); ++i) r = r + f[(long)i * NCELLS + cell - C_OFF(i)];
+  for (int i = 1; i < LAT(Q); ++i)
+    r = r + (swapped ? f[(long)LAT_INV(i) * NCELLS + cell] : f[(long)i * NCELLS + cell - C_OFF(i)]);
   out[origin + x + sy * y + sz * z] = r + shift;
 }
 
@@ -167,14 +210,18 @@ __kernel void lbm_pulled_density(__global const REAL *f0, __global REAL *out0,
 #else
 #define MREAL float
 #endif
-/* The moments of interior cell (x, y, z): rho (plus rho0 where shifted) and u. */
+/* The moments of interior cell (x, y, z): rho (plus rho0 where shifted) and u. swapped:
+ * a field streamed in place, swapped (value i of the cell lies at inv(i) of the cell c_i
+ * away). */
 static void cell_moments(__global const REAL *f, const int x, const int y, const int z,
                          const MREAL rho0, const MREAL fhalf, const MREAL fx, const MREAL fy,
-                         const MREAL fz, const int shifted, MREAL *rho_out, MREAL *u) {
+                         const MREAL fz, const int shifted, const int swapped,
+                         MREAL *rho_out, MREAL *u) {
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
   MREAL rho = 0, jx = 0, jy = 0, jz = 0;
   for (int i = 0; i < LAT(Q); ++i) {
-    const MREAL v = (MREAL)f[(long)i * NCELLS + cell];
+    const MREAL v = (MREAL)(swapped ? f[(long)LAT_INV(i) * NCELLS + cell + C_OFF(i)]
+                                    : f[(long)i * NCELLS + cell]);
     rho += v;
     jx += (MREAL)lat_cx[i] * v;
     jy += (MREAL)lat_cy[i] * v;
@@ -188,12 +235,12 @@ static void cell_moments(__global const REAL *f, const int x, const int y, const
 
 __kernel void lbm_moments(__global const REAL *f, __global MREAL *out, const MREAL rho0,
                             const MREAL fhalf, const MREAL fx, const MREAL fy, const MREAL fz,
-                            const int shifted) {
+                            const int shifted, const int swapped) {
   const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
   if (x >= NX || y >= NY || z >= NZ) return;
   const long n = (long)x + NX * ((long)y + NY * (long)z), N = (long)NX * NY * NZ;
   MREAL rho, u[3];
-  cell_moments(f, x, y, z, rho0, fhalf, fx, fy, fz, shifted, &rho, u);
+  cell_moments(f, x, y, z, rho0, fhalf, fx, fy, fz, shifted, swapped, &rho, u);
   out[n] = rho;
   out[N + 3 * n] = u[0];
   out[N + 3 * n + 1] = u[1];
@@ -207,13 +254,13 @@ __kernel void lbm_moments(__global const REAL *f, __global MREAL *out, const MRE
 __kernel void lbm_check(__global const REAL *f, __global const uchar *flags,
                         __global int *first, const MREAL rho0, const MREAL fhalf,
                         const MREAL fx, const MREAL fy, const MREAL fz, const int shifted,
-                        const MREAL cs2, const uchar fluid) {
+                        const MREAL cs2, const uchar fluid, const int swapped) {
   const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
   if (x >= NX || y >= NY || z >= NZ) return;
   const int n = x + NX * (y + NY * z); /* the host checks that a block's cells fit an int */
   if (flags[n] != fluid) return;
   MREAL rho, u[3];
-  cell_moments(f, x, y, z, rho0, fhalf, fx, fy, fz, shifted, &rho, u);
+  cell_moments(f, x, y, z, rho0, fhalf, fx, fy, fz, shifted, swapped, &rho, u);
   if (!(rho > 0 && isfinite(rho) && u[0] * u[0] + u[1] * u[1] + u[2] * u[2] < cs2))
     atomic_min(first, n);
 }

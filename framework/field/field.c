@@ -19,6 +19,7 @@ typedef struct field_ctx {
   int hollow;                 /* spec.hollow_bs given */
   uint32_t hollow_bs;
   gpu_field_programs_t *gpu;  /* NULL: no device on this process */
+  int stream[FIELD_MAX_COMPONENTS * 4]; /* spec.stream's table */
 } field_ctx_t;
 
 void *field_values_alloc(const grid_dims_t *dims, size_t esize) {
@@ -130,11 +131,10 @@ static tsr_status field_cpu_alloc_soa(const block_info_t *b, void *vctx, void **
 }
 
 /* The device fields of the batch's blocks, in one set (gpu_field.h), each started from
- * the values a CPU block would start from. */
-static tsr_status field_gpu_alloc(registry_batch_t *batch, void *vctx, void **out,
-                                  tsr_error_t *err) {
+ * the values a CPU block would start from; in_place: one copy streamed in place. */
+static tsr_status field_gpu_alloc_as(registry_batch_t *batch, const field_ctx_t *c,
+                                     int in_place, void **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const field_ctx_t *c = vctx;
   const field_spec_t *s = &c->spec;
   const size_t n = batch->n;
   field_block_t **blocks = calloc(n ? n : 1, sizeof *blocks);
@@ -157,9 +157,10 @@ static tsr_status field_gpu_alloc(registry_batch_t *batch, void *vctx, void **ou
     if (field_hollow(c, b)) continue;
     shapes[ndev] = (gpu_field_shape_t){
         .n = {b->size[0], b->size[1], b->size[2]}, .ghost = c->ghost,
-        .components = s->components, .esize = s->esize, .copies = s->copies,
+        .components = s->components, .esize = s->esize, .copies = in_place ? 1 : s->copies,
         .width = {s->width[0], s->width[1], s->width[2]}, .crossing = &c->comps[0][0],
-        .stride = FIELD_MAX_COMPONENTS, .ncrossing = c->ncomps};
+        .stride = FIELD_MAX_COMPONENTS, .ncrossing = c->ncomps,
+        .stream = in_place ? c->stream : NULL};
     dev[ndev++] = &f->device;
   }
   TSR_TRY(gpu_field_create_set(c->gpu, shapes, ndev, dev, err));
@@ -183,6 +184,16 @@ cleanup:
   free(dev);
   free(shapes);
   return st;
+}
+
+static tsr_status field_gpu_alloc(registry_batch_t *batch, void *vctx, void **out,
+                                  tsr_error_t *err) {
+  return field_gpu_alloc_as(batch, vctx, 0, out, err);
+}
+
+static tsr_status field_gpu_alloc_in_place(registry_batch_t *batch, void *vctx, void **out,
+                                           tsr_error_t *err) {
+  return field_gpu_alloc_as(batch, vctx, 1, out, err);
 }
 
 /* ---- the exchange of CPU blocks (cpu_copy.h) ---- */
@@ -415,6 +426,7 @@ tsr_status field_declare(registry_t *reg, gpu_field_programs_t *gpu, const field
                             err));
   }
   c->gpu = gpu;
+  for (int i = 0; spec->stream && i < 4 * spec->components; ++i) c->stream[i] = spec->stream[i];
   TSR_TRY(registry_keep(reg, c, sizeof *c, &kept, err));
   field_ctx_t *k = kept;
   k->spec.name = k->name;
@@ -422,6 +434,7 @@ tsr_status field_declare(registry_t *reg, gpu_field_programs_t *gpu, const field
   k->spec.stride = FIELD_MAX_COMPONENTS;
   k->spec.ncrossing = k->ncomps;
   k->spec.hollow_bs = NULL;
+  k->spec.stream = spec->stream ? k->stream : NULL;
   const char *name = k->name;
   const registry_item_t items[] = {
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = name, .fs = "*", .hs = "cpu", .bs = "*",
@@ -444,7 +457,16 @@ tsr_status field_declare(registry_t *reg, gpu_field_programs_t *gpu, const field
        .copy = field_gpu_copy, .ctx = k},
   };
   for (size_t i = spec->layout_by_fs ? 1 : 0; i < sizeof items / sizeof items[0]; ++i)
-    TSR_TRY(registry_add(reg, &items[i], err));
+    if (!(spec->stream && items[i].alloc_batch)) TSR_TRY(registry_add(reg, &items[i], err));
+  if (spec->stream) { /* two grids or in place on GPU blocks, the run's fs picks */
+    TSR_TRY(registry_exclusive(reg, "two_grid,in_place", err));
+    registry_item_t it = items[4];
+    it.fs = "two_grid";
+    TSR_TRY(registry_add(reg, &it, err));
+    it.fs = "in_place";
+    it.alloc_batch = field_gpu_alloc_in_place;
+    TSR_TRY(registry_add(reg, &it, err));
+  }
   if (spec->layout_by_fs) { /* one CPU allocator per layout, the run's fs picks */
     registry_item_t it = items[0];
     it.fs = "aos";

@@ -76,6 +76,11 @@ typedef struct field_spec {
   int stride;
   const int *ncrossing;
   const char *hollow_bs;  /* NULL, or a bs name whose blocks hold none of the field */
+  const int *stream;      /* NULL; or the components are populations that GPU blocks may
+                             stream in place (gpu_field_shape_t.stream: mate, cx, cy, cz
+                             per component; copied). Then hs gpu has two allocators, fs
+                             "two_grid" (the copies above) and fs "in_place" (one copy
+                             streamed in place), declared exclusive: the run's fs picks */
   field_init_fn init;     /* NULL, or the start value of every interior cell */
   field_fill_fn fill;     /* NULL, or the whole start field (instead of init) */
   const void *init_ctx;   /* for init or fill; must outlive the registry */

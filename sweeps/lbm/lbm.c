@@ -194,6 +194,7 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   static const char *const precisions[] = {"dp", "sp", NULL};
   static const char *const inits[] = {"uniform", "taylor_green", NULL};
   static const char *const layouts[] = {"aos", "soa", NULL};
+  static const char *const streamings[] = {"two_grid", "in_place", NULL};
   static const char *const walls[] = {"noslip", "moving", NULL};
   lbm_options_t r = lbm_options_default();
   config_node_t *root = config_root(cfg), *lbm, *init, *bnd, *face;
@@ -206,6 +207,9 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     v = (int)r.cpu_layout;
     TSR_TRY(config_choice(lbm, "cpu_layout", false, layouts, &v, err));
     r.cpu_layout = (grid_layout_t)v;
+    v = r.in_place ? 1 : 0;
+    TSR_TRY(config_choice(lbm, "gpu_streaming", false, streamings, &v, err));
+    r.in_place = v == 1;
     v = (int)r.collision;
     TSR_TRY(config_choice(lbm, "collision", false, collisions, &v, err));
     r.collision = (lbm_collision_t)v;
@@ -272,9 +276,13 @@ cleanup:
 }
 
 const char *lbm_fs(const lbm_options_t *o) {
-  static const char *const names[2][2][2] = {{{"srt,dp,aos", "srt,dp,soa"}, {"srt,sp,aos", "srt,sp,soa"}},
-                                             {{"trt,dp,aos", "trt,dp,soa"}, {"trt,sp,aos", "trt,sp,soa"}}};
-  return names[o->collision == LBM_TRT][o->precision == LBM_SP][o->cpu_layout == GRID_SOA];
+  static const char *const names[2][2][2][2] = {
+      {{{"srt,dp,aos,two_grid", "srt,dp,aos,in_place"}, {"srt,dp,soa,two_grid", "srt,dp,soa,in_place"}},
+       {{"srt,sp,aos,two_grid", "srt,sp,aos,in_place"}, {"srt,sp,soa,two_grid", "srt,sp,soa,in_place"}}},
+      {{{"trt,dp,aos,two_grid", "trt,dp,aos,in_place"}, {"trt,dp,soa,two_grid", "trt,dp,soa,in_place"}},
+       {{"trt,sp,aos,two_grid", "trt,sp,aos,in_place"}, {"trt,sp,soa,two_grid", "trt,sp,soa,in_place"}}}};
+  return names[o->collision == LBM_TRT][o->precision == LBM_SP][o->cpu_layout == GRID_SOA]
+              [o->in_place ? 1 : 0];
 }
 
 /* ---- what the items share ---- */
@@ -633,12 +641,15 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
   TSR_TRY(registry_exclusive(reg, "sp,dp", err));
   TSR_TRY(registry_exclusive(reg, "aos,soa", err));
 
+  int stream[LATTICE_MAX_Q * 4]; /* GPU blocks may stream in place (fs in_place) */
+  lattice_stream_table(c.lattice, stream);
   TSR_TRY(field_declare(reg, fields, &(field_spec_t){
       .name = LBM_PDF, .components = c.lattice->q,
       .esize = o->precision == LBM_SP ? sizeof(float) : sizeof(double),
       .width = {c.width[0], c.width[1], c.width[2]}, .copies = 2, .layout_by_fs = true,
       .block_layout = o->block_layout, .crossing = &c.comps[0][0], .stride = LATTICE_MAX_Q,
-      .ncrossing = c.ncomps, .hollow_bs = "solid", .fill = lbm_fill, .init_ctx = ctx}, err));
+      .ncrossing = c.ncomps, .hollow_bs = "solid", .stream = stream, .fill = lbm_fill,
+      .init_ctx = ctx}, err));
 
   const char *live = "fluid|fluid_boundary";
   const registry_item_t items[] = {

@@ -68,6 +68,8 @@ typedef enum lbm_init_kind { LBM_INIT_UNIFORM = 0, LBM_INIT_TAYLOR_GREEN = 1 } l
 typedef struct lbm_options {
   const lattice_t *lattice;    /* the velocity set (static storage, lattice.h) */
   grid_layout_t cpu_layout;    /* the field layout of CPU blocks */
+  bool in_place;               /* GPU blocks stream in place (one copy of the populations,
+                                  fs in_place), not between two grids (fs two_grid) */
   const grid_layout_t *block_layout; /* per BlockID, borrowed (must outlive the sweep's
                                         registry); NULL: every CPU block in cpu_layout.
                                         Not a configuration key: tests mix layouts */

@@ -95,7 +95,8 @@ static tsr_status lbm_gpu_get(const block_info_t *b, block_data_t *data, const l
   TSR_CHECK(*gb && (*gb)->prog && *pdf && field_on_device(*pdf), TSR_ERR_INTERNAL,
             "GPU BlockID %d lacks its LBM data on the device", (int)b->id);
   const gpu_field_t *f = &(*pdf)->device;
-  *dev = (gpu_lbm_field_t){.grid = {f->grid[0].mem, f->grid[1].mem}, .cur = f->cur};
+  *dev = (gpu_lbm_field_t){.grid = {f->grid[0].mem, f->grid[1].mem}, .cur = f->cur,
+                           .in_place = gpu_field_in_place(f)};
 cleanup:
   return st;
 }

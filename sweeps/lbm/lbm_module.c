@@ -239,10 +239,11 @@ static tsr_status lbm_local_bytes(const void *state, registry_t *reg, const patc
       grid_dims_t d = grid_dims_make(b->size, l->q, l->reach, s->opts.cpu_layout, es);
       ok = d.elements > 0 && tsr_mul_size(d.elements, 2 * es, &grid) &&
            tsr_add_size(*host, grid, host);
-    } else if (ok) { /* two grids, the moments (rho, u) and the cell flags of the check, and
-                        the face messages both ways */
+    } else if (ok) { /* two grids (one in place), the moments (rho, u) and the cell flags of
+                        the check, and the face messages both ways */
       size_t grids, device_moments;
-      ok = tsr_mul_size(with_ghosts, (size_t)l->q * es, &grid) && tsr_mul_size(grid, 2, &grids) &&
+      ok = tsr_mul_size(with_ghosts, (size_t)l->q * es, &grid) &&
+           tsr_mul_size(grid, s->opts.in_place ? 1 : 2, &grids) &&
            tsr_mul_size(cells, 4 * 8 + 1, &device_moments) &&
            tsr_mul_size(with_ghosts - cells, 2 * (size_t)l->q * es, &messages) &&
            tsr_add_size(*device, grids, device) && tsr_add_size(*device, device_moments, device) &&

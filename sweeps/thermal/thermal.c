@@ -520,15 +520,20 @@ static tsr_status thermal_totals(void *state, sim_t *sim, const char **names, do
     if (cells > most) most = cells;
   }
   t = malloc((most ? most : 1) * sizeof *t);
-  TSR_CHECK(t, TSR_ERR_NOMEM, "out of memory for the Nusselt number");
-  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+  if (!t) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__,
+                             "out of memory for the Nusselt number");
+  /* a block's error ends this process's part; every process learns it before the sum */
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(patch); ++i) {
     int32_t id = patch_local_id(patch, i);
     const block_info_t *b = patch_block(patch, id);
     const block_data_t *data = patch_block_data(patch, id);
-    TSR_TRY(thermal_sample(b, data, t, (void *)s, err));
     const grid_field_t *u = NULL;
-    TSR_TRY(field_sync(data, c->velocity_id, &u, err));
-    TSR_CHECK(u, TSR_ERR_INTERNAL, "BlockID %d lacks the velocity field", (int)id);
+    st = thermal_sample(b, data, t, (void *)s, err);
+    if (st == TSR_OK) st = field_sync(data, c->velocity_id, &u, err);
+    if (st == TSR_OK && !u)
+      st = tsr_error_set(err, TSR_ERR_INTERNAL, __FILE__, __LINE__,
+                         "BlockID %d lacks the velocity field", (int)id);
+    if (st != TSR_OK) break;
     for (int z = 0; z < b->size[2]; ++z)
       for (int y = 0; y < b->size[1]; ++y)
         for (int x = 0; x < b->size[0]; ++x) {
@@ -540,6 +545,7 @@ static tsr_status thermal_totals(void *state, sim_t *sim, const char **names, do
           sums[2] += 1;
         }
   }
+  TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
   TSR_MPI(MPI_Allreduce(sums, all, 3, MPI_DOUBLE, MPI_SUM, sim_comm(sim)));
   const double dt = c->o.hot - c->o.cold;
   names[0] = "nusselt";
@@ -648,10 +654,12 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
     TSR_TRY(registry_add(reg, &it, err));
   }
   const int vb = c.o.dp ? 8 : 4;
+  int stream[LATTICE_MAX_Q * 4]; /* GPU blocks stream in place where the run's fs says */
+  lattice_stream_table(c.lattice, stream);
   TSR_TRY(field_declare(reg, env->fields, &(field_spec_t){
       .name = THERMAL_PDF, .components = c.lattice->q, .esize = (size_t)vb, .width = {1, 1, 1},
       .copies = 2, .layout = c.o.layout, .crossing = &c.comps[0][0], .stride = LATTICE_MAX_Q,
-      .ncrossing = c.ncomps, .fill = thermal_fill, .init_ctx = ctx}, err));
+      .ncrossing = c.ncomps, .stream = stream, .fill = thermal_fill, .init_ctx = ctx}, err));
   *decl = (module_decl_t){
       .nfields = 2,
       .fields = {{.name = THERMAL_PDF, .components = c.lattice->q, .value_bytes = vb,

@@ -10,7 +10,10 @@
  * "--cpu-layout mixed" the split runs give their blocks AoS and SoA alternately
  * (neighbours of different layouts exchange through the same copies and messages).
  * With "--hs gpu" every run uses the OpenCL kernels instead (hardware.hs = gpu on the
- * first device; skipped, exit 77, where there is none). */
+ * first device; skipped, exit 77, where there is none), and with "--hs gpu --in-place"
+ * the GPU blocks stream in place (lbm.gpu_streaming in_place, one copy of the
+ * populations) for an odd number of steps, so that the fields are read back from the
+ * swapped array: in place equals the two-grid CPU reference bitwise on every lattice. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +31,7 @@ typedef enum { CASE_CAVITY, CASE_TAYLOR_GREEN, CASE_CHANNEL_OBSTACLE } case_kind
 static const char *const case_names[] = {"cavity", "taylor-green", "channel+obstacle"};
 
 static simulation_hs_t test_hs = SIMULATION_HS_CPU;
+static bool test_in_place; /* GPU blocks stream in place */
 static int test_mixed; /* split runs: AoS and SoA blocks alternating */
 static grid_layout_t block_layouts[64];
 
@@ -60,6 +64,7 @@ static void case_setup(case_kind_t kind, const int blocks[3], simulation_options
     break;
   }
   so->hardware.hs = test_hs;
+  lo->in_place = test_in_place;
 }
 
 static const int default_grids[][3] = {{2, 2, 2}, {2, 4, 1}, {4, 2, 1}};
@@ -68,7 +73,7 @@ static void check_case_grids(case_kind_t kind, lbm_collision_t coll, lbm_precisi
                              const int (*grids)[3], size_t ngrids) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const int64_t steps = 60;
+  const int64_t steps = test_in_place ? 61 : 60; /* in place: end swapped */
   const int one[3] = {1, 1, 1};
   simulation_options_t so;
   lbm_options_t lo;
@@ -77,6 +82,7 @@ static void check_case_grids(case_kind_t kind, lbm_collision_t coll, lbm_precisi
   lo.precision = prec;
   lbm_case_result_t ref = {0};
   lo.cpu_layout = GRID_AOS;
+  if (test_in_place) so.hardware.hs = SIMULATION_HS_CPU; /* two grids, on the CPU */
   if (rank == 0) {
     ref = lbm_case_run(MPI_COMM_SELF, &so, &lo, steps);
     if (ref.st != TSR_OK) fail_msg("reference: %s", ref.err.text);
@@ -162,8 +168,10 @@ static void test_channel_obstacle(void **state) {
 
 int main(int argc, char **argv) {
   mpi_test_init(&argc, &argv);
-  if (argc == 3 && strcmp(argv[1], "--hs") == 0 && strcmp(argv[2], "gpu") == 0) {
+  if ((argc == 3 || (argc == 4 && strcmp(argv[3], "--in-place") == 0)) &&
+      strcmp(argv[1], "--hs") == 0 && strcmp(argv[2], "gpu") == 0) {
     test_hs = SIMULATION_HS_GPU;
+    test_in_place = argc == 4;
     if (!mpi_test_have_opencl()) {
       MPI_Finalize();
       return MPI_TEST_SKIPPED;
@@ -171,7 +179,7 @@ int main(int argc, char **argv) {
   } else if (argc == 3 && strcmp(argv[1], "--cpu-layout") == 0 && strcmp(argv[2], "mixed") == 0) {
     test_mixed = 1;
   } else if (argc != 1) {
-    fprintf(stderr, "usage: %s [--hs gpu | --cpu-layout mixed]\n", argv[0]);
+    fprintf(stderr, "usage: %s [--hs gpu [--in-place] | --cpu-layout mixed]\n", argv[0]);
     MPI_Finalize();
     return 2;
   }

@@ -93,10 +93,12 @@ typedef struct step_counts {
 /* The counts of each of STEPS_COUNTED steps after the first (which may set tables up),
  * all equal or fails. */
 enum { STEPS_COUNTED = 3 };
-static step_counts_t counts_per_step(case_kind_t kind, int nb, lbm_precision_t prec) {
+static step_counts_t counts_per_step(case_kind_t kind, int nb, lbm_precision_t prec,
+                                     bool in_place) {
   simulation_options_t so;
   lbm_options_t lo;
   case_setup(kind, nb, prec, &so, &lo);
+  lo.in_place = in_place;
   so.hardware.hs = SIMULATION_HS_GPU;
   lbm_sim_t *sim = NULL;
   tsr_error_t err;
@@ -123,7 +125,9 @@ static step_counts_t counts_per_step(case_kind_t kind, int nb, lbm_precision_t p
  * exchanges ghost layers from one block on (its own, across the periodic faces); the
  * cavity has walls (boundary links on the blocks at the faces; inner blocks of 64 and
  * 512 have none) and no exchange with one block (no neighbour: one launch less), so it
- * counts from 8 blocks on. Every neighbour is on the device: no transfer at all. */
+ * counts from 8 blocks on. Every neighbour is on the device: no transfer at all. The
+ * same with the populations streamed in place (lbm.gpu_streaming in_place): as many
+ * launches as two grids. */
 static void test_launches(void **state) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -133,13 +137,17 @@ static void test_launches(void **state) {
     for (int p = 0; p < 2; ++p) {
       step_counts_t first = {0};
       const int nb0 = kind == CASE_CAVITY ? 2 : 1;
-      for (int nb = nb0; nb <= 8; nb *= 2) {
-        const step_counts_t c = counts_per_step((case_kind_t)kind, nb, (lbm_precision_t)p);
+      for (int run = 0; run < 8; ++run) { /* 4 block counts, two grids then in place */
+        const int nb = nb0 << (run % 4), in_place = run / 4;
+        if (nb > 8) continue;
+        const step_counts_t c =
+            counts_per_step((case_kind_t)kind, nb, (lbm_precision_t)p, in_place);
         if (rank == 0)
-          printf("%s, %s, %d blocks on %d rank(s): per step %lld launches, %lld reads, %lld "
-                 "writes\n", case_names[kind], p == LBM_DP ? "dp" : "sp", nb * nb * nb,
-                 size, (long long)c.launches, (long long)c.reads, (long long)c.writes);
-        if (nb == nb0) first = c;
+          printf("%s, %s, %s, %d blocks on %d rank(s): per step %lld launches, %lld reads, "
+                 "%lld writes\n", case_names[kind], p == LBM_DP ? "dp" : "sp",
+                 in_place ? "in place" : "two grids", nb * nb * nb, size,
+                 (long long)c.launches, (long long)c.reads, (long long)c.writes);
+        if (run == 0) first = c;
         assert_true(c.launches > 0);
         assert_int_equal(c.launches, first.launches);
         assert_int_equal(c.reads, first.reads);

@@ -14,7 +14,9 @@
  * and GPU blocks side by side in every process (a checkerboard of hs over the blocks,
  * through hardware.block_hs, the CPU blocks in AoS and SoA alternately), so that
  * neighbours of different hardware and layout also exchange inside one process
- * (extraction into scratch, insertion, copies between layouts). Needs 2 or 3 ranks;
+ * (extraction into scratch, insertion, copies between layouts); and once more with the
+ * GPU blocks streaming in place (lbm.gpu_streaming in_place: their messages in the common
+ * layout read from and written to the swapped array every other step). Needs 2 or 3 ranks;
  * skipped (exit 77) where no OpenCL device exists. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,7 +121,7 @@ static simulation_hs_t *checkerboard(const simulation_options_t *so) {
   return hs;
 }
 
-static void check(case_kind_t kind, lbm_precision_t prec, mix_kind_t mix) {
+static void check(case_kind_t kind, lbm_precision_t prec, mix_kind_t mix, bool in_place) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -144,6 +146,7 @@ static void check(case_kind_t kind, lbm_precision_t prec, mix_kind_t mix) {
       layouts[id] = (id / (nb[0] * nb[1])) % 2 ? GRID_AOS : GRID_SOA;
     lo.block_layout = layouts;
   }
+  lo.in_place = in_place;
   lbm_case_result_t mix_run = lbm_case_run(MPI_COMM_WORLD, &so, &lo, STEPS);
   free(board);
   free(layouts);
@@ -169,11 +172,11 @@ static void check(case_kind_t kind, lbm_precision_t prec, mix_kind_t mix) {
 }
 
 static void test_cavity(void **state) {
-  for (int p = 0; p < 2; ++p) check(CASE_CAVITY, (lbm_precision_t)p, MIX_PROCESSES);
+  for (int p = 0; p < 2; ++p) check(CASE_CAVITY, (lbm_precision_t)p, MIX_PROCESSES, false);
 }
 
 static void test_periodic(void **state) {
-  for (int p = 0; p < 2; ++p) check(CASE_PERIODIC, (lbm_precision_t)p, MIX_PROCESSES);
+  for (int p = 0; p < 2; ++p) check(CASE_PERIODIC, (lbm_precision_t)p, MIX_PROCESSES, false);
 }
 
 /* CPU and GPU blocks side by side in one process, the CPU blocks in both layouts:
@@ -181,7 +184,15 @@ static void test_periodic(void **state) {
  * or direct copies inside the process, and through MPI. */
 static void test_blocks_mixed_in_process(void **state) {
   for (int k = 0; k < 2; ++k)
-    for (int p = 0; p < 2; ++p) check((case_kind_t)k, (lbm_precision_t)p, MIX_BLOCKS);
+    for (int p = 0; p < 2; ++p) check((case_kind_t)k, (lbm_precision_t)p, MIX_BLOCKS, false);
+}
+
+/* The same with the GPU blocks streaming in place: both mixes, both precisions. */
+static void test_in_place(void **state) {
+  check(CASE_CAVITY, LBM_DP, MIX_PROCESSES, true);
+  check(CASE_PERIODIC, LBM_SP, MIX_PROCESSES, true);
+  check(CASE_CAVITY, LBM_SP, MIX_BLOCKS, true);
+  check(CASE_PERIODIC, LBM_DP, MIX_BLOCKS, true);
 }
 
 int main(int argc, char **argv) {
@@ -196,6 +207,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_cavity),
       cmocka_unit_test(test_periodic),
       cmocka_unit_test(test_blocks_mixed_in_process),
+      cmocka_unit_test(test_in_place),
   };
   return mpi_test_finish(cmocka_run_group_tests_name("lbm_hetero", tests, NULL, NULL));
 }
