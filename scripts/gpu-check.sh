@@ -2,13 +2,15 @@
 # The checks and benchmarks of a GPU node, into one report file:
 #   1. `tessera info` on every rank (the OpenCL platforms each process sees: a process
 #      started by mpirun may see another list than the shell);
-#   2. the `gpu` tests of the build (ctest -L gpu), where a build tree is given;
+#   2. the `gpu` tests of the build (ctest -L gpu), where a build tree is given, or the
+#      test programs of a bundle (--tests: scripts/bundle.sh's list);
 #   3. `tessera bench` on the GPU: D3Q19, SRT, SP and DP, 1, 8, 64 and 512 blocks of one
-#      256^3 process (one 256^3 block; 64 of 64^3; 512 of 32^3), against the device's
-#      copy bandwidth measured in the same run; the CPU rows at 64^3 (quick);
+#      256^3 process (one 256^3 block; 64 of 64^3; 512 of 32^3), two grids and in place,
+#      against the device's copy bandwidth measured in the same run; the CPU rows at
+#      64^3 (quick);
 #   4. `tessera bench --hetero`: 1 GPU process and a CPU process on every other core,
 #      one domain, against CPU alone and GPU alone.
-# Usage: scripts/gpu-check.sh [--build DIR] [--tessera PATH] [--report FILE]
+# Usage: scripts/gpu-check.sh [--build DIR] [--tessera PATH] [--tests FILE] [--report FILE]
 #        [--gpu-cells N] [--cpu-processes P]
 # defaults: --build build, tessera of that build, report gpu-check-<host>-<date>.txt,
 # 256, P = cores - 1. Runs as root where it must (Open MPI's OMPI_ALLOW_RUN_AS_ROOT).
@@ -17,6 +19,7 @@ cd "$(dirname "$0")/.."
 build=build
 tessera=""
 report=""
+tests=""
 gcells=256
 cpus=$(( $(nproc) - 1 ))
 while [ $# -gt 0 ]; do
@@ -24,6 +27,7 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift 2 ;;
     --tessera) tessera=$2; shift 2 ;;
     --report) report=$2; shift 2 ;;
+    --tests) tests=$2; shift 2 ;;
     --gpu-cells) gcells=$2; shift 2 ;;
     --cpu-processes) cpus=$2; shift 2 ;;
     *) echo "gpu-check.sh: unknown argument $1 (see the head of this script)" >&2; exit 2 ;;
@@ -61,7 +65,15 @@ section "machine"
 section "tessera info on 2 ranks"
 run $mpi -n 2 "$tessera" info
 
-if [ -f "$build/CTestTestfile.cmake" ]; then
+if [ -n "$tests" ]; then
+  section "the gpu tests (the programs of $tests)"
+  while read -r name ranks prog args <&3; do # (fd 3: mpirun reads stdin)
+    echo "-- $name" | tee -a "$report"
+    # shellcheck disable=SC2086 # the arguments are words
+    if [ "$ranks" -gt 0 ]; then run $mpi -n "$ranks" "$(dirname "$tests")/$prog" $args
+    else run "$(dirname "$tests")/$prog" $args; fi
+  done 3< "$tests"
+elif [ -f "$build/CTestTestfile.cmake" ]; then
   section "the gpu tests"
   run ctest --test-dir "$build" -L gpu --output-on-failure
 fi

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, then builds and runs every test twice:
 # a Release build with warnings as errors, and a Debug build with AddressSanitizer and
-# UndefinedBehaviorSanitizer. Usage: scripts/test.sh [ctest args...]
+# UndefinedBehaviorSanitizer; as root, the Release build's bundle is tested in a minimal
+# Debian root too (scripts/bundle-test.sh, about 20 s; it downloads that root from
+# Debian's mirror). Usage: scripts/test.sh [ctest args...]
 # (scripts/cross-check.sh runs the CPU kernels' tests for aarch64 under qemu-user; it is
 # not part of this suite, which stays under 20 minutes on 2 cores)
 set -euo pipefail
@@ -12,6 +14,13 @@ jobs=$(nproc)
 echo "== Release build, warnings as errors (build/)"
 scripts/build.sh build
 ctest --test-dir build -j "$jobs" --output-on-failure "$@"
+
+if [[ $(id -u) -eq 0 ]]; then
+  echo "== the bundle in a minimal Debian root (scripts/bundle-test.sh)"
+  scripts/bundle-test.sh --build build
+else
+  echo "== the bundle test needs root (chroot): skipped; run scripts/bundle-test.sh as root"
+fi
 
 echo "== ASan + UBSan build (build-asan/)"
 scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=ON
