@@ -91,14 +91,16 @@ static long field_elem(const int c, const long cell, const long nc, const int sw
   const int ex_ = (int)t[R_EXT];                                                       \
   const int kb = rows ? (int)k0 * ex_ : (int)k0, cnt = rows ? ex_ : 1;
 
-/* Writes the crossing components of every box into out. */
+/* Writes the crossing components of every box into out, from element obase on. */
 __kernel void field_pack(__global const elem_t *g0, __global const elem_t *g1, const int flip,
                          __global elem_t *out, __global const long *tab,
                          __global const long *blocks, __global const int *comps,
                          __global const int *chunks, const long nitems, const long ghost,
-                         const int rows, __global const int4 *st, const int in_place) {
+                         const int rows, __global const int4 *st, const int in_place,
+                         const long obase) {
   const long g = get_global_id(0);
   if (g >= nitems) return;
+  out += obase; /* the set's place in the process's message array */
   __global const long *t = tab + field_row(tab, chunks, g) * R_ROW;
   __global const long *bk = blocks + t[R_BLOCK] * K_ROW;
   const int par = ((int)bk[K_FLIP] ^ flip) & 1, sw = in_place & par;
@@ -115,7 +117,7 @@ __kernel void field_pack(__global const elem_t *g0, __global const elem_t *g1, c
 /* Reads the boxes whose source is set into the ghost layers (tab: the receiving boxes).
  * src per row: x, where the values come from: -1, nowhere this time; 0, the in array
  * (messages that came through the host), y the value where the slot's message starts;
- * 1, the set's pack array, the same; 2, straight from the sending block of this set,
+ * 1, the pack array, the same; 2, straight from the sending block of this set,
  * y the row of the sending box in send (the box table of field_pack), whose cells
  * match this box's one by one. */
 __kernel void field_unpack(__global elem_t *g0, __global elem_t *g1, const int flip,

@@ -104,6 +104,48 @@ cleanup:
   return st;
 }
 
+/* A marker on the kernel queue: an event that completes when everything enqueued there
+ * so far has. */
+static tsr_status gpu_marker(opencl_context_t *ctx, cl_event *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  OPENCL_CHECK(clEnqueueMarkerWithWaitList(gpu_queue(ctx), 0, NULL, out));
+cleanup:
+  return st;
+}
+
+tsr_status gpu_buffer_read_after(opencl_context_t *ctx, const gpu_buffer_t *b, size_t offset,
+                                 size_t bytes, void *host, void **event, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_event m = NULL, ev = NULL;
+  TSR_TRY(gpu_marker(ctx, &m, err));
+  OPENCL_CHECK(clEnqueueReadBuffer((cl_command_queue)opencl_context_transfer_queue(ctx),
+                                   (cl_mem)b->mem, CL_FALSE, offset, bytes, host, 1, &m, &ev));
+  opencl_count_transfer(ctx, 0, bytes);
+  *event = ev;
+cleanup:
+  if (m) clReleaseEvent(m);
+  return st;
+}
+
+tsr_status gpu_buffer_write_before(opencl_context_t *ctx, gpu_buffer_t *b, size_t offset,
+                                   size_t bytes, const void *host, void **event,
+                                   tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_event m = NULL, ev = NULL;
+  TSR_TRY(gpu_marker(ctx, &m, err)); /* what reads b before has done so */
+  OPENCL_CHECK(clEnqueueWriteBuffer((cl_command_queue)opencl_context_transfer_queue(ctx),
+                                    (cl_mem)b->mem, CL_FALSE, offset, bytes, host, 1, &m, &ev));
+  opencl_count_transfer(ctx, 1, bytes);
+  /* what the kernel queue is given next waits for the write */
+  OPENCL_CHECK(clEnqueueBarrierWithWaitList(gpu_queue(ctx), 1, &ev, NULL));
+  *event = ev;
+  ev = NULL;
+cleanup:
+  if (m) clReleaseEvent(m);
+  if (ev) clReleaseEvent(ev);
+  return st;
+}
+
 tsr_status gpu_event_wait(void **event, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   if (!*event) return st;
@@ -127,6 +169,7 @@ cleanup:
 
 tsr_status gpu_queue_finish(opencl_context_t *ctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  OPENCL_CHECK(clFinish((cl_command_queue)opencl_context_transfer_queue(ctx)));
   OPENCL_CHECK(clFinish(gpu_queue(ctx)));
 cleanup:
   return st;

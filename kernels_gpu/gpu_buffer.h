@@ -49,6 +49,17 @@ TSR_NODISCARD tsr_status gpu_buffer_write(opencl_context_t *ctx, gpu_buffer_t *b
                                           size_t bytes, const void *host, void **event,
                                           tsr_error_t *err);
 
+/* The same on the context's transfer queue, in order with the kernel queue: the read
+ * starts once everything enqueued on the kernel queue before it has completed; the
+ * write starts once that has, and everything enqueued on the kernel queue after it
+ * waits for it. Both return at once; *event completes with the copy. */
+TSR_NODISCARD tsr_status gpu_buffer_read_after(opencl_context_t *ctx, const gpu_buffer_t *b,
+                                               size_t offset, size_t bytes, void *host,
+                                               void **event, tsr_error_t *err);
+TSR_NODISCARD tsr_status gpu_buffer_write_before(opencl_context_t *ctx, gpu_buffer_t *b,
+                                                 size_t offset, size_t bytes, const void *host,
+                                                 void **event, tsr_error_t *err);
+
 /* Waits for and releases *event (a no-op for NULL); sets *event = NULL. */
 TSR_NODISCARD tsr_status gpu_event_wait(void **event, tsr_error_t *err);
 
@@ -61,7 +72,7 @@ TSR_NODISCARD tsr_status gpu_buffer_copy(opencl_context_t *ctx, const gpu_buffer
 TSR_NODISCARD tsr_status gpu_copy_bandwidth(opencl_context_t *ctx, size_t bytes, int reps,
                                             double *gbs, tsr_error_t *err);
 
-/* Waits until the queue has done all it was given. */
+/* Waits until the queues have done all they were given. */
 TSR_NODISCARD tsr_status gpu_queue_finish(opencl_context_t *ctx, tsr_error_t *err);
 
 #endif

@@ -22,10 +22,127 @@ typedef struct gpu_field_program {
   cl_kernel pack, unpack;
 } gpu_field_program_t;
 
+/* The messages of every set of the process that go through the host, in one array
+ * each way: a set's values take the next place in the array when it packs or receives
+ * them, so that one read and one write per exchange move all of them, exactly their
+ * bytes, on the context's transfer queue (gpu_buffer_read_after, _write_before: in
+ * order with the kernels). The device arrays and their pinned host copies hold what
+ * every set could send at once (reserved: the sum over the sets). */
+typedef struct gpu_field_xfer {
+  gpu_buffer_t out, in;
+  gpu_pinned_t pin_out, pin_in;
+  size_t cap, reserved;      /* bytes of each array; bytes the sets need */
+  size_t out_used, in_used;  /* bytes placed in this exchange */
+  int out_state;             /* 0: nothing packed, 1: packed and not read, 2: read */
+  int in_written;            /* the insertions of this exchange went to the device */
+  void *out_event, *in_event;
+} gpu_field_xfer_t;
+
 struct gpu_field_programs {
   opencl_context_t *cl;
   gpu_field_program_t by_size[2]; /* 4 and 8 bytes */
+  gpu_field_xfer_t xfer;
 };
+
+static void gpu_field_xfer_free(gpu_field_xfer_t *x) {
+  tsr_error_t ignored;
+  if (gpu_event_wait(&x->out_event, &ignored) != TSR_OK) { /* released all the same */ }
+  if (gpu_event_wait(&x->in_event, &ignored) != TSR_OK) { /* as above */ }
+  gpu_buffer_free(&x->out);
+  gpu_buffer_free(&x->in);
+  gpu_pinned_free(&x->pin_out);
+  gpu_pinned_free(&x->pin_in);
+  x->cap = 0;
+}
+
+/* Room for bytes more (a new set's messages): the arrays grow (between exchanges, when
+ * sets are made). */
+static tsr_status gpu_field_xfer_reserve(gpu_field_programs_t *p, size_t bytes,
+                                         tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  gpu_field_xfer_t *x = &p->xfer;
+  const size_t cap = x->reserved + (bytes + 7) / 8 * 8;
+  if (cap <= x->cap) {
+    x->reserved = cap;
+    return st;
+  }
+  TSR_TRY(gpu_queue_finish(p->cl, err));
+  gpu_field_xfer_free(x);
+  TSR_TRY(gpu_buffer_create(p->cl, cap, "ghost messages (to the host)", &x->out, err));
+  TSR_TRY(gpu_buffer_create(p->cl, cap, "ghost messages (from the host)", &x->in, err));
+  TSR_TRY(gpu_pinned_create(p->cl, cap, "ghost messages to the host", &x->pin_out, err));
+  TSR_TRY(gpu_pinned_create(p->cl, cap, "ghost messages from the host", &x->pin_in, err));
+  x->cap = x->reserved = cap;
+  x->out_used = x->in_used = 0;
+  x->out_state = 0;
+  x->in_written = 0;
+cleanup:
+  return st;
+}
+
+/* Where the next bytes of this exchange go in the array to the host (8-byte aligned);
+ * the first pack of an exchange starts it again at 0, once the last read has landed. */
+static tsr_status gpu_field_xfer_place_out(gpu_field_xfer_t *x, size_t bytes, size_t *at,
+                                           tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (x->out_state == 2) {
+    TSR_TRY(gpu_event_wait(&x->out_event, err));
+    x->out_used = 0;
+    x->out_state = 0;
+  }
+  *at = (x->out_used + 7) / 8 * 8;
+  TSR_CHECK(*at + bytes <= x->cap, TSR_ERR_INTERNAL,
+            "GPU messages to the host: %zu bytes at %zu, %zu reserved", bytes, *at, x->cap);
+  x->out_used = *at + bytes;
+  x->out_state = 1;
+cleanup:
+  return st;
+}
+
+/* The one read of everything packed in this exchange, issued at the first wait for it,
+ * then waited for. */
+static tsr_status gpu_field_xfer_out_ready(gpu_field_programs_t *p, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  gpu_field_xfer_t *x = &p->xfer;
+  if (x->out_state == 1) {
+    TSR_TRY(gpu_buffer_read_after(p->cl, &x->out, 0, x->out_used, x->pin_out.host,
+                                  &x->out_event, err));
+    x->out_state = 2;
+  }
+  TSR_TRY(gpu_event_wait(&x->out_event, err));
+cleanup:
+  return st;
+}
+
+/* Where an insertion of bytes goes in the array from the host (8-byte aligned); the
+ * first insertion of an exchange starts it again at 0, once the last write has left. */
+static tsr_status gpu_field_xfer_place_in(gpu_field_xfer_t *x, size_t bytes, size_t *at,
+                                          tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (x->in_written) {
+    TSR_TRY(gpu_event_wait(&x->in_event, err));
+    x->in_used = 0;
+    x->in_written = 0;
+  }
+  *at = (x->in_used + 7) / 8 * 8;
+  TSR_CHECK(*at + bytes <= x->cap, TSR_ERR_INTERNAL,
+            "GPU messages from the host: %zu bytes at %zu, %zu reserved", bytes, *at, x->cap);
+  x->in_used = *at + bytes;
+cleanup:
+  return st;
+}
+
+/* The one write of everything inserted in this exchange, at the first unpack. */
+static tsr_status gpu_field_xfer_in_send(gpu_field_programs_t *p, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  gpu_field_xfer_t *x = &p->xfer;
+  if (x->in_written || x->in_used == 0) return st;
+  TSR_TRY(gpu_buffer_write_before(p->cl, &x->in, 0, x->in_used, x->pin_in.host, &x->in_event,
+                                  err));
+  x->in_written = 1;
+cleanup:
+  return st;
+}
 
 tsr_status gpu_field_programs_create(opencl_context_t *cl, gpu_field_programs_t **out,
                                      tsr_error_t *err) {
@@ -42,6 +159,7 @@ cleanup:
 void gpu_field_programs_free(gpu_field_programs_t **pp) {
   if (!pp || !*pp) return;
   gpu_field_programs_t *p = *pp;
+  gpu_field_xfer_free(&p->xfer);
   for (int k = 0; k < 2; ++k) {
     if (p->by_size[k].pack) clReleaseKernel(p->by_size[k].pack);
     if (p->by_size[k].unpack) clReleaseKernel(p->by_size[k].unpack);
@@ -100,24 +218,23 @@ struct gpu_field_set {
   int stream_host[64][4];   /* its table, and on the device (stream) */
   gpu_field_t **fields;     /* per block; NULL once released */
   gpu_buffer_t grid[2];     /* the copies of every block */
-  gpu_buffer_t out, in;     /* message arrays (pack, unpack) */
-  gpu_pinned_t pin_out, pin_in; /* their host copies */
+  size_t msg_bytes;          /* its messages, every slot: reserved in the process's arrays */
   gpu_buffer_t tab_send, tab_recv, blocks, comps, src, chunks, stream; /* field.cl's tables */
   long long nrows, nitems;
   int *row_block, *row_slot; /* per row, on the host */
   int *slot_row;             /* per block and slot: its first row (-1: none) */
   cl_long *blocks_host;      /* the block table as on the device */
   cl_long *src_host, *src_dev; /* per row (x, y): built for this exchange, on the device */
-  void *out_event, *in_event;
+  size_t out_at;             /* where its packed values lie in the process's array */
   int packed;               /* the pack array holds the present copies' values */
   /* the messages through the host, one after the other from value 0 of the arrays:
      the slots extracted (planned by stage_out from the extraction directions, which only
      grow) and those inserted (placed at their first insertion); -1 where none */
   cl_long *send_host;       /* the box table, on the host */
   uint32_t *out_dirs;       /* per block */
-  long long *out_pos, *in_pos; /* per block and slot */
+  long long *out_pos;        /* per block and slot */
   gpu_buffer_t tab_host, chunks_host; /* field_pack's tables for those slots */
-  long long host_items, host_values, in_used;
+  long long host_items, host_values;
   int host_in;              /* insertions came in this exchange */
 };
 
@@ -125,14 +242,11 @@ static void gpu_field_set_free(gpu_field_set_t *s) {
   if (!s) return;
   tsr_error_t ignored;
   if (s->cl && gpu_queue_finish(s->cl, &ignored) != TSR_OK) { /* released all the same */ }
-  if (gpu_event_wait(&s->out_event, &ignored) != TSR_OK) { /* as above */ }
-  if (gpu_event_wait(&s->in_event, &ignored) != TSR_OK) { /* as above */ }
-  gpu_buffer_t *bufs[] = {&s->grid[0], &s->grid[1], &s->out, &s->in, &s->tab_send,
+  if (s->progs) s->progs->xfer.reserved -= (s->msg_bytes + 7) / 8 * 8;
+  gpu_buffer_t *bufs[] = {&s->grid[0], &s->grid[1], &s->tab_send,
                           &s->tab_recv, &s->blocks, &s->comps, &s->src, &s->chunks,
                           &s->stream};
   for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; ++k) gpu_buffer_free(bufs[k]);
-  gpu_pinned_free(&s->pin_out);
-  gpu_pinned_free(&s->pin_in);
   free(s->fields);
   free(s->row_block);
   free(s->row_slot);
@@ -140,7 +254,6 @@ static void gpu_field_set_free(gpu_field_set_t *s) {
   free(s->send_host);
   free(s->out_dirs);
   free(s->out_pos);
-  free(s->in_pos);
   gpu_buffer_free(&s->tab_host);
   gpu_buffer_free(&s->chunks_host);
   free(s->blocks_host);
@@ -313,17 +426,17 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
   set->slot_row = malloc(n * DIRECTION_COUNT * sizeof *set->slot_row);
   set->out_dirs = calloc(n, sizeof *set->out_dirs);
   set->out_pos = malloc(n * DIRECTION_COUNT * sizeof *set->out_pos);
-  set->in_pos = malloc(n * DIRECTION_COUNT * sizeof *set->in_pos);
+
   set->src_host = calloc(2 * (size_t)rows + 2, sizeof *set->src_host);
   set->src_dev = calloc(2 * (size_t)rows + 2, sizeof *set->src_dev);
   TSR_CHECK(send && recv && chunks && set->row_block && set->row_slot && set->slot_row &&
-                set->out_dirs && set->out_pos && set->in_pos && set->src_host && set->src_dev,
+                set->out_dirs && set->out_pos && set->src_host && set->src_dev,
             TSR_ERR_NOMEM, "out of memory for the tables of %zu GPU fields", n);
   long long row = 0;
   items = 0;
   for (size_t k = 0; k < n * DIRECTION_COUNT; ++k) {
     set->slot_row[k] = -1;
-    set->out_pos[k] = set->in_pos[k] = -1;
+    set->out_pos[k] = -1;
   }
   for (size_t b = 0; b < n; ++b)
     TSR_TRY(gpu_field_boxes(fields[b], comp_first, ncomp, (int)b, set->rows, send, recv,
@@ -347,11 +460,9 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
                           &set->stream, err));
   TSR_TRY(gpu_field_table(cl, set->src_dev, 2 * (size_t)rows * sizeof *set->src_dev,
                           "field tables", &set->src, err));
-  if (values > 0) {
-    TSR_TRY(gpu_buffer_create(cl, values * es, "ghost messages (pack)", &set->out, err));
-    TSR_TRY(gpu_buffer_create(cl, values * es, "ghost messages (unpack)", &set->in, err));
-    TSR_TRY(gpu_pinned_create(cl, values * es, "ghost messages to the host", &set->pin_out, err));
-    TSR_TRY(gpu_pinned_create(cl, values * es, "ghost messages from the host", &set->pin_in, err));
+  if (values > 0) { /* room in the process's message arrays */
+    TSR_TRY(gpu_field_xfer_reserve(progs, values * es, err));
+    set->msg_bytes = values * es;
   }
   /* the fields: views of their parts */
   for (size_t b = 0; b < n; ++b) {
@@ -679,7 +790,6 @@ static tsr_status gpu_field_set_out(gpu_field_set_t *s, gpu_field_t *const *fiel
                                     const uint32_t *extract_dirs, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_field_program_t *p;
-  TSR_TRY(gpu_event_wait(&s->out_event, err));
   int any = 0, grown = 0;
   for (size_t k = 0; k < n && extract_dirs; ++k) {
     const gpu_field_t *f = fields[k];
@@ -692,9 +802,11 @@ static tsr_status gpu_field_set_out(gpu_field_set_t *s, gpu_field_t *const *fiel
   s->packed = 1;
   /* neighbours on this device read the cells themselves (field_unpack) */
   if (!any || s->host_items == 0) goto cleanup;
+  gpu_field_xfer_t *x = &s->progs->xfer;
+  TSR_TRY(gpu_field_xfer_place_out(x, (size_t)s->host_values * s->esize, &s->out_at, err));
   TSR_TRY(gpu_field_program(s->progs, s->esize, &p, err));
   TSR_TRY(gpu_field_grid_args(s, p->pack, err));
-  OPENCL_CHECK(clSetKernelArg(p->pack, 3, sizeof(cl_mem), &s->out.mem));
+  OPENCL_CHECK(clSetKernelArg(p->pack, 3, sizeof(cl_mem), &x->out.mem));
   const cl_long nitems = s->host_items, ghost = s->ghost;
   OPENCL_CHECK(clSetKernelArg(p->pack, 4, sizeof(cl_mem), &s->tab_host.mem));
   OPENCL_CHECK(clSetKernelArg(p->pack, 5, sizeof(cl_mem), &s->blocks.mem));
@@ -705,10 +817,11 @@ static tsr_status gpu_field_set_out(gpu_field_set_t *s, gpu_field_t *const *fiel
   const cl_int rows = s->rows;
   OPENCL_CHECK(clSetKernelArg(p->pack, 10, sizeof rows, &rows));
   TSR_TRY(gpu_field_stream_args(s, p->pack, 11, err));
+  const cl_long obase = (cl_long)(s->out_at / s->esize);
+  OPENCL_CHECK(clSetKernelArg(p->pack, 13, sizeof obase, &obase));
   const size_t items = (size_t)s->host_items;
   TSR_TRY(opencl_launch(s->cl, p->pack, 1, &items, NULL, "field_pack", err));
-  TSR_TRY(gpu_buffer_read(s->cl, &s->out, 0, (size_t)s->host_values * s->esize, s->pin_out.host,
-                          &s->out_event, err));
+  /* the read: one for every set of the process, at the first wait (stage_wait) */
 cleanup:
   return st;
 }
@@ -726,7 +839,7 @@ cleanup:
 }
 
 tsr_status gpu_field_stage_wait(gpu_field_t *f, tsr_error_t *err) {
-  return gpu_event_wait(&f->set->out_event, err);
+  return gpu_field_xfer_out_ready(f->set->progs, err);
 }
 
 tsr_status gpu_field_extract(gpu_field_t *f, int d, uint8_t *out, size_t len, tsr_error_t *err) {
@@ -739,8 +852,10 @@ tsr_status gpu_field_extract(gpu_field_t *f, int d, uint8_t *out, size_t len, ts
   const long long pos = f->set->out_pos[(size_t)f->index * DIRECTION_COUNT + (size_t)d];
   TSR_CHECK(len == 0 || pos >= 0, TSR_ERR_INTERNAL, "GPU field extraction in direction %d, "
             "which the exchange did not announce to stage_out", d);
-  TSR_TRY(gpu_event_wait(&f->set->out_event, err));
-  if (len) memcpy(out, (const uint8_t *)f->set->pin_out.host + (size_t)pos * f->shape.esize, len);
+  TSR_TRY(gpu_field_xfer_out_ready(f->set->progs, err));
+  if (len)
+    memcpy(out, (const uint8_t *)f->set->progs->xfer.pin_out.host + f->set->out_at +
+                    (size_t)pos * f->shape.esize, len);
 cleanup:
   return st;
 }
@@ -753,15 +868,14 @@ tsr_status gpu_field_insert(gpu_field_t *f, int d, const uint8_t *in, size_t len
             "GPU field insertion from direction %d: %zu bytes, expected %zu", d, len,
             d >= 0 && d < DIRECTION_COUNT ? gpu_field_slot_bytes(f, d) : 0);
   if (len == 0) return st;
-  TSR_TRY(gpu_event_wait(&s->in_event, err)); /* the last write has left pin_in */
-  long long *pos = &s->in_pos[(size_t)f->index * DIRECTION_COUNT + (size_t)d];
-  if (*pos < 0) { /* the slot's place from now on: after those inserted before */
-    *pos = s->in_used;
-    s->in_used += (long long)(len / f->shape.esize);
-  }
-  memcpy((uint8_t *)s->pin_in.host + (size_t)*pos * f->shape.esize, in, len);
+  /* after those inserted before in this exchange, of any set: the insertions come in the
+     same order every exchange, so a slot keeps its place and the unpack its table */
+  gpu_field_xfer_t *x = &s->progs->xfer;
+  size_t at = 0;
+  TSR_TRY(gpu_field_xfer_place_in(x, len, &at, err));
+  memcpy((uint8_t *)x->pin_in.host + at, in, len);
   f->stage->src[d] = 0;
-  f->stage->src_offset[d] = (size_t)*pos;
+  f->stage->src_offset[d] = at / f->shape.esize;
   f->stage->mask |= 1u << d;
   s->host_in = 1;
 cleanup:
@@ -790,9 +904,9 @@ static tsr_status gpu_field_set_in(gpu_field_set_t *s, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_field_program_t *p;
   int any = 0;
-  if (s->host_in) /* one transfer of the messages through the host */
-    TSR_TRY(gpu_buffer_write(s->cl, &s->in, 0, (size_t)s->in_used * s->esize, s->pin_in.host,
-                             &s->in_event, err));
+  gpu_field_xfer_t *xf = &s->progs->xfer;
+  if (s->host_in) /* one write of every set's messages through the host, at the first */
+    TSR_TRY(gpu_field_xfer_in_send(s->progs, err));
   for (long long r = 0; r < s->nrows; ++r) {
     gpu_field_t *f = s->fields[s->row_block[r]];
     const int d = s->row_slot[r];
@@ -819,8 +933,8 @@ static tsr_status gpu_field_set_in(gpu_field_set_t *s, tsr_error_t *err) {
   cl_kernel k = p->unpack;
   TSR_TRY(gpu_field_grid_args(s, k, err));
   /* an empty message array is a NULL buffer (allowed for __global arguments) */
-  OPENCL_CHECK(clSetKernelArg(k, 3, sizeof(cl_mem), s->in.mem ? &s->in.mem : NULL));
-  OPENCL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), s->out.mem ? &s->out.mem : NULL));
+  OPENCL_CHECK(clSetKernelArg(k, 3, sizeof(cl_mem), xf->in.mem ? &xf->in.mem : NULL));
+  OPENCL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), xf->out.mem ? &xf->out.mem : NULL));
   TSR_TRY(gpu_field_table_args(s, k, 5, &s->tab_recv, &s->src, err));
   OPENCL_CHECK(clSetKernelArg(k, 12, sizeof(cl_mem), &s->tab_send.mem));
   const cl_int rows = s->rows;

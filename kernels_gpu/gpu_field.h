@@ -84,12 +84,13 @@ typedef struct gpu_field {
 /* The fields of n blocks in sets: fields[k] of shapes[k] (element size, components,
  * copies, ghost, widths and crossing components the same for every block; the block
  * sizes may differ), zeroed. A set keeps the fields of its blocks in one device array
- * per copy (and one message array each way, with their pinned host copies), each
- * field a view of its part: per-block kernels see a field of their own, kernels over
- * many blocks (gpu_field_arrays) see the arrays; the ghost exchange of every block of a
- * set takes one pack and one unpack launch and one transfer each way. A new set starts
- * where an array would outgrow the device's largest allocation. Checks that the whole
- * fits the device's memory. */
+ * per copy, each field a view of its part: per-block kernels see a field of their own,
+ * kernels over many blocks (gpu_field_arrays) see the arrays; the ghost exchange of
+ * every block of a set takes one pack and one unpack launch. The messages through the
+ * host of every set made with the same programs (the process's) share one array each
+ * way and its pinned host copy: one read and one write per exchange move them all. A
+ * new set starts where an array would outgrow the device's largest allocation. Checks
+ * that the whole fits the device's memory. */
 TSR_NODISCARD tsr_status gpu_field_create_set(gpu_field_programs_t *progs,
                                               const gpu_field_shape_t *shapes, size_t n,
                                               gpu_field_t *const *fields, tsr_error_t *err);
@@ -169,12 +170,15 @@ void gpu_field_groups_clear(gpu_field_groups_t *g);
 
 /* Brings the messages extracted in this exchange to the host: extract_dirs[k] (NULL:
  * none) has bit d set where slot d of fields[k] is extracted. Per set, those slots of
- * every block (the present copies) are packed one after the other (one launch) and read
- * in one transfer of exactly their bytes, left in flight. Slots that stay on the device
- * need nothing here (the unpack reads the sender's cells). */
+ * every block (the present copies) are packed one after the other (one launch) into the
+ * process's array, after the sets packed before in this exchange; the first
+ * gpu_field_stage_wait or gpu_field_extract of the exchange reads all of them in one
+ * transfer of exactly their bytes. Slots that stay on the device need nothing here (the
+ * unpack reads the sender's cells). */
 TSR_NODISCARD tsr_status gpu_field_stage_out(gpu_field_t *const *fields, size_t n,
                                              const uint32_t *extract_dirs, tsr_error_t *err);
-/* Waits for the transfer stage_out left in flight for f's set. */
+/* Reads what the exchange packed (every set's, one transfer, at the first call) and
+ * waits for it. */
 TSR_NODISCARD tsr_status gpu_field_stage_wait(gpu_field_t *f, tsr_error_t *err);
 /* Copies the packed values of slot d from the host copy (len bytes: gpu_field_slot_bytes). */
 TSR_NODISCARD tsr_status gpu_field_extract(gpu_field_t *f, int d, uint8_t *out, size_t len,
@@ -186,9 +190,10 @@ TSR_NODISCARD tsr_status gpu_field_insert(gpu_field_t *f, int d, const uint8_t *
 /* Slot d of to unpacks from from's packed values (the same set; from staged out). */
 TSR_NODISCARD tsr_status gpu_field_copy_from(gpu_field_t *to, const gpu_field_t *from, int d,
                                              tsr_error_t *err);
-/* For every set of the fields: writes what came through the host to the device (one
- * transfer) and unpacks every marked slot of its blocks into their present copies' ghost
- * layers (one launch). */
+/* For every set of the fields: unpacks every marked slot of its blocks into their
+ * present copies' ghost layers (one launch), after writing what came through the host
+ * to the device: every set's insertions of the exchange in one transfer, at the first
+ * call. */
 TSR_NODISCARD tsr_status gpu_field_stage_in(gpu_field_t *const *fields, size_t n,
                                             tsr_error_t *err);
 

@@ -269,6 +269,21 @@ cleanup:
   return st;
 }
 
+/* The work-group of a launch over the cells of blocks of n: an x row segment (a multiple
+ * of 32 work items up to 128, so that a GPU's warps run whole and consecutive work
+ * items touch consecutive cells) and, where that is shorter than 128, as many rows as
+ * make it 128 or less and divide the block's rows (2-D groups: a 32-cell row alone
+ * leaves a GPU's multiprocessor a quarter full). */
+static void gpu_group(const int n[3], size_t local[3]) {
+  size_t lx = ((size_t)n[0] + 31) / 32 * 32;
+  if (lx > 128) lx = 128;
+  size_t ly = 128 / lx;
+  while (ly > 1 && (size_t)n[1] % ly != 0) --ly;
+  local[0] = lx;
+  local[1] = ly;
+  local[2] = 1;
+}
+
 /* Launches kernel k over every interior cell of every block of f: z of block b0 + j at
  * (., ., j NZ + z), the blocks in launches of at most 65535 z values (a GPU's limit on
  * the groups along a dimension); the block table is argument arg, b0 the next. */
@@ -278,9 +293,10 @@ static tsr_status gpu_launch_blocks(gpu_lbm_t *g, cl_kernel k, const gpu_lbm_fie
   const gpu_buffer_t *bases = f->bases ? f->bases : &g->zero;
   const int nb = f->bases ? f->nblocks : 1, nz = g->spec.n[2];
   OPENCL_CHECK(clSetKernelArg(k, arg, sizeof(cl_mem), &bases->mem));
-  size_t nx = (size_t)g->spec.n[0], lx = (nx + 31) / 32 * 32;
-  if (lx > 128) lx = 128;
-  const size_t local[3] = {lx, 1, 1};
+  const size_t nx = (size_t)g->spec.n[0];
+  size_t local[3];
+  gpu_group(g->spec.n, local);
+  const size_t lx = local[0];
   const int per = nz >= 65535 ? 1 : 65535 / nz;
   for (cl_int b0 = 0; b0 < nb; b0 += per) {
     const int m = nb - b0 < per ? nb - b0 : per;

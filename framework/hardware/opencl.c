@@ -165,6 +165,7 @@ struct opencl_context {
   cl_context context;
   cl_device_id device;
   cl_command_queue queue;
+  cl_command_queue transfer; /* the ghost messages' transfers (gpu_buffer_read_after) */
   opencl_device_desc_t desc;
   opencl_counts_t counts;
 };
@@ -275,6 +276,9 @@ tsr_status opencl_context_create(const opencl_select_t *sel, opencl_context_t **
   c->queue = clCreateCommandQueue(c->context, c->device, 0, &rc);
   TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateCommandQueue for %s failed: %s (%d)",
             pick->name, opencl_error_name(rc), (int)rc);
+  c->transfer = clCreateCommandQueue(c->context, c->device, 0, &rc);
+  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateCommandQueue (transfers) for %s failed: "
+            "%s (%d)", pick->name, opencl_error_name(rc), (int)rc);
   *out = c;
   c = NULL;
 cleanup:
@@ -288,6 +292,10 @@ cleanup:
 void opencl_context_free(opencl_context_t **ctx) {
   if (!ctx || !*ctx) return;
   opencl_context_t *c = *ctx;
+  if (c->transfer) {
+    clFinish(c->transfer);
+    clReleaseCommandQueue(c->transfer);
+  }
   if (c->queue) {
     clFinish(c->queue);
     clReleaseCommandQueue(c->queue);
@@ -301,6 +309,7 @@ const opencl_device_desc_t *opencl_context_desc(const opencl_context_t *ctx) { r
 void *opencl_context_cl(const opencl_context_t *ctx) { return ctx->context; }
 void *opencl_context_device(const opencl_context_t *ctx) { return ctx->device; }
 void *opencl_context_queue(const opencl_context_t *ctx) { return ctx->queue; }
+void *opencl_context_transfer_queue(const opencl_context_t *ctx) { return ctx->transfer; }
 
 tsr_status opencl_build_program(opencl_context_t *ctx, const char *source, const char *options,
                                 const char *what, void **program, tsr_error_t *err) {

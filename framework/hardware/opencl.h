@@ -62,10 +62,13 @@ void opencl_context_free(opencl_context_t **ctx);
 /* The device's description (borrowed). */
 const opencl_device_desc_t *opencl_context_desc(const opencl_context_t *ctx);
 
-/* Raw handles for kernels_gpu/ (cl_context, cl_device_id, cl_command_queue), borrowed. */
+/* Raw handles for kernels_gpu/ (cl_context, cl_device_id, cl_command_queue), borrowed:
+ * the queue of kernels and most copies, and a second in-order queue of its own for the
+ * transfers of ghost messages (gpu_buffer_read_after, gpu_buffer_write_before). */
 void *opencl_context_cl(const opencl_context_t *ctx);
 void *opencl_context_device(const opencl_context_t *ctx);
 void *opencl_context_queue(const opencl_context_t *ctx);
+void *opencl_context_transfer_queue(const opencl_context_t *ctx);
 
 /* Builds source with options for the context's device into *program (a cl_program the
  * caller releases with opencl_program_release). A failed build is a TSR_ERR_OPENCL whose

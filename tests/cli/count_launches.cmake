@@ -1,11 +1,17 @@
-# cmake -DMPIEXEC=... -DTESSERA=... -DCONFIGS="a.json;b.json;..." -P count_launches.cmake
-# Runs `tessera bench --config` of each configuration (one process, hs gpu: the same case
-# in more and more blocks) and checks that a step gives the OpenCL device the same number
-# of kernel launches and transfers in every one: a GPU process advances all its blocks
-# with a fixed number of launches, whatever their number.
+# cmake -DMPIEXEC=... -DTESSERA=... -DCONFIGS="a.json;b.json;..." [-DRANKS=N]
+#       [-DTRANSFERS=T] -P count_launches.cmake
+# Runs `tessera bench --config` of each configuration (RANKS processes, default 1, hs
+# gpu: the same case in more and more blocks) and checks that a step gives the OpenCL
+# device the same number of kernel launches and transfers in every one: a GPU process
+# advances all its blocks with a fixed number of launches, whatever their number. With
+# TRANSFERS, each configuration's step must also move exactly T transfers each way (the
+# most of any process): every field of a process crosses in one read and one write.
+if(NOT RANKS)
+  set(RANKS 1)
+endif()
 set(first "")
 foreach(config IN LISTS CONFIGS)
-  execute_process(COMMAND ${MPIEXEC} -n 1 ${TESSERA} bench --config ${config} --steps 2
+  execute_process(COMMAND ${MPIEXEC} -n ${RANKS} ${TESSERA} bench --config ${config} --steps 2
                           --repeat 1
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -20,6 +26,9 @@ foreach(config IN LISTS CONFIGS)
   endif()
   set(counts "${CMAKE_MATCH_1}")
   message(STATUS "${config}, ${blocks} blocks: ${counts}")
+  if(DEFINED TRANSFERS AND NOT counts MATCHES " ${TRANSFERS} transfers to the host, ${TRANSFERS} to the device")
+    message(FATAL_ERROR "${config}: ${counts}; expected ${TRANSFERS} transfer(s) each way")
+  endif()
   if(first STREQUAL "")
     set(first "${counts}")
   elseif(NOT counts STREQUAL first)
