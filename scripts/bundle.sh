@@ -8,7 +8,8 @@
 #   --build DIR  the Release build to take tessera from (default build-bundle/, built
 #                here with the CPU kernels for every x86-64 level: TESSERA_NATIVE off)
 #   --out DIR    the folder to make (default tessera-bundle/; replaced)
-#   --no-pocl    leave PoCL out (about 150 MB less; the node's GPU driver is the device)
+#   --no-pocl    leave PoCL out (51 MB instead of about 400: PoCL needs LLVM; the node's
+#                GPU driver is the device)
 #
 # In the folder (move it anywhere, as a whole):
 #   bin/tessera   tessera with the bundle's libraries
