@@ -19,6 +19,7 @@
 #include "lbm_sim.h"
 #include "opencl.h"
 #include "report.h"
+#include "tsr_parse.h"
 #include "verdict.h"
 
 /* What to measure: bit k of a mask selects item k of its list below. */
@@ -35,6 +36,7 @@ typedef struct bench_opts {
   int repeat;        /* repetitions per row */
   double seconds;    /* least time per repetition */
   unsigned lattices, layouts, precisions, collisions, blocks, streamings;
+  int group[3];          /* --gpu-group: the GPU rows' work-group (zeros: the rule) */
   int use_gpu;
   long device;
   const char *json;
@@ -161,6 +163,7 @@ static tsr_status bench_case(MPI_Comm comm, const bench_opts_t *o, long n, simul
   bench_domain(lo->lattice, n, blocks, size, &so);
   so.hardware.hs = hs;
   if (device) so.hardware.opencl = *device;
+  memcpy(so.hardware.work_group, o->group, sizeof o->group);
   lbm_sim_t *sim = NULL;
   double mlups[BENCH_MAX_REPEAT];
   double bws[BENCH_MAX_REPEAT];
@@ -280,14 +283,16 @@ static unsigned bench_mask(const char *list, const char *const *names) {
 static const char bench_usage[] =
     "usage: tessera bench [--cells N] [--repeat R] [--seconds T] [--lattice L,..] [--layout A,..]\n"
     "                     [--precision P,..] [--collision C,..] [--blocks B,..] [--json FILE]\n"
-    "                     [--gpu-cells N] [--device I] [--streaming S,..] [--no-gpu]\n"
+    "                     [--gpu-cells N] [--device I] [--streaming S,..] [--gpu-group X,Y]\n"
+    "                     [--no-gpu]\n"
     "  a periodic box of N^3 cells per process (default 128; 2-D lattices: a square of about\n"
     "  as many cells), every row R times (default 5) for at least T seconds each (default\n"
     "  0.3); median and range. Lattices d2q9,d3q15,d3q19,d3q27, layouts soa,aos, precisions\n"
     "  dp,sp, collisions srt,trt, blocks per process 1,8,64,512 (default: 1,8,64); then the\n"
     "  same on the default OpenCL device (device 0, or I, of the first platform with a GPU,\n"
     "  else of the first platform), with --gpu-cells N^3 cells per process (default: as\n"
-    "  --cells), streaming two_grid,in_place (default: both); --no-gpu skips it\n"
+    "  --cells), streaming two_grid,in_place (default: both), work-groups of X x Y work\n"
+    "  items (default: hardware.work_group's rule); --no-gpu skips it\n"
     "       tessera bench --hetero CONFIG [--steps S] [--json FILE]\n"
     "  the CPU processes of CONFIG alone, its GPU processes alone, and all together\n"
     "       tessera bench --config CONFIG [--steps S] [--repeat R] [--json FILE]\n"
@@ -328,6 +333,21 @@ static int bench_parse(MPI_Comm comm, int argc, char **argv, bench_opts_t *o) {
     else if (strcmp(opt, "--collision") == 0) bad = !(o->collisions = bench_mask(text, bench_collisions));
     else if (strcmp(opt, "--blocks") == 0) bad = !(o->blocks = bench_mask(text, bench_block_counts));
     else if (strcmp(opt, "--streaming") == 0) bad = !(o->streamings = bench_mask(text, bench_streamings));
+    else if (strcmp(opt, "--gpu-group") == 0) {
+      char x[16], *comma = strchr(text, ',');
+      int64_t gx = 0, gy = 0;
+      bad = !comma || (size_t)(comma - text) >= sizeof x;
+      if (!bad) {
+        memcpy(x, text, (size_t)(comma - text));
+        x[comma - text] = '\0';
+        bad = !tsr_parse_int(x, 1, 1024, &gx) || !tsr_parse_int(comma + 1, 1, 1024, &gy) ||
+              gx * gy > 1024;
+      }
+      if (!bad) o->group[0] = (int)gx, o->group[1] = (int)gy, o->group[2] = 1;
+      else if (rank == 0)
+        fprintf(stderr, "tessera bench: --gpu-group %s: allowed are X,Y with whole X, Y >= 1 "
+                "and X Y <= 1024\n", text);
+    }
     else bad = 1;
     ++i; /* the value */
   }

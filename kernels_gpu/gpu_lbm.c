@@ -129,6 +129,20 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   TSR_TRY(gpu_kernel(g, "lbm_pulled_density", &g->pulled_density, err));
   TSR_TRY(gpu_kernel(g, "lbm_stream_collide_even", &g->in_place[0], err));
   TSR_TRY(gpu_kernel(g, "lbm_stream_collide_odd", &g->in_place[1], err));
+  if (spec->group[0] > 0) { /* a work-group that the kernels may not take is one message */
+    size_t most = 0;
+    const size_t want = (size_t)spec->group[0] * (size_t)spec->group[1] * (size_t)spec->group[2];
+    cl_kernel ks[] = {g->stream_collide, g->in_place[0], g->in_place[1], g->pulled_density};
+    for (size_t k = 0; k < sizeof ks / sizeof ks[0]; ++k) {
+      OPENCL_CHECK(clGetKernelWorkGroupInfo(ks[k], (cl_device_id)opencl_context_device(ctx),
+                                            CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
+                                            NULL));
+      TSR_CHECK(want <= most, TSR_ERR_INVALID,
+                "hardware.work_group = [%d, %d, %d]: %zu work items, but the LBM kernels on "
+                "%s take at most %zu per group", spec->group[0], spec->group[1],
+                spec->group[2], want, desc->name, most);
+    }
+  }
   g->consts = clCreateBuffer(opencl_context_cl(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                              (size_t)LBM_CONSTS_COUNT(g->q) * g->esize, (void *)consts, &rc);
   TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateBuffer (collision constants) failed: %s",
@@ -163,18 +177,20 @@ void gpu_lbm_free(gpu_lbm_t **gp) {
 struct gpu_lbm_cache {
   opencl_context_t *cl;
   char *source_dir; /* NULL: built in */
+  int group[3];     /* every program's work-group (zeros: the rule) */
   gpu_lbm_t **progs;
   gpu_lbm_spec_t *specs;
   int nprogs;
 };
 
 tsr_status gpu_lbm_cache_create(opencl_context_t *cl, const char *source_dir,
-                                gpu_lbm_cache_t **out, tsr_error_t *err) {
+                                const int *group, gpu_lbm_cache_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_lbm_cache_t *c = calloc(1, sizeof *c);
   *out = NULL;
   TSR_CHECK(c, TSR_ERR_NOMEM, "out of memory for the OpenCL programs");
   c->cl = cl;
+  for (int a = 0; group && a < 3; ++a) c->group[a] = group[a];
   if (source_dir && source_dir[0]) {
     c->source_dir = malloc(strlen(source_dir) + 1);
     TSR_CHECK(c->source_dir, TSR_ERR_NOMEM, "out of memory for the OpenCL programs");
@@ -216,6 +232,7 @@ tsr_status gpu_lbm_cache_program(gpu_lbm_cache_t *cache, const gpu_lbm_spec_t *w
     }
   gpu_lbm_spec_t spec = *want;
   spec.source_dir = cache->source_dir;
+  memcpy(spec.group, cache->group, sizeof spec.group);
   gpu_lbm_t **gp = realloc(cache->progs, (size_t)(cache->nprogs + 1) * sizeof *gp);
   TSR_CHECK(gp, TSR_ERR_NOMEM, "out of memory for GPU programs");
   cache->progs = gp;
@@ -269,12 +286,16 @@ cleanup:
   return st;
 }
 
-/* The work-group of a launch over the cells of blocks of n: an x row segment (a multiple
- * of 32 work items up to 128, so that a GPU's warps run whole and consecutive work
- * items touch consecutive cells) and, where that is shorter than 128, as many rows as
- * make it 128 or less and divide the block's rows (2-D groups: a 32-cell row alone
- * leaves a GPU's multiprocessor a quarter full). */
-static void gpu_group(const int n[3], size_t local[3]) {
+/* The work-group of a launch over the cells of blocks of n: the one given (group, where
+ * non-zero), else an x row segment (a multiple of 32 work items up to 128, so that a
+ * GPU's warps run whole and consecutive work items touch consecutive cells) and, where
+ * that is shorter than 128, as many rows as make it 128 or less and divide the block's
+ * rows (2-D groups: a 32-cell row alone leaves a GPU's multiprocessor a quarter full). */
+static void gpu_group(const int n[3], const int group[3], size_t local[3]) {
+  if (group && group[0] > 0) {
+    for (int a = 0; a < 3; ++a) local[a] = (size_t)group[a];
+    return;
+  }
   size_t lx = ((size_t)n[0] + 31) / 32 * 32;
   if (lx > 128) lx = 128;
   size_t ly = 128 / lx;
@@ -295,12 +316,13 @@ static tsr_status gpu_launch_blocks(gpu_lbm_t *g, cl_kernel k, const gpu_lbm_fie
   OPENCL_CHECK(clSetKernelArg(k, arg, sizeof(cl_mem), &bases->mem));
   const size_t nx = (size_t)g->spec.n[0];
   size_t local[3];
-  gpu_group(g->spec.n, local);
-  const size_t lx = local[0];
+  gpu_group(g->spec.n, g->spec.group, local);
+  const size_t lx = local[0], ly = local[1];
   const int per = nz >= 65535 ? 1 : 65535 / nz;
   for (cl_int b0 = 0; b0 < nb; b0 += per) {
     const int m = nb - b0 < per ? nb - b0 : per;
-    const size_t global[3] = {(nx + lx - 1) / lx * lx, (size_t)g->spec.n[1],
+    const size_t ny = (size_t)g->spec.n[1];
+    const size_t global[3] = {(nx + lx - 1) / lx * lx, (ny + ly - 1) / ly * ly,
                               (size_t)nz * (size_t)m};
     OPENCL_CHECK(clSetKernelArg(k, arg + 1, sizeof b0, &b0));
     TSR_TRY(opencl_launch(g->ctx, k, 3, global, local, "of lbm.cl", err));

@@ -32,6 +32,10 @@ typedef struct gpu_lbm_spec {
   const char *source_dir; /* NULL: the sources built into the library; else a folder
                              holding lattice_defs.h, lbm_collide.h and lbm.cl
                              (kernel development) */
+  int group[3];        /* the work-group of the kernels over the cells of blocks (x, y,
+                          1); zeros: the rule (an x row segment of a multiple of 32 work
+                          items up to 128, and where that is shorter, as many rows as
+                          make 128 and divide the block's rows) */
 } gpu_lbm_spec_t;
 
 typedef struct gpu_lbm gpu_lbm_t;
@@ -63,11 +67,13 @@ typedef struct gpu_lbm_field {
 /* A cache of programs, built on first use (one per spec: block size, lattice, switches)
  * and kept for the run. cl is borrowed and must outlive the cache; source_dir: NULL or ""
  * for the kernels built into the library, else a folder of kernel sources
- * (gpu_lbm_spec_t.source_dir). A module keeps its own cache (its collision constants
+ * (gpu_lbm_spec_t.source_dir); group: NULL or the work-group of every program
+ * (gpu_lbm_spec_t.group). A module keeps its own cache (its collision constants
  * are its own). */
 typedef struct gpu_lbm_cache gpu_lbm_cache_t;
 TSR_NODISCARD tsr_status gpu_lbm_cache_create(opencl_context_t *cl, const char *source_dir,
-                                              gpu_lbm_cache_t **out, tsr_error_t *err);
+                                              const int *group, gpu_lbm_cache_t **out,
+                                              tsr_error_t *err);
 void gpu_lbm_cache_free(gpu_lbm_cache_t **cache);
 opencl_context_t *gpu_lbm_cache_context(const gpu_lbm_cache_t *cache);
 /* The program of spec (its source_dir is the cache's), built on first use; consts as for

@@ -8,7 +8,8 @@
 #      256^3 process (one 256^3 block; 64 of 64^3; 512 of 32^3), two grids and in place,
 #      against the device's copy bandwidth measured in the same run; the CPU rows at
 #      64^3 (quick);
-#   4. `tessera bench --hetero`: 1 GPU process and a CPU process on every other core,
+#   4. the work-group shapes of the LBM kernels (bench --gpu-group) against the rule;
+#   5. `tessera bench --hetero`: 1 GPU process and a CPU process on every other core,
 #      one domain, against CPU alone and GPU alone.
 # Usage: scripts/gpu-check.sh [--build DIR] [--tessera PATH] [--tests FILE] [--report FILE]
 #        [--gpu-cells N] [--cpu-processes P]
@@ -82,6 +83,16 @@ section "bench on the GPU: ${gcells}^3 cells per process, 1/8/64/512 blocks"
 run "$tessera" bench --lattice d3q19 --layout soa --collision srt --precision sp,dp \
     --blocks 1,8,64,512 --cells 64 --gpu-cells "$gcells" --repeat 5 --seconds 0.5 \
     --json "${report%.txt}-bench.json"
+
+section "bench on the GPU: work-group shapes (hardware.work_group), SP, 1 and 512 blocks"
+for shape in rule 32,1 32,8 64,2 128,1 256,1; do
+  group=()
+  [ "$shape" = rule ] || group=(--gpu-group "$shape")
+  echo "-- work-group $shape" | tee -a "$report"
+  run "$tessera" bench --lattice d3q19 --layout soa --collision srt --precision sp \
+      --blocks 1,512 --streaming two_grid --cells 16 --gpu-cells "$gcells" --repeat 3 \
+      --seconds 0.3 "${group[@]}"
+done
 
 section "bench --hetero: 1 GPU process and $cpus CPU processes"
 hetero=$(mktemp --suffix=.json)

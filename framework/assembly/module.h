@@ -162,6 +162,7 @@ typedef struct module_env {
   opencl_context_t *cl;        /* this process's OpenCL device; NULL: it has no GPU blocks */
   gpu_field_programs_t *fields; /* the device's field programs (field_declare); NULL with cl */
   const char *kernel_sources;  /* "" or a folder of OpenCL sources (hardware.kernel_sources) */
+  const int *work_group;       /* NULL or 3 ints (hardware.work_group; zeros: the rule) */
 } module_env_t;
 
 typedef struct module_def {

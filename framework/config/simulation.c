@@ -345,6 +345,19 @@ static tsr_status read_hardware(config_t *cfg, config_node_t *root, simulation_h
   if (ocl) TSR_TRY(read_opencl(cfg, ocl, &h->opencl, err));
   TSR_TRY(config_string(hw, "kernel_sources", false, h->kernel_sources, sizeof h->kernel_sources,
                         err));
+  int64_t wg[3] = {0, 0, 0};
+  TSR_TRY(config_int3(hw, "work_group", false, 1, 1024, wg, err));
+  if (wg[0] > 0) {
+    if (wg[2] != 1 || wg[0] * wg[1] > 1024) {
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: hardware.work_group = [%lld, %lld, %lld]: allowed are [x, y, 1] "
+                         "with x y <= 1024 (the third dimension of a launch runs over blocks)",
+                         config_source(cfg), (long long)wg[0], (long long)wg[1],
+                         (long long)wg[2]);
+      goto cleanup;
+    }
+    for (int a = 0; a < 3; ++a) h->work_group[a] = (int)wg[a];
+  }
   TSR_TRY(config_list(hw, "configurations", &n, err));
   if (n > SIMULATION_MAX_CONFIGURATIONS) {
     st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,

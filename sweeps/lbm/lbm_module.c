@@ -117,7 +117,8 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
   tsr_status st = TSR_OK;
   lbm_state_t *s = state;
   const lattice_t *l = s->opts.lattice;
-  if (env->cl && !s->gpu) TSR_TRY(gpu_lbm_cache_create(env->cl, env->kernel_sources, &s->gpu, err));
+  if (env->cl && !s->gpu)
+    TSR_TRY(gpu_lbm_cache_create(env->cl, env->kernel_sources, env->work_group, &s->gpu, err));
   TSR_TRY(lbm_sweep_register(reg, &env->so->domain, &s->opts, s->gpu, env->fields, &s->couple,
                              err));
   TSR_TRY(registry_data_id(reg, LBM_CELLS, &s->cells_id, err));
