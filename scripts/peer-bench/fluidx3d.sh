@@ -20,6 +20,7 @@ root=$(cd "$here/../.." && pwd)
 usage() {
   cat <<EOF
 usage: scripts/peer-bench/fluidx3d.sh [options] FLUIDX3D_SRC
+       scripts/peer-bench/fluidx3d.sh --no-build --build-dir DIR [options]
 
   FLUIDX3D_SRC          a FluidX3D source tree (github ProjectPhysX/FluidX3D)
 
@@ -27,6 +28,9 @@ options (defaults in brackets):
   --build-dir DIR       where FluidX3D is copied, configured and built [FLUIDX3D_SRC-build]
   --tessera PATH        the tessera binary [$root/build/apps/tessera]
   --build-only          build FluidX3D's benchmark and stop
+  --no-build            run the benchmark already built in --build-dir (built here with
+                        --build-only and copied to a node without a compiler; --cells
+                        and --rounds are then those it was built with)
   --cells N             edge of the cubic box [256]
   --rounds K            FluidX3D: rounds of 10 steps (it reports the best round's
                         smoothed MLUPS) [100]
@@ -46,7 +50,7 @@ EOF
 die() { echo "peer-bench: error: $*" >&2; exit 1; }
 note() { echo "peer-bench: $*"; }
 
-src="" build_dir="" tessera="$root/build/apps/tessera" build_only=0 cells=256 rounds=100
+src="" build_dir="" tessera="$root/build/apps/tessera" build_only=0 no_build=0 cells=256 rounds=100
 seconds=1 runs=3 storage=fp32 device="" out="$root/out/peer-bench/fluidx3d"
 need_arg() { [[ $# -ge 2 && -n "$2" ]] || die "option $1 needs a value (see --help)"; }
 while [[ $# -gt 0 ]]; do
@@ -54,6 +58,7 @@ while [[ $# -gt 0 ]]; do
     --build-dir) need_arg "$@"; build_dir=$2; shift 2 ;;
     --tessera)   need_arg "$@"; tessera=$2; shift 2 ;;
     --build-only) build_only=1; shift ;;
+    --no-build)  no_build=1; shift ;;
     --cells)     need_arg "$@"; cells=$2; shift 2 ;;
     --rounds)    need_arg "$@"; rounds=$2; shift 2 ;;
     --seconds)   need_arg "$@"; seconds=$2; shift 2 ;;
@@ -66,21 +71,24 @@ while [[ $# -gt 0 ]]; do
     *)           [[ -z "$src" ]] || die "one source tree, not '$src' and '$1'"; src=$1; shift ;;
   esac
 done
-[[ -n "$src" ]] || { usage >&2; exit 2; }
-[[ -f "$src/src/setup.cpp" && -f "$src/src/defines.hpp" ]] ||
+[[ -n "$src" || ( "$no_build" -eq 1 && -n "$build_dir" ) ]] || { usage >&2; exit 2; }
+[[ "$no_build" -eq 1 || ( -f "$src/src/setup.cpp" && -f "$src/src/defines.hpp" ) ]] ||
   die "$src is not a FluidX3D source tree (no src/setup.cpp, src/defines.hpp)"
 for v in cells rounds runs; do
   [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "--$v ${!v}: a positive integer is needed"
 done
 [[ -z "$device" || "$device" =~ ^[0-9]+$ ]] || die "--device $device: an index is needed"
 case "$storage" in fp32|fp16s|fp16c) ;; *) die "--storage $storage: fp32, fp16s or fp16c" ;; esac
-src=$(cd "$src" && pwd)
 [[ -n "$build_dir" ]] || build_dir="$src-build"
 [[ -x "$tessera" ]] || die "no tessera at $tessera (build it first: scripts/build.sh)"
+mkdir -p "$build_dir" "$out"
+if [[ "$no_build" -eq 1 ]]; then
+  [[ -x "$build_dir/bin/FluidX3D" ]] || die "--no-build: no $build_dir/bin/FluidX3D"
+else
+src=$(cd "$src" && pwd)
 command -v g++ > /dev/null || die "g++ is needed to build FluidX3D (apt-get install g++)"
 
 # ---- FluidX3D: copy, configure, build ----
-mkdir -p "$build_dir" "$out"
 rm -rf "$build_dir/src"
 cp -r "$src/src" "$build_dir/src"
 def="$build_dir/src/defines.hpp" setup="$build_dir/src/setup.cpp"
@@ -105,6 +113,7 @@ mkdir -p "$build_dir/bin"
    -Wno-comment -I./src/OpenCL/include -lOpenCL) > "$out/build.log" 2>&1 ||
   die "FluidX3D did not build; see $out/build.log"
 [[ "$build_only" -eq 0 ]] || { note "built $build_dir/bin/FluidX3D"; exit 0; }
+fi
 
 # ---- the runs, alternately ----
 fx_run() { # log -> MLUPS
