@@ -133,3 +133,29 @@ void app_stats(double *v, int m, double *median, double *lo, double *hi) {
   *lo = v[0];
   *hi = v[m - 1];
 }
+
+bool app_help(MPI_Comm comm, int argc, char **argv, const char *usage) {
+  int rank = 0;
+  for (int i = 1; i < argc; ++i)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      MPI_Comm_rank(comm, &rank);
+      if (rank == 0) fputs(usage, stdout);
+      return true;
+    }
+  return false;
+}
+
+int app_usage(MPI_Comm comm, const char *cmd, const char *usage, const char *bad,
+              const char *missing) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank != 0) return 2;
+  if (bad && bad[0] == '-')
+    fprintf(stderr, "tessera %s: option '%s' is unknown here or lacks its value\n", cmd, bad);
+  else if (bad)
+    fprintf(stderr, "tessera %s: unexpected argument '%s'\n", cmd, bad);
+  else if (missing)
+    fprintf(stderr, "tessera %s: %s is missing\n", cmd, missing);
+  fputs(usage, stderr);
+  return 2;
+}

@@ -26,6 +26,17 @@ int app_report(MPI_Comm comm, tsr_status st, const tsr_error_t *err);
 bool app_int_arg(MPI_Comm comm, const char *cmd, const char *opt, const char *text, int64_t min,
                  int64_t max, int64_t *out);
 
+/* Whether the arguments of a subcommand ask for its usage (--help or -h anywhere): then
+ * the usage is printed on stdout once (rank 0), and the caller returns 0. */
+bool app_help(MPI_Comm comm, int argc, char **argv, const char *usage);
+
+/* A usage error of `tessera cmd`: one line naming it, then the usage, on stderr once
+ * (rank 0); returns 2, the exit status of bad usage. bad: the argument at fault (an
+ * option unknown or without its value, or an operand too many), or NULL with missing:
+ * what is missing (e.g. "CONFIG"). */
+int app_usage(MPI_Comm comm, const char *cmd, const char *usage, const char *bad,
+              const char *missing);
+
 /* Median, smallest and largest of m >= 1 values (sorts them): the statistics of a
  * benchmark's repetitions. */
 void app_stats(double *v, int m, double *median, double *lo, double *hi);

@@ -305,7 +305,10 @@ static int bench_parse(MPI_Comm comm, int argc, char **argv, bench_opts_t *o) {
   *o = (bench_opts_t){.n = 128, .repeat = 5, .seconds = 0.3, .lattices = 0xf, .layouts = 3,
                       .precisions = 3, .collisions = 3, .blocks = 7, .streamings = 3,
                       .use_gpu = 1, .device = -1};
-  int rank = 0, bad = 0;
+  int rank = 0, bad = 0; /* 1: a value not allowed, 2: an option unknown or without its
+                           value, 3: reported already */
+  const char *culprit = NULL, *value = NULL;
+  if (app_help(comm, argc, argv, bench_usage)) return 1;
   int64_t v = 0;
   MPI_Comm_rank(comm, &rank);
   for (int i = 1; i < argc && !bad; ++i) {
@@ -314,7 +317,7 @@ static int bench_parse(MPI_Comm comm, int argc, char **argv, bench_opts_t *o) {
       o->use_gpu = 0;
       continue;
     }
-    if (!text) bad = 1;
+    if (!text) bad = 2;
     else if (strcmp(opt, "--cells") == 0 || strcmp(opt, "--gpu-cells") == 0) {
       if (!app_int_arg(comm, "bench", opt, text, BENCH_MIN_CELLS, BENCH_MAX_CELLS, &v)) return 2;
       *(strcmp(opt, "--cells") == 0 ? &o->n : &o->gn) = (long)v;
@@ -344,16 +347,25 @@ static int bench_parse(MPI_Comm comm, int argc, char **argv, bench_opts_t *o) {
               gx * gy > 1024;
       }
       if (!bad) o->group[0] = (int)gx, o->group[1] = (int)gy, o->group[2] = 1;
-      else if (rank == 0)
-        fprintf(stderr, "tessera bench: --gpu-group %s: allowed are X,Y with whole X, Y >= 1 "
-                "and X Y <= 1024\n", text);
+      else {
+        bad = 3;
+        if (rank == 0)
+          fprintf(stderr, "tessera bench: --gpu-group %s: allowed are X,Y with whole X, Y >= 1 "
+                  "and X Y <= 1024\n", text);
+      }
     }
-    else bad = 1;
+    else bad = 2;
+    if (bad) culprit = opt, value = text;
     ++i; /* the value */
   }
   if (o->gn == 0) o->gn = o->n;
+  if (bad == 2) return app_usage(comm, "bench", bench_usage, culprit, NULL);
   if (bad) {
-    if (rank == 0) fputs(bench_usage, stderr);
+    if (rank == 0) {
+      if (bad == 1)
+        fprintf(stderr, "tessera bench: %s %s: a value not in the lists below\n", culprit, value);
+      fputs(bench_usage, stderr);
+    }
     return 2;
   }
   return 0;
@@ -422,7 +434,8 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--hetero") == 0) return app_bench_hetero(comm, argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "--config") == 0) return app_bench_config(comm, argc - 1, argv + 1);
   bench_opts_t o;
-  if (bench_parse(comm, argc, argv, &o) != 0) return 2;
+  const int parsed = bench_parse(comm, argc, argv, &o);
+  if (parsed != 0) return parsed == 1 ? 0 : 2;
   bench_row_t *rows = calloc(BENCH_MAX_ROWS, sizeof *rows);
   report_item_t *cells = NULL;
   int nrows = 0;

@@ -115,8 +115,8 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   const char *config = NULL, *json = NULL, *exchange = NULL;
   int64_t steps = 50, repeat = 3;
-  bool bad = false;
-  for (int i = 1; i < argc && !bad; ++i) {
+  if (app_help(comm, argc, argv, config_usage)) return 0;
+  for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
       if (!app_int_arg(comm, "bench --config", "--steps", argv[++i], 1, INT64_MAX, &steps)) return 2;
     } else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
@@ -126,12 +126,9 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
     } else if (strcmp(argv[i], "--exchange") == 0 && i + 1 < argc) exchange = argv[++i];
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
     else if (argv[i][0] != '-' && !config) config = argv[i];
-    else bad = true;
+    else return app_usage(comm, "bench --config", config_usage, argv[i], NULL);
   }
-  if (bad || !config) {
-    if (rank == 0) fputs(config_usage, stderr);
-    return 2;
-  }
+  if (!config) return app_usage(comm, "bench --config", config_usage, NULL, "CONFIG");
   bool both = exchange && strcmp(exchange, "both") == 0;
   int chosen = -1;
   for (int k = 0; exchange && !both && simulation_exchange_names[k]; ++k)

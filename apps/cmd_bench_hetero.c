@@ -90,18 +90,15 @@ int app_bench_hetero(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_size(comm, &size);
   const char *config = NULL, *json = NULL;
   int64_t steps = 50;
-  bool bad = false;
-  for (int i = 1; i < argc && !bad; ++i) {
+  if (app_help(comm, argc, argv, hetero_usage)) return 0;
+  for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
       if (!app_int_arg(comm, "bench --hetero", "--steps", argv[++i], 1, INT64_MAX, &steps)) return 2;
     } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
     else if (argv[i][0] != '-' && !config) config = argv[i];
-    else bad = true;
+    else return app_usage(comm, "bench --hetero", hetero_usage, argv[i], NULL);
   }
-  if (bad || !config) {
-    if (rank == 0) fputs(hetero_usage, stderr);
-    return 2;
-  }
+  if (!config) return app_usage(comm, "bench --hetero", hetero_usage, NULL, "CONFIG");
   config_t *doc = NULL;
   node_process_t *procs = NULL;
   MPI_Comm part = MPI_COMM_NULL;

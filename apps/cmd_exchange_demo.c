@@ -24,10 +24,11 @@ int app_exchange_demo(MPI_Comm comm, int argc, char **argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  if (argc != 2) {
-    if (rank == 0) fprintf(stderr, "usage: tessera exchange-demo CONFIG\n");
-    return 2;
-  }
+  static const char usage[] = "usage: tessera exchange-demo CONFIG\n";
+  if (app_help(comm, argc, argv, usage)) return 0;
+  if (argc > 2) return app_usage(comm, "exchange-demo", usage, argv[2], NULL);
+  if (argc < 2 || argv[1][0] == '-')
+    return app_usage(comm, "exchange-demo", usage, argc < 2 ? NULL : argv[1], "CONFIG");
 
   /* config -> patch -> registry -> data -> exchange -> check */
   simulation_options_t cfg;

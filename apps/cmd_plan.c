@@ -210,19 +210,17 @@ int app_plan(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   const char *config = NULL, *nodes = NULL, *json = NULL;
   int64_t ranks = -1;
-  bool bad = false;
-  for (int i = 1; i < argc && !bad; ++i) {
+  if (app_help(comm, argc, argv, plan_usage)) return 0;
+  for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
       if (!app_int_arg(comm, "plan", "--ranks", argv[++i], 1, PLAN_MAX_RANKS, &ranks)) return 2;
     } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) nodes = argv[++i];
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
     else if (argv[i][0] != '-' && !config) config = argv[i];
-    else bad = true;
+    else return app_usage(comm, "plan", plan_usage, argv[i], NULL);
   }
-  if (bad || !config || (ranks < 0 && !nodes)) {
-    if (rank == 0) fputs(plan_usage, stderr);
-    return 2;
-  }
+  if (!config) return app_usage(comm, "plan", plan_usage, NULL, "CONFIG");
+  if (ranks < 0 && !nodes) return app_usage(comm, "plan", plan_usage, NULL, "--ranks or --nodes");
   TSR_TRY(config_load(comm, config, &doc, err));
   if (rank == 0) st = plan_make(doc, config, ranks, nodes, json, err);
   st = verdict_reduce(comm, st, 0, err);

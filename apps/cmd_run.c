@@ -32,6 +32,9 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   const char *config = NULL, *output = NULL;
   int64_t steps = -1;
   bool overwrite = false;
+  static const char usage[] =
+      "usage: tessera run CONFIG [--output FOLDER] [--overwrite] [--steps N]\n";
+  if (app_help(comm, argc, argv, usage)) return 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--output") == 0 && i + 1 < argc) output = argv[++i];
     else if (strcmp(argv[i], "--overwrite") == 0) overwrite = true;
@@ -39,13 +42,9 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
       if (!app_int_arg(comm, "run", "--steps", argv[++i], 0, INT64_MAX, &steps)) return 2;
     }
     else if (argv[i][0] != '-' && !config) config = argv[i];
-    else config = NULL, i = argc;
+    else return app_usage(comm, "run", usage, argv[i], NULL);
   }
-  if (!config) {
-    if (rank == 0)
-      fprintf(stderr, "usage: tessera run CONFIG [--output FOLDER] [--overwrite] [--steps N]\n");
-    return 2;
-  }
+  if (!config) return app_usage(comm, "run", usage, NULL, "CONFIG");
 
   /* config -> options -> simulation -> time steps -> summary */
   simulation_options_t so;
