@@ -16,6 +16,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=common.sh
+. "$here/common.sh"
 
 usage() {
   cat <<EOF
@@ -47,12 +49,9 @@ options (defaults in brackets):
 EOF
 }
 
-die() { echo "peer-bench: error: $*" >&2; exit 1; }
-note() { echo "peer-bench: $*"; }
 
 src="" build_dir="" tessera="$root/build/apps/tessera" build_only=0 no_build=0 cells=256 rounds=100
 seconds=1 runs=3 storage=fp32 device="" out="$root/out/peer-bench/fluidx3d"
-need_arg() { [[ $# -ge 2 && -n "$2" ]] || die "option $1 needs a value (see --help)"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build-dir) need_arg "$@"; build_dir=$2; shift 2 ;;
@@ -132,7 +131,6 @@ print(" ".join("%.1f %.1f" % (rows["d3q19,srt,sp," + s]["mlups"], rows["d3q19,sr
                for s in ("two_grid", "in_place")))
 PY
 }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 results="$out/results.csv"
 echo "run,fluidx3d_peak_mlups,tessera_two_grid_median,tessera_two_grid_best,tessera_in_place_median,tessera_in_place_best" > "$results"

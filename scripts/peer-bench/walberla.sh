@@ -13,6 +13,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=common.sh
+. "$here/common.sh"
 
 usage() {
   cat <<EOF
@@ -42,8 +44,6 @@ options (defaults in brackets):
 EOF
 }
 
-die() { echo "peer-bench: error: $*" >&2; exit 1; }
-note() { echo "peer-bench: $*"; }
 
 # ---------------------------------------------------------------------------------------
 # Options
@@ -53,7 +53,6 @@ build_only=0 cells=128 steps=300 warmup=100 runs=3
 configs="1x1,2x1,1x2" collisions="srt,trt" precisions="dp,sp" lid="y+"
 out="$root/out/peer-bench/walberla"
 
-need_arg() { [[ $# -ge 2 && -n "$2" ]] || die "option $1 needs a value (see --help)"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build-dir)  need_arg "$@"; build_dir=$2; shift 2 ;;
@@ -432,7 +431,6 @@ run_walberla() {  # P collision precision log
     die "cannot read the timed loops, or the cell counts differ from the case, in $4"
 }
 
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # ---------------------------------------------------------------------------------------
 # Interleaved runs
