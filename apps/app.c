@@ -49,6 +49,55 @@ bool app_real_arg(MPI_Comm comm, const char *cmd, const char *opt, const char *t
   return false;
 }
 
+bool app_set_arg(MPI_Comm comm, const char *cmd, const char *text, app_sets_t *sets) {
+  if (sets->n < APP_MAX_SETS) {
+    sets->items[sets->n++] = text;
+    return true;
+  }
+  char range[96];
+  snprintf(range, sizeof range, "allowed: at most %d --set options", APP_MAX_SETS);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {
+    fprintf(stderr, "tessera %s: --set %s: %s\n", cmd, text, range);
+    fflush(stderr);
+  }
+  return false;
+}
+
+tsr_status app_config_load(MPI_Comm comm, const char *path, const app_sets_t *sets,
+                           config_t **doc, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_TRY(config_load(comm, path, doc, err));
+  /* every rank has the same text and the same arguments: the same verdict */
+  for (int i = 0; sets && i < sets->n; ++i) TSR_TRY(config_set(*doc, sets->items[i], err));
+cleanup:
+  if (st != TSR_OK) config_free(doc);
+  return st;
+}
+
+tsr_status app_write_config(MPI_Comm comm, const config_t *doc, output_folder_t *out,
+                            tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank = 0;
+  char *text = NULL;
+  output_file_t f = {.f = NULL};
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {
+    char path[OUTPUT_PATH_MAX];
+    text = config_text(doc);
+    TSR_CHECK(text, TSR_ERR_NOMEM, "out of memory writing config.json");
+    TSR_TRY(output_folder_file(out, path, sizeof path, err, "config.json"));
+    TSR_TRY(output_file_open(&f, path, err));
+    fputs(text, f.f);
+    TSR_TRY(output_file_commit(&f, err));
+  }
+cleanup:
+  output_file_discard(&f);
+  free(text);
+  return verdict_reduce(comm, st, 0, err);
+}
+
 /* OMP_NUM_THREADS: see app_check_environment. libgomp has read it before main (it warns
  * about text it cannot read and ignores it, and takes a number as large as asked for, then
  * crashes when it cannot start the threads); tessera refuses both before any parallel

@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "module.h"
+#include "output.h"
 #include "sim.h"
 #include "tsr_error.h"
 
@@ -36,6 +38,27 @@ bool app_help(MPI_Comm comm, int argc, char **argv, const char *usage);
  * what is missing (e.g. "CONFIG"). */
 int app_usage(MPI_Comm comm, const char *cmd, const char *usage, const char *bad,
               const char *missing);
+
+/* The overrides of a command line (--set PATH=VALUE, repeatable), in their order. */
+enum { APP_MAX_SETS = 64 };
+typedef struct app_sets {
+  const char *items[APP_MAX_SETS]; /* borrowed from argv */
+  int n;
+} app_sets_t;
+
+/* Keeps one --set assignment; past APP_MAX_SETS a usage error of `tessera cmd` (printed
+ * once), and false: the caller exits with status 2. */
+bool app_set_arg(MPI_Comm comm, const char *cmd, const char *text, app_sets_t *sets);
+
+/* Collective: config_load, then every override in order (config_set), so that each value
+ * is read and validated exactly as if the file said it. */
+TSR_NODISCARD tsr_status app_config_load(MPI_Comm comm, const char *path, const app_sets_t *sets,
+                                         config_t **doc, tsr_error_t *err);
+
+/* Collective: rank 0 writes the document as run, overrides included (config_text), to
+ * config.json in the output folder (recorded in its manifest); one verdict. */
+TSR_NODISCARD tsr_status app_write_config(MPI_Comm comm, const config_t *doc,
+                                          output_folder_t *out, tsr_error_t *err);
 
 /* Median, smallest and largest of m >= 1 values (sorts them): the statistics of a
  * benchmark's repetitions. */

@@ -27,7 +27,8 @@
 #include "verdict.h"
 
 static const char config_usage[] =
-    "usage: tessera bench --config CONFIG [--steps S] [--repeat R] [--exchange E] [--json FILE]\n"
+    "usage: tessera bench --config CONFIG [--set PATH=VALUE]... [--steps S] [--repeat R]\n"
+    "                                     [--exchange E] [--json FILE]\n"
     "  CONFIG's run (its modules, domain and hardware; the run's loop with its stability\n"
     "  checks, no output) for S steps (default 50),\n"
     "  R times (default 3): MLUPS and the share of the step per sweep and phase;\n"
@@ -115,6 +116,7 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   const char *config = NULL, *json = NULL, *exchange = NULL;
   int64_t steps = 50, repeat = 3;
+  app_sets_t sets = {.n = 0};
   if (app_help(comm, argc, argv, config_usage)) return 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
@@ -125,6 +127,9 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
         return 2;
     } else if (strcmp(argv[i], "--exchange") == 0 && i + 1 < argc) exchange = argv[++i];
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+    else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+      if (!app_set_arg(comm, "bench --config", argv[++i], &sets)) return 2;
+    }
     else if (argv[i][0] != '-' && !config) config = argv[i];
     else return app_usage(comm, "bench --config", config_usage, argv[i], NULL);
   }
@@ -144,7 +149,7 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   memset(var, 0, sizeof var);
   int nvar = 0;
   simulation_options_t so;
-  TSR_TRY(config_load(comm, config, &doc, err));
+  TSR_TRY(app_config_load(comm, config, &sets, &doc, err));
   st = simulation_options_read(doc, &so, err);
   if (st == TSR_OK && both) {
     var[nvar++].exchange = SIMULATION_EXCHANGE_MERGED;

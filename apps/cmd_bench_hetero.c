@@ -21,7 +21,7 @@
 #include "verdict.h"
 
 static const char hetero_usage[] =
-    "usage: tessera bench --hetero CONFIG [--steps S] [--json FILE]\n"
+    "usage: tessera bench --hetero CONFIG [--set PATH=VALUE]... [--steps S] [--json FILE]\n"
     "  CONFIG's hardware section must give both hs cpu and hs gpu processes (node\n"
     "  configurations); S timed steps per run (default 50)\n";
 
@@ -90,11 +90,15 @@ int app_bench_hetero(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_size(comm, &size);
   const char *config = NULL, *json = NULL;
   int64_t steps = 50;
+  app_sets_t sets = {.n = 0};
   if (app_help(comm, argc, argv, hetero_usage)) return 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
       if (!app_int_arg(comm, "bench --hetero", "--steps", argv[++i], 1, INT64_MAX, &steps)) return 2;
     } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+    else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+      if (!app_set_arg(comm, "bench --hetero", argv[++i], &sets)) return 2;
+    }
     else if (argv[i][0] != '-' && !config) config = argv[i];
     else return app_usage(comm, "bench --hetero", hetero_usage, argv[i], NULL);
   }
@@ -105,7 +109,7 @@ int app_bench_hetero(MPI_Comm comm, int argc, char **argv) {
   simulation_options_t so;
   lbm_options_t lo;
   hetero_result_t res[3] = {{0}}; /* cpu alone, gpu alone, together */
-  TSR_TRY(config_load(comm, config, &doc, err));
+  TSR_TRY(app_config_load(comm, config, &sets, &doc, err));
   st = simulation_options_read(doc, &so, err);
   if (st == TSR_OK) st = lbm_options_read(doc, &so.domain, &lo, err);
   if (st == TSR_OK) st = config_check_unknown(doc, err);

@@ -17,7 +17,7 @@
 #include "verdict.h"
 
 static const char plan_usage[] =
-    "usage: tessera plan CONFIG [--ranks N] [--nodes LIST] [--json FILE]\n"
+    "usage: tessera plan CONFIG (--ranks N | --nodes LIST) [--set PATH=VALUE]... [--json FILE]\n"
     "  LIST: the node of every rank in rank order, e.g. \"gpu[1-4],cpu[01-60]:2\" (a name may\n"
     "  hold one range; \":n\" ranks on each, default: the processes its configuration lists)\n";
 
@@ -210,18 +210,22 @@ int app_plan(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   const char *config = NULL, *nodes = NULL, *json = NULL;
   int64_t ranks = -1;
+  app_sets_t sets = {.n = 0};
   if (app_help(comm, argc, argv, plan_usage)) return 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
       if (!app_int_arg(comm, "plan", "--ranks", argv[++i], 1, PLAN_MAX_RANKS, &ranks)) return 2;
     } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) nodes = argv[++i];
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+    else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+      if (!app_set_arg(comm, "plan", argv[++i], &sets)) return 2;
+    }
     else if (argv[i][0] != '-' && !config) config = argv[i];
     else return app_usage(comm, "plan", plan_usage, argv[i], NULL);
   }
   if (!config) return app_usage(comm, "plan", plan_usage, NULL, "CONFIG");
   if (ranks < 0 && !nodes) return app_usage(comm, "plan", plan_usage, NULL, "--ranks or --nodes");
-  TSR_TRY(config_load(comm, config, &doc, err));
+  TSR_TRY(app_config_load(comm, config, &sets, &doc, err));
   if (rank == 0) st = plan_make(doc, config, ranks, nodes, json, err);
   st = verdict_reduce(comm, st, 0, err);
 cleanup:

@@ -33,10 +33,17 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   int64_t steps = -1;
   bool overwrite = false;
   static const char usage[] =
-      "usage: tessera run CONFIG [--output FOLDER] [--overwrite] [--steps N]\n";
+      "usage: tessera run CONFIG [--set PATH=VALUE]... [--output FOLDER] [--overwrite] [--steps N]\n"
+      "  --set: a configuration value (JSON) at a key path, e.g. --set lbm.viscosity=0.01\n"
+      "  --set 'domain.cells=[64,64,1]' --set 'lbm.lattice=\"D2Q9\"'; --output and --steps\n"
+      "  are output.folder and steps; the configuration run is written to FOLDER/config.json\n";
+  app_sets_t sets = {.n = 0};
   if (app_help(comm, argc, argv, usage)) return 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--output") == 0 && i + 1 < argc) output = argv[++i];
+    else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+      if (!app_set_arg(comm, "run", argv[++i], &sets)) return 2;
+    }
     else if (strcmp(argv[i], "--overwrite") == 0) overwrite = true;
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
       if (!app_int_arg(comm, "run", "--steps", argv[++i], 0, INT64_MAX, &steps)) return 2;
@@ -48,27 +55,33 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
 
   /* config -> options -> simulation -> time steps -> summary */
   simulation_options_t so;
-  TSR_TRY(config_load(comm, config, &doc, err));
+  TSR_TRY(app_config_load(comm, config, &sets, &doc, err));
+  /* --output and --steps go into the document, so that config.json is what ran */
+  if (output) {
+    size_t n = strlen(output);
+    TSR_CHECK(n > 0 && n < sizeof so.output_folder, TSR_ERR_INVALID,
+              "--output: the folder name is empty or longer than %zu characters",
+              sizeof so.output_folder - 1);
+    TSR_TRY(config_set_string(doc, "--output", "output.folder", output, err));
+  }
+  if (steps >= 0) {
+    char assignment[48];
+    snprintf(assignment, sizeof assignment, "steps=%lld", (long long)steps);
+    TSR_TRY(config_set(doc, assignment, err));
+  }
   st = simulation_options_read(doc, &so, err);
   if (st == TSR_OK) st = module_read_all(doc, &so, app_modules, modules, &nmodules, err);
   if (st == TSR_OK) st = config_check_unknown(doc, err);
-  if (st == TSR_OK && output) {
-    int n = snprintf(so.output_folder, sizeof so.output_folder, "%s", output);
-    if (n <= 0 || (size_t)n >= sizeof so.output_folder)
-      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
-                         "--output: the folder name is empty or longer than %zu characters",
-                         sizeof so.output_folder - 1);
-  }
-  if (steps >= 0) so.steps = steps;
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   st = sim_create(comm, &so, &app_sim_setup, modules, nmodules, &sim, err);
   nmodules = 0; /* the simulation's now, or freed */
   TSR_TRY(st);
   /* the folder is this run's from here on: locked, earlier output gone, writable by all */
-  const char *patterns[1 + SIM_OUTPUT_PATTERNS] = {"summary.json"};
-  for (int i = 0; i < SIM_OUTPUT_PATTERNS; ++i) patterns[1 + i] = sim_output_patterns[i];
-  TSR_TRY(output_folder_open(comm, so.output_folder, patterns, 1 + SIM_OUTPUT_PATTERNS,
+  const char *patterns[2 + SIM_OUTPUT_PATTERNS] = {"summary.json", "config.json"};
+  for (int i = 0; i < SIM_OUTPUT_PATTERNS; ++i) patterns[2 + i] = sim_output_patterns[i];
+  TSR_TRY(output_folder_open(comm, so.output_folder, patterns, 2 + SIM_OUTPUT_PATTERNS,
                              overwrite, &out, err));
+  TSR_TRY(app_write_config(comm, doc, out, err));
 
   run_describe(sim, &so, config);
   run_options_t ro = {.steps = so.steps, .out = out, .signals = true};

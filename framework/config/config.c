@@ -483,3 +483,239 @@ tsr_status config_check_unknown(const config_t *cfg, tsr_error_t *err) {
 cleanup:
   return st;
 }
+
+/* ---- overrides ---- */
+
+/* One step of a key path: a key ("lbm") or an array index ("[2]"). */
+typedef struct config_step {
+  bool is_index;
+  size_t index;
+  char key[CONFIG_PATH_MAX];
+} config_step_t;
+
+/* Reads the step at *p (after a '.' or at the start: a key; at '[': an index) and moves
+ * *p past it; false for a malformed step. */
+static bool config_next_step(const char **p, bool first, config_step_t *s) {
+  const char *q = *p;
+  memset(s, 0, sizeof *s);
+  if (*q == '[') {
+    char *end = NULL;
+    if (q[1] < '0' || q[1] > '9') return false;
+    errno = 0;
+    unsigned long long v = strtoull(q + 1, &end, 10);
+    if (errno || *end != ']' || v > (unsigned long long)SIZE_MAX) return false;
+    s->is_index = true;
+    s->index = (size_t)v;
+    *p = end + 1;
+    return true;
+  }
+  if (!first) {
+    if (*q != '.') return false;
+    ++q;
+  }
+  size_t n = strcspn(q, ".[]");
+  if (n == 0 || n >= sizeof s->key || q[n] == ']') return false;
+  memcpy(s->key, q, n);
+  *p = q + n;
+  return true;
+}
+
+/* Puts value (borrowed) at key path path; what names the override in messages ("--set
+ * a.b=1", "--output"). */
+static tsr_status config_put(config_t *cfg, const char *what, const char *path, json_t *value,
+                             tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char done[CONFIG_PATH_MAX] = "";
+  TSR_CHECK(cfg->nnodes == 1 && cfg->nodes[0]->nasked == 0, TSR_ERR_INVALID,
+            "%.200s: the configuration has been read already", what);
+  config_step_t s;
+  const char *p = path;
+  for (bool first = true; *p || first; first = false) /* the whole path's form first */
+    TSR_CHECK(config_next_step(&p, first, &s), TSR_ERR_INVALID,
+              "%.200s: '%s' is not a key path (keys joined by '.', array items as [i], e.g. "
+              "obstacles[0].radius)",
+              what, path);
+  json_t *at = cfg->root; /* an object or an array, where the next step goes */
+  p = path;
+  for (bool first = true;; first = false) {
+    if (!config_next_step(&p, first, &s)) break; /* checked above */
+    bool last = *p == '\0';
+    char here[CONFIG_PATH_MAX];
+    if (s.is_index) {
+      TSR_CHECK(json_is_array(at), TSR_ERR_INVALID, "%.200s: %s is %s, not an array", what,
+                done[0] ? done : "the top level", config_type_name(at));
+      TSR_CHECK(s.index < json_array_size(at), TSR_ERR_INVALID,
+                "%.200s: %s has %zu item(s); [%zu] does not exist", what, done,
+                json_array_size(at), s.index);
+      snprintf(here, sizeof here, "%s[%zu]", done, s.index);
+      if (last) {
+        TSR_CHECK(json_array_set(at, s.index, value) == 0, TSR_ERR_NOMEM,
+                  "%.200s: out of memory", what);
+        break;
+      }
+      at = json_array_get(at, s.index);
+    }
+    else {
+      TSR_CHECK(json_is_object(at), TSR_ERR_INVALID, "%.200s: %s is %s, not an object", what,
+                done, config_type_name(at));
+      config_join(here, done, ".", s.key);
+      if (last) {
+        TSR_CHECK(json_object_set(at, s.key, value) == 0, TSR_ERR_NOMEM,
+                  "%.200s: out of memory", what);
+        break;
+      }
+      json_t *next = json_object_get(at, s.key);
+      TSR_CHECK(next || *p != '[', TSR_ERR_INVALID,
+                "%.200s: %s is missing; an array item must exist to be set", what, here);
+      if (!next) { /* a section the file leaves out */
+        next = json_object();
+        TSR_CHECK(next && json_object_set_new(at, s.key, next) == 0, TSR_ERR_NOMEM,
+                  "%.200s: out of memory", what);
+      }
+      at = next;
+    }
+    snprintf(done, sizeof done, "%s", here);
+    TSR_CHECK(json_is_object(at) || json_is_array(at), TSR_ERR_INVALID,
+              "%.200s: %s is %s, not an object", what, done, config_type_name(at));
+  }
+cleanup:
+  return st;
+}
+
+tsr_status config_set(config_t *cfg, const char *assignment, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  json_t *value = NULL;
+  char path[CONFIG_PATH_MAX], what[CONFIG_PATH_MAX + 16];
+  snprintf(what, sizeof what, "--set %.200s", assignment);
+  const char *eq = strchr(assignment, '=');
+  TSR_CHECK(eq && eq != assignment, TSR_ERR_INVALID,
+            "%s: expected PATH=VALUE, e.g. --set lbm.viscosity=0.01", what);
+  TSR_CHECK((size_t)(eq - assignment) < sizeof path, TSR_ERR_INVALID,
+            "%s: the key path is longer than %zu characters", what, sizeof path - 1);
+  memcpy(path, assignment, (size_t)(eq - assignment));
+  path[eq - assignment] = '\0';
+  json_error_t jerr;
+  value = json_loads(eq + 1, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
+  TSR_CHECK(value, TSR_ERR_INVALID,
+            "%s: the value is not JSON (%s); a string needs its quotes: --set '%s=\"...\"'",
+            what, jerr.text, path);
+  TSR_TRY(config_put(cfg, what, path, value, err));
+cleanup:
+  json_decref(value);
+  return st;
+}
+
+tsr_status config_set_string(config_t *cfg, const char *option, const char *path,
+                             const char *value, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  json_t *v = json_string(value);
+  TSR_CHECK(v, TSR_ERR_INVALID, "%s: '%.200s' is not UTF-8 text", option, value);
+  TSR_TRY(config_put(cfg, option, path, v, err));
+cleanup:
+  json_decref(v);
+  return st;
+}
+
+/* A growing text (config_text). */
+typedef struct config_buf {
+  char *text;
+  size_t len, cap;
+  bool failed;
+} config_buf_t;
+
+static void config_put_text(config_buf_t *b, const char *t, size_t n) {
+  if (b->failed) return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 1024;
+    while (b->len + n + 1 > cap) cap *= 2;
+    char *grown = realloc(b->text, cap);
+    if (!grown) {
+      b->failed = true;
+      return;
+    }
+    b->text = grown;
+    b->cap = cap;
+  }
+  memcpy(b->text + b->len, t, n);
+  b->len += n;
+  b->text[b->len] = '\0';
+}
+
+static void config_puts(config_buf_t *b, const char *t) { config_put_text(b, t, strlen(t)); }
+
+static void config_indent(config_buf_t *b, int depth) {
+  config_puts(b, "\n");
+  for (int i = 0; i < depth; ++i) config_puts(b, "  ");
+}
+
+/* A real as the shortest of %.15g, %.16g and %.17g that reads back as the same double,
+ * kept a real (".0" added to an integral value): a run from the written text is the same
+ * run. */
+static void config_put_real(config_buf_t *b, double v) {
+  char t[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    snprintf(t, sizeof t, "%.*g", digits, v);
+    if (strtod(t, NULL) == v) break;
+  }
+  if (!strpbrk(t, ".eE")) strcat(t, ".0");
+  config_puts(b, t);
+}
+
+/* v as JSON text: objects one key per line, arrays of scalars on one line. */
+static void config_put_value(config_buf_t *b, const json_t *v, int depth) {
+  if (json_is_object(v)) {
+    const char *key;
+    json_t *item;
+    bool first = true;
+    config_puts(b, "{");
+    json_object_foreach((json_t *)v, key, item) {
+      config_puts(b, first ? "" : ",");
+      first = false;
+      config_indent(b, depth + 1);
+      json_t *k = json_string(key);
+      char *kt = k ? json_dumps(k, JSON_ENCODE_ANY) : NULL;
+      if (!kt) b->failed = true;
+      else config_puts(b, kt);
+      free(kt);
+      json_decref(k);
+      config_puts(b, ": ");
+      config_put_value(b, item, depth + 1);
+    }
+    if (!first) config_indent(b, depth);
+    config_puts(b, "}");
+  }
+  else if (json_is_array(v)) {
+    bool flat = true;
+    for (size_t i = 0; i < json_array_size(v); ++i) {
+      const json_t *item = json_array_get(v, i);
+      flat = flat && !json_is_object(item) && !json_is_array(item);
+    }
+    config_puts(b, "[");
+    for (size_t i = 0; i < json_array_size(v); ++i) {
+      config_puts(b, i ? (flat ? ", " : ",") : "");
+      if (!flat) config_indent(b, depth + 1);
+      config_put_value(b, json_array_get(v, i), depth + 1);
+    }
+    if (!flat && json_array_size(v)) config_indent(b, depth);
+    config_puts(b, "]");
+  }
+  else if (json_is_real(v))
+    config_put_real(b, json_real_value(v));
+  else {
+    char *t = json_dumps(v, JSON_ENCODE_ANY);
+    if (!t) b->failed = true;
+    else config_puts(b, t);
+    free(t);
+  }
+}
+
+char *config_text(const config_t *cfg) {
+  config_buf_t b = {.text = NULL};
+  config_put_value(&b, cfg->root, 0);
+  config_puts(&b, "\n");
+  if (b.failed) {
+    free(b.text);
+    return NULL;
+  }
+  return b.text;
+}

@@ -40,6 +40,25 @@ TSR_NODISCARD tsr_status config_load(MPI_Comm comm, const char *path, config_t *
 
 void config_free(config_t **cfg);
 
+/* An override from the command line (`--set PATH=VALUE`), applied to the document before
+ * anything reads it, so that the value is validated exactly as if it were in the file.
+ * PATH is a key path as messages write it ("lbm.viscosity", "obstacles[1].center"):
+ * missing objects on the way are made, an array item must exist. VALUE is JSON text
+ * ("0.01", "[128,128,1]", "\"D3Q27\"", "{...}"). Every fault (no '=', an empty key, a
+ * value that is not JSON, a path through a number or past an array's end) is one
+ * TSR_ERR_INVALID message naming the assignment (the document is then only fit to be
+ * freed). Once a reader has run, overrides are refused (TSR_ERR_INVALID). */
+TSR_NODISCARD tsr_status config_set(config_t *cfg, const char *assignment, tsr_error_t *err);
+
+/* The same for a string value from a command-line option (named in messages, e.g.
+ * "--output"): value is the text itself, no quotes. */
+TSR_NODISCARD tsr_status config_set_string(config_t *cfg, const char *option, const char *path,
+                                           const char *value, tsr_error_t *err);
+
+/* The document as JSON text (two-space indent, keys in their order, a final newline),
+ * overrides included, into a new buffer the caller frees; NULL when out of memory. */
+char *config_text(const config_t *cfg);
+
 const char *config_source(const config_t *cfg);
 config_node_t *config_root(config_t *cfg);
 /* Key path of a node: "" for the top level, "domain", "obstacles[2]". */

@@ -23,7 +23,15 @@
  *    "obstacles[2].radius" key paths and non-object items; required vs optional (absent
  *    optional keys leave the caller's default); config_object on a non-object;
  *    config_check_unknown at the top level, in a nested object and in a list item,
- *    listing the keys asked for (absent ones included, each once). */
+ *    listing the keys asked for (absent ones included, each once);
+ *  - overrides (--set): values at key paths, sections made on the way, array items, every
+ *    malformed assignment refused with its message, no override after a read;
+ *    config_text reads back as the same document, reals exactly.
+ *
+ * Every CASE that is a JSON object runs a second time as overrides: an empty document
+ * gets one --set per leaf of the file (its key path = its JSON text), and must fail with
+ * the same fragment, so that a value from the command line is validated exactly like one
+ * from the file. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <setjmp.h>
@@ -37,6 +45,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "config.h"
 #include "patch.h"
@@ -847,6 +856,144 @@ static void test_every_case_is_listed(void **state) {
   assert_int_equal(found, ncases);
 }
 
+/* ---------------------------------------------------------------- overrides */
+
+static void test_set_values(void **state) {
+  (void)state;
+  tsr_error_t err;
+  use("{\"domain\": {\"cells\": [8, 4, 2]}, \"obstacles\": [{\"radius\": 1}]}");
+  ASSERT_OK(config_set(doc, "domain.cells[1]=16", &err));
+  ASSERT_OK(config_set(doc, "domain.blocks=[2,2,1]", &err));
+  ASSERT_OK(config_set(doc, "steps=7", &err));
+  ASSERT_OK(config_set(doc, "output.probes.x=\"a=b\"", &err)); /* the first '=' splits */
+  ASSERT_OK(config_set(doc, "obstacles[0].radius=2.5", &err));
+  ASSERT_OK(config_set_string(doc, "--output", "output.folder", "r\"un", &err));
+  config_node_t *root = config_root(doc), *domain, *output, *probes, *ob;
+  int64_t cells[3], blocks[3], steps = 0;
+  double radius = 0;
+  char folder[32], x[8];
+  ASSERT_OK(config_object(root, "domain", true, &domain, &err));
+  ASSERT_OK(config_int3(domain, "cells", true, 1, 100, cells, &err));
+  ASSERT_OK(config_int3(domain, "blocks", true, 1, 100, blocks, &err));
+  assert_int_equal(cells[1], 16);
+  assert_int_equal(blocks[0], 2);
+  ASSERT_OK(config_int(root, "steps", true, 0, 100, &steps, &err));
+  assert_int_equal(steps, 7);
+  ASSERT_OK(config_object(root, "output", true, &output, &err));
+  ASSERT_OK(config_string(output, "folder", true, folder, sizeof folder, &err));
+  assert_string_equal(folder, "r\"un");
+  ASSERT_OK(config_object(output, "probes", true, &probes, &err));
+  ASSERT_OK(config_string(probes, "x", true, x, sizeof x, &err));
+  assert_string_equal(x, "a=b");
+  ASSERT_OK(config_list_item(root, "obstacles", 0, &ob, &err));
+  ASSERT_OK(config_real(ob, "radius", true, 0, 10, &radius, &err));
+  assert_true(radius == 2.5);
+  /* after a read: refused */
+  ASSERT_ERR(config_set(doc, "steps=8", &err), TSR_ERR_INVALID, "read already");
+}
+
+static void test_set_refused(void **state) {
+  (void)state;
+  static const struct {
+    const char *assignment, *message;
+  } bad[] = {
+      {"steps", "--set steps: expected PATH=VALUE, e.g. --set lbm.viscosity=0.01"},
+      {"=1", "--set =1: expected PATH=VALUE, e.g. --set lbm.viscosity=0.01"},
+      {"lbm.lattice=D2Q9", "--set lbm.lattice=D2Q9: the value is not JSON (invalid token near "
+                           "'D'); a string needs its quotes: --set 'lbm.lattice=\"...\"'"},
+      {"steps=", "--set steps=: the value is not JSON"},
+      {"a..b=1", "--set a..b=1: 'a..b' is not a key path"},
+      {".a=1", "--set .a=1: '.a' is not a key path"},
+      {"a.=1", "--set a.=1: 'a.' is not a key path"},
+      {"a[x]=1", "--set a[x]=1: 'a[x]' is not a key path"},
+      {"a]=1", "--set a]=1: 'a]' is not a key path"},
+      {"domain.cells[3]=1", "--set domain.cells[3]=1: domain.cells has 3 item(s); [3] does not "
+                            "exist"},
+      {"domain.cells.x=1", "--set domain.cells.x=1: domain.cells is an array, not an object"},
+      {"domain[0]=1", "--set domain[0]=1: domain is an object, not an array"},
+      {"steps.a=1", "--set steps.a=1: steps is an integer, not an object"},
+      {"obstacles[0]=1", "--set obstacles[0]=1: obstacles is missing; an array item must exist"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    tsr_error_t err;
+    use("{\"domain\": {\"cells\": [8, 4, 2]}, \"steps\": 3}");
+    tsr_status st = config_set(doc, bad[i].assignment, &err);
+    if (st != TSR_ERR_INVALID || strncmp(err.text, bad[i].message, strlen(bad[i].message)) != 0)
+      fail_msg("%s: status %d, \"%s\"", bad[i].assignment, (int)st, err.text);
+  }
+}
+
+/* config_text of a document parses back to an equal one; reals keep every bit. */
+static void test_text_reads_back(void **state) {
+  (void)state;
+  tsr_error_t err;
+  const char *json = "{\"a\": {\"r\": [0.1, 1e-300, 3.0, -0.0, 0.30000000000000004], \"s\": "
+                     "\"q\\\"\\u00e9\", \"e\": {}, \"l\": [], \"o\": [{\"x\": 1}, [true, null]]}}";
+  use(json);
+  ASSERT_OK(config_set(doc, "a.n=123456789012", &err));
+  char *text = config_text(doc);
+  assert_non_null(text);
+  assert_int_equal(text[strlen(text) - 1], '\n');
+  json_error_t jerr;
+  json_t *back = json_loads(text, 0, &jerr), *orig = json_loads(json, 0, &jerr);
+  assert_non_null(back);
+  assert_non_null(orig);
+  json_object_set_new(json_object_get(orig, "a"), "n", json_integer(123456789012));
+  assert_true(json_equal(back, orig));
+  json_t *reals = json_object_get(json_object_get(back, "a"), "r");
+  assert_true(json_is_real(json_array_get(reals, 2))); /* 3.0 stays a real */
+  assert_true(json_real_value(json_array_get(reals, 4)) == 0.30000000000000004);
+  assert_non_null(strstr(text, "[0.1, 1e-300, 3.0, -0.0, 0.30000000000000004]"));
+  json_decref(back);
+  json_decref(orig);
+  free(text);
+}
+
+/* One --set per leaf of v (key path kp); false when an override was refused. */
+static bool set_leaves(const json_t *v, const char *kp, tsr_error_t *err) {
+  if (json_is_object(v) && json_object_size(v) > 0) {
+    const char *key;
+    json_t *item;
+    json_object_foreach((json_t *)v, key, item) {
+      char sub[PATH_MAX_LEN];
+      snprintf(sub, sizeof sub, "%s%s%s", kp, kp[0] ? "." : "", key);
+      if (!set_leaves(item, sub, err)) return false;
+    }
+    return true;
+  }
+  char *value = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+  char assignment[4 * PATH_MAX_LEN];
+  int n = snprintf(assignment, sizeof assignment, "%s=%s", kp, value);
+  free(value);
+  assert_true(n > 0 && (size_t)n < sizeof assignment);
+  return config_set(doc, assignment, err) == TSR_OK;
+}
+
+/* The case as overrides of "{}": the same failure as the file's. */
+static void check_case_as_overrides(const char *path, const char *text, size_t len,
+                                    const char *fragment) {
+  json_error_t jerr;
+  json_t *file = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+  if (!file || !json_is_object(file)) { /* syntax, duplicates, top level: the file's own */
+    json_decref(file);
+    return;
+  }
+  tsr_error_t err;
+  tsr_error_clear(&err);
+  config_free(&doc);
+  ASSERT_OK(config_parse("{}", 2, path, &doc, &err));
+  bool set = set_leaves(file, "", &err);
+  json_decref(file);
+  if (!set) fail_msg("%s as --set: refused: %s", path, err.text);
+  simulation_options_t o;
+  tsr_status st = simulation_options_read(doc, &o, &err);
+  if (st == TSR_OK) st = config_check_unknown(doc, &err);
+  config_free(&doc);
+  if (st == TSR_OK) fail_msg("%s as --set: accepted", path);
+  if (!strstr(err.text, fragment))
+    fail_msg("%s as --set: message \"%s\" lacks \"%s\"", path, err.text, fragment);
+}
+
 /* The command line's order: parse, read the simulation options, reject unknown keys. */
 static tsr_status check_like_the_command_line(const char *text, size_t len, const char *path,
                                               tsr_error_t *err) {
@@ -878,6 +1025,7 @@ static void test_invalid_case(void **state) {
   ASSERT_OK(config_read_file(path, &text, &len, &err));
   tsr_error_clear(&err);
   tsr_status st = check_like_the_command_line(text, len, path, &err);
+  check_case_as_overrides(path, text, len, fragment);
   free(text);
   if (st == TSR_OK) fail_msg("%s was accepted", path);
   assert_int_equal(st, TSR_ERR_INVALID);
@@ -927,6 +1075,9 @@ int main(int argc, char **argv) {
       DOC_TEST(test_unknown_nested),
       DOC_TEST(test_unknown_in_list_item),
       cmocka_unit_test(test_every_case_is_listed),
+      DOC_TEST(test_set_values),
+      DOC_TEST(test_set_refused),
+      DOC_TEST(test_text_reads_back),
   };
   int failed = cmocka_run_group_tests_name("config", fixed, NULL, NULL);
 
