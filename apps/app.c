@@ -1,8 +1,12 @@
+#define _POSIX_C_SOURCE 200809L
+
 #include "app.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "cpu_level.h"
 #include "cpu_threads.h"
@@ -98,6 +102,13 @@ cleanup:
   return verdict_reduce(comm, st, 0, err);
 }
 
+void app_default_wait_policy(char **argv) {
+  if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
+  if (setenv("GOMP_SPINCOUNT", "10000", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  unsetenv("GOMP_SPINCOUNT"); /* not started again: libgomp has its default */
+}
+
 /* OMP_NUM_THREADS: see app_check_environment. libgomp has read it before main (it warns
  * about text it cannot read and ignores it, and takes a number as large as asked for, then
  * crashes when it cannot start the threads); tessera refuses both before any parallel
@@ -145,6 +156,12 @@ int app_check_environment(MPI_Comm comm) {
                        "TESSERA_KEEP_DENORMALS = '%.64s%s': allowed are 0 (subnormal floats "
                        "flushed to zero on the CPU threads, the default) and 1 (kept)",
                        keep, strlen(keep) > 64 ? "..." : "");
+  const char *wait = getenv("OMP_WAIT_POLICY");
+  if (st == TSR_OK && wait && strcasecmp(wait, "active") != 0 && strcasecmp(wait, "passive") != 0)
+    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                       "OMP_WAIT_POLICY = '%.64s%s': allowed are active and passive; unset, "
+                       "tessera's threads spin 10000 times, then sleep",
+                       wait, strlen(wait) > 64 ? "..." : "");
   if (st == TSR_OK) st = node_name(node, sizeof node, err);
   char level[512];
   if (st == TSR_OK && cpu_level_from_environment(level, sizeof level) != 0)

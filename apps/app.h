@@ -68,6 +68,17 @@ void app_stats(double *v, int m, double *median, double *lo, double *hi);
 bool app_real_arg(MPI_Comm comm, const char *cmd, const char *opt, const char *text, double min,
                   double max, double *out);
 
+/* Call first in main, before MPI_Init. Without OMP_WAIT_POLICY or GOMP_SPINCOUNT in the
+ * environment, sets GOMP_SPINCOUNT=10000 and starts the program again in the same process
+ * (execv of /proc/self/exe with argv), since libgomp reads the variable when it is loaded,
+ * before main. libgomp's default spins a waiting thread 300000 times before it sleeps: on
+ * cores that other processes also want (two runs on a node, more threads than cores, a
+ * build beside the run) that made runs 4-7x slower here (up to 40x reported); 10000
+ * spins keep the idle machine's speed and fall off no cliff when loaded, where passive
+ * loses 12% on idle cores (docs/performance.md). If the exec fails, the run goes on with
+ * libgomp's default, and says so where it prints the policy. */
+void app_default_wait_policy(char **argv);
+
 /* Checks the environment variables tessera reads, on every rank, before the first
  * OpenMP parallel region:
  *   OMP_NUM_THREADS         a comma-separated list of integers (libgomp's syntax, one per
@@ -77,7 +88,8 @@ bool app_real_arg(MPI_Comm comm, const char *cmd, const char *opt, const char *t
  *   TESSERA_KEEP_DENORMALS  0 or 1;
  *   TESSERA_NODE_NAME       a host name (node_name);
  *   TESSERA_CPU_LEVEL       a CPU level of this build that the CPU has (cpu_level.h);
- *                           applied here.
+ *                           applied here;
+ *   OMP_WAIT_POLICY         active or passive, in any case (libgomp ignores other text).
  * Unset variables are fine. Collective: 0 on every rank, or one message (rank 0, naming
  * the variable, the value, the rank and what is allowed) and 1 on every rank. */
 int app_check_environment(MPI_Comm comm);

@@ -88,6 +88,9 @@ int app_info(MPI_Comm comm, int argc, char **argv) {
     cpu_level_describe(built, sizeof built);
     printf("CPU kernels: levels of this build %s (rank 0's CPU); TESSERA_CPU_LEVEL picks a "
            "lower one\n", built);
+    char wait[96];
+    cpu_threads_wait_policy(wait, sizeof wait);
+    printf("OpenMP threads wait: %s\n", wait);
     for (int r = 0; r < size; ++r)
       printf("  rank %d: node %s, %d OpenMP thread(s), CPU kernels %s\n", r, all[r].node,
              all[r].threads, all[r].level);

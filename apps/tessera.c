@@ -120,6 +120,11 @@ static const char usage_more[] =
     "                         to 64 x the processors online (at most the OpenMP thread\n"
     "                         limit), comma-separated (one per nesting level; the first\n"
     "                         counts)\n"
+    "  OMP_WAIT_POLICY        active or passive: how idle OpenMP threads wait (default: they\n"
+    "                         spin 10000 times, then sleep: GOMP_SPINCOUNT=10000, which\n"
+    "                         tessera sets, starting itself again, when neither variable\n"
+    "                         is set; libgomp's own 300000 spins made runs on busy cores\n"
+    "                         several times slower)\n"
     "\n"
     "exit status: 0 on success, 1 on any error (the same on every rank), 2 on bad usage\n"
     "(an unknown option, or an option's number that is not written whole in decimal\n"
@@ -142,6 +147,7 @@ static int command(MPI_Comm comm, const char *cmd, int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  app_default_wait_policy(argv); /* before MPI and before any thread: it may exec */
   MPI_Init(&argc, &argv);
   MPI_Comm comm = MPI_COMM_WORLD;
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);

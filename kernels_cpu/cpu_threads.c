@@ -1,6 +1,10 @@
 #include "cpu_threads.h"
 
 #include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
 #include <omp.h>
 #if defined(__SSE__)
 #include <xmmintrin.h>
@@ -22,6 +26,18 @@ int cpu_threads_available(void) { return omp_get_num_procs(); }
 int cpu_threads_online(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (int)n : 1;
+}
+
+void cpu_threads_wait_policy(char *text, size_t cap) {
+  const char *policy = getenv("OMP_WAIT_POLICY"), *spins = getenv("GOMP_SPINCOUNT");
+  if (policy && strcasecmp(policy, "passive") == 0)
+    snprintf(text, cap, "passive (OMP_WAIT_POLICY: sleep at once)");
+  else if (policy && strcasecmp(policy, "active") == 0)
+    snprintf(text, cap, "active (OMP_WAIT_POLICY: spin)");
+  else if (spins)
+    snprintf(text, cap, "spin %.32s, then sleep (GOMP_SPINCOUNT)", spins);
+  else
+    snprintf(text, cap, "libgomp's default (spin 300000, then sleep)");
 }
 
 int cpu_threads_most(void) {

@@ -2,6 +2,8 @@
 #ifndef CPU_THREADS_H
 #define CPU_THREADS_H
 
+#include <stddef.h>
+
 /* Threads an OpenMP parallel region of the CPU kernels uses (omp_get_max_threads). */
 int cpu_threads_max(void);
 
@@ -16,6 +18,13 @@ void cpu_threads_set(int n);
  * especially with the f - w_i rho0 storage) can otherwise slow the kernels severalfold.
  * The same mode on every thread keeps every cell's arithmetic identical. */
 int cpu_threads_flush_denormals(int on);
+
+/* How the team's idle threads wait, as libgomp read it from the environment when it was
+ * loaded, in words (into text, cap bytes): OMP_WAIT_POLICY "passive" (sleep at once) or
+ * "active" (spin), else GOMP_SPINCOUNT's spin count before sleeping, else libgomp's
+ * default (300000 spins, then sleep). tessera's command line sets GOMP_SPINCOUNT=10000
+ * unless told otherwise (app_default_wait_policy). */
+void cpu_threads_wait_policy(char *text, size_t cap);
 
 /* Processors this process may run on (its affinity mask) and processors online. */
 int cpu_threads_available(void);

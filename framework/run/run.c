@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cpu_level.h"
+#include "cpu_threads.h"
 #include "plan.h"
 #include "report.h"
 #include "stop.h"
@@ -187,7 +188,9 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
     if (lo == hi) printf("CPU kernels: %s on every rank", cpu_level_name(lo));
     else printf("CPU kernels: %s to %s (each rank the highest its CPU has)", cpu_level_name(lo),
                 cpu_level_name(hi));
-    printf(" (levels of this build: %s)\n", built);
+    char wait[96];
+    cpu_threads_wait_policy(wait, sizeof wait);
+    printf(" (levels of this build: %s); OpenMP threads wait: %s\n", built, wait);
     fflush(stdout);
     for (int m = 0; m < nmod; ++m) {
       char warnings[1024];
