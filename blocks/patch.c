@@ -37,9 +37,15 @@ tsr_status patch_options_validate(const patch_options_t *opts, tsr_error_t *err)
               "one cell along each axis",
               a, axis_names[a], opts->blocks[a], a, (long long)opts->cells[a]);
     nblocks *= opts->blocks[a];
-    TSR_CHECK(nblocks <= INT32_MAX, TSR_ERR_INVALID,
-              "blocks = [%d, %d, %d]: more than %d blocks in all", opts->blocks[0],
-              opts->blocks[1], opts->blocks[2], INT32_MAX);
+    TSR_CHECK(nblocks <= PATCH_MAX_BLOCKS, TSR_ERR_INVALID,
+              "blocks = [%d, %d, %d]: more than %lld (2^20) blocks in all; every process "
+              "plans every block (about 800 bytes and 4 us each), so %.3g blocks would take "
+              "about %.2g GB and %.2g s per process before step 0: use fewer, larger blocks "
+              "(32^3 cells or more run at full speed)",
+              opts->blocks[0], opts->blocks[1], opts->blocks[2], (long long)PATCH_MAX_BLOCKS,
+              (double)opts->blocks[0] * opts->blocks[1] * opts->blocks[2],
+              800e-9 * opts->blocks[0] * opts->blocks[1] * opts->blocks[2],
+              4e-6 * opts->blocks[0] * opts->blocks[1] * opts->blocks[2]);
   }
   TSR_CHECK(opts->cells[0] <= PATCH_MAX_CELLS / opts->cells[1] / opts->cells[2], TSR_ERR_INVALID,
             "cells = [%lld, %lld, %lld]: more than %lld (2^48) cells in all",

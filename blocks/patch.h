@@ -27,10 +27,19 @@ typedef struct patch patch_t;
 #define PATCH_MAX_AXIS_CELLS ((int64_t)1 << 30)
 #define PATCH_MAX_CELLS ((int64_t)1 << 48)
 
+/* The most blocks in all (2^20). Every process plans every block (the plan is global, so
+ * that any process can find any block's rank and neighbours without asking): about 800
+ * bytes and 4 us of planning per block and process (docs/performance.md), 0.8 GB and 4 s
+ * for 2^20; 8 M blocks took 78 s and 4.2 GB before the first message. A block grid that
+ * fine is a mistake (blocks of a few cells) or a run for a distributed plan, which
+ * tessera does not have. */
+#define PATCH_MAX_BLOCKS ((int64_t)1 << 20)
+
 typedef struct patch_options {
   int64_t cells[3];  /* global cell counts, each in 1..PATCH_MAX_AXIS_CELLS, at most
                         PATCH_MAX_CELLS in all */
-  int blocks[3];     /* block grid (bx, by, bz), each in 1..cells */
+  int blocks[3];     /* block grid (bx, by, bz), each in 1..cells, at most
+                        PATCH_MAX_BLOCKS in all */
   bool periodic[3];  /* periodicity per axis */
 } patch_options_t;
 

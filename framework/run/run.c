@@ -148,6 +148,39 @@ cleanup:
   return st;
 }
 
+/* Rank 0: what the framework sees in the options that a user would want to hear before
+ * the run, not after: blocks so small that their ghost layers outnumber their cells, and
+ * outputs that the run's steps never reach. */
+static void run_warn(const simulation_options_t *so, const char *config) {
+  const patch_options_t *d = &so->domain;
+  int64_t own = 1, with_ghosts = 1, b[3];
+  for (int a = 0; a < 3; ++a) {
+    b[a] = d->cells[a] / d->blocks[a]; /* the smallest block's cells along a */
+    own *= b[a];
+    with_ghosts *= d->cells[a] > 1 ? b[a] + 2 : b[a];
+  }
+  if (with_ghosts - own > own)
+    fprintf(stderr, "tessera: warning: %s: blocks of %lldx%lldx%lld cells: a ghost layer of "
+            "one cell (%lld cells) outnumbers a block's own cells (%lld), so exchanges and "
+            "per-block work will dominate the run; blocks of 32^3 cells or more run at full "
+            "speed (domain.blocks)\n", config, (long long)b[0], (long long)b[1],
+            (long long)b[2], (long long)(with_ghosts - own), (long long)own);
+  if (so->vtk_every > so->steps && so->steps > 0)
+    fprintf(stderr, "tessera: warning: %s: output.vtk_every = %lld > steps = %lld: VTK files "
+            "of step 0 only\n", config, (long long)so->vtk_every, (long long)so->steps);
+  for (int i = 0; i < so->nprobes; ++i)
+    if (so->probes[i].every > so->steps)
+      fprintf(stderr, "tessera: warning: %s: output.probes[%d].every = %lld > steps = %lld: "
+              "the probe '%s' writes nothing\n", config, i, (long long)so->probes[i].every,
+              (long long)so->steps, so->probes[i].name);
+  for (int i = 0; i < so->nslices; ++i)
+    if (so->slices[i].every > so->steps)
+      fprintf(stderr, "tessera: warning: %s: output.slices[%d].every = %lld > steps = %lld: "
+              "the slice '%s' writes nothing\n", config, i, (long long)so->slices[i].every,
+              (long long)so->steps, so->slices[i].name);
+  fflush(stderr);
+}
+
 void run_describe(const sim_t *sim, const simulation_options_t *so, const char *config) {
   int rank = 0, size = 1;
   MPI_Comm comm = sim_comm(sim);
@@ -201,6 +234,7 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
         fprintf(stderr, "tessera: warning: %s: %s\n", config, line);
       fflush(stderr);
     }
+    run_warn(so, config);
   }
 }
 

@@ -95,6 +95,24 @@ void geometry_flag_velocity(const geometry_t *g, uint8_t flag, double u[3]) {
     for (int a = 0; a < 3; ++a) u[a] = g->walls[flag - GEOMETRY_MOVING].velocity[a];
 }
 
+static void geometry_bounds(const geometry_shape_t *s, double lo[3], double hi[3]);
+
+bool geometry_covers_a_cell(const geometry_shape_t *s, const patch_options_t *domain) {
+  double lo[3], hi[3], p[3];
+  geometry_bounds(s, lo, hi);
+  for (int a = 0; a < 3; ++a) {
+    /* cells i with lo <= i + 0.5 <= hi, inside the domain */
+    const double n = (double)domain->cells[a];
+    const double i0 = fmax(0.0, ceil(lo[a] - 0.5)), i1 = fmin(n - 1.0, floor(hi[a] - 0.5));
+    if (i0 > i1) return false;
+    /* the squared distance is a sum over axes, so the nearest centre along each axis
+       (cell floor(c), clamped to the range) gives the nearest centre of all */
+    const double c = s->kind == GEOMETRY_BOX ? lo[a] : s->center[a];
+    p[a] = fmin(fmax(floor(c), i0), i1) + 0.5;
+  }
+  return s->kind == GEOMETRY_BOX || geometry_inside(s, p);
+}
+
 /* Axis-aligned bounds of a shape (cell-centre coordinates); cylinders are unbounded
  * along their axis. */
 static void geometry_bounds(const geometry_shape_t *s, double lo[3], double hi[3]) {

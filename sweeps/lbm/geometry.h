@@ -51,6 +51,11 @@ enum { GEOMETRY_FLUID = 0, GEOMETRY_NOSLIP = 1, GEOMETRY_MOVING = 2 /* + face */
 /* Whether point p (cell-centre coordinates: cell x has centre x + 0.5) lies in shape s. */
 bool geometry_inside(const geometry_shape_t *s, const double p[3]);
 
+/* Whether shape s holds the centre of at least one cell of the domain (shapes are
+ * evaluated at the domain's cell centres only). Exact: the centre nearest to the shape's
+ * centre (or, for a box, any centre inside its bounds) decides. */
+bool geometry_covers_a_cell(const geometry_shape_t *s, const patch_options_t *domain);
+
 /* All walls no-slip, no shapes. */
 geometry_t geometry_default(void);
 

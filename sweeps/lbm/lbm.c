@@ -142,6 +142,12 @@ static tsr_status lbm_check_domain(const lbm_options_t *o, const patch_options_t
   const double u = lbm_largest_speed(o, domain, &what), cs = lbm_sound_speed(o);
   TSR_CHECK(u < cs, TSR_ERR_INVALID, "%s: |u| = %g reaches the lattice speed of sound c_s = "
             "%.4f; allowed are |u| < c_s (lattice units; keep |u| <~ 0.1)", what, u, cs);
+  for (int i = 0; i < o->geometry.nshapes; ++i)
+    TSR_CHECK(geometry_covers_a_cell(&o->geometry.shapes[i], domain), TSR_ERR_INVALID,
+              "obstacles[%d] covers no cell of the domain (cells 0..%lld x 0..%lld x 0..%lld; a "
+              "cell is solid when its centre, at index + 0.5, lies in the shape): move or "
+              "enlarge it, or remove it", i, (long long)domain->cells[0] - 1,
+              (long long)domain->cells[1] - 1, (long long)domain->cells[2] - 1);
 cleanup:
   return st;
 }
@@ -224,7 +230,7 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     TSR_TRY(config_object(lbm, "initial", false, &init, err));
     if (init) {
       v = (int)r.init;
-      TSR_TRY(config_choice(init, "kind", true, inits, &v, err));
+      TSR_TRY(config_choice(init, "kind", false, inits, &v, err));
       r.init = (lbm_init_kind_t)v;
       if (r.init == LBM_INIT_UNIFORM) {
         TSR_TRY(config_real3(init, "velocity", false, -0.4, 0.4, r.init_velocity, err));
@@ -696,12 +702,18 @@ tsr_status lbm_classify(patch_t *patch, registry_t *reg, const lbm_options_t *o,
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "solid", &ids[GEOMETRY_CLASS_SOLID], err));
   const patch_options_t *domain = patch_options(patch);
   const uint64_t mine = patch_bs_bit(ids[0]) | patch_bs_bit(ids[1]) | patch_bs_bit(ids[2]);
+  int32_t solid = 0;
   for (int32_t id = 0; id < patch_block_count(patch); ++id) {
     const block_info_t *b = patch_block(patch, id);
     geometry_class_t k = geometry_classify(&o->geometry, domain, b);
+    solid += k == GEOMETRY_CLASS_SOLID;
     /* the LBM's class replaces its earlier one; other sweeps' names stay */
     TSR_TRY(patch_set_bs(patch, id, (b->bs & ~mine) | patch_bs_bit(ids[k]), err));
   }
+  /* every process classifies every block: all see the same count */
+  TSR_CHECK(solid < patch_block_count(patch), TSR_ERR_INVALID,
+            "obstacles: the %d shape(s) cover every cell of the domain; there is no fluid to "
+            "simulate", o->geometry.nshapes);
 cleanup:
   return st;
 }

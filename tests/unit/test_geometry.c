@@ -100,6 +100,46 @@ static void test_classify(void **state) {
   patch_free(&p);
 }
 
+/* geometry_covers_a_cell against a scan of every cell centre, for shapes of every kind
+ * placed and sized at random around a 7 x 5 x 6 domain (many just miss or just touch a
+ * centre: radii from 0.05, centres from 2 cells outside). */
+static void test_covers_a_cell(void **state) {
+  (void)state;
+  patch_options_t d = domain(1, false, false, false);
+  d.cells[0] = 7;
+  d.cells[1] = 5;
+  d.cells[2] = 6;
+  uint64_t x = 88172645463325252ull;
+  int covered = 0, missed = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    double r[8];
+    for (int k = 0; k < 8; ++k) { /* xorshift: [0, 1) */
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      r[k] = (double)(x >> 11) / 9007199254740992.0;
+    }
+    geometry_shape_t s = {.kind = (geometry_shape_kind_t)(trial % 3), .axis = trial / 3 % 3};
+    for (int a = 0; a < 3; ++a) {
+      s.center[a] = -2 + r[a] * ((double)d.cells[a] + 4);
+      s.min[a] = s.center[a];
+      s.max[a] = s.center[a] + r[3 + a] * 1.5;
+    }
+    s.radius = 0.05 + r[6] * 1.5;
+    bool any = false;
+    for (int64_t k = 0; k < d.cells[0] * d.cells[1] * d.cells[2] && !any; ++k) {
+      const double p[3] = {(double)(k % d.cells[0]) + 0.5, (double)(k / d.cells[0] % d.cells[1]) + 0.5,
+                           (double)(k / d.cells[0] / d.cells[1]) + 0.5};
+      any = geometry_inside(&s, p);
+    }
+    assert_int_equal(geometry_covers_a_cell(&s, &d), any);
+    covered += any;
+    missed += !any;
+  }
+  /* both answers were tried many times */
+  assert_true(covered > 300 && missed > 300);
+}
+
 static void test_validate(void **state) {
   tsr_error_t err;
   geometry_t g = geometry_default();
@@ -121,7 +161,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_walls_and_wrap),   cmocka_unit_test(test_edges_take_the_moving_wall),
       cmocka_unit_test(test_shapes),           cmocka_unit_test(test_classify),
-      cmocka_unit_test(test_validate),
+      cmocka_unit_test(test_validate),         cmocka_unit_test(test_covers_a_cell),
   };
   return cmocka_run_group_tests_name("geometry", tests, NULL, NULL);
 }

@@ -397,10 +397,17 @@ static void test_validate_rejects_bad_options(void **state) {
   o = opts3(PATCH_MAX_AXIS_CELLS, 262144, 1, 1, 1, 1, false, false, false);
   ASSERT_OK(patch_options_validate(&o, &err)); /* exactly 2^48 */
 
-  /* 65536 * 65536 blocks do not fit a BlockID */
+  /* past 2^20 blocks: refused with the cost stated (no product overflows: 65536^2) */
   o = opts3(65536, 65536, 1, 65536, 65536, 1, false, false, false);
   ASSERT_ERR(patch_options_validate(&o, &err), TSR_ERR_INVALID,
-             "blocks = [65536, 65536, 1]: more than 2147483647 blocks");
+             "blocks = [65536, 65536, 1]: more than 1048576 (2^20) blocks in all");
+  o = opts3(200, 200, 200, 200, 200, 200, false, false, false);
+  ASSERT_ERR(patch_options_validate(&o, &err), TSR_ERR_INVALID,
+             "8e+06 blocks would take about 6.4 GB and 32 s per process");
+  o = opts3(1024, 1024, 1, 1024, 1024, 1, false, false, false); /* exactly 2^20 */
+  ASSERT_OK(patch_options_validate(&o, &err));
+  o = opts3(1025, 1024, 1, 1025, 1024, 1, false, false, false);
+  ASSERT_ERR(patch_options_validate(&o, &err), TSR_ERR_INVALID, "2^20");
 
   /* the largest axis that is still fine */
   o = opts3(PATCH_MAX_AXIS_CELLS, 2, 3, 1, 1, 1, false, false, false);
