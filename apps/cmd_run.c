@@ -76,6 +76,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   st = sim_create(comm, &so, &app_sim_setup, modules, nmodules, &sim, err);
   nmodules = 0; /* the simulation's now, or freed */
   TSR_TRY(st);
+  TSR_TRY(run_check(sim, &so, err));
   /* the folder is this run's from here on: locked, earlier output gone, writable by all */
   const char *patterns[2 + SIM_OUTPUT_PATTERNS] = {"summary.json", "config.json"};
   for (int i = 0; i < SIM_OUTPUT_PATTERNS; ++i) patterns[2 + i] = sim_output_patterns[i];

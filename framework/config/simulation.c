@@ -14,6 +14,7 @@ simulation_options_t simulation_options_default(void) {
   o.check_every = 200;
   snprintf(o.output_folder, sizeof o.output_folder, "out");
   o.progress_every = 100;
+  o.steady.tolerance = 1e-6;
   o.hardware.hs = SIMULATION_HS_CPU;
   o.hardware.opencl = opencl_select_default();
   o.hardware.exchange = SIMULATION_EXCHANGE_MERGED;
@@ -213,6 +214,18 @@ tsr_status simulation_options_validate(const simulation_options_t *o, tsr_error_
               (long long)o->domain.cells[sl->axis] - 1);
   }
   TSR_TRY(simulation_hardware_validate(&o->hardware, err));
+  const simulation_steady_t *sd = &o->steady;
+  if (sd->total[0]) {
+    TSR_CHECK(sd->tolerance >= 1e-15 && sd->tolerance <= 1, TSR_ERR_INVALID,
+              "stop.when_steady.tolerance = %g: allowed are numbers in [1e-15, 1]",
+              sd->tolerance);
+    TSR_CHECK(sd->window >= 1 && sd->every >= 1 && sd->every <= sd->window, TSR_ERR_INVALID,
+              "stop.when_steady.every = %lld exceeds window = %lld: a window needs at least "
+              "two samples", (long long)sd->every, (long long)sd->window);
+    TSR_CHECK(sd->window / sd->every < SIMULATION_MAX_STEADY_SAMPLES, TSR_ERR_INVALID,
+              "stop.when_steady: window / every = %lld samples; at most %d (sample less "
+              "often)", (long long)(sd->window / sd->every), SIMULATION_MAX_STEADY_SAMPLES - 1);
+  }
   st = patch_options_validate(&o->domain, err);
   if (st != TSR_OK && err) {
     /* patch messages start with the option ("blocks[0] ..."): make it a key path */
@@ -460,6 +473,20 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
     r.nslices = (int)n;
   }
   TSR_TRY(read_hardware(cfg, root, &r.hardware, err));
+  config_node_t *stop, *steady = NULL;
+  TSR_TRY(config_object(root, "stop", false, &stop, err));
+  if (stop) TSR_TRY(config_object(stop, "when_steady", false, &steady, err));
+  if (steady) {
+    simulation_steady_t *s = &r.steady;
+    TSR_TRY(config_string(steady, "total", true, s->total, sizeof s->total, err));
+    TSR_CHECK(s->total[0], TSR_ERR_INVALID,
+              "%s: stop.when_steady.total is empty; name a total of the run's modules (a "
+              "column of series.csv, e.g. \"nusselt\")", config_source(cfg));
+    TSR_TRY(config_real(steady, "tolerance", false, 1e-15, 1.0, &s->tolerance, err));
+    TSR_TRY(config_int(steady, "window", true, 1, INT64_MAX, &s->window, err));
+    s->every = s->window / 10 > 0 ? s->window / 10 : 1;
+    TSR_TRY(config_int(steady, "every", false, 1, INT64_MAX, &s->every, err));
+  }
   st = simulation_options_validate(&r, err);
   if (st != TSR_OK) {
     tsr_error_prefix(err, "%s", config_source(cfg));

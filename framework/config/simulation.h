@@ -175,6 +175,19 @@ const char *simulation_hs_name(simulation_hs_t hs);
 /* "merged", "per_sweep", NULL: the values of hardware.exchange, by simulation_exchange_t. */
 extern const char *const simulation_exchange_names[];
 
+/* stop.when_steady: the run ends once a total of its modules (a column of series.csv:
+ * "mass", "nusselt", ...) changed by at most tolerance (relative to its largest magnitude)
+ * over the samples of the last `window` steps, sampled every `every` steps from step 0. */
+typedef struct simulation_steady {
+  char total[SIMULATION_NAME_MAX]; /* "": no such stop */
+  double tolerance;                /* default 1e-6 */
+  int64_t window;                  /* steps, required */
+  int64_t every;                   /* steps between samples, default window / 10 (>= 1) */
+} simulation_steady_t;
+
+/* The most samples a steady-state window holds (window / every + 1). */
+enum { SIMULATION_MAX_STEADY_SAMPLES = 1 << 20 };
+
 typedef struct simulation_options {
   patch_options_t domain;
   int64_t steps;
@@ -189,6 +202,7 @@ typedef struct simulation_options {
   simulation_slice_t slices[SIMULATION_MAX_SLICES];
   int nslices;
   simulation_hardware_t hardware;
+  simulation_steady_t steady;
   char source[SIMULATION_PATH_MAX]; /* the configuration's file name, for messages */
 } simulation_options_t;
 
@@ -200,7 +214,8 @@ opencl_select_t simulation_process_device(const simulation_hardware_t *h,
 simulation_options_t simulation_options_default(void);
 TSR_NODISCARD tsr_status simulation_options_validate(const simulation_options_t *o, tsr_error_t *err);
 
-/* Reads "domain", "steps", "output" and "hardware" from the top level of cfg and validates them. */
+/* Reads "domain", "steps", "check_every", "output", "hardware" and "stop" from the top level
+ * of cfg and validates them. */
 TSR_NODISCARD tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o,
                                                  tsr_error_t *err);
 

@@ -9,6 +9,7 @@
 #include "cpu_threads.h"
 #include "plan.h"
 #include "report.h"
+#include "steady.h"
 #include "stop.h"
 #include "verdict.h"
 
@@ -127,11 +128,11 @@ static void run_progress(int64_t step, int64_t steps, double mlups, double elaps
 /* At this step: the progress line (rank 0) and the row of series.csv due, both with the
  * modules' totals (the fluid mass, a Nusselt number). */
 static tsr_status run_progress_due(sim_t *sim, const simulation_options_t *so,
-                                   output_folder_t *out, int64_t s, double mlups,
+                                   output_folder_t *out, int64_t s, bool final_step, double mlups,
                                    double elapsed, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  bool progress = so->progress_every > 0 && (s % so->progress_every == 0 || s == so->steps);
-  bool series = so->series_every > 0 && (s % so->series_every == 0 || s == so->steps);
+  bool progress = so->progress_every > 0 && (s % so->progress_every == 0 || final_step);
+  bool series = so->series_every > 0 && (s % so->series_every == 0 || final_step);
   if (!out) goto cleanup;
   const char *names[MODULE_MAX_VALUES];
   double values[MODULE_MAX_VALUES];
@@ -142,7 +143,7 @@ static tsr_status run_progress_due(sim_t *sim, const simulation_options_t *so,
   int rank;
   MPI_Comm_rank(sim_comm(sim), &rank);
   if (progress && rank == 0) run_progress(s, so->steps, mlups, elapsed, names, values, n);
-  if (series) st = sim_write_series(sim, out, s, names, values, n, s == so->steps, err);
+  if (series) st = sim_write_series(sim, out, s, names, values, n, final_step, err);
   TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
 cleanup:
   return st;
@@ -238,6 +239,62 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
   }
 }
 
+/* stop.when_steady: the index of its total among the modules' totals (a name no module
+ * has is an error listing those there are), and the sample of the current step. */
+static tsr_status run_steady_sample(sim_t *sim, const simulation_options_t *so, steady_t *steady,
+                                    int64_t step, int *index, run_result_t *r, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const char *names[MODULE_MAX_VALUES];
+  double values[MODULE_MAX_VALUES];
+  int n = 0, rank = 0;
+  MPI_Comm comm = sim_comm(sim);
+  MPI_Comm_rank(comm, &rank);
+  TSR_TRY(sim_prepare(sim, err));
+  TSR_TRY(sim_totals(sim, names, values, MODULE_MAX_VALUES, &n, err));
+  if (*index < 0) {
+    char known[512] = "";
+    size_t used = 0;
+    for (int i = 0; i < n; ++i) {
+      if (strcmp(names[i], so->steady.total) == 0) *index = i;
+      int k = snprintf(known + used, sizeof known - used, "%s\"%s\"", i ? ", " : "", names[i]);
+      if (k > 0 && (size_t)k < sizeof known - used) used += (size_t)k;
+    }
+    TSR_CHECK(*index >= 0, TSR_ERR_INVALID,
+              "%s: stop.when_steady.total = \"%s\": no such total; the modules of this run have "
+              "%s (the columns of series.csv)", so->source, so->steady.total, known);
+  }
+  /* the totals are reduced over the ranks; rank 0's verdict is every rank's */
+  double change = 0;
+  int done = steady_add(steady, step, values[*index], &change);
+  double verdict[2] = {(double)done, change};
+  TSR_MPI(MPI_Bcast(verdict, 2, MPI_DOUBLE, 0, comm));
+  if (verdict[0] != 0) {
+    r->steady_step = step;
+    r->steady_change = verdict[1];
+    if (rank == 0) {
+      printf("steady at step %lld: %s = %.12g changed by %.3g (relative) over the last %lld "
+             "steps (tolerance %g)\n", (long long)step, names[*index], values[*index], verdict[1],
+             (long long)so->steady.window, so->steady.tolerance);
+      fflush(stdout);
+    }
+  }
+cleanup:
+  return st;
+}
+
+tsr_status run_check(sim_t *sim, const simulation_options_t *so, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  steady_t *steady = NULL;
+  int index = -1;
+  run_result_t r = {.steady_step = 0};
+  if (!so->steady.total[0]) goto cleanup;
+  TSR_TRY(steady_create(so->steady.window, so->steady.every, so->steady.tolerance, &steady, err));
+  TSR_TRY(run_steady_sample(sim, so, steady, 0, &index, &r, err));
+cleanup:
+  steady_free(&steady);
+  return st;
+}
+
 tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_options_t *o,
                      run_result_t *r, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -245,31 +302,42 @@ tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_optio
   output_folder_t *out = o->out;
   const int64_t cells = sim_cells(sim), steps = o->steps;
   stop_poll_t poll = {.pending = false};
+  steady_t *steady = NULL;
+  int steady_total = -1;
   *r = (run_result_t){.div = {.block = -1}};
+  if (out && so->steady.total[0]) {
+    TSR_TRY(steady_create(so->steady.window, so->steady.every, so->steady.tolerance, &steady,
+                          err));
+    TSR_TRY(run_steady_sample(sim, so, steady, 0, &steady_total, r, err));
+  }
   if (out) st = run_output(comm, sim, so, out, 0, steps, &r->div, err);
   MPI_Barrier(comm);
   if (o->signals) stop_install();
   double t0 = MPI_Wtime(), tlast = t0, tout = 0;
   int64_t last = 0;
-  for (int64_t s = 1; s <= steps && st == TSR_OK && !r->stopped; ++s) {
+  for (int64_t s = 1; s <= steps && st == TSR_OK && !r->stopped && !r->steady_step; ++s) {
     TSR_TRY(sim_step(sim, 1, err));
     r->done = s;
     double o0 = MPI_Wtime();
     st = run_output(comm, sim, so, out, s, steps, &r->div, err);
     tout += MPI_Wtime() - o0;
     if (st == TSR_OK && o->signals) st = stop_poll(comm, &poll, &r->stopped, err);
-    if (st == TSR_OK && out && so->progress_every > 0 && (s % so->progress_every == 0 || s == steps)) {
+    if (st == TSR_OK && steady && s % so->steady.every == 0)
+      st = run_steady_sample(sim, so, steady, s, &steady_total, r, err);
+    const bool final_step = s == steps || r->steady_step;
+    if (st == TSR_OK && out && so->progress_every > 0 &&
+        (s % so->progress_every == 0 || final_step)) {
       double now = MPI_Wtime();
       double p0 = now;
-      st = run_progress_due(sim, so, out, s, (double)cells * (double)(s - last) / (now - tlast) / 1e6,
+      st = run_progress_due(sim, so, out, s, final_step, (double)cells * (double)(s - last) / (now - tlast) / 1e6,
                             now - t0, err);
       tlast = MPI_Wtime();
       tout += tlast - p0;
       last = s;
     } else if (st == TSR_OK && out && so->series_every > 0 &&
-               (s % so->series_every == 0 || s == steps)) {
+               (s % so->series_every == 0 || final_step)) {
       double p0 = MPI_Wtime();
-      st = run_progress_due(sim, so, out, s, 0, 0, err);
+      st = run_progress_due(sim, so, out, s, final_step, 0, 0, err);
       tout += MPI_Wtime() - p0;
     }
   }
@@ -286,6 +354,7 @@ tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_optio
   double wall = MPI_Wtime() - t0 - tout; /* simulation time, output excluded */
   TSR_MPI(MPI_Allreduce(&wall, &r->seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
 cleanup:
+  steady_free(&steady);
   return st;
 }
 
@@ -348,7 +417,10 @@ tsr_status run_summary(sim_t *sim, const simulation_options_t *so, const char *c
     report_item_t total_items[MODULE_MAX_VALUES];
     for (int i = 0; i < ntotals; ++i)
       total_items[i] = REPORT_REAL_ITEM(total_names[i], totals[i]);
-    const char *status = ending != TSR_OK ? "diverged" : stopped ? "interrupted" : "completed";
+    const char *status = ending != TSR_OK ? "diverged"
+                         : stopped          ? "interrupted"
+                         : res->steady_step ? "steady"
+                                            : "completed";
     report_item_t items[] = {
         REPORT_TEXT_ITEM("config", config),
         REPORT_TEXT_ITEM("status", status),
@@ -370,17 +442,24 @@ tsr_status run_summary(sim_t *sim, const simulation_options_t *so, const char *c
            diverged, or the signal that stopped it */
     };
     enum { NITEMS = sizeof items / sizeof items[0] };
-    report_item_t all[NITEMS + MODULE_MAX_VALUES];
+    report_item_t all[NITEMS + 2 + MODULE_MAX_VALUES];
     size_t nitems = NITEMS;
     memcpy(all, items, sizeof items);
     if (ending != TSR_OK)
       all[nitems++] = REPORT_TABLE_ITEM("diverged", where, 1, nwhere);
     else if (stopped)
       all[nitems++] = REPORT_TEXT_ITEM("signal", stop_signal_name(stopped));
-    else
+    else {
+      if (res->steady_step) {
+        all[nitems++] = REPORT_INT_ITEM("steady_step", res->steady_step);
+        all[nitems++] = REPORT_REAL_ITEM("steady_change", res->steady_change);
+      }
       for (int i = 0; i < ntotals; ++i) all[nitems++] = total_items[i];
+    }
     if (st == TSR_OK) st = report_write_json(path, all, nitems, err);
-    if (st == TSR_OK) st = output_folder_manifest(out, status, err);
+    /* the manifest: a run that reached its steady state completed */
+    if (st == TSR_OK)
+      st = output_folder_manifest(out, res->steady_step ? "completed" : status, err);
     if (st == TSR_OK && stopped)
       printf("summary: stopped by %s after step %lld of %lld (%.2f MLUPS in %.2f s); written to "
              "%s\n",

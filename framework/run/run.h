@@ -4,8 +4,9 @@
  * (every output.check_every steps, at the last step and wherever output is due: on the
  * values the output prepared, else each module its own way, GPU blocks on the device),
  * then the VTK files, probes and slices due (VTK also at step 0), the progress line and
- * the row of series.csv with the modules' totals, and the stop after a step on SIGINT,
- * SIGTERM or SIGUSR1. Nothing is written at a step whose check fails: the run ends there
+ * the row of series.csv with the modules' totals, the steady-state stop (stop.when_steady,
+ * steady.h: the named total sampled every `every` steps from step 0), and the stop after
+ * a step on SIGINT, SIGTERM or SIGUSR1. Nothing is written at a step whose check fails: the run ends there
  * as diverged. Without an output folder (a benchmark) only the steps and the checks run.
  *
  * run_describe prints the run's first line and the modules' warnings; run_summary
@@ -42,11 +43,18 @@ typedef struct run_result {
   tsr_error_t diverged;
   sim_divergence_t div;
   double seconds;         /* wall seconds of the steps, output excluded, slowest rank */
+  int64_t steady_step;    /* stop.when_steady: the step where the total became steady
+                             (the run ended there); 0: it did not */
+  double steady_change;   /* the total's relative change over the window at that step */
 } run_result_t;
 
 /* Rank 0 prints "tessera run CONFIG: cells, blocks, ranks, hardware, the modules'
  * physics" and the modules' warnings on stderr. */
 void run_describe(const sim_t *sim, const simulation_options_t *so, const char *config);
+
+/* What can be checked only once the simulation exists, before its output folder is
+ * opened: the total stop.when_steady names is one of the modules'. */
+TSR_NODISCARD tsr_status run_check(sim_t *sim, const simulation_options_t *so, tsr_error_t *err);
 
 /* Runs the steps (see above) into *r. Returns an error other than a divergence (which
  * ends the run with r->ending set and TSR_OK returned). */
