@@ -28,7 +28,8 @@ void sim_free(sim_t **sim) {
   gpu_field_programs_free(&s->fields);
   opencl_context_free(&s->cl);
   free(s->vtk_steps);
-  free(s->series);
+  output_series_free(&s->series);
+  for (int i = 0; i < SIMULATION_MAX_PROBES; ++i) output_series_free(&s->probe_series[i]);
   free(s);
   *sim = NULL;
 }

@@ -93,12 +93,19 @@ TSR_NODISCARD tsr_status sim_write_series(sim_t *sim, output_folder_t *out, int6
                                           const char **names, const double *values, int n,
                                           bool final, tsr_error_t *err);
 
-/* The quantities along the line of cells from `from` to `to` (inclusive; max |to - from|
- * + 1 cells, rounded to the nearest cell), as <folder>/probe_<name>_<step>.csv with
- * columns x,y,z and the columns of the probe's quantities (rank 0). */
+/* A sample of probe `index` of the options (collective):
+ *  - a line (from, to: max |to - from| + 1 cells, rounded to the nearest cell) without
+ *    series: <folder>/probe_<name>_<step>.csv with columns x,y,z and the columns of the
+ *    probe's quantities, a row per cell;
+ *  - with series: a row of probe_<name>.csv, the step and each cell's columns
+ *    (<column>_<x>_<y>_<z>);
+ *  - a point (at): a row of probe_<name>.csv, the step and the columns interpolated
+ *    trilinearly between the 8 cell centres around it.
+ * The series files are rewritten whole (series.h) as they grow and at the end
+ * (sim_write_series with final). Rank 0 writes. */
 TSR_NODISCARD tsr_status sim_write_probe(sim_t *sim, output_folder_t *out,
-                                         const simulation_probe_t *probe, int64_t step,
-                                         tsr_error_t *err);
+                                         const simulation_probe_t *probe, int index,
+                                         int64_t step, tsr_error_t *err);
 
 /* A picture of slice->quantity (the first vector quantity when ""; its magnitude for
  * vectors) on the plane of cells at

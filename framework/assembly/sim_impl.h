@@ -4,6 +4,7 @@
 #define SIM_IMPL_H
 
 #include "opencl.h"
+#include "series.h"
 #include "sim.h"
 
 struct sim {
@@ -23,9 +24,9 @@ struct sim {
   int64_t cells;
   int64_t *vtk_steps; /* output steps written so far */
   int64_t nvtk;
-  char *series;       /* rank 0: series.csv's text so far */
-  size_t series_len, series_cap;
-  double series_written; /* MPI_Wtime of its last write */
+  output_series_t series; /* rank 0: series.csv */
+  output_series_t probe_series[SIMULATION_MAX_PROBES]; /* rank 0: probe_<name>.csv */
+  char probe_series_name[SIMULATION_MAX_PROBES][SIMULATION_NAME_MAX + 16];
 };
 
 #endif

@@ -192,7 +192,11 @@ tsr_status simulation_options_validate(const simulation_options_t *o, tsr_error_
     const simulation_probe_t *p = &o->probes[i];
     TSR_TRY(check_list_item("probes", o->probes, sizeof o->probes[0],
                             offsetof(simulation_probe_t, name), i, p->every, err));
-    for (int a = 0; a < 3; ++a) {
+    for (int a = 0; a < 3 && p->point; ++a)
+      TSR_CHECK(p->at[a] >= 0 && p->at[a] <= (double)o->domain.cells[a], TSR_ERR_INVALID,
+                "output.probes[%d].at[%d] = %g: outside the domain (0 to %lld: cell i spans "
+                "[i, i + 1))", i, a, p->at[a], (long long)o->domain.cells[a]);
+    for (int a = 0; a < 3 && !p->point; ++a) {
       TSR_CHECK(p->from[a] >= 0 && p->from[a] < o->domain.cells[a], TSR_ERR_INVALID,
                 "output.probes[%d].from[%d] = %lld: outside the domain (cells 0..%lld)", i, a,
                 (long long)p->from[a], (long long)o->domain.cells[a] - 1);
@@ -269,10 +273,10 @@ cleanup:
 
 /* The keys every item of an output list has: "name" (required) and "every" (default 1). */
 static tsr_status read_list_item(config_node_t *item, char *name, size_t cap, int64_t *every,
-                                 tsr_error_t *err) {
+                                 int64_t every_default, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   TSR_TRY(config_string(item, "name", true, name, cap, err));
-  *every = 1;
+  *every = every_default;
   TSR_TRY(config_int(item, "every", false, 1, INT64_MAX, every, err));
 cleanup:
   return st;
@@ -451,11 +455,25 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
       config_node_t *p;
       simulation_probe_t *q = &r.probes[i];
       TSR_TRY(config_list_item(output, "probes", i, &p, err));
-      TSR_TRY(read_list_item(p, q->name, sizeof q->name, &q->every, err));
-      TSR_TRY(config_int3(p, "from", true, 0, INT_MAX, q->from, err));
-      TSR_TRY(config_int3(p, "to", true, 0, INT_MAX, q->to, err));
+      TSR_TRY(read_list_item(p, q->name, sizeof q->name, &q->every, 100, err));
       char where[64];
       snprintf(where, sizeof where, "output.probes[%zu]", i);
+      for (int a = 0; a < 3; ++a) {
+        q->at[a] = NAN;
+        q->from[a] = q->to[a] = -1;
+      }
+      TSR_TRY(config_real3(p, "at", false, -1e15, 1e15, q->at, err));
+      q->point = !isnan(q->at[0]);
+      TSR_TRY(config_int3(p, "from", !q->point, 0, INT_MAX, q->from, err));
+      TSR_TRY(config_int3(p, "to", !q->point, 0, INT_MAX, q->to, err));
+      TSR_CHECK(!q->point || (q->from[0] < 0 && q->to[0] < 0), TSR_ERR_INVALID,
+                "%s: %s: give \"at\" (a point) or \"from\" and \"to\" (a line), not both",
+                config_source(cfg), where);
+      q->series = q->point;
+      TSR_TRY(config_bool(p, "series", false, &q->series, err));
+      TSR_CHECK(q->series || !q->point, TSR_ERR_INVALID,
+                "%s: %s.series = false: a point probe always writes one row per sample",
+                config_source(cfg), where);
       q->quantities = r.quantities;
       TSR_TRY(read_quantities(cfg, p, where, &q->quantities, err));
     }
@@ -465,7 +483,7 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
       config_node_t *p;
       simulation_slice_t *q = &r.slices[i];
       TSR_TRY(config_list_item(output, "slices", i, &p, err));
-      TSR_TRY(read_list_item(p, q->name, sizeof q->name, &q->every, err));
+      TSR_TRY(read_list_item(p, q->name, sizeof q->name, &q->every, 1, err));
       TSR_TRY(config_choice(p, "axis", true, axis_names, &q->axis, err));
       TSR_TRY(config_int(p, "position", true, 0, INT_MAX, &q->position, err));
       TSR_TRY(config_string(p, "quantity", false, q->quantity, sizeof q->quantity, err));

@@ -97,10 +97,18 @@ typedef struct simulation_quantities {
   int n;
 } simulation_quantities_t;
 
+/* A probe: a line of cells (from, to), or a point (at) whose values are interpolated
+ * trilinearly between the 8 cell centres around it. A point probe, and a line probe with
+ * series, writes one CSV of one row per sample (probe_<name>.csv); a line probe without
+ * writes one file per sample (probe_<name>_<step>.csv). */
 typedef struct simulation_probe {
   char name[SIMULATION_NAME_MAX]; /* [A-Za-z0-9_-]+, used in file names */
-  int64_t from[3], to[3];         /* global cells, inside the domain */
-  int64_t every;                  /* steps between outputs, >= 1 */
+  bool point;                     /* at, not from/to */
+  double at[3];                   /* point: the position (cell i spans [i, i + 1)), in the
+                                     domain [0, cells] */
+  int64_t from[3], to[3];         /* line: global cells, inside the domain */
+  bool series;                    /* one CSV of rows (always for a point) */
+  int64_t every;                  /* steps between samples, >= 1 (default 100) */
   simulation_quantities_t quantities; /* its columns; none given: output.quantities */
 } simulation_probe_t;
 

@@ -183,66 +183,81 @@ cleanup:
   return st;
 }
 
-/* Appends printf-formatted text to the series (rank 0). */
-static bool sim_series_print(sim_t *s, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static bool sim_series_print(sim_t *s, const char *format, ...) {
-  va_list ap;
-  va_start(ap, format);
-  int k = vsnprintf(NULL, 0, format, ap);
-  va_end(ap);
-  if (k < 0) return false;
-  if (s->series_len + (size_t)k + 1 > s->series_cap) {
-    size_t cap = 2 * (s->series_len + (size_t)k + 1) + 4096;
-    char *grown = realloc(s->series, cap);
-    if (!grown) return false;
-    s->series = grown;
-    s->series_cap = cap;
-  }
-  va_start(ap, format);
-  vsnprintf(s->series + s->series_len, s->series_cap - s->series_len, format, ap);
-  va_end(ap);
-  s->series_len += (size_t)k;
-  return true;
-}
-
 tsr_status sim_write_series(sim_t *sim, output_folder_t *out, int64_t step, const char **names,
                             const double *values, int n, bool final, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   int rank;
   MPI_Comm_rank(sim->comm, &rank);
   if (rank != 0) goto cleanup;
+  output_series_t *s = &sim->series;
   bool ok = true;
-  if (names && sim->series_len == 0) {
-    ok = sim_series_print(sim, "step");
-    for (int i = 0; i < n && ok; ++i) ok = sim_series_print(sim, ",%s", names[i]);
-    ok = ok && sim_series_print(sim, "\n");
+  if (names && s->len == 0) {
+    ok = output_series_printf(s, "step");
+    for (int i = 0; i < n && ok; ++i) ok = output_series_printf(s, ",%s", names[i]);
+    ok = ok && output_series_printf(s, "\n");
   }
   if (names) {
-    ok = ok && sim_series_print(sim, "%lld", (long long)step);
-    for (int i = 0; i < n && ok; ++i) ok = sim_series_print(sim, ",%.17g", values[i]);
-    ok = ok && sim_series_print(sim, "\n");
+    ok = ok && output_series_printf(s, "%lld", (long long)step);
+    for (int i = 0; i < n && ok; ++i) ok = output_series_printf(s, ",%.17g", values[i]);
+    ok = ok && output_series_printf(s, "\n");
   }
   TSR_CHECK(ok, TSR_ERR_NOMEM, "out of memory for series.csv");
-  /* the whole file, through a temporary name; not more often than every 2 s but for the
-     last row */
-  double now = MPI_Wtime();
-  if (sim->series_len == 0 || (!final && now - sim->series_written < 2.0)) goto cleanup;
-  char path[OUTPUT_PATH_MAX];
-  output_file_t f = {.f = NULL};
-  TSR_TRY(output_folder_file(out, path, sizeof path, err, "series.csv"));
-  TSR_TRY(output_file_open(&f, path, err));
-  if (fwrite(sim->series, 1, sim->series_len, f.f) != sim->series_len) {
-    output_file_discard(&f);
-    TSR_CHECK(false, TSR_ERR_IO, "cannot write %s", path);
-  }
-  TSR_TRY(output_file_commit(&f, err));
-  sim->series_written = now;
+  TSR_TRY(output_series_flush(s, out, "series.csv", final, err));
+  /* the probes' series too, at the end */
+  for (int i = 0; final && i < SIMULATION_MAX_PROBES; ++i)
+    if (sim->probe_series[i].len > 0)
+      TSR_TRY(output_series_flush(&sim->probe_series[i], out, sim->probe_series_name[i], true,
+                                  err));
 cleanup:
   return st;
 }
 
+/* The cells a probe reads and their weights: a line's cells (weight 1 each, rounded to
+ * the nearest cell), or the 8 cell centres around a point with trilinear weights. Along an
+ * axis of one cell, and within half a cell of a non-periodic face (no centre beyond it to
+ * interpolate with), the nearest centre's value is taken; across a periodic face the
+ * centres wrap. */
+static void sim_probe_cells(const simulation_probe_t *probe, const patch_options_t *d,
+                            int64_t npts, int64_t (*cell)[3], double *weight) {
+  if (!probe->point) {
+    int64_t len = npts - 1;
+    for (int64_t k = 0; k < npts; ++k) {
+      weight[k] = 1.0;
+      for (int a = 0; a < 3; ++a) {
+        double t = len ? (double)k / (double)len : 0.0;
+        double x = (double)probe->from[a] + t * (double)(probe->to[a] - probe->from[a]);
+        cell[k][a] = (int64_t)(x + 0.5 - (x < 0));
+      }
+    }
+    return;
+  }
+  int64_t lo[3], hi[3];
+  double t[3];
+  for (int a = 0; a < 3; ++a) {
+    const int64_t n = d->cells[a];
+    const double u = probe->at[a] - 0.5;
+    lo[a] = (int64_t)floor(u);
+    t[a] = u - (double)lo[a];
+    hi[a] = lo[a] + 1;
+    if (n == 1) lo[a] = hi[a] = 0;
+    else if (d->periodic[a]) {
+      lo[a] = (lo[a] % n + n) % n;
+      hi[a] = (hi[a] % n + n) % n;
+    } else if (lo[a] < 0) lo[a] = hi[a] = 0;
+    else if (hi[a] > n - 1) lo[a] = hi[a] = n - 1;
+  }
+  for (int k = 0; k < 8; ++k) {
+    weight[k] = 1.0;
+    for (int a = 0; a < 3; ++a) {
+      const bool up = (k >> a) & 1;
+      cell[k][a] = up ? hi[a] : lo[a];
+      weight[k] *= up ? t[a] : 1.0 - t[a];
+    }
+  }
+}
+
 tsr_status sim_write_probe(sim_t *sim, output_folder_t *out, const simulation_probe_t *probe,
-                           int64_t step, tsr_error_t *err) {
+                           int index, int64_t step, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   int rank;
   MPI_Comm_rank(sim->comm, &rank);
@@ -251,16 +266,19 @@ tsr_status sim_write_probe(sim_t *sim, output_folder_t *out, const simulation_pr
   int nq = sim_select(sim, &probe->quantities, qs), width = 0;
   for (int j = 0; j < nq; ++j) width += qs[j]->components;
   int64_t len = 0;
-  for (int a = 0; a < 3; ++a) {
+  for (int a = 0; a < 3 && !probe->point; ++a) {
     int64_t d = probe->to[a] - probe->from[a];
     if (d < 0) d = -d;
     if (d > len) len = d;
   }
-  int64_t npts = len + 1;
-  double *vals = NULL, *all = NULL, *block = NULL;
+  const int64_t npts = probe->point ? 8 : len + 1;
+  double *vals = NULL, *all = NULL, *block = NULL, *weight = NULL;
   int64_t(*cell)[3] = NULL;
+  output_file_t f = {.f = NULL};
   int count = 0; /* every value of every point in one reduction (every rank sees the probe) */
   size_t most = 0;
+  TSR_CHECK(index >= 0 && index < SIMULATION_MAX_PROBES, TSR_ERR_INTERNAL,
+            "probe '%s': index %d", probe->name, index);
   TSR_CHECK(tsr_size_to_int((size_t)width * (size_t)npts, &count), TSR_ERR_INVALID,
             "probe '%s': %lld points, and %d values each are more than one MPI reduction "
             "carries (%d values)", probe->name, (long long)npts, width, INT_MAX);
@@ -268,15 +286,11 @@ tsr_status sim_write_probe(sim_t *sim, output_folder_t *out, const simulation_pr
   vals = calloc((size_t)count + 1, sizeof *vals);
   all = calloc((size_t)count + 1, sizeof *all);
   cell = malloc((size_t)npts * sizeof *cell);
+  weight = malloc((size_t)npts * sizeof *weight);
   block = malloc(MODULE_MAX_COMPONENTS * most * sizeof *block);
-  if (!vals || !all || !cell || !block)
+  if (!vals || !all || !cell || !weight || !block)
     st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-  for (int64_t k = 0; st == TSR_OK && k < npts; ++k)
-    for (int a = 0; a < 3; ++a) {
-      double t = len ? (double)k / (double)len : 0.0;
-      double x = (double)probe->from[a] + t * (double)(probe->to[a] - probe->from[a]);
-      cell[k][a] = (int64_t)(x + 0.5 - (x < 0));
-    }
+  if (st == TSR_OK) sim_probe_cells(probe, patch_options(sim->patch), npts, cell, weight);
   /* each point's values come from the rank owning its cell; the others add zeros. Every
      local block that holds a point samples each quantity once. */
   for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i) {
@@ -304,9 +318,37 @@ tsr_status sim_write_probe(sim_t *sim, output_folder_t *out, const simulation_pr
   }
   TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
   TSR_MPI(MPI_Reduce(vals, all, count, MPI_DOUBLE, MPI_SUM, 0, sim->comm));
-  if (rank == 0) {
+  if (rank == 0 && probe->series) {
+    /* one row: the step, then the point's interpolated columns, or every cell's */
+    output_series_t *s = &sim->probe_series[index];
+    char *name = sim->probe_series_name[index];
+    bool ok = true;
+    if (s->len == 0) {
+      snprintf(name, sizeof sim->probe_series_name[index], "probe_%s.csv", probe->name);
+      ok = output_series_printf(s, "step");
+      for (int64_t k = 0; k < (probe->point ? 1 : npts) && ok; ++k)
+        for (int j = 0; j < nq && ok; ++j)
+          for (int a = 0; a < qs[j]->components && ok; ++a)
+            ok = probe->point ? output_series_printf(s, ",%s", qs[j]->columns[a])
+                              : output_series_printf(s, ",%s_%lld_%lld_%lld", qs[j]->columns[a],
+                                                     (long long)cell[k][0], (long long)cell[k][1],
+                                                     (long long)cell[k][2]);
+      ok = ok && output_series_printf(s, "\n");
+    }
+    ok = ok && output_series_printf(s, "%lld", (long long)step);
+    if (probe->point)
+      for (int c = 0; c < width && ok; ++c) {
+        double v = 0;
+        for (int64_t k = 0; k < npts; ++k) v += weight[k] * all[(size_t)width * (size_t)k + (size_t)c];
+        ok = output_series_printf(s, ",%.17g", v);
+      }
+    else
+      for (size_t c = 0; c < (size_t)count && ok; ++c) ok = output_series_printf(s, ",%.17g", all[c]);
+    ok = ok && output_series_printf(s, "\n");
+    if (!ok) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory for %s", name);
+    if (st == TSR_OK) st = output_series_flush(s, out, name, false, err);
+  } else if (rank == 0) {
     char path[OUTPUT_PATH_MAX];
-    output_file_t f = {.f = NULL};
     st = output_folder_file(out, path, sizeof path, err, "probe_%s_%06lld.csv", probe->name,
                             (long long)step);
     if (st == TSR_OK) st = output_file_open(&f, path, err);
@@ -326,9 +368,11 @@ tsr_status sim_write_probe(sim_t *sim, output_folder_t *out, const simulation_pr
   }
   st = verdict_reduce(sim->comm, st, 0, err);
 cleanup:
+  output_file_discard(&f);
   free(vals);
   free(all);
   free(cell);
+  free(weight);
   free(block);
   return st;
 }

@@ -35,7 +35,7 @@ static tsr_status run_output(MPI_Comm comm, sim_t *sim, const simulation_options
   if (vtk) TSR_TRY(sim_write_vtk(sim, out, step, &so->quantities, err));
   for (int i = 0; i < so->nprobes; ++i)
     if (run_due(so->probes[i].every, step))
-      TSR_TRY(sim_write_probe(sim, out, &so->probes[i], step, err));
+      TSR_TRY(sim_write_probe(sim, out, &so->probes[i], i, step, err));
   for (int i = 0; i < so->nslices; ++i)
     if (run_due(so->slices[i].every, step))
       TSR_TRY(sim_write_png(sim, out, &so->slices[i], step, err));
