@@ -320,6 +320,7 @@ cleanup:
 
 tsr_status sim_step(sim_t *sim, int64_t steps, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  sim->prepared = false;
   for (int64_t k = 0; k < steps; ++k) TSR_TRY(timeloop_step(sim->loop, err));
 cleanup:
   return st;
@@ -329,6 +330,7 @@ tsr_status sim_prepare(sim_t *sim, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const char *done[MODULE_MAX * MODULE_MAX_QUANTITIES];
   int ndone = 0;
+  if (sim->prepared) goto cleanup;
   for (int m = 0; m < sim->nmodules; ++m)
     for (int q = 0; q < sim->decls[m].nquantities; ++q) {
       const char *item = sim->decls[m].quantities[q].prepare;
@@ -336,6 +338,7 @@ tsr_status sim_prepare(sim_t *sim, tsr_error_t *err) {
       done[ndone++] = item;
       TSR_TRY(timeloop_run_kernel(sim->loop, item, err));
     }
+  sim->prepared = true;
 cleanup:
   return st;
 }
@@ -383,6 +386,7 @@ patch_t *sim_patch(const sim_t *sim) { return sim->patch; }
 registry_t *sim_registry(const sim_t *sim) { return sim->reg; }
 uint64_t sim_fs(const sim_t *sim) { return sim->fs; }
 tsr_status sim_run_kernel(sim_t *sim, const char *item, tsr_error_t *err) {
+  sim->prepared = false;
   return timeloop_run_kernel(sim->loop, item, err);
 }
 int sim_field_id(const sim_t *sim, const char *field) {

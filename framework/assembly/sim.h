@@ -47,7 +47,9 @@ void sim_free(sim_t **sim);
 
 TSR_NODISCARD tsr_status sim_step(sim_t *sim, int64_t steps, tsr_error_t *err);
 
-/* Runs every quantity's prepare item once on every local block (the output's values). */
+/* Runs every quantity's prepare item once on every local block (the output's values);
+ * a no-op when they ran already since the last step or kernel (the progress line, a
+ * probe, the steady-state sample and the check of one step share one preparation). */
 TSR_NODISCARD tsr_status sim_prepare(sim_t *sim, tsr_error_t *err);
 
 /* Every module's stability check (module_def_t.check), in module order; stops at the

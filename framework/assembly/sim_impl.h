@@ -24,6 +24,7 @@ struct sim {
   int64_t cells;
   int64_t *vtk_steps; /* output steps written so far */
   int64_t nvtk;
+  bool prepared;          /* sim_prepare ran since the last step or kernel */
   output_series_t series; /* rank 0: series.csv */
   output_series_t probe_series[SIMULATION_MAX_PROBES]; /* rank 0: probe_<name>.csv */
   char probe_series_name[SIMULATION_MAX_PROBES][SIMULATION_NAME_MAX + 16];

@@ -455,7 +455,7 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
       config_node_t *p;
       simulation_probe_t *q = &r.probes[i];
       TSR_TRY(config_list_item(output, "probes", i, &p, err));
-      TSR_TRY(read_list_item(p, q->name, sizeof q->name, &q->every, 100, err));
+      TSR_TRY(read_list_item(p, q->name, sizeof q->name, &q->every, SIMULATION_PROBE_EVERY, err));
       char where[64];
       snprintf(where, sizeof where, "output.probes[%zu]", i);
       for (int a = 0; a < 3; ++a) {
@@ -502,7 +502,9 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
               "column of series.csv, e.g. \"nusselt\")", config_source(cfg));
     TSR_TRY(config_real(steady, "tolerance", false, 1e-15, 1.0, &s->tolerance, err));
     TSR_TRY(config_int(steady, "window", true, 1, INT64_MAX, &s->window, err));
-    s->every = s->window / 10 > 0 ? s->window / 10 : 1;
+    /* a tenth of the window, but no sample more often than a probe's default */
+    s->every = s->window / 10 > SIMULATION_PROBE_EVERY ? s->window / 10 : SIMULATION_PROBE_EVERY;
+    if (s->every > s->window) s->every = s->window;
     TSR_TRY(config_int(steady, "every", false, 1, INT64_MAX, &s->every, err));
   }
   st = simulation_options_validate(&r, err);
