@@ -29,14 +29,17 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   output_folder_t *out = NULL;
-  const char *config = NULL, *output = NULL;
-  int64_t steps = -1;
+  const char *config = NULL, *output = NULL, *restart = NULL;
+  int64_t steps = -1, start = 0;
   bool overwrite = false;
   static const char usage[] =
       "usage: tessera run CONFIG [--set PATH=VALUE]... [--output FOLDER] [--overwrite] [--steps N]\n"
+      "                          [--restart CHECKPOINT]\n"
       "  --set: a configuration value (JSON) at a key path, e.g. --set lbm.viscosity=0.01\n"
       "  --set 'domain.cells=[64,64,1]' --set 'lbm.lattice=\"D2Q9\"'; --output and --steps\n"
-      "  are output.folder and steps; the configuration run is written to FOLDER/config.json\n";
+      "  are output.folder and steps; the configuration run is written to FOLDER/config.json\n"
+      "  --restart: go on from a checkpoint (output.checkpoint_every/_interval) of a run of\n"
+      "  CONFIG, on any processes and hardware, to step N; the output folder's files stay\n";
   app_sets_t sets = {.n = 0};
   if (app_help(comm, argc, argv, usage)) return 0;
   for (int i = 1; i < argc; ++i) {
@@ -45,6 +48,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
       if (!app_set_arg(comm, "run", argv[++i], &sets)) return 2;
     }
     else if (strcmp(argv[i], "--overwrite") == 0) overwrite = true;
+    else if (strcmp(argv[i], "--restart") == 0 && i + 1 < argc) restart = argv[++i];
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
       if (!app_int_arg(comm, "run", "--steps", argv[++i], 0, INT64_MAX, &steps)) return 2;
     }
@@ -52,6 +56,12 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     else return app_usage(comm, "run", usage, argv[i], NULL);
   }
   if (!config) return app_usage(comm, "run", usage, NULL, "CONFIG");
+  if (restart && overwrite) {
+    if (rank == 0)
+      fprintf(stderr, "tessera run: --restart keeps the output folder's files (the run goes "
+                      "on from them); --overwrite, which removes them, cannot go with it\n");
+    return 2;
+  }
 
   /* config -> options -> simulation -> time steps -> summary */
   simulation_options_t so;
@@ -73,19 +83,34 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   if (st == TSR_OK) st = module_read_all(doc, &so, app_modules, modules, &nmodules, err);
   if (st == TSR_OK) st = config_check_unknown(doc, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
+  const uint64_t hash = module_config_hash(doc, modules, nmodules);
   st = sim_create(comm, &so, &app_sim_setup, modules, nmodules, &sim, err);
   nmodules = 0; /* the simulation's now, or freed */
   TSR_TRY(st);
   TSR_TRY(run_check(sim, &so, err));
+  if (restart) { /* refused before the output folder is touched */
+    TSR_TRY(sim_read_checkpoint(sim, &so, restart, hash, &start, err));
+    TSR_CHECK(start < so.steps, TSR_ERR_INVALID,
+              "%s is at step %lld; steps = %lld leaves nothing to run (raise it with --steps)",
+              restart, (long long)start, (long long)so.steps);
+  }
   /* the folder is this run's from here on: locked, earlier output gone, writable by all */
   const char *patterns[2 + SIM_OUTPUT_PATTERNS] = {"summary.json", "config.json"};
   for (int i = 0; i < SIM_OUTPUT_PATTERNS; ++i) patterns[2 + i] = sim_output_patterns[i];
   TSR_TRY(output_folder_open(comm, so.output_folder, patterns, 2 + SIM_OUTPUT_PATTERNS,
-                             overwrite, &out, err));
+                             restart     ? OUTPUT_CONTINUE
+                             : overwrite ? OUTPUT_OVERWRITE
+                                         : OUTPUT_NEW,
+                             &out, err));
   TSR_TRY(app_write_config(comm, doc, out, err));
 
   run_describe(sim, &so, config);
-  run_options_t ro = {.steps = so.steps, .out = out, .signals = true};
+  if (restart && rank == 0) {
+    printf("restarted from %s at step %lld\n", restart, (long long)start);
+    fflush(stdout);
+  }
+  run_options_t ro = {.steps = so.steps, .start = start, .config_hash = hash, .out = out,
+                      .signals = true};
   TSR_TRY(run_steps(sim, &so, &ro, &res, err));
   st = run_summary(sim, &so, config, out, &res, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));

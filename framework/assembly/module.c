@@ -247,3 +247,12 @@ tsr_status module_register_all(module_t *modules, int n, registry_t *reg, const 
 cleanup:
   return st;
 }
+
+uint64_t module_config_hash(const config_t *doc, const module_t *modules, int n) {
+  const char *skip[64] = {"output", "hardware", "steps", "stop", "check_every"};
+  size_t nskip = 5;
+  for (int m = 0; m < n; ++m)
+    for (const char *const *k = modules[m].def->restart_keys; k && *k && nskip < 64; ++k)
+      skip[nskip++] = *k;
+  return config_hash(doc, skip, nskip);
+}

@@ -206,6 +206,14 @@ typedef struct module_def {
      same on every rank): names[i] = values[i], at most cap; returns the count in *n. */
   tsr_status (*totals)(void *state, sim_t *sim, const char **names, double *values, int cap,
                        int *n, tsr_error_t *err);
+  /* A restart (collective): every declared field was loaded from a checkpoint of `step`;
+     the module sets what else of its state a step depends on that follows from the step
+     (e.g. a first-step flag). NULL: nothing. */
+  tsr_status (*resume)(void *state, sim_t *sim, int64_t step, tsr_error_t *err);
+  /* Key paths of its sections that a restart may change (a CPU layout: the checkpoint
+     is hardware-independent), NULL-ended; NULL: none. The rest of its sections must be
+     as the checkpoint's run had them. */
+  const char *const *restart_keys;
 } module_def_t;
 
 /* One module of a simulation: its definition and state. */
@@ -245,5 +253,9 @@ bool module_quantity_index(const module_decl_t *decls, int n, const char *name, 
 void module_quantity_list(const module_decl_t *decls, int n, char *out, size_t cap);
 /* Whether name is among names[0..count). */
 bool module_name_in(const char *const *names, int count, const char *name);
+
+/* The hash (config_hash) of the settings a restart must keep: the document without
+ * output, hardware, steps, stop, check_every and the modules' restart_keys. */
+uint64_t module_config_hash(const config_t *doc, const module_t *modules, int n);
 
 #endif

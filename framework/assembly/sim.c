@@ -101,10 +101,8 @@ cleanup:
  * sweep after the collision, is current at the first step too); then every module's
  * start sweeps, in module order, as a time loop of their own (each exchange round before
  * the sweep that reads across faces); then every module's start item. */
-static tsr_status sim_start(sim_t *s, MPI_Comm comm, tsr_error_t *err) {
+tsr_status sim_exchange_all(sim_t *s, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  timeloop_t *start = NULL;
-  module_decl_t *decls = NULL;
   comm_t *ghosts = NULL;
   comm_options_t co = {.fs = s->fs, .tag = 99};
   for (int m = 0; m < s->nmodules; ++m)
@@ -118,9 +116,19 @@ static tsr_status sim_start(sim_t *s, MPI_Comm comm, tsr_error_t *err) {
       ++co.nfields;
     }
   if (co.nfields > 0) {
-    TSR_TRY(comm_create(&co, s->patch, s->reg, comm, &ghosts, err));
+    TSR_TRY(comm_create(&co, s->patch, s->reg, s->comm, &ghosts, err));
     TSR_TRY(comm_exchange(ghosts, err));
   }
+cleanup:
+  comm_free(&ghosts);
+  return st;
+}
+
+static tsr_status sim_start(sim_t *s, MPI_Comm comm, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  timeloop_t *start = NULL;
+  module_decl_t *decls = NULL;
+  TSR_TRY(sim_exchange_all(s, err));
   int nstart = 0;
   for (int m = 0; m < s->nmodules; ++m) nstart += s->decls[m].nstart_sweeps;
   if (nstart > 0) {
@@ -139,7 +147,6 @@ static tsr_status sim_start(sim_t *s, MPI_Comm comm, tsr_error_t *err) {
   for (int m = 0; m < s->nmodules; ++m)
     if (s->decls[m].start) TSR_TRY(timeloop_run_kernel(s->loop, s->decls[m].start, err));
 cleanup:
-  comm_free(&ghosts);
   timeloop_free(&start);
   free(decls);
   return st;

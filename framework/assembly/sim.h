@@ -76,7 +76,7 @@ TSR_NODISCARD tsr_status sim_gather(sim_t *sim, const char *quantity, double *ou
 /* The names (fnmatch patterns relative to the output folder) of the files the output
  * functions below write: what an earlier run may have left in a folder. */
 extern const char *const sim_output_patterns[];
-enum { SIM_OUTPUT_PATTERNS = 6 };
+enum { SIM_OUTPUT_PATTERNS = 7 };
 
 /* The output functions write into the folder out, every file through a temporary name
  * (output.h), and rank 0 records each file in out's manifest. All after sim_prepare. */
@@ -108,6 +108,24 @@ TSR_NODISCARD tsr_status sim_write_series(sim_t *sim, output_folder_t *out, int6
 TSR_NODISCARD tsr_status sim_write_probe(sim_t *sim, output_folder_t *out,
                                          const simulation_probe_t *probe, int index,
                                          int64_t step, tsr_error_t *err);
+
+/* Checkpoints (collective; checkpoint.h gives the format, docs/checkpoints.md the
+ * contract). sim_write_checkpoint writes every declared field of every block, the step,
+ * config_hash and the run state of the output (VTK steps, series) as
+ * checkpoint_<step>.tsrc in out (name gets the file name), through a temporary name,
+ * synced, renamed and the folder synced; listed in the manifest. */
+TSR_NODISCARD tsr_status sim_write_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
+                                              uint64_t config_hash, char *name, size_t cap,
+                                              tsr_error_t *err);
+
+/* Loads the checkpoint at path into a simulation created from the same configuration
+ * (config_hash, block grid and fields must match: one message naming what differs; its
+ * checksums must hold): each rank reads its blocks by BlockID, whatever ranks, hardware
+ * and layouts wrote them; then the modules' resume hooks, and one exchange of the ghost
+ * layers. *step: the checkpoint's step. */
+TSR_NODISCARD tsr_status sim_read_checkpoint(sim_t *sim, const simulation_options_t *so,
+                                             const char *path, uint64_t config_hash,
+                                             int64_t *step, tsr_error_t *err);
 
 /* A picture of slice->quantity (the first vector quantity when ""; its magnitude for
  * vectors) on the plane of cells at

@@ -30,4 +30,7 @@ struct sim {
   char probe_series_name[SIMULATION_MAX_PROBES][SIMULATION_NAME_MAX + 16];
 };
 
+/* One exchange of every field a sweep reads across faces (the start, a restart). */
+TSR_NODISCARD tsr_status sim_exchange_all(sim_t *s, tsr_error_t *err);
+
 #endif

@@ -719,3 +719,24 @@ char *config_text(const config_t *cfg) {
   }
   return b.text;
 }
+
+uint64_t config_hash(const config_t *cfg, const char *const *skip, size_t nskip) {
+  json_t *copy = json_deep_copy(cfg->root);
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
+  for (size_t i = 0; copy && i < nskip; ++i) {
+    char path[CONFIG_PATH_MAX];
+    snprintf(path, sizeof path, "%s", skip[i]);
+    json_t *at = copy;
+    char *key = path;
+    for (char *dot; at && (dot = strchr(key, '.')); key = dot + 1) {
+      *dot = '\0';
+      at = json_object_get(at, key);
+    }
+    if (json_is_object(at)) json_object_del(at, key);
+  }
+  char *text = copy ? json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)) : NULL;
+  for (const char *c = text; c && *c; ++c) h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+  free(text);
+  json_decref(copy);
+  return h;
+}

@@ -55,6 +55,12 @@ TSR_NODISCARD tsr_status config_set(config_t *cfg, const char *assignment, tsr_e
 TSR_NODISCARD tsr_status config_set_string(config_t *cfg, const char *option, const char *path,
                                            const char *value, tsr_error_t *err);
 
+/* A 64-bit hash (FNV-1a) of the document with the key paths skip[0..nskip) left out
+ * ("output", "lbm.cpu_layout"; absent ones are fine), over its text with sorted keys:
+ * the same for documents that say the same thing, key order and spacing aside. A
+ * checkpoint keeps the hash of the settings a restart may not change. */
+uint64_t config_hash(const config_t *cfg, const char *const *skip, size_t nskip);
+
 /* The document as JSON text (two-space indent, keys in their order, a final newline),
  * overrides included, into a new buffer the caller frees; NULL when out of memory. */
 char *config_text(const config_t *cfg);

@@ -14,6 +14,7 @@ simulation_options_t simulation_options_default(void) {
   o.check_every = 200;
   snprintf(o.output_folder, sizeof o.output_folder, "out");
   o.progress_every = 100;
+  o.checkpoint_keep = 2;
   o.steady.tolerance = 1e-6;
   o.hardware.hs = SIMULATION_HS_CPU;
   o.hardware.opencl = opencl_select_default();
@@ -448,6 +449,10 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
     TSR_TRY(config_int(output, "progress_every", false, 0, INT64_MAX, &r.progress_every, err));
     TSR_TRY(config_int(output, "vtk_every", false, 0, INT64_MAX, &r.vtk_every, err));
     TSR_TRY(config_int(output, "series_every", false, 0, INT64_MAX, &r.series_every, err));
+    TSR_TRY(config_int(output, "checkpoint_every", false, 0, INT64_MAX, &r.checkpoint_every, err));
+    TSR_TRY(config_real(output, "checkpoint_interval", false, 0, 1e9, &r.checkpoint_interval,
+                        err));
+    TSR_TRY(config_int(output, "checkpoint_keep", false, 1, 1000000, &r.checkpoint_keep, err));
     TSR_TRY(read_quantities(cfg, output, "output", &r.quantities, err));
     size_t n = 0;
     TSR_TRY(read_list(cfg, output, "probes", SIMULATION_MAX_PROBES, &n, err));

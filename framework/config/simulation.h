@@ -212,6 +212,9 @@ typedef struct simulation_options {
   int64_t vtk_every;
   simulation_quantities_t quantities; /* of VTK output and probes */
   int64_t series_every;       /* steps between rows of series.csv; 0: none */
+  int64_t checkpoint_every;   /* steps between checkpoints; 0: none */
+  double checkpoint_interval; /* wall-clock seconds between checkpoints; 0: none */
+  int64_t checkpoint_keep;    /* the newest checkpoints kept, >= 1 (default 2) */
   simulation_probe_t probes[SIMULATION_MAX_PROBES];
   int nprobes;
   simulation_slice_t slices[SIMULATION_MAX_SLICES];

@@ -519,3 +519,68 @@ tsr_status field_sync(const block_data_t *data, int id, const grid_field_t **out
 cleanup:
   return st;
 }
+
+/* ---- checkpoints: the interior in cell order, little-endian ---- */
+
+size_t field_interior_bytes(const block_data_t *data, int id) {
+  const field_block_t *f = field_block_of((block_data_t *)(uintptr_t)data, id);
+  if (!f) return 0;
+  const grid_dims_t *d = &f->host.dims;
+  return (size_t)d->nx * (size_t)d->ny * (size_t)d->nz * (size_t)d->ncomp * f->host.esize;
+}
+
+/* One value of esize bytes between the host's order and little-endian (the same on
+ * little-endian hosts). */
+static inline void field_le(uint8_t *to, const uint8_t *from, size_t esize) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  for (size_t k = 0; k < esize; ++k) to[k] = from[esize - 1 - k];
+#else
+  memcpy(to, from, esize);
+#endif
+}
+
+/* Copies the interior between a grid and the cell-order bytes (to_bytes: grid -> bytes). */
+static void field_interior_copy(const grid_dims_t *d, size_t esize, uint8_t *values,
+                                uint8_t *bytes, bool to_bytes) {
+  size_t k = 0;
+  for (int z = 0; z < d->nz; ++z)
+    for (int y = 0; y < d->ny; ++y)
+      for (int x = 0; x < d->nx; ++x)
+        for (int c = 0; c < d->ncomp; ++c, k += esize) {
+          uint8_t *v = values + grid_index(d, x, y, z, c) * esize;
+          if (to_bytes) field_le(bytes + k, v, esize);
+          else field_le(v, bytes + k, esize);
+        }
+}
+
+tsr_status field_save_interior(block_data_t *data, int id, uint8_t *out, size_t len,
+                               tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const grid_field_t *h = NULL;
+  TSR_CHECK(len == field_interior_bytes(data, id), TSR_ERR_INTERNAL,
+            "a field's interior is %zu bytes, not %zu", field_interior_bytes(data, id), len);
+  TSR_TRY(field_sync(data, id, &h, err));
+  if (h) field_interior_copy(&h->dims, h->esize, h->values, out, true);
+cleanup:
+  return st;
+}
+
+tsr_status field_load_interior(block_data_t *data, int id, const uint8_t *in, size_t len,
+                               tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  field_block_t *f = field_block_of(data, id);
+  TSR_CHECK(len == field_interior_bytes(data, id), TSR_ERR_INTERNAL,
+            "a field's interior is %zu bytes, not %zu", field_interior_bytes(data, id), len);
+  if (!f) goto cleanup;
+  if (field_on_device(f) && !f->host.values) {
+    f->host.values = field_values_alloc(&f->host.dims, f->host.esize);
+    TSR_CHECK(f->host.values, TSR_ERR_NOMEM, "out of memory for a GPU field's host copy (%zu "
+              "values)", f->host.dims.elements);
+  }
+  field_interior_copy(&f->host.dims, f->host.esize, f->host.values, (uint8_t *)(uintptr_t)in,
+                      false);
+  if (field_on_device(f))
+    TSR_TRY(gpu_field_upload(&f->device, f->host.values, &f->host.dims, err));
+cleanup:
+  return st;
+}

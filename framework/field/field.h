@@ -119,4 +119,22 @@ void field_swap(field_block_t *f);
 TSR_NODISCARD tsr_status field_sync(const block_data_t *data, int id, const grid_field_t **out,
                                     tsr_error_t *err);
 
+/* Checkpoints: the interior of a block's field in a layout that no hardware owns, cell by
+ * cell (x fastest, then y, then z), each cell's components in order, each value in the
+ * field's bytes (4 or 8) in little-endian order. */
+
+/* Bytes of the field's interior in that layout (0 where the block has none). */
+size_t field_interior_bytes(const block_data_t *data, int id);
+
+/* The present copy's interior into out[field_interior_bytes] (GPU blocks: read back
+ * first, blocking). */
+TSR_NODISCARD tsr_status field_save_interior(block_data_t *data, int id, uint8_t *out, size_t len,
+                                             tsr_error_t *err);
+
+/* The interior from in[len] (len must be field_interior_bytes) into the present copy, and
+ * into the device's copies on a GPU block; the ghost layers are left (an exchange brings
+ * them up to date). */
+TSR_NODISCARD tsr_status field_load_interior(block_data_t *data, int id, const uint8_t *in,
+                                             size_t len, tsr_error_t *err);
+
 #endif

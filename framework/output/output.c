@@ -309,14 +309,37 @@ cleanup:
 }
 
 /* Rank 0's part of output_folder_open. */
+/* Whether a name (relative to the folder) is a temporary file of output_file_open. */
+static bool output_is_temporary(const char *relative) {
+  const char *base = strrchr(relative, '/');
+  base = base ? base + 1 : relative;
+  return base[0] == '.' && strstr(base, ".tmp-") != NULL;
+}
+
 static tsr_status output_claim(output_folder_t *d, const char *const *patterns, int npatterns,
-                               bool overwrite, tsr_error_t *err) {
+                               output_mode_t mode, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  output_list_t stale = {0};
+  output_list_t stale = {0}, temporary = {0};
   TSR_TRY(output_make_folder(d->path, err));
   TSR_TRY(output_lock(d, err));
   TSR_TRY(output_find_stale(d->path, patterns, npatterns, &stale, err));
-  TSR_CHECK(stale.n == 0 || overwrite, TSR_ERR_INVALID,
+  if (mode == OUTPUT_CONTINUE) {
+    /* the earlier run's files stay, listed; its half-written files go */
+    for (size_t i = 0; i < stale.n; ++i) {
+      char path[OUTPUT_PATH_MAX];
+      struct stat sb;
+      TSR_TRY(output_join(path, sizeof path, d->path, stale.items[i], err));
+      if (output_is_temporary(stale.items[i]))
+        TSR_TRY(output_list_add(&temporary, stale.items[i], err));
+      else if (strcmp(stale.items[i], OUTPUT_MANIFEST) != 0 && stat(path, &sb) == 0)
+        TSR_TRY(output_list_add(&d->files, stale.items[i], err));
+    }
+    TSR_TRY(output_remove(d->path, &temporary, err));
+    d->dirty = true;
+    TSR_TRY(output_folder_manifest(d, "running", err));
+    goto cleanup;
+  }
+  TSR_CHECK(stale.n == 0 || mode == OUTPUT_OVERWRITE, TSR_ERR_INVALID,
             "the output folder '%s' holds the output of an earlier run (%zu file(s), e.g. '%s'); "
             "pass --overwrite to replace it, or choose another folder",
             d->path, stale.n, stale.n ? stale.items[0] : "");
@@ -324,11 +347,12 @@ static tsr_status output_claim(output_folder_t *d, const char *const *patterns, 
   TSR_TRY(output_folder_manifest(d, "running", err));
 cleanup:
   output_list_free(&stale);
+  output_list_free(&temporary);
   return st;
 }
 
 tsr_status output_folder_open(MPI_Comm comm, const char *path, const char *const *patterns,
-                              int npatterns, bool overwrite, output_folder_t **out,
+                              int npatterns, output_mode_t mode, output_folder_t **out,
                               tsr_error_t *err) {
   tsr_status st = TSR_OK;
   output_folder_t *d = calloc(1, sizeof *d);
@@ -343,7 +367,7 @@ tsr_status output_folder_open(MPI_Comm comm, const char *path, const char *const
                          "output folder '%.200s': empty or too long", path);
     else memcpy(d->path, path, n + 1);
   }
-  if (st == TSR_OK && d->rank == 0) st = output_claim(d, patterns, npatterns, overwrite, err);
+  if (st == TSR_OK && d->rank == 0) st = output_claim(d, patterns, npatterns, mode, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   /* every rank: can it create a file there? (ranks may see other file systems) */
   output_file_t probe;
@@ -370,6 +394,24 @@ tsr_status output_folder_add(output_folder_t *d, const char *relative, tsr_error
   if (d->rank != 0) goto cleanup;
   st = output_list_add(&d->files, relative, err);
   d->dirty = true;
+cleanup:
+  return st;
+}
+
+tsr_status output_folder_remove(output_folder_t *d, const char *relative, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char path[OUTPUT_PATH_MAX];
+  if (d->rank != 0) goto cleanup;
+  TSR_TRY(output_join(path, sizeof path, d->path, relative, err));
+  TSR_CHECK(unlink(path) == 0 || errno == ENOENT, TSR_ERR_IO, "cannot remove %s: %s", path,
+            strerror(errno));
+  for (size_t i = 0; i < d->files.n; ++i)
+    if (strcmp(d->files.items[i], relative) == 0) {
+      free(d->files.items[i]);
+      d->files.items[i] = d->files.items[--d->files.n];
+      d->dirty = true;
+      break;
+    }
 cleanup:
   return st;
 }

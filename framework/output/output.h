@@ -58,9 +58,17 @@ typedef struct output_folder output_folder_t;
  * folder, one "/" at most) and removes it when overwrite is set or refuses otherwise,
  * and writes the manifest with status "running"; then every rank checks that it can
  * write there. The same error on every rank. */
+/* What output_folder_open does with an earlier run's output there. */
+typedef enum output_mode {
+  OUTPUT_NEW,       /* refuse to start */
+  OUTPUT_OVERWRITE, /* remove it first */
+  OUTPUT_CONTINUE   /* keep it and list it in the manifest (a restart going on from a
+                       checkpoint); only temporary files of a killed run are removed */
+} output_mode_t;
+
 TSR_NODISCARD tsr_status output_folder_open(MPI_Comm comm, const char *path,
                                             const char *const *patterns, int npatterns,
-                                            bool overwrite, output_folder_t **out,
+                                            output_mode_t mode, output_folder_t **out,
                                             tsr_error_t *err);
 
 const char *output_folder_path(const output_folder_t *d);
@@ -69,6 +77,11 @@ const char *output_folder_path(const output_folder_t *d);
  * write, for the manifest. Other ranks: no-op. */
 TSR_NODISCARD tsr_status output_folder_add(output_folder_t *d, const char *relative,
                                            tsr_error_t *err);
+
+/* Rank 0: removes a file the run wrote (path relative to the folder) and its entry in the
+ * manifest (an older checkpoint past checkpoint_keep). Other ranks: no-op. */
+TSR_NODISCARD tsr_status output_folder_remove(output_folder_t *d, const char *relative,
+                                              tsr_error_t *err);
 
 /* The path of a file in the folder (into path, cap bytes), its name relative to the folder
  * formatted as printf does; rank 0 records it (output_folder_add). */

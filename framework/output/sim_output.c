@@ -83,7 +83,7 @@ cleanup:
 
 const char *const sim_output_patterns[SIM_OUTPUT_PATTERNS] = {
     "fields.pvd", "fields_*.pvti", "fields_*/block_*.vti", "probe_*.csv", "slice_*.png",
-    "series.csv"};
+    "series.csv", "checkpoint_*.tsrc"};
 
 /* The quantities an output shows: those sel names, in its order, or every quantity of
  * the run in module order (sel->n = 0); names were checked by sim_create. */

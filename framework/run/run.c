@@ -22,13 +22,13 @@ static bool run_due(int64_t every, int64_t step) { return step > 0 && step % eve
  * step 0; none where out is NULL). Nothing is written at a step whose check fails:
  * TSR_ERR_DIVERGED, with *div saying where. */
 static tsr_status run_output(MPI_Comm comm, sim_t *sim, const simulation_options_t *so,
-                             output_folder_t *out, int64_t step, int64_t steps,
+                             output_folder_t *out, int64_t step, int64_t steps, bool check,
                              sim_divergence_t *div, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   bool vtk = out && so->vtk_every > 0 && step % so->vtk_every == 0, due = vtk;
   for (int i = 0; out && i < so->nprobes; ++i) due = due || run_due(so->probes[i].every, step);
   for (int i = 0; out && i < so->nslices; ++i) due = due || run_due(so->slices[i].every, step);
-  if (!due && step % so->check_every != 0 && step != steps) goto cleanup;
+  if (!due && !check && step % so->check_every != 0 && step != steps) goto cleanup;
   if (due) TSR_TRY(sim_prepare(sim, err)); /* the output's values serve the check */
   TSR_TRY(sim_check(sim, step, due, div, err));
   if (!due) goto cleanup;
@@ -282,6 +282,39 @@ cleanup:
   return st;
 }
 
+/* The checkpoints this run wrote that are kept (the newest checkpoint_keep), oldest first. */
+typedef struct run_kept {
+  char (*names)[40];
+  int64_t n, cap;
+} run_kept_t;
+
+/* Writes the checkpoint of this step and removes the oldest beyond the kept count. */
+static tsr_status run_checkpoint(sim_t *sim, output_folder_t *out, int64_t step, uint64_t hash,
+                                 run_kept_t *kept, run_result_t *r, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  MPI_Comm comm = sim_comm(sim);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const double t0 = MPI_Wtime();
+  char name[40];
+  TSR_TRY(sim_write_checkpoint(sim, out, step, hash, name, sizeof name, err));
+  if (kept->n == kept->cap) {
+    st = output_folder_remove(out, kept->names[0], err);
+    memmove(kept->names, kept->names + 1, (size_t)(kept->n - 1) * sizeof *kept->names);
+    --kept->n;
+    TSR_TRY(verdict_reduce(comm, st, 0, err));
+  }
+  snprintf(kept->names[kept->n++], sizeof kept->names[0], "%s", name);
+  snprintf(r->checkpoint, sizeof r->checkpoint, "%s", name);
+  TSR_TRY(verdict_reduce(comm, output_folder_manifest(out, "running", err), 0, err));
+  if (rank == 0) {
+    printf("checkpoint %s written in %.2f s\n", name, MPI_Wtime() - t0);
+    fflush(stdout);
+  }
+cleanup:
+  return st;
+}
+
 tsr_status run_check(sim_t *sim, const simulation_options_t *so, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   steady_t *steady = NULL;
@@ -304,24 +337,45 @@ tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_optio
   stop_poll_t poll = {.pending = false};
   steady_t *steady = NULL;
   int steady_total = -1;
-  *r = (run_result_t){.div = {.block = -1}};
+  const bool checkpoints = out && (so->checkpoint_every > 0 || so->checkpoint_interval > 0);
+  run_kept_t kept = {.n = 0};
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  *r = (run_result_t){.div = {.block = -1}, .start = o->start, .done = o->start};
+  if (checkpoints) {
+    kept.names = calloc((size_t)so->checkpoint_keep, sizeof *kept.names);
+    st = kept.names ? TSR_OK : tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+    TSR_TRY(verdict_reduce(comm, st, 0, err));
+    kept.cap = so->checkpoint_keep;
+  }
   if (out && so->steady.total[0]) {
     TSR_TRY(steady_create(so->steady.window, so->steady.every, so->steady.tolerance, &steady,
                           err));
-    TSR_TRY(run_steady_sample(sim, so, steady, 0, &steady_total, r, err));
+    TSR_TRY(run_steady_sample(sim, so, steady, o->start, &steady_total, r, err));
   }
-  if (out) st = run_output(comm, sim, so, out, 0, steps, &r->div, err);
+  /* step 0's output; a restart's step was the first part's */
+  if (out && o->start == 0) st = run_output(comm, sim, so, out, 0, steps, false, &r->div, err);
   MPI_Barrier(comm);
   if (o->signals) stop_install();
-  double t0 = MPI_Wtime(), tlast = t0, tout = 0;
-  int64_t last = 0;
-  for (int64_t s = 1; s <= steps && st == TSR_OK && !r->stopped && !r->steady_step; ++s) {
+  double t0 = MPI_Wtime(), tlast = t0, tout = 0, tckpt = t0;
+  int64_t last = o->start;
+  for (int64_t s = o->start + 1;
+       s <= steps && st == TSR_OK && !r->stopped && !r->steady_step; ++s) {
     TSR_TRY(sim_step(sim, 1, err));
     r->done = s;
+    /* a checkpoint: every checkpoint_every steps, when rank 0's clock says the interval
+       is over (agreed one step later), and at a stopping signal */
+    int due = 0;
+    if (st == TSR_OK && o->signals) {
+      const int want = rank == 0 && so->checkpoint_interval > 0 &&
+                       MPI_Wtime() - tckpt >= so->checkpoint_interval;
+      st = stop_poll(comm, &poll, want, &r->stopped, &due, err);
+    }
+    const bool ckpt = checkpoints && (due || r->stopped ||
+                                      (so->checkpoint_every > 0 && s % so->checkpoint_every == 0));
     double o0 = MPI_Wtime();
-    st = run_output(comm, sim, so, out, s, steps, &r->div, err);
+    if (st == TSR_OK) st = run_output(comm, sim, so, out, s, steps, ckpt, &r->div, err);
     tout += MPI_Wtime() - o0;
-    if (st == TSR_OK && o->signals) st = stop_poll(comm, &poll, &r->stopped, err);
     if (st == TSR_OK && steady && s % so->steady.every == 0)
       st = run_steady_sample(sim, so, steady, s, &steady_total, r, err);
     const bool final_step = s == steps || r->steady_step;
@@ -340,6 +394,14 @@ tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_optio
       st = run_progress_due(sim, so, out, s, final_step, 0, 0, err);
       tout += MPI_Wtime() - p0;
     }
+    /* last in the step, after its check passed (a checkpoint never holds a diverged
+       state) and its series rows (which the checkpoint keeps) */
+    if (st == TSR_OK && ckpt) {
+      double c0 = MPI_Wtime();
+      st = run_checkpoint(sim, out, s, o->config_hash, &kept, r, err);
+      tckpt = MPI_Wtime();
+      tout += tckpt - c0;
+    }
   }
   if (st != TSR_OK && st != TSR_ERR_DIVERGED) goto cleanup;
   /* a run that diverged still leaves its summary, then ends with the check's message */
@@ -355,6 +417,7 @@ tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_optio
   TSR_MPI(MPI_Allreduce(&wall, &r->seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
 cleanup:
   steady_free(&steady);
+  free(kept.names);
   return st;
 }
 
@@ -382,7 +445,7 @@ tsr_status run_summary(sim_t *sim, const simulation_options_t *so, const char *c
     TSR_TRY(sim_totals(sim, total_names, totals, MODULE_MAX_VALUES, &ntotals, err));
   }
 
-  double mlups = wall_max > 0 ? (double)cells * (double)done / wall_max / 1e6 : 0.0;
+  double mlups = wall_max > 0 ? (double)cells * (double)(done - res->start) / wall_max / 1e6 : 0.0;
   /* seconds per phase, the slowest rank's */
   timeloop_timing_t tt = sim_timing(sim);
   double phase[3] = {tt.exchange, tt.boundary, tt.kernel}, phase_max[3];
@@ -442,9 +505,12 @@ tsr_status run_summary(sim_t *sim, const simulation_options_t *so, const char *c
            diverged, or the signal that stopped it */
     };
     enum { NITEMS = sizeof items / sizeof items[0] };
-    report_item_t all[NITEMS + 2 + MODULE_MAX_VALUES];
+    report_item_t all[NITEMS + 4 + MODULE_MAX_VALUES];
     size_t nitems = NITEMS;
     memcpy(all, items, sizeof items);
+    if (res->start > 0) all[nitems++] = REPORT_INT_ITEM("restarted_from", res->start);
+    /* the newest checkpoint: where a diverged or stopped run can go on from */
+    if (res->checkpoint[0]) all[nitems++] = REPORT_TEXT_ITEM("checkpoint", res->checkpoint);
     if (ending != TSR_OK)
       all[nitems++] = REPORT_TABLE_ITEM("diverged", where, 1, nwhere);
     else if (stopped)
@@ -475,6 +541,10 @@ tsr_status run_summary(sim_t *sim, const simulation_options_t *so, const char *c
     else if (st == TSR_OK)
       printf("summary: diverged at step %lld after %.2f s; written to %s\n", (long long)div.step,
              wall_max, path);
+    if (st == TSR_OK && res->checkpoint[0] && (stopped || ending != TSR_OK))
+      printf("the newest checkpoint, %s/%s, goes on from there: tessera run %s --restart "
+             "%s/%s\n", output_folder_path(out), res->checkpoint, config,
+             output_folder_path(out), res->checkpoint);
     if (st == TSR_OK && ending == TSR_OK && !stopped) {
       printf("time per phase (slowest rank): exchange %.2f s, boundary %.2f s, kernel %.2f s\n",
              phase_max[0], phase_max[1], phase_max[2]);

@@ -28,7 +28,9 @@
 #include "tsr_error.h"
 
 typedef struct run_options {
-  int64_t steps;        /* steps to run (the options' steps for a run) */
+  int64_t steps;        /* the last step (the options' steps for a run) */
+  int64_t start;        /* the step the simulation is at: 0, or a restart's checkpoint's */
+  uint64_t config_hash; /* kept in checkpoints (module_config_hash) */
   output_folder_t *out; /* NULL: no output, no progress lines (a benchmark) */
   bool signals;         /* a signal stops the run after a step: run_steps installs the
                            handlers (stop.h), the caller uninstalls them after its
@@ -36,7 +38,9 @@ typedef struct run_options {
 } run_options_t;
 
 typedef struct run_result {
-  int64_t done;           /* steps run */
+  int64_t start;          /* the step the run started from (a restart's) */
+  int64_t done;           /* the step it reached */
+  char checkpoint[40];    /* the newest checkpoint it wrote ("": none) */
   int stopped;            /* the signal that stopped the run after `done`; 0: none */
   tsr_status ending;      /* TSR_OK, or TSR_ERR_DIVERGED with the check's message in
                              diverged and where in div */

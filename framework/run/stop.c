@@ -30,17 +30,20 @@ void stop_install(void) {
 
 void stop_uninstall(void) { stop_set(SIG_DFL, 0); }
 
-tsr_status stop_poll(MPI_Comm comm, stop_poll_t *p, int *signal, tsr_error_t *err) {
+tsr_status stop_poll(MPI_Comm comm, stop_poll_t *p, int want, int *signal, int *requested,
+                     tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  *signal = 0;
+  *signal = *requested = 0;
   if (p->pending) {
     TSR_MPI(MPI_Wait(&p->request, MPI_STATUS_IGNORE));
     p->pending = false;
-    *signal = p->agreed;
+    *signal = p->agreed[0];
+    *requested = p->agreed[1];
   }
   if (*signal) goto cleanup;
-  p->mine = stop_caught;
-  TSR_MPI(MPI_Iallreduce(&p->mine, &p->agreed, 1, MPI_INT, MPI_MAX, comm, &p->request));
+  p->mine[0] = stop_caught;
+  p->mine[1] = want != 0;
+  TSR_MPI(MPI_Iallreduce(p->mine, p->agreed, 2, MPI_INT, MPI_MAX, comm, &p->request));
   p->pending = true;
 cleanup:
   return st;

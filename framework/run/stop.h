@@ -20,7 +20,7 @@
 
 typedef struct stop_poll {
   MPI_Request request;
-  int mine, agreed;
+  int mine[2], agreed[2]; /* the signal, a request */
   bool pending;
 } stop_poll_t;
 
@@ -31,8 +31,11 @@ void stop_install(void);
 void stop_uninstall(void);
 
 /* Collective, once per step on every rank: *signal becomes the signal the ranks agreed on
- * at the previous poll (0: none, or the first poll). */
-TSR_NODISCARD tsr_status stop_poll(MPI_Comm comm, stop_poll_t *p, int *signal, tsr_error_t *err);
+ * at the previous poll (0: none, or the first poll). The same reduction carries a request
+ * any rank may make (want != 0: e.g. rank 0's clock says a checkpoint is due); *requested
+ * is whether some rank made one at the previous poll. */
+TSR_NODISCARD tsr_status stop_poll(MPI_Comm comm, stop_poll_t *p, int want, int *signal,
+                                   int *requested, tsr_error_t *err);
 
 /* Collective: completes an agreement still in flight (call before leaving the loop
  * unless a stop was reported). */

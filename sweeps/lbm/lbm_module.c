@@ -8,6 +8,7 @@
 #include "field.h"
 #include "gpu_lbm.h"
 #include "grid.h"
+#include "lbm_impl.h"
 #include "tsr_size.h"
 #include "verdict.h"
 
@@ -363,6 +364,23 @@ cleanup:
   return st;
 }
 
+/* A coupled collision takes half the force on a block's first step (lbm_coupling_t.start):
+ * after a restart past step 0 every block has had its first step. */
+static tsr_status lbm_resume(void *state, sim_t *sim, int64_t step, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const lbm_state_t *s = state;
+  patch_t *patch = sim_patch(sim);
+  (void)err;
+  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+    lbm_block_t *lb = block_data_get(patch_block_data(patch, patch_local_id(patch, i)),
+                                     s->cells_id);
+    if (lb) lb->started = step > 0;
+  }
+  return st;
+}
+
+static const char *const lbm_restart_keys[] = {"lbm.cpu_layout", "lbm.gpu_streaming", NULL};
+
 const module_def_t lbm_module = {
     .name = "lbm",
     .read = lbm_read,
@@ -378,6 +396,8 @@ const module_def_t lbm_module = {
     .local_bytes = lbm_local_bytes,
     .check = lbm_check,
     .totals = lbm_totals,
+    .resume = lbm_resume,
+    .restart_keys = lbm_restart_keys,
 };
 
 /* ---- a simulation of the LBM alone, from options ---- */

@@ -741,6 +741,8 @@ static tsr_status thermal_check(void *state, sim_t *sim, int64_t step, bool prep
   return st;
 }
 
+static const char *const thermal_restart_keys[] = {"thermal.cpu_layout", NULL};
+
 const module_def_t thermal_module = {
     .name = "thermal",
     .read = thermal_read,
@@ -752,4 +754,5 @@ const module_def_t thermal_module = {
     .local_bytes = thermal_local_bytes,
     .check = thermal_check,
     .totals = thermal_totals,
+    .restart_keys = thermal_restart_keys,
 };

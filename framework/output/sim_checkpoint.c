@@ -1,0 +1,475 @@
+/* Checkpoints of a simulation (sim.h): every declared field of every block, written by
+ * the ranks holding the blocks into one file (MPI-IO, each block at its place), read back
+ * by BlockID by whichever rank holds the block in the restarted run; the format is
+ * checkpoint.h's. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "field.h"
+#include "sim_impl.h"
+#include "verdict.h"
+
+/* Writes and reads of at most this many bytes per MPI or POSIX call. */
+#define SIM_CKPT_CHUNK ((size_t)1 << 30)
+
+/* The fields a checkpoint holds: every declared field with storage, in module order;
+ * ids[i] its data id. */
+static uint32_t sim_ckpt_fields(const sim_t *sim, checkpoint_field_t *fields, int *ids) {
+  uint32_t n = 0;
+  for (int m = 0; m < sim->nmodules; ++m)
+    for (int f = 0; f < sim->decls[m].nfields; ++f) {
+      const module_field_t *d = &sim->decls[m].fields[f];
+      if (d->components <= 0 || d->value_bytes <= 0 || sim->field_id[m][f] < 0) continue;
+      if (n == CHECKPOINT_MAX_FIELDS) return n + 1; /* too many: the caller refuses */
+      memset(&fields[n], 0, sizeof fields[n]);
+      snprintf(fields[n].name, sizeof fields[n].name, "%s", d->name);
+      fields[n].components = (uint32_t)d->components;
+      fields[n].value_bytes = (uint32_t)d->value_bytes;
+      ids[n++] = sim->field_id[m][f];
+    }
+  return n;
+}
+
+/* Bytes of a local block's fields. */
+static uint64_t sim_ckpt_block_bytes(sim_t *sim, int32_t id, const int *ids, uint32_t nf) {
+  uint64_t bytes = 0;
+  block_data_t *data = patch_block_data(sim->patch, id);
+  for (uint32_t i = 0; i < nf; ++i) bytes += field_interior_bytes(data, ids[i]);
+  return bytes;
+}
+
+/* "lbm,thermal: trt,dp,soa,two_grid" */
+static void sim_ckpt_modules(const sim_t *sim, char *out, size_t cap) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (int m = 0; m < sim->nmodules && used < cap; ++m) {
+    int k = snprintf(out + used, cap - used, "%s%s", m ? "," : "", sim->modules[m].def->name);
+    if (k < 0) break;
+    used += (size_t)k;
+  }
+  if (used + 2 < cap) snprintf(out + used, cap - used, ": %.*s", (int)(cap - used - 3), sim->fs_text);
+}
+
+/* Rank 0's run state for the checkpoint's extras: the VTK steps written so far (i64
+ * little-endian each), series.csv and the probes' series as they stand. */
+typedef struct sim_ckpt_extra {
+  const char *name;
+  const uint8_t *bytes;
+  uint64_t len;
+} sim_ckpt_extra_t;
+
+static uint32_t sim_ckpt_extras(sim_t *sim, uint8_t *steps, sim_ckpt_extra_t *x) {
+  uint32_t n = 0;
+  for (int64_t i = 0; i < sim->nvtk; ++i)
+    for (int k = 0; k < 8; ++k) steps[8 * i + k] = (uint8_t)((uint64_t)sim->vtk_steps[i] >> (8 * k));
+  x[n++] = (sim_ckpt_extra_t){"vtk_steps", steps, 8 * (uint64_t)sim->nvtk};
+  x[n++] = (sim_ckpt_extra_t){"series.csv", (const uint8_t *)sim->series.text, sim->series.len};
+  for (int i = 0; i < SIMULATION_MAX_PROBES && n < CHECKPOINT_MAX_EXTRAS; ++i)
+    if (sim->probe_series[i].len > 0)
+      x[n++] = (sim_ckpt_extra_t){sim->probe_series_name[i],
+                                  (const uint8_t *)sim->probe_series[i].text,
+                                  sim->probe_series[i].len};
+  return n;
+}
+
+/* MPI-IO: len bytes at offset, in chunks an int counts. */
+static int sim_ckpt_write_at(MPI_File fh, uint64_t offset, const uint8_t *p, uint64_t len) {
+  for (uint64_t done = 0; done < len;) {
+    size_t n = len - done < SIM_CKPT_CHUNK ? (size_t)(len - done) : SIM_CKPT_CHUNK;
+    int rc = MPI_File_write_at(fh, (MPI_Offset)(offset + done), p + done, (int)n, MPI_BYTE,
+                               MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return rc;
+    done += n;
+  }
+  return MPI_SUCCESS;
+}
+
+/* fsync of a folder, so that a rename in it is on disk. */
+static tsr_status sim_ckpt_sync_folder(const char *folder, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int fd = open(folder, O_RDONLY);
+  TSR_CHECK(fd >= 0, TSR_ERR_IO, "cannot open the folder %s to sync it: %s", folder,
+            strerror(errno));
+  if (fsync(fd) != 0 && errno != EINVAL) {
+    int e = errno;
+    close(fd);
+    TSR_FAIL(TSR_ERR_IO, "cannot sync the folder %s: %s", folder, strerror(e));
+  }
+  close(fd);
+cleanup:
+  return st;
+}
+
+tsr_status sim_write_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
+                                uint64_t config_hash, char *name, size_t cap, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  MPI_Comm comm = sim->comm;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const int32_t nb = patch_block_count(sim->patch);
+  const patch_options_t *d = patch_options(sim->patch);
+  checkpoint_header_t h = {.version = CHECKPOINT_VERSION};
+  int ids[CHECKPOINT_MAX_FIELDS + 1];
+  uint64_t *sizes = NULL, *crcs = NULL, *all = NULL;
+  uint8_t *buf = NULL, *head = NULL, *steps = NULL;
+  sim_ckpt_extra_t extra[CHECKPOINT_MAX_EXTRAS];
+  MPI_File fh = MPI_FILE_NULL;
+  char final_path[OUTPUT_PATH_MAX], tmp[OUTPUT_PATH_MAX + 32];
+  bool written = false;
+
+  h.nfields = sim_ckpt_fields(sim, h.fields, ids);
+  TSR_CHECK(h.nfields <= CHECKPOINT_MAX_FIELDS, TSR_ERR_INVALID,
+            "a checkpoint holds at most %d fields", CHECKPOINT_MAX_FIELDS);
+  snprintf(name, cap, "checkpoint_%06lld.tsrc", (long long)step);
+  TSR_TRY(output_folder_file(out, final_path, sizeof final_path, err, "%s", name));
+  snprintf(tmp, sizeof tmp, "%s/.%s.tmp-ckpt00", output_folder_path(out), name);
+  h.step = (uint64_t)step;
+  h.config_hash = config_hash;
+  for (int a = 0; a < 3; ++a) {
+    h.cells[a] = d->cells[a];
+    h.blocks[a] = d->blocks[a];
+    h.periodic[a] = d->periodic[a];
+  }
+  sim_ckpt_modules(sim, h.modules, sizeof h.modules);
+
+  /* every block's bytes, from the rank holding it */
+  sizes = calloc((size_t)nb, sizeof *sizes);
+  crcs = calloc((size_t)nb, sizeof *crcs);
+  all = calloc((size_t)nb, sizeof *all);
+  h.block = calloc((size_t)nb, sizeof *h.block);
+  steps = malloc(8 * (size_t)sim->nvtk + 1);
+  if (!sizes || !crcs || !all || !h.block || !steps)
+    st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory for a checkpoint");
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i) {
+    int32_t id = patch_local_id(sim->patch, i);
+    sizes[id] = sim_ckpt_block_bytes(sim, id, ids, h.nfields);
+  }
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  TSR_MPI(MPI_Allreduce(sizes, all, nb, MPI_UINT64_T, MPI_SUM, comm));
+  /* rank 0's extras: their count and sizes for everybody's offsets */
+  uint64_t xs[1 + CHECKPOINT_MAX_EXTRAS] = {0};
+  if (rank == 0) {
+    h.nextras = sim_ckpt_extras(sim, steps, extra);
+    xs[0] = h.nextras;
+    for (uint32_t i = 0; i < h.nextras; ++i) xs[1 + i] = extra[i].len;
+  }
+  TSR_MPI(MPI_Bcast(xs, 1 + CHECKPOINT_MAX_EXTRAS, MPI_UINT64_T, 0, comm));
+  h.nextras = (uint32_t)xs[0];
+  h.nblocks = (uint32_t)nb;
+  h.header_bytes = checkpoint_header_size(h.nfields, h.nblocks, h.nextras);
+  h.data_offset = checkpoint_data_offset(h.header_bytes);
+  uint64_t at = h.data_offset;
+  for (int32_t id = 0; id < nb; ++id) {
+    h.block[id] = (checkpoint_block_t){.id = id, .offset = at, .bytes = all[id]};
+    at += all[id];
+  }
+  for (uint32_t i = 0; i < h.nextras; ++i) {
+    if (rank == 0) snprintf(h.extras[i].name, sizeof h.extras[i].name, "%s", extra[i].name);
+    h.extras[i].offset = at;
+    h.extras[i].bytes = xs[1 + i];
+    at += xs[1 + i];
+  }
+
+  /* each rank its blocks, at their places */
+  int rc = MPI_File_open(comm, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+  if (rc != MPI_SUCCESS) {
+    fh = MPI_FILE_NULL;
+    st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot create %s (MPI-IO error %d)",
+                       tmp, rc);
+  }
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  /* exactly the checkpoint's bytes (a longer leftover of a killed write is cut; collective) */
+  rc = MPI_File_set_size(fh, (MPI_Offset)at);
+  if (rc != MPI_SUCCESS)
+    st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__,
+                       "cannot size %s to %llu bytes (MPI-IO error %d; disk full?)", tmp,
+                       (unsigned long long)at, rc);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i) {
+    int32_t id = patch_local_id(sim->patch, i);
+    block_data_t *data = patch_block_data(sim->patch, id);
+    uint8_t *grown = realloc(buf, sizes[id] ? (size_t)sizes[id] : 1);
+    if (!grown) {
+      st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__,
+                         "out of memory for BlockID %d's checkpoint (%llu bytes)", (int)id,
+                         (unsigned long long)sizes[id]);
+      break;
+    }
+    buf = grown;
+    uint64_t used = 0;
+    for (uint32_t f = 0; f < h.nfields && st == TSR_OK; ++f) {
+      size_t n = field_interior_bytes(data, ids[f]);
+      st = field_save_interior(data, ids[f], buf + used, n, err);
+      used += n;
+    }
+    if (st != TSR_OK) break;
+    crcs[id] = checkpoint_crc32(0, buf, (size_t)used);
+    rc = sim_ckpt_write_at(fh, h.block[id].offset, buf, used);
+    if (rc != MPI_SUCCESS)
+      st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__,
+                         "cannot write BlockID %d into %s (MPI-IO error %d; disk full?)", (int)id,
+                         tmp, rc);
+  }
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  TSR_MPI(MPI_Allreduce(crcs, all, nb, MPI_UINT64_T, MPI_SUM, comm));
+  for (int32_t id = 0; id < nb; ++id) h.block[id].crc = (uint32_t)all[id];
+  if (rank == 0) {
+    for (uint32_t i = 0; i < h.nextras && st == TSR_OK; ++i) {
+      h.extras[i].crc = checkpoint_crc32(0, extra[i].bytes, (size_t)extra[i].len);
+      if (sim_ckpt_write_at(fh, h.extras[i].offset, extra[i].bytes, extra[i].len) != MPI_SUCCESS)
+        st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot write %s", tmp);
+    }
+    head = calloc(1, (size_t)h.data_offset);
+    if (!head) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+    if (st == TSR_OK) {
+      checkpoint_header_encode(&h, head);
+      if (sim_ckpt_write_at(fh, 0, head, h.data_offset) != MPI_SUCCESS)
+        st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot write %s", tmp);
+    }
+  }
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  /* on disk before it gets its name */
+  rc = MPI_File_sync(fh);
+  if (rc != MPI_SUCCESS)
+    st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot sync %s (MPI-IO error %d)",
+                       tmp, rc);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  MPI_File_close(&fh);
+  if (rank == 0) {
+    if (rename(tmp, final_path) != 0)
+      st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot rename %s to %s: %s", tmp,
+                         final_path, strerror(errno));
+    if (st == TSR_OK) st = sim_ckpt_sync_folder(output_folder_path(out), err);
+  }
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  written = true;
+cleanup:
+  if (fh != MPI_FILE_NULL) MPI_File_close(&fh);
+  if (!written && rank == 0) unlink(tmp);
+  checkpoint_header_free(&h);
+  free(sizes);
+  free(crcs);
+  free(all);
+  free(buf);
+  free(head);
+  free(steps);
+  return st;
+}
+
+/* pread of len bytes at offset, whole. */
+static tsr_status sim_ckpt_pread(int fd, const char *path, uint64_t offset, uint8_t *p,
+                                 uint64_t len, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (uint64_t done = 0; done < len;) {
+    size_t n = len - done < SIM_CKPT_CHUNK ? (size_t)(len - done) : SIM_CKPT_CHUNK;
+    ssize_t got = pread(fd, p + done, n, (off_t)(offset + done));
+    TSR_CHECK(got > 0, TSR_ERR_IO, "%s: cannot read %zu bytes at %llu: %s", path, n,
+              (unsigned long long)(offset + done), got < 0 ? strerror(errno) : "end of file");
+    done += (uint64_t)got;
+  }
+cleanup:
+  return st;
+}
+
+/* The checkpoint's header, read by rank 0 and decoded by every rank. */
+static tsr_status sim_ckpt_header(MPI_Comm comm, const char *path, checkpoint_header_t *h,
+                                  tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank = 0, fd = -1;
+  MPI_Comm_rank(comm, &rank);
+  uint8_t first[32];
+  uint64_t meta[2] = {0, 0}; /* file bytes, header bytes */
+  uint8_t *head = NULL;
+  if (rank == 0) {
+    struct stat sb;
+    fd = open(path, O_RDONLY);
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+      st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "%s: cannot read: %s", path,
+                         fd < 0 ? strerror(errno) : "not a file");
+    if (st == TSR_OK) {
+      meta[0] = (uint64_t)sb.st_size;
+      if (meta[0] < sizeof first)
+        st = tsr_error_set(err, TSR_ERR_CORRUPT, __FILE__, __LINE__,
+                           "%s: %llu bytes: truncated, or not a tessera checkpoint", path,
+                           (unsigned long long)meta[0]);
+    }
+    if (st == TSR_OK) st = sim_ckpt_pread(fd, path, 0, first, sizeof first, err);
+    if (st == TSR_OK) st = checkpoint_header_length(first, sizeof first, path, &meta[1], err);
+    if (st == TSR_OK && meta[1] > meta[0])
+      st = tsr_error_set(err, TSR_ERR_CORRUPT, __FILE__, __LINE__,
+                         "%s: truncated: its header needs %llu bytes, the file has %llu", path,
+                         (unsigned long long)meta[1], (unsigned long long)meta[0]);
+  }
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  TSR_MPI(MPI_Bcast(meta, 2, MPI_UINT64_T, 0, comm));
+  head = malloc((size_t)meta[1]);
+  st = head ? TSR_OK : tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  if (st == TSR_OK && rank == 0) st = sim_ckpt_pread(fd, path, 0, head, meta[1], err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  TSR_MPI(MPI_Bcast(head, (int)meta[1], MPI_BYTE, 0, comm));
+  st = checkpoint_header_decode(head, (size_t)meta[1], meta[0], path, h, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+cleanup:
+  if (fd >= 0) close(fd);
+  free(head);
+  return st;
+}
+
+/* The checkpoint fits this simulation: same settings, block grid and fields. */
+static tsr_status sim_ckpt_match(const sim_t *sim, const checkpoint_header_t *h, const char *path,
+                                 uint64_t config_hash, const checkpoint_field_t *fields,
+                                 uint32_t nf, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const patch_options_t *d = patch_options(sim->patch);
+  bool grid = true;
+  for (int a = 0; a < 3; ++a)
+    grid = grid && h->cells[a] == d->cells[a] && h->blocks[a] == d->blocks[a] &&
+           h->periodic[a] == d->periodic[a];
+  TSR_CHECK(grid, TSR_ERR_INVALID,
+            "%s: written for cells [%lld, %lld, %lld], blocks [%d, %d, %d], periodic [%d, %d, "
+            "%d]; this run has cells [%lld, %lld, %lld], blocks [%d, %d, %d], periodic [%d, %d, "
+            "%d]: the block grid must be the same", path, (long long)h->cells[0],
+            (long long)h->cells[1], (long long)h->cells[2], h->blocks[0], h->blocks[1],
+            h->blocks[2], h->periodic[0], h->periodic[1], h->periodic[2], (long long)d->cells[0],
+            (long long)d->cells[1], (long long)d->cells[2], d->blocks[0], d->blocks[1],
+            d->blocks[2], d->periodic[0], d->periodic[1], d->periodic[2]);
+  TSR_CHECK(h->config_hash == config_hash, TSR_ERR_INVALID,
+            "%s: written by a run of another configuration (%s): its physics settings differ "
+            "from this one's (hash %016llx, here %016llx); only output, hardware, steps, stop, "
+            "check_every and the modules' layouts may change across a restart",
+            path, h->modules, (unsigned long long)h->config_hash, (unsigned long long)config_hash);
+  TSR_CHECK(h->nfields == nf, TSR_ERR_INVALID, "%s: %u fields (%s); this run has %u", path,
+            h->nfields, h->modules, nf);
+  for (uint32_t i = 0; i < nf; ++i)
+    TSR_CHECK(strcmp(h->fields[i].name, fields[i].name) == 0 &&
+                  h->fields[i].components == fields[i].components &&
+                  h->fields[i].value_bytes == fields[i].value_bytes,
+              TSR_ERR_INVALID, "%s: field %u is %s (%u values of %u bytes per cell); this run's "
+              "is %s (%u of %u)", path, i, h->fields[i].name, h->fields[i].components,
+              h->fields[i].value_bytes, fields[i].name, fields[i].components,
+              fields[i].value_bytes);
+  TSR_CHECK(h->nblocks == (uint32_t)patch_block_count(sim->patch), TSR_ERR_INVALID,
+            "%s: %u blocks; this run has %d", path, h->nblocks, (int)patch_block_count(sim->patch));
+cleanup:
+  return st;
+}
+
+/* Rank 0: the run state of the extras (VTK steps, series) back into the simulation. */
+static tsr_status sim_ckpt_restore_extras(sim_t *sim, int fd, const char *path,
+                                          const checkpoint_header_t *h,
+                                          const simulation_options_t *so, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  uint8_t *p = NULL;
+  for (uint32_t i = 0; i < h->nextras; ++i) {
+    const checkpoint_extra_t *x = &h->extras[i];
+    free(p);
+    p = malloc((size_t)x->bytes + 1);
+    TSR_CHECK(p, TSR_ERR_NOMEM, "%s: out of memory for '%s'", path, x->name);
+    TSR_TRY(sim_ckpt_pread(fd, path, x->offset, p, x->bytes, err));
+    TSR_CHECK(checkpoint_crc32(0, p, (size_t)x->bytes) == x->crc, TSR_ERR_CORRUPT,
+              "%s: '%s' does not match its checksum: the file is damaged", path, x->name);
+    output_series_t *s = NULL;
+    if (strcmp(x->name, "vtk_steps") == 0) {
+      TSR_CHECK(x->bytes % 8 == 0, TSR_ERR_CORRUPT, "%s: vtk_steps of %llu bytes", path,
+                (unsigned long long)x->bytes);
+      free(sim->vtk_steps);
+      sim->nvtk = (int64_t)(x->bytes / 8);
+      sim->vtk_steps = malloc((size_t)x->bytes + 8);
+      TSR_CHECK(sim->vtk_steps, TSR_ERR_NOMEM, "out of memory");
+      for (int64_t k = 0; k < sim->nvtk; ++k) {
+        uint64_t v = 0;
+        for (int b = 0; b < 8; ++b) v |= (uint64_t)p[8 * k + b] << (8 * b);
+        sim->vtk_steps[k] = (int64_t)v;
+      }
+      continue;
+    }
+    if (strcmp(x->name, "series.csv") == 0) s = &sim->series;
+    for (int k = 0; !s && k < so->nprobes; ++k) {
+      char file[SIMULATION_NAME_MAX + 16];
+      snprintf(file, sizeof file, "probe_%s.csv", so->probes[k].name);
+      if (strcmp(file, x->name) == 0 && so->probes[k].series) {
+        s = &sim->probe_series[k];
+        snprintf(sim->probe_series_name[k], sizeof sim->probe_series_name[k], "%s", file);
+      }
+    }
+    if (!s) continue; /* a probe this run no longer has */
+    output_series_free(s);
+    TSR_CHECK(x->bytes == 0 || output_series_printf(s, "%.*s", (int)x->bytes, (const char *)p),
+              TSR_ERR_NOMEM, "out of memory for '%s'", x->name);
+  }
+cleanup:
+  free(p);
+  return st;
+}
+
+tsr_status sim_read_checkpoint(sim_t *sim, const simulation_options_t *so, const char *path,
+                               uint64_t config_hash, int64_t *step, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  MPI_Comm comm = sim->comm;
+  int rank = 0, fd = -1;
+  MPI_Comm_rank(comm, &rank);
+  checkpoint_header_t h = {.version = 0};
+  checkpoint_field_t fields[CHECKPOINT_MAX_FIELDS + 1];
+  int ids[CHECKPOINT_MAX_FIELDS + 1];
+  uint8_t *buf = NULL;
+  const uint32_t nf = sim_ckpt_fields(sim, fields, ids);
+  TSR_TRY(sim_ckpt_header(comm, path, &h, err));
+  TSR_TRY(sim_ckpt_match(sim, &h, path, config_hash, fields, nf, err));
+  /* every rank its blocks, by BlockID */
+  fd = open(path, O_RDONLY);
+  if (fd < 0)
+    st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "rank %d cannot read %s: %s", rank,
+                       path, strerror(errno));
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i) {
+    int32_t id = patch_local_id(sim->patch, i);
+    const checkpoint_block_t *b = &h.block[id];
+    const uint64_t want = sim_ckpt_block_bytes(sim, id, ids, nf);
+    if (b->bytes != want) {
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: BlockID %d holds %llu bytes; this run's block needs %llu", path,
+                         (int)id, (unsigned long long)b->bytes, (unsigned long long)want);
+      break;
+    }
+    uint8_t *grown = realloc(buf, want ? (size_t)want : 1);
+    if (!grown) {
+      st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+      break;
+    }
+    buf = grown;
+    st = sim_ckpt_pread(fd, path, b->offset, buf, want, err);
+    if (st == TSR_OK && checkpoint_crc32(0, buf, (size_t)want) != b->crc)
+      st = tsr_error_set(err, TSR_ERR_CORRUPT, __FILE__, __LINE__,
+                         "%s: BlockID %d does not match its checksum: the file is damaged", path,
+                         (int)id);
+    block_data_t *data = patch_block_data(sim->patch, id);
+    uint64_t used = 0;
+    for (uint32_t f = 0; f < nf && st == TSR_OK; ++f) {
+      size_t n = field_interior_bytes(data, ids[f]);
+      st = field_load_interior(data, ids[f], buf + used, n, err);
+      used += n;
+    }
+  }
+  if (st == TSR_OK && rank == 0) st = sim_ckpt_restore_extras(sim, fd, path, &h, so, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  /* what else the modules' state says about the step, then the ghost layers */
+  for (int m = 0; m < sim->nmodules; ++m)
+    if (sim->modules[m].def->resume)
+      TSR_TRY(verdict_reduce(comm, sim->modules[m].def->resume(sim->modules[m].state, sim,
+                                                               (int64_t)h.step, err), 0, err));
+  TSR_TRY(sim_exchange_all(sim, err));
+  sim->prepared = false;
+  *step = (int64_t)h.step;
+cleanup:
+  if (fd >= 0) close(fd);
+  checkpoint_header_free(&h);
+  free(buf);
+  return st;
+}
