@@ -361,6 +361,25 @@ cleanup:
   return st;
 }
 
+tsr_status sim_block_sums(sim_t *sim, const double *part, int n, double *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const int32_t nb = patch_block_count(sim->patch);
+  int count = 0;
+  double *all = NULL;
+  TSR_CHECK(tsr_size_to_int((size_t)n * (size_t)nb, &count), TSR_ERR_INVALID,
+            "%d sums over %d blocks are more than one reduction carries", n, (int)nb);
+  all = malloc((size_t)count * sizeof *all + 1);
+  TSR_CHECK(all, TSR_ERR_NOMEM, "out of memory for sums over %d blocks", (int)nb);
+  TSR_MPI(MPI_Allreduce(part, all, count, MPI_DOUBLE, MPI_SUM, sim->comm));
+  for (int k = 0; k < n; ++k) {
+    out[k] = 0;
+    for (int32_t id = 0; id < nb; ++id) out[k] += all[(size_t)nb * (size_t)k + (size_t)id];
+  }
+cleanup:
+  free(all);
+  return st;
+}
+
 tsr_status sim_totals(sim_t *sim, const char **names, double *values, int cap, int *n,
                       tsr_error_t *err) {
   tsr_status st = TSR_OK;

@@ -57,6 +57,14 @@ TSR_NODISCARD tsr_status sim_prepare(sim_t *sim, tsr_error_t *err);
 TSR_NODISCARD tsr_status sim_check(sim_t *sim, int64_t step, bool prepared, sim_divergence_t *out,
                                    tsr_error_t *err);
 
+/* Sums over the blocks that do not depend on the decomposition: part[nb * k + id] holds
+ * value k (of n) of local block id (zeros elsewhere: the ranks add their parts up), and
+ * out[k] becomes the sum over the blocks in BlockID order, the same on every rank
+ * whatever ranks hold the blocks (totals stay bitwise across a restart on other ranks).
+ * Collective. */
+TSR_NODISCARD tsr_status sim_block_sums(sim_t *sim, const double *part, int n, double *out,
+                                        tsr_error_t *err);
+
 /* The modules' totals (after sim_prepare): names[i] = values[i], at most cap. */
 TSR_NODISCARD tsr_status sim_totals(sim_t *sim, const char **names, double *values, int cap,
                                     int *n, tsr_error_t *err);

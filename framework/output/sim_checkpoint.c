@@ -401,8 +401,18 @@ static tsr_status sim_ckpt_restore_extras(sim_t *sim, int fd, const char *path,
       }
     }
     if (!s) continue; /* a probe this run no longer has */
+    uint64_t keep = x->bytes;
+    p[x->bytes] = 0;
+    if (s == &sim->series && x->bytes > 0 && so->series_every > 0) {
+      /* the first part's last row, written because its run ended there, is not one the
+         whole run has: it goes (rows lie on multiples of series_every) */
+      size_t end = (size_t)x->bytes - 1, start = end;
+      while (start > 0 && p[start - 1] != '\n') --start;
+      long long row = strtoll((const char *)p + start, NULL, 10);
+      if (start > 0 && row % so->series_every != 0) keep = start;
+    }
     output_series_free(s);
-    TSR_CHECK(x->bytes == 0 || output_series_printf(s, "%.*s", (int)x->bytes, (const char *)p),
+    TSR_CHECK(keep == 0 || output_series_printf(s, "%.*s", (int)keep, (const char *)p),
               TSR_ERR_NOMEM, "out of memory for '%s'", x->name);
   }
 cleanup:

@@ -271,28 +271,24 @@ static tsr_status lbm_sim_sums(lbm_sim_t *sim, double *mass, double *energy, tsr
   patch_t *patch = sim_patch(sim);
   const int cells_id = sim_field_id(sim, LBM_CELLS);
   int32_t nb = patch_block_count(patch);
-  double *part = calloc(2 * (size_t)nb, sizeof *part), *all = calloc(2 * (size_t)nb, sizeof *all);
-  if (!part || !all) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  double *part = calloc(2 * (size_t)nb, sizeof *part), sums[2];
+  if (!part) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
   for (int32_t i = 0; st == TSR_OK && i < patch_local_count(patch); ++i) {
     int32_t id = patch_local_id(patch, i);
     lbm_moments_view_t v = lbm_block_moments(patch_block_data(patch, id), cells_id);
     for (int64_t k = 0; k < v.cells; ++k)
       if (v.flags[k] == GEOMETRY_FLUID) {
         const double *u = v.u + 3 * k;
-        part[2 * id] += v.rho[k];
-        part[2 * id + 1] += 0.5 * v.rho[k] * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+        part[id] += v.rho[k];
+        part[nb + id] += 0.5 * v.rho[k] * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
       }
   }
   TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
-  TSR_MPI(MPI_Allreduce(part, all, 2 * nb, MPI_DOUBLE, MPI_SUM, sim_comm(sim)));
-  *mass = *energy = 0;
-  for (int32_t id = 0; id < nb; ++id) {
-    *mass += all[2 * id];
-    *energy += all[2 * id + 1];
-  }
+  TSR_TRY(sim_block_sums(sim, part, 2, sums, err));
+  *mass = sums[0];
+  *energy = sums[1];
 cleanup:
   free(part);
-  free(all);
   return st;
 }
 

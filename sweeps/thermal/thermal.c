@@ -509,8 +509,9 @@ static tsr_status thermal_totals(void *state, sim_t *sim, const char **names, do
   const thermal_state_t *s = state;
   const thermal_ctx_t *c = s->ctx;
   patch_t *patch = sim_patch(sim);
-  double sums[3] = {0, 0, 0}, all[3]; /* sum u_up T, sum T, cells */
-  double *t = NULL;
+  double all[3]; /* sum u_up T, sum T, cells */
+  double *t = NULL, *part = NULL; /* part: the three sums per block */
+  const int32_t nb = patch_block_count(patch);
   size_t most = 0;
   *n = 0;
   TSR_CHECK(cap >= 2, TSR_ERR_INTERNAL, "no room for the thermal totals");
@@ -520,8 +521,9 @@ static tsr_status thermal_totals(void *state, sim_t *sim, const char **names, do
     if (cells > most) most = cells;
   }
   t = malloc((most ? most : 1) * sizeof *t);
-  if (!t) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__,
-                             "out of memory for the Nusselt number");
+  part = calloc(3 * (size_t)nb, sizeof *part);
+  if (!t || !part) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__,
+                                      "out of memory for the Nusselt number");
   /* a block's error ends this process's part; every process learns it before the sum */
   for (int32_t i = 0; st == TSR_OK && i < patch_local_count(patch); ++i) {
     int32_t id = patch_local_id(patch, i);
@@ -540,13 +542,13 @@ static tsr_status thermal_totals(void *state, sim_t *sim, const char **names, do
           const size_t k = ((size_t)z * (size_t)b->size[1] + (size_t)y) * (size_t)b->size[0] + (size_t)x;
           const size_t ui = grid_index(&u->dims, x, y, z, c->o.axis);
           const double uu = field_value(u->values, u->esize, ui);
-          sums[0] += uu * t[k];
-          sums[1] += t[k];
-          sums[2] += 1;
+          part[id] += uu * t[k];
+          part[nb + id] += t[k];
+          part[2 * nb + id] += 1;
         }
   }
   TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
-  TSR_MPI(MPI_Allreduce(sums, all, 3, MPI_DOUBLE, MPI_SUM, sim_comm(sim)));
+  TSR_TRY(sim_block_sums(sim, part, 3, all, err));
   const double dt = c->o.hot - c->o.cold;
   names[0] = "nusselt";
   values[0] = 1.0 + all[0] / all[2] * c->height / (c->kappa * dt);
@@ -555,6 +557,7 @@ static tsr_status thermal_totals(void *state, sim_t *sim, const char **names, do
   *n = 2;
 cleanup:
   free(t);
+  free(part);
   return st;
 }
 
