@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
@@ -29,6 +30,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   output_folder_t *out = NULL;
+  char *physics = NULL;
   const char *config = NULL, *output = NULL, *restart = NULL;
   int64_t steps = -1, start = 0;
   bool overwrite = false;
@@ -83,13 +85,14 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   if (st == TSR_OK) st = module_read_all(doc, &so, app_modules, modules, &nmodules, err);
   if (st == TSR_OK) st = config_check_unknown(doc, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  const uint64_t hash = module_config_hash(doc, modules, nmodules);
+  physics = module_config_physics(doc, modules, nmodules);
+  TSR_CHECK(physics, TSR_ERR_NOMEM, "out of memory");
   st = sim_create(comm, &so, &app_sim_setup, modules, nmodules, &sim, err);
   nmodules = 0; /* the simulation's now, or freed */
   TSR_TRY(st);
   TSR_TRY(run_check(sim, &so, err));
   if (restart) { /* refused before the output folder is touched */
-    TSR_TRY(sim_read_checkpoint(sim, &so, restart, hash, &start, err));
+    TSR_TRY(sim_read_checkpoint(sim, &so, restart, physics, &start, err));
     TSR_CHECK(start < so.steps, TSR_ERR_INVALID,
               "%s is at step %lld; steps = %lld leaves nothing to run (raise it with --steps)",
               restart, (long long)start, (long long)so.steps);
@@ -109,7 +112,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     printf("restarted from %s at step %lld\n", restart, (long long)start);
     fflush(stdout);
   }
-  run_options_t ro = {.steps = so.steps, .start = start, .config_hash = hash, .out = out,
+  run_options_t ro = {.steps = so.steps, .start = start, .physics = physics, .out = out,
                       .signals = true};
   TSR_TRY(run_steps(sim, &so, &ro, &res, err));
   st = run_summary(sim, &so, config, out, &res, err);
@@ -119,6 +122,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     *err = res.diverged;
   }
 cleanup:
+  free(physics);
   stop_uninstall();
   output_folder_close(&out);
   sim_free(&sim);

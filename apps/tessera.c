@@ -17,6 +17,7 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  run CONFIG [--set PATH=VALUE]... [--output FOLDER] [--overwrite] [--steps N]\n"
+    "      [--restart CHECKPOINT]\n"
     "                         runs the simulation CONFIG describes (e.g.\n"
     "                         configs/cavity.json), assembled from the physics modules\n"
     "                         its \"modules\" list names (default: lbm, lattice\n"
@@ -46,7 +47,11 @@ static const char usage[] =
     "                         exactly those files first; manifest.json lists what the run\n"
     "                         wrote; every file appears whole or not at all. SIGTERM,\n"
     "                         SIGINT or SIGUSR1 end the run after a step on every rank,\n"
-    "                         with an \"interrupted\" summary and exit status 128 + signal\n"
+    "                         with an \"interrupted\" summary and exit status 128 + signal;\n"
+    "                         with output.checkpoint_every or _interval, checkpoints\n"
+    "                         (and one at such a signal) that --restart CHECKPOINT goes\n"
+    "                         on from, bitwise, on any processes and hardware, up to\n"
+    "                         step N (docs/checkpoints.md)\n"
     "";
 
 static const char usage_plan[] =

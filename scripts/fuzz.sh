@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz with clang (ASan + UBSan) in build-fuzz/ and
-# fuzzes each for SECONDS (default 60).
+# fuzzes each for SECONDS (default 60): message, config and checkpoint, or the TARGETs
+# named.
 #
-# Usage: scripts/fuzz.sh [SECONDS]
+# Usage: scripts/fuzz.sh [SECONDS [TARGET...]]
 #
 # Each target starts from a copy of its seed corpus tests/fuzz/corpus/<target>/ in
 # build-fuzz/fuzz-corpus/<target>/ (kept between runs; delete it to start over); the
@@ -17,8 +18,19 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 if ! [[ $secs =~ ^[1-9][0-9]*$ ]]; then
-  echo "usage: scripts/fuzz.sh [SECONDS]   (SECONDS per target, a positive integer; default 60)" >&2
+  echo "usage: scripts/fuzz.sh [SECONDS [TARGET...]]   (SECONDS per target, a positive integer; default 60)" >&2
   exit 2
+fi
+all_targets=(message config checkpoint)
+targets=("${all_targets[@]}")
+if [[ $# -gt 1 ]]; then
+  targets=("${@:2}")
+  for t in "${targets[@]}"; do
+    if ! [[ " ${all_targets[*]} " == *" $t "* ]]; then
+      echo "fuzz.sh: no target '$t'; the targets are: ${all_targets[*]}" >&2
+      exit 2
+    fi
+  done
 fi
 
 cc=${CC:-clang}
@@ -40,7 +52,6 @@ if ! "$cc" -fsanitize=fuzzer,address,undefined "$probe_dir/probe.c" -o "$probe_d
 fi
 
 build="build-fuzz"
-targets=(message config)
 
 echo "== configuring $build/ ($cc, TESSERA_FUZZ=ON, RelWithDebInfo)"
 CC=$cc cmake -S . -B "$build" -DTESSERA_FUZZ=ON -DTESSERA_TESTS=ON \

@@ -248,11 +248,11 @@ cleanup:
   return st;
 }
 
-uint64_t module_config_hash(const config_t *doc, const module_t *modules, int n) {
+char *module_config_physics(const config_t *doc, const module_t *modules, int n) {
   const char *skip[64] = {"output", "hardware", "steps", "stop", "check_every"};
   size_t nskip = 5;
   for (int m = 0; m < n; ++m)
     for (const char *const *k = modules[m].def->restart_keys; k && *k && nskip < 64; ++k)
       skip[nskip++] = *k;
-  return config_hash(doc, skip, nskip);
+  return config_canonical(doc, skip, nskip);
 }

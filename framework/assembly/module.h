@@ -254,8 +254,9 @@ void module_quantity_list(const module_decl_t *decls, int n, char *out, size_t c
 /* Whether name is among names[0..count). */
 bool module_name_in(const char *const *names, int count, const char *name);
 
-/* The hash (config_hash) of the settings a restart must keep: the document without
- * output, hardware, steps, stop, check_every and the modules' restart_keys. */
-uint64_t module_config_hash(const config_t *doc, const module_t *modules, int n);
+/* The settings a restart must keep (config_canonical): the document without output,
+ * hardware, steps, stop, check_every and the modules' restart_keys; a new string the
+ * caller frees, NULL when out of memory. */
+char *module_config_physics(const config_t *doc, const module_t *modules, int n);
 
 #endif

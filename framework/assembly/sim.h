@@ -119,20 +119,21 @@ TSR_NODISCARD tsr_status sim_write_probe(sim_t *sim, output_folder_t *out,
 
 /* Checkpoints (collective; checkpoint.h gives the format, docs/checkpoints.md the
  * contract). sim_write_checkpoint writes every declared field of every block, the step,
- * config_hash and the run state of the output (VTK steps, series) as
+ * physics (the settings a restart must keep, module_config_physics: its hash, and the
+ * text as the extra physics.json) and the run state of the output (VTK steps, series) as
  * checkpoint_<step>.tsrc in out (name gets the file name), through a temporary name,
  * synced, renamed and the folder synced; listed in the manifest. */
 TSR_NODISCARD tsr_status sim_write_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
-                                              uint64_t config_hash, char *name, size_t cap,
+                                              const char *physics, char *name, size_t cap,
                                               tsr_error_t *err);
 
 /* Loads the checkpoint at path into a simulation created from the same configuration
- * (config_hash, block grid and fields must match: one message naming what differs; its
+ * (physics' hash, block grid and fields must match: one message naming what differs; its
  * checksums must hold): each rank reads its blocks by BlockID, whatever ranks, hardware
  * and layouts wrote them; then the modules' resume hooks, and one exchange of the ghost
  * layers. *step: the checkpoint's step. */
 TSR_NODISCARD tsr_status sim_read_checkpoint(sim_t *sim, const simulation_options_t *so,
-                                             const char *path, uint64_t config_hash,
+                                             const char *path, const char *physics,
                                              int64_t *step, tsr_error_t *err);
 
 /* A picture of slice->quantity (the first vector quantity when ""; its magnitude for

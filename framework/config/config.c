@@ -651,13 +651,17 @@ static void config_indent(config_buf_t *b, int depth) {
 /* A real as the shortest of %.15g, %.16g and %.17g that reads back as the same double,
  * kept a real (".0" added to an integral value): a run from the written text is the same
  * run. */
-static void config_put_real(config_buf_t *b, double v) {
-  char t[40];
+static void config_real_text(double v, char t[40]) {
   for (int digits = 15; digits <= 17; ++digits) {
-    snprintf(t, sizeof t, "%.*g", digits, v);
+    snprintf(t, 40, "%.*g", digits, v);
     if (strtod(t, NULL) == v) break;
   }
   if (!strpbrk(t, ".eE")) strcat(t, ".0");
+}
+
+static void config_put_real(config_buf_t *b, double v) {
+  char t[40];
+  config_real_text(v, t);
   config_puts(b, t);
 }
 
@@ -720,9 +724,8 @@ char *config_text(const config_t *cfg) {
   return b.text;
 }
 
-uint64_t config_hash(const config_t *cfg, const char *const *skip, size_t nskip) {
+char *config_canonical(const config_t *cfg, const char *const *skip, size_t nskip) {
   json_t *copy = json_deep_copy(cfg->root);
-  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
   for (size_t i = 0; copy && i < nskip; ++i) {
     char path[CONFIG_PATH_MAX];
     snprintf(path, sizeof path, "%s", skip[i]);
@@ -735,8 +738,66 @@ uint64_t config_hash(const config_t *cfg, const char *const *skip, size_t nskip)
     if (json_is_object(at)) json_object_del(at, key);
   }
   char *text = copy ? json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)) : NULL;
-  for (const char *c = text; c && *c; ++c) h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
-  free(text);
   json_decref(copy);
+  return text;
+}
+
+uint64_t config_text_hash(const char *text) {
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
+  for (const char *c = text; c && *c; ++c) h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
   return h;
+}
+
+uint64_t config_hash(const config_t *cfg, const char *const *skip, size_t nskip) {
+  char *text = config_canonical(cfg, skip, nskip);
+  uint64_t h = config_text_hash(text);
+  free(text);
+  return h;
+}
+
+/* The first difference between a and b under key path kp (config_difference). */
+static bool config_diff_at(const json_t *a, const json_t *b, const char *kp, char *out, size_t cap) {
+  if (json_equal((json_t *)a, (json_t *)b)) return false;
+  if (json_is_object(a) && json_is_object(b)) {
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)a, key, v) {
+      char sub[CONFIG_PATH_MAX];
+      config_join(sub, kp, ".", key);
+      json_t *w = json_object_get(b, key);
+      if (!w) {
+        snprintf(out, cap, "%s is given there, missing here", sub);
+        return true;
+      }
+      if (config_diff_at(v, w, sub, out, cap)) return true;
+    }
+    json_object_foreach((json_t *)b, key, v) {
+      if (json_object_get(a, key)) continue;
+      char sub[CONFIG_PATH_MAX];
+      config_join(sub, kp, ".", key);
+      snprintf(out, cap, "%s is missing there, given here", sub);
+      return true;
+    }
+    return false;
+  }
+  char *ta = json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+  char *tb = json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+  char ra[40], rb[40]; /* reals with the digits they need */
+  if (json_is_real(a)) config_real_text(json_real_value(a), ra);
+  if (json_is_real(b)) config_real_text(json_real_value(b), rb);
+  snprintf(out, cap, "%s is %.80s there, %.80s here", kp[0] ? kp : "the document",
+           json_is_real(a) ? ra : ta ? ta : "?", json_is_real(b) ? rb : tb ? tb : "?");
+  free(ta);
+  free(tb);
+  return true;
+}
+
+bool config_difference(const char *there, const char *here, char *out, size_t cap) {
+  json_error_t e;
+  json_t *a = json_loads(there, 0, &e), *b = json_loads(here, 0, &e);
+  out[0] = '\0';
+  bool differ = a && b && config_diff_at(a, b, "", out, cap);
+  json_decref(a);
+  json_decref(b);
+  return differ;
 }

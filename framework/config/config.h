@@ -61,6 +61,18 @@ TSR_NODISCARD tsr_status config_set_string(config_t *cfg, const char *option, co
  * checkpoint keeps the hash of the settings a restart may not change. */
 uint64_t config_hash(const config_t *cfg, const char *const *skip, size_t nskip);
 
+/* The text config_hash hashes (compact JSON, keys sorted), in a new buffer the caller
+ * frees; NULL when out of memory. */
+char *config_canonical(const config_t *cfg, const char *const *skip, size_t nskip);
+
+/* FNV-1a 64 of a text (config_hash of a document is this of its config_canonical). */
+uint64_t config_text_hash(const char *text);
+
+/* Where two JSON texts first differ, in words, into out (cap bytes): "lbm.viscosity is
+ * 0.05 there, 0.06 here", "thermal is missing here"; false when they say the same (or
+ * one does not parse: "" then). */
+bool config_difference(const char *there, const char *here, char *out, size_t cap);
+
 /* The document as JSON text (two-space indent, keys in their order, a final newline),
  * overrides included, into a new buffer the caller frees; NULL when out of memory. */
 char *config_text(const config_t *cfg);

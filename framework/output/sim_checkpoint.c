@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "config.h"
 #include "field.h"
 #include "sim_impl.h"
 #include "verdict.h"
@@ -66,8 +67,10 @@ typedef struct sim_ckpt_extra {
   uint64_t len;
 } sim_ckpt_extra_t;
 
-static uint32_t sim_ckpt_extras(sim_t *sim, uint8_t *steps, sim_ckpt_extra_t *x) {
+static uint32_t sim_ckpt_extras(sim_t *sim, const char *physics, uint8_t *steps,
+                                sim_ckpt_extra_t *x) {
   uint32_t n = 0;
+  x[n++] = (sim_ckpt_extra_t){"physics.json", (const uint8_t *)physics, strlen(physics)};
   for (int64_t i = 0; i < sim->nvtk; ++i)
     for (int k = 0; k < 8; ++k) steps[8 * i + k] = (uint8_t)((uint64_t)sim->vtk_steps[i] >> (8 * k));
   x[n++] = (sim_ckpt_extra_t){"vtk_steps", steps, 8 * (uint64_t)sim->nvtk};
@@ -109,7 +112,7 @@ cleanup:
 }
 
 tsr_status sim_write_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
-                                uint64_t config_hash, char *name, size_t cap, tsr_error_t *err) {
+                                const char *physics, char *name, size_t cap, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   MPI_Comm comm = sim->comm;
   int rank = 0;
@@ -132,7 +135,7 @@ tsr_status sim_write_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
   TSR_TRY(output_folder_file(out, final_path, sizeof final_path, err, "%s", name));
   snprintf(tmp, sizeof tmp, "%s/.%s.tmp-ckpt00", output_folder_path(out), name);
   h.step = (uint64_t)step;
-  h.config_hash = config_hash;
+  h.config_hash = config_text_hash(physics);
   for (int a = 0; a < 3; ++a) {
     h.cells[a] = d->cells[a];
     h.blocks[a] = d->blocks[a];
@@ -157,7 +160,7 @@ tsr_status sim_write_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
   /* rank 0's extras: their count and sizes for everybody's offsets */
   uint64_t xs[1 + CHECKPOINT_MAX_EXTRAS] = {0};
   if (rank == 0) {
-    h.nextras = sim_ckpt_extras(sim, steps, extra);
+    h.nextras = sim_ckpt_extras(sim, physics, steps, extra);
     xs[0] = h.nextras;
     for (uint32_t i = 0; i < h.nextras; ++i) xs[1 + i] = extra[i].len;
   }
@@ -325,7 +328,7 @@ cleanup:
 
 /* The checkpoint fits this simulation: same settings, block grid and fields. */
 static tsr_status sim_ckpt_match(const sim_t *sim, const checkpoint_header_t *h, const char *path,
-                                 uint64_t config_hash, const checkpoint_field_t *fields,
+                                 const char *physics, const checkpoint_field_t *fields,
                                  uint32_t nf, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const patch_options_t *d = patch_options(sim->patch);
@@ -341,11 +344,27 @@ static tsr_status sim_ckpt_match(const sim_t *sim, const checkpoint_header_t *h,
             h->blocks[2], h->periodic[0], h->periodic[1], h->periodic[2], (long long)d->cells[0],
             (long long)d->cells[1], (long long)d->cells[2], d->blocks[0], d->blocks[1],
             d->blocks[2], d->periodic[0], d->periodic[1], d->periodic[2]);
-  TSR_CHECK(h->config_hash == config_hash, TSR_ERR_INVALID,
-            "%s: written by a run of another configuration (%s): its physics settings differ "
-            "from this one's (hash %016llx, here %016llx); only output, hardware, steps, stop, "
-            "check_every and the modules' layouts may change across a restart",
-            path, h->modules, (unsigned long long)h->config_hash, (unsigned long long)config_hash);
+  if (h->config_hash != config_text_hash(physics)) {
+    /* rank 0 names the first setting that differs from the checkpoint's physics.json */
+    char what[320] = "";
+    int rank = 0;
+    MPI_Comm_rank(sim->comm, &rank);
+    for (uint32_t i = 0; rank == 0 && i < h->nextras; ++i) {
+      const checkpoint_extra_t *x = &h->extras[i];
+      int fd = strcmp(x->name, "physics.json") == 0 ? open(path, O_RDONLY) : -1;
+      char *there = fd >= 0 ? calloc(1, (size_t)x->bytes + 1) : NULL;
+      tsr_error_t ignored;
+      if (there && sim_ckpt_pread(fd, path, x->offset, (uint8_t *)there, x->bytes, &ignored) == TSR_OK &&
+          checkpoint_crc32(0, there, (size_t)x->bytes) == x->crc)
+        config_difference(there, physics, what, sizeof what);
+      free(there);
+      if (fd >= 0) close(fd);
+    }
+    TSR_FAIL(TSR_ERR_INVALID,
+             "%s: written by a run of another configuration (%s)%s%s; only output, hardware, "
+             "steps, stop, check_every and the modules' layouts may change across a restart",
+             path, h->modules, what[0] ? ": " : ": its physics settings differ", what);
+  }
   TSR_CHECK(h->nfields == nf, TSR_ERR_INVALID, "%s: %u fields (%s); this run has %u", path,
             h->nfields, h->modules, nf);
   for (uint32_t i = 0; i < nf; ++i)
@@ -421,7 +440,7 @@ cleanup:
 }
 
 tsr_status sim_read_checkpoint(sim_t *sim, const simulation_options_t *so, const char *path,
-                               uint64_t config_hash, int64_t *step, tsr_error_t *err) {
+                               const char *physics, int64_t *step, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   MPI_Comm comm = sim->comm;
   int rank = 0, fd = -1;
@@ -432,7 +451,7 @@ tsr_status sim_read_checkpoint(sim_t *sim, const simulation_options_t *so, const
   uint8_t *buf = NULL;
   const uint32_t nf = sim_ckpt_fields(sim, fields, ids);
   TSR_TRY(sim_ckpt_header(comm, path, &h, err));
-  TSR_TRY(sim_ckpt_match(sim, &h, path, config_hash, fields, nf, err));
+  TSR_TRY(sim_ckpt_match(sim, &h, path, physics, fields, nf, err));
   /* every rank its blocks, by BlockID */
   fd = open(path, O_RDONLY);
   if (fd < 0)

@@ -289,7 +289,8 @@ typedef struct run_kept {
 } run_kept_t;
 
 /* Writes the checkpoint of this step and removes the oldest beyond the kept count. */
-static tsr_status run_checkpoint(sim_t *sim, output_folder_t *out, int64_t step, uint64_t hash,
+static tsr_status run_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
+                                 const char *physics,
                                  run_kept_t *kept, run_result_t *r, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   MPI_Comm comm = sim_comm(sim);
@@ -297,7 +298,7 @@ static tsr_status run_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
   MPI_Comm_rank(comm, &rank);
   const double t0 = MPI_Wtime();
   char name[40];
-  TSR_TRY(sim_write_checkpoint(sim, out, step, hash, name, sizeof name, err));
+  TSR_TRY(sim_write_checkpoint(sim, out, step, physics, name, sizeof name, err));
   if (kept->n == kept->cap) {
     st = output_folder_remove(out, kept->names[0], err);
     memmove(kept->names, kept->names + 1, (size_t)(kept->n - 1) * sizeof *kept->names);
@@ -398,7 +399,7 @@ tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_optio
        state) and its series rows (which the checkpoint keeps) */
     if (st == TSR_OK && ckpt) {
       double c0 = MPI_Wtime();
-      st = run_checkpoint(sim, out, s, o->config_hash, &kept, r, err);
+      st = run_checkpoint(sim, out, s, o->physics, &kept, r, err);
       tckpt = MPI_Wtime();
       tout += tckpt - c0;
     }

@@ -30,7 +30,7 @@
 typedef struct run_options {
   int64_t steps;        /* the last step (the options' steps for a run) */
   int64_t start;        /* the step the simulation is at: 0, or a restart's checkpoint's */
-  uint64_t config_hash; /* kept in checkpoints (module_config_hash) */
+  const char *physics;  /* kept in checkpoints (module_config_physics) */
   output_folder_t *out; /* NULL: no output, no progress lines (a benchmark) */
   bool signals;         /* a signal stops the run after a step: run_steps installs the
                            handlers (stop.h), the caller uninstalls them after its

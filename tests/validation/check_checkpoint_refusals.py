@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""A checkpoint that is damaged or does not fit the run is refused with one message naming
+what is wrong, exit status 1, before the output folder is touched; one the run may change
+(another CPU layout, output folder) is taken.
+usage: check_checkpoint_refusals.py TESSERA WORK_FOLDER
+
+Writes a 2-block D2Q9 run's checkpoint at step 4, then restarts from copies of it:
+one bit flipped in a block's data, one in the header, the file cut short, another format
+version, a text file, a configuration with another viscosity, another block grid, and a
+checkpoint already at the run's last step."""
+import os
+import shutil
+import subprocess
+import sys
+
+tessera, work = sys.argv[1], sys.argv[2]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+config = os.path.join(work, "run.json")
+with open(config, "w") as f:
+    f.write('{"domain": {"cells": [8, 4, 1], "blocks": [2, 1, 1], "periodic": [true, true, true]},'
+            ' "steps": 4, "lbm": {"lattice": "d2q9", "viscosity": 0.05,'
+            ' "initial": {"kind": "taylor_green", "u0": 0.01}},'
+            ' "output": {"checkpoint_every": 4, "progress_every": 0}}')
+
+
+def fail(msg):
+    print("check_checkpoint_refusals: FAILED: " + msg)
+    sys.exit(1)
+
+
+def run(*args, folder):
+    p = subprocess.run([tessera, "run", config, "--output", folder] + list(args),
+                       capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+rc, out, err = run(folder=os.path.join(work, "first"))
+if rc != 0:
+    fail("the first run failed: " + err)
+good = os.path.join(work, "first", "checkpoint_000004.tsrc")
+data = open(good, "rb").read()
+
+
+def variant(name, content):
+    path = os.path.join(work, name + ".tsrc")
+    with open(path, "wb") as f:
+        f.write(content)
+    return path
+
+
+def flip(content, at):
+    b = bytearray(content)
+    b[at] ^= 0x10
+    return bytes(b)
+
+
+version = bytearray(data)
+version[16] = 2
+cases = [
+    ("data_bit", variant("data_bit", flip(data, 4096 + 100)), [], "BlockID 0 does not match its checksum"),
+    ("header_bit", variant("header_bit", flip(data, 200)), [], "the header's checksum does not match"),
+    ("truncated", variant("truncated", data[:-200]), [], "(truncated?)"),
+    ("version", variant("version", bytes(version)), [], "checkpoint format version 2; this tessera reads version 1"),
+    ("text", variant("text", b"{\"not\": \"a checkpoint\"}\n" * 4), [], "not a tessera checkpoint"),
+    ("config", good, ["--set", "lbm.viscosity=0.06"], "written by a run of another configuration (lbm: trt,dp,soa,two_grid): lbm.viscosity is 0.05 there, 0.06 here"),
+    ("grid", good, ["--set", "domain.blocks=[1,1,1]"], "the block grid must be the same"),
+    ("done", good, ["--steps", "4"], "is at step 4; steps = 4 leaves nothing to run"),
+]
+for name, path, extra, expected in cases:
+    folder = os.path.join(work, "out_" + name)
+    rc, out, err = run("--restart", path, *extra, folder=folder)
+    if rc != 1 or expected not in err or err.count("tessera: error:") != 1:
+        fail("%s: exit %d, stderr %r; expected one error with %r" % (name, rc, err, expected))
+    if os.path.exists(folder):
+        fail("%s: the output folder %s was made for a refused restart" % (name, folder))
+    print("check_checkpoint_refusals: %s: refused: %s" % (name, err.strip().splitlines()[-1][:150]))
+rc, out, err = run("--restart", good, "--steps", "8", "--set", 'lbm.cpu_layout="aos"',
+                   folder=os.path.join(work, "taken"))
+if rc != 0 or "restarted from" not in out:
+    fail("a restart in AoS into another folder was refused: " + err)
+print("check_checkpoint_refusals: another layout and folder: taken")
