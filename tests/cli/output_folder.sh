@@ -13,7 +13,8 @@
 #   signal      SIGTERM, then SIGINT, to mpirun (which forwards them to the ranks) during
 #               a run: every rank ends after the same step, summary.json and the manifest
 #               say "interrupted" and name the signal, the folder holds what the manifest
-#               lists
+#               lists; with checkpoints on (SIGTERM), the stopping step's checkpoint is
+#               written, named in summary.json, and a restart goes on from it
 # Usage: output_folder.sh CASE TESSERA WORKDIR, from the source tree. Exit 77: skipped
 # (a tmpfs cannot be mounted here).
 set -euo pipefail
@@ -59,8 +60,8 @@ wait_for() { # FILE: appears within 60 s, while the long run lives
   done
   fail "$1 did not appear within 60 s"
 }
-start_long() { # FOLDER: the long run, in the background
-  "${mpi[@]}" "$tessera" run "$long_config" --output "$1" >"$work/long.out" 2>"$work/long.err" &
+start_long() { # FOLDER [ARGS]: the long run, in the background
+  "${mpi[@]}" "$tessera" run "$long_config" --output "$@" >"$work/long.out" 2>"$work/long.err" &
   long=$!
 }
 stop_long() {
@@ -155,7 +156,9 @@ non_utf8)
 signal)
   for sig in TERM INT; do
     dir=$work/stopped_$sig
-    start_long "$dir"
+    # with checkpoints on (none due before), the stopping step writes one
+    if [[ $sig == TERM ]]; then start_long "$dir" --set output.checkpoint_every=1000000
+    else start_long "$dir"; fi
     wait_for "$dir/fields_000020.pvti"
     kill -"$sig" "$long"
     set +e
@@ -169,6 +172,19 @@ signal)
     grep -q '"status": "interrupted"' "$dir/summary.json" || fail "SIG$sig: summary.json"
     grep -Eq '"signal": "SIG(TERM|INT)"' "$dir/summary.json" || fail "SIG$sig: no signal in summary.json"
     check_manifest interrupted "$dir" || fail "SIG$sig: the manifest"
+    if [[ $sig == TERM ]]; then
+      step=$(sed -n 's/^summary: stopped by SIG[A-Z]* after step \([0-9]*\) .*/\1/p' "$work/long.out")
+      ckpt=$(printf '%s/checkpoint_%06d.tsrc' "$dir" "$step")
+      [[ -f $ckpt ]] || fail "SIGTERM: no checkpoint of step $step: $(ls "$dir")"
+      grep -q "\"checkpoint\": \"$(basename "$ckpt")\"" "$dir/summary.json" ||
+        fail "SIGTERM: summary.json does not name $ckpt"
+      "${mpi[@]}" "$tessera" run "$long_config" --output "$dir" --restart "$ckpt" \
+        --steps $((step + 5)) >"$work/restart.out" 2>&1 || fail "SIGTERM: $(cat "$work/restart.out")"
+      grep -q "restarted from $ckpt at step $step" "$work/restart.out" ||
+        fail "SIGTERM: $(cat "$work/restart.out")"
+    else
+      ls "$dir"/checkpoint_*.tsrc >/dev/null 2>&1 && fail "SIGINT: a checkpoint without checkpoints on"
+    fi
   done
   ;;
 *) fail "unknown case" ;;
