@@ -1,5 +1,6 @@
 #include "run.h"
 
+#include <dirent.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,13 +300,14 @@ static tsr_status run_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
   const double t0 = MPI_Wtime();
   char name[40];
   TSR_TRY(sim_write_checkpoint(sim, out, step, physics, name, sizeof name, err));
-  if (kept->n == kept->cap) {
+  /* rank 0 keeps the list and removes (the other ranks' lists stay empty) */
+  if (rank == 0 && kept->n == kept->cap) {
     st = output_folder_remove(out, kept->names[0], err);
     memmove(kept->names, kept->names + 1, (size_t)(kept->n - 1) * sizeof *kept->names);
     --kept->n;
-    TSR_TRY(verdict_reduce(comm, st, 0, err));
   }
-  snprintf(kept->names[kept->n++], sizeof kept->names[0], "%s", name);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  if (rank == 0) snprintf(kept->names[kept->n++], sizeof kept->names[0], "%s", name);
   snprintf(r->checkpoint, sizeof r->checkpoint, "%s", name);
   TSR_TRY(verdict_reduce(comm, output_folder_manifest(out, "running", err), 0, err));
   if (rank == 0) {
@@ -314,6 +316,40 @@ static tsr_status run_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
   }
 cleanup:
   return st;
+}
+
+/* Rank 0, a restart: the checkpoints the folder holds up to the restart's step, oldest
+ * first, are the kept list's start (the newest cap of them), so that checkpoint_keep
+ * counts across the parts of a run. */
+static void run_kept_seed(output_folder_t *out, int64_t start, run_kept_t *kept) {
+  DIR *d = opendir(output_folder_path(out));
+  if (!d) return;
+  int64_t *steps = NULL;
+  size_t n = 0, cap = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    long long step = -1;
+    char tail[8] = "";
+    if (sscanf(e->d_name, "checkpoint_%lld.tsr%1s", &step, tail) != 2 || strcmp(tail, "c") != 0 ||
+        step > start || step < 0)
+      continue;
+    if (n == cap) {
+      int64_t *grown = realloc(steps, (cap = 2 * cap + 8) * sizeof *grown);
+      if (!grown) break;
+      steps = grown;
+    }
+    steps[n++] = step;
+  }
+  closedir(d);
+  for (size_t i = 1; i < n; ++i) /* ascending */
+    for (size_t j = i; j > 0 && steps[j - 1] > steps[j]; --j) {
+      int64_t t = steps[j];
+      steps[j] = steps[j - 1];
+      steps[j - 1] = t;
+    }
+  for (size_t i = n > (size_t)kept->cap ? n - (size_t)kept->cap : 0; i < n; ++i)
+    snprintf(kept->names[kept->n++], sizeof kept->names[0], "checkpoint_%06lld.tsrc",
+             (long long)steps[i]);
+  free(steps);
 }
 
 tsr_status run_check(sim_t *sim, const simulation_options_t *so, tsr_error_t *err) {
@@ -348,6 +384,7 @@ tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_optio
     st = kept.names ? TSR_OK : tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
     TSR_TRY(verdict_reduce(comm, st, 0, err));
     kept.cap = so->checkpoint_keep;
+    if (rank == 0 && o->start > 0) run_kept_seed(out, o->start, &kept);
   }
   if (out && so->steady.total[0]) {
     TSR_TRY(steady_create(so->steady.window, so->steady.every, so->steady.tolerance, &steady,
