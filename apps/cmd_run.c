@@ -33,6 +33,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   char *physics = NULL;
   const char *config = NULL, *output = NULL, *restart = NULL;
   int64_t steps = -1, start = 0;
+  double read_seconds = 0;
   bool overwrite = false;
   static const char usage[] =
       "usage: tessera run CONFIG [--set PATH=VALUE]... [--output FOLDER] [--overwrite] [--steps N]\n"
@@ -92,7 +93,9 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   TSR_TRY(st);
   TSR_TRY(run_check(sim, &so, err));
   if (restart) { /* refused before the output folder is touched */
+    const double t0 = MPI_Wtime();
     TSR_TRY(sim_read_checkpoint(sim, &so, restart, physics, &start, err));
+    read_seconds = MPI_Wtime() - t0;
     TSR_CHECK(start < so.steps, TSR_ERR_INVALID,
               "%s is at step %lld; steps = %lld leaves nothing to run (raise it with --steps)",
               restart, (long long)start, (long long)so.steps);
@@ -109,7 +112,8 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
 
   run_describe(sim, &so, config);
   if (restart && rank == 0) {
-    printf("restarted from %s at step %lld\n", restart, (long long)start);
+    printf("restarted from %s at step %lld (read in %.2f s)\n", restart, (long long)start,
+           read_seconds);
     fflush(stdout);
   }
   run_options_t ro = {.steps = so.steps, .start = start, .physics = physics, .out = out,

@@ -28,6 +28,7 @@ cat >"$work/run.json" <<JSON
 JSON
 mid_write=0
 loaded=0
+none=0
 for ((t = 1; t <= trials; ++t)); do
   out="$work/out"
   rm -rf "$out" "$work/again"
@@ -37,9 +38,14 @@ for ((t = 1; t <= trials; ++t)); do
   sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 0.3 + 2.2 * rand() }')"
   pkill -KILL -f "tessera run $work/run.json" || true
   wait "$runner" 2>/dev/null || true
+  if [[ ! -d $out ]]; then
+    echo "trial $t: killed before the run made its folder"
+    continue
+  fi
   temporary=$(find "$out" -maxdepth 1 -name '.checkpoint_*.tmp-*' | wc -l)
   mid_write=$((mid_write + (temporary > 0 ? 1 : 0)))
   mapfile -t found < <(find "$out" -maxdepth 1 -name 'checkpoint_*.tsrc' -printf '%f\n' | sort -r)
+  none=$((none + (${#found[@]} == 0 ? 1 : 0)))
   for name in "${found[@]}"; do
     step=$((10#${name//[!0-9]/}))
     if ! "$tessera" run "$work/run.json" --restart "$out/$name" --steps $((step + 1)) \
@@ -53,4 +59,4 @@ for ((t = 1; t <= trials; ++t)); do
   done
   echo "trial $t: ${#found[@]} checkpoint(s) under their names, all loaded (newest: ${found[0]:-none}); $temporary half-written left as temporary"
 done
-echo "checkpoint_kill: $trials trials, $loaded checkpoints loaded, $mid_write trials killed mid-write; no half-written checkpoint under a final name"
+echo "checkpoint_kill: $trials trials, $loaded checkpoints loaded, $mid_write trials killed mid-write, $none before the first checkpoint; no half-written checkpoint under a final name"
