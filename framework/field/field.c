@@ -539,47 +539,57 @@ static inline void field_le(uint8_t *to, const uint8_t *from, size_t esize) {
 #endif
 }
 
-/* Copies the interior between a grid and the cell-order bytes (to_bytes: grid -> bytes). */
-static void field_interior_copy(const grid_dims_t *d, size_t esize, uint8_t *values,
-                                uint8_t *bytes, bool to_bytes) {
-  size_t k = 0;
-  for (int z = 0; z < d->nz; ++z)
-    for (int y = 0; y < d->ny; ++y)
-      for (int x = 0; x < d->nx; ++x)
-        for (int c = 0; c < d->ncomp; ++c, k += esize) {
-          uint8_t *v = values + grid_index(d, x, y, z, c) * esize;
-          if (to_bytes) field_le(bytes + k, v, esize);
-          else field_le(v, bytes + k, esize);
-        }
+size_t field_row_bytes(const grid_field_t *h) {
+  return (size_t)h->dims.nx * (size_t)h->dims.ncomp * h->esize;
 }
 
-tsr_status field_save_interior(block_data_t *data, int id, uint8_t *out, size_t len,
-                               tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  const grid_field_t *h = NULL;
-  TSR_CHECK(len == field_interior_bytes(data, id), TSR_ERR_INTERNAL,
-            "a field's interior is %zu bytes, not %zu", field_interior_bytes(data, id), len);
-  TSR_TRY(field_sync(data, id, &h, err));
-  if (h) field_interior_copy(&h->dims, h->esize, h->values, out, true);
-cleanup:
-  return st;
+int64_t field_rows(const grid_field_t *h) { return (int64_t)h->dims.ny * h->dims.nz; }
+
+/* Copies rows between a grid and the row-order bytes (to_bytes: grid -> bytes). */
+static void field_rows_copy(const grid_field_t *h, int64_t first, int64_t n, uint8_t *bytes,
+                            bool to_bytes) {
+  const grid_dims_t *d = &h->dims;
+  const size_t esize = h->esize, row = field_row_bytes(h);
+  uint8_t *values = h->values;
+  for (int64_t r = 0; r < n; ++r) {
+    const int y = (int)((first + r) % d->ny), z = (int)((first + r) / d->ny);
+    uint8_t *out = bytes + (size_t)r * row;
+    for (int x = 0; x < d->nx; ++x)
+      for (int c = 0; c < d->ncomp; ++c, out += esize) {
+        uint8_t *v = values + grid_index(d, x, y, z, c) * esize;
+        if (to_bytes) field_le(out, v, esize);
+        else field_le(v, out, esize);
+      }
+  }
 }
 
-tsr_status field_load_interior(block_data_t *data, int id, const uint8_t *in, size_t len,
-                               tsr_error_t *err) {
+void field_rows_to_bytes(const grid_field_t *h, int64_t first, int64_t n, uint8_t *out) {
+  field_rows_copy(h, first, n, out, true);
+}
+
+void field_rows_from_bytes(grid_field_t *h, int64_t first, int64_t n, const uint8_t *in) {
+  field_rows_copy(h, first, n, (uint8_t *)(uintptr_t)in, false);
+}
+
+tsr_status field_host_for_load(block_data_t *data, int id, grid_field_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   field_block_t *f = field_block_of(data, id);
-  TSR_CHECK(len == field_interior_bytes(data, id), TSR_ERR_INTERNAL,
-            "a field's interior is %zu bytes, not %zu", field_interior_bytes(data, id), len);
+  *out = NULL;
   if (!f) goto cleanup;
   if (field_on_device(f) && !f->host.values) {
     f->host.values = field_values_alloc(&f->host.dims, f->host.esize);
     TSR_CHECK(f->host.values, TSR_ERR_NOMEM, "out of memory for a GPU field's host copy (%zu "
               "values)", f->host.dims.elements);
   }
-  field_interior_copy(&f->host.dims, f->host.esize, f->host.values, (uint8_t *)(uintptr_t)in,
-                      false);
-  if (field_on_device(f))
+  *out = &f->host;
+cleanup:
+  return st;
+}
+
+tsr_status field_upload_host(block_data_t *data, int id, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  field_block_t *f = field_block_of(data, id);
+  if (f && field_on_device(f))
     TSR_TRY(gpu_field_upload(&f->device, f->host.values, &f->host.dims, err));
 cleanup:
   return st;

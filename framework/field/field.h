@@ -119,22 +119,28 @@ void field_swap(field_block_t *f);
 TSR_NODISCARD tsr_status field_sync(const block_data_t *data, int id, const grid_field_t **out,
                                     tsr_error_t *err);
 
-/* Checkpoints: the interior of a block's field in a layout that no hardware owns, cell by
- * cell (x fastest, then y, then z), each cell's components in order, each value in the
- * field's bytes (4 or 8) in little-endian order. */
+/* Checkpoints: the interior of a block's field in a layout that no hardware owns, row by
+ * row (a row: the cells along x at one y and z; rows in y, then z order), a cell's
+ * components in order, each value in the field's bytes (4 or 8) in little-endian order.
+ * Rows go in pieces, so that a large field needs no second copy of itself. */
 
 /* Bytes of the field's interior in that layout (0 where the block has none). */
 size_t field_interior_bytes(const block_data_t *data, int id);
 
-/* The present copy's interior into out[field_interior_bytes] (GPU blocks: read back
- * first, blocking). */
-TSR_NODISCARD tsr_status field_save_interior(block_data_t *data, int id, uint8_t *out, size_t len,
-                                             tsr_error_t *err);
+/* Bytes of one row, and the rows (ny * nz), of a host grid. */
+size_t field_row_bytes(const grid_field_t *h);
+int64_t field_rows(const grid_field_t *h);
 
-/* The interior from in[len] (len must be field_interior_bytes) into the present copy, and
- * into the device's copies on a GPU block; the ghost layers are left (an exchange brings
- * them up to date). */
-TSR_NODISCARD tsr_status field_load_interior(block_data_t *data, int id, const uint8_t *in,
-                                             size_t len, tsr_error_t *err);
+/* Rows [first, first + n) of the host grid into out, or from in into it. */
+void field_rows_to_bytes(const grid_field_t *h, int64_t first, int64_t n, uint8_t *out);
+void field_rows_from_bytes(grid_field_t *h, int64_t first, int64_t n, const uint8_t *in);
+
+/* The host grid a restart loads a block's field into (*out NULL where the block has none):
+ * a CPU block's present copy; a GPU block's host copy (made if need be), which
+ * field_upload_host then puts on the device (every copy; the ghost layers are left to the
+ * next exchange). field_upload_host does nothing on a CPU block. */
+TSR_NODISCARD tsr_status field_host_for_load(block_data_t *data, int id, grid_field_t **out,
+                                             tsr_error_t *err);
+TSR_NODISCARD tsr_status field_upload_host(block_data_t *data, int id, tsr_error_t *err);
 
 #endif

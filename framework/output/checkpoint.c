@@ -8,21 +8,63 @@
 static const char checkpoint_magic[16] = "tessera-ckpt";
 enum { CHECKPOINT_BOM = 0x01020304 };
 
+/* CRC-32C (Castagnoli, reflected polynomial 0x82F63B78): by table, eight bytes a step
+ * (slicing by 8), or by the SSE4.2 instruction where the CPU has it. */
+static uint32_t crc_table[8][256];
+
+static void crc_make_table(void) {
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = c & 1 ? 0x82F63B78u ^ (c >> 1) : c >> 1;
+    crc_table[0][i] = c;
+  }
+  for (uint32_t i = 0; i < 256; ++i)
+    for (int t = 1; t < 8; ++t)
+      crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xff];
+}
+
+static uint32_t crc_by_table(uint32_t crc, const uint8_t *p, size_t n) {
+  for (; n >= 8; n -= 8, p += 8) {
+    uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                         (uint32_t)p[3] << 24);
+    crc = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
+          crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^ crc_table[3][p[4]] ^
+          crc_table[2][p[5]] ^ crc_table[1][p[6]] ^ crc_table[0][p[7]];
+  }
+  for (; n > 0; --n, ++p) crc = crc_table[0][(crc ^ *p) & 0xff] ^ (crc >> 8);
+  return crc;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("sse4.2"))) static uint32_t crc_by_instruction(uint32_t crc,
+                                                                     const uint8_t *p, size_t n) {
+  uint64_t c = crc;
+  for (; n >= 8; n -= 8, p += 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    c = __builtin_ia32_crc32di(c, v);
+  }
+  crc = (uint32_t)c;
+  for (; n > 0; --n, ++p) crc = __builtin_ia32_crc32qi(crc, *p);
+  return crc;
+}
+#endif
+
 uint32_t checkpoint_crc32(uint32_t crc, const void *data, size_t n) {
-  static uint32_t table[256];
-  static int ready = 0;
-  if (!ready) { /* the same table on every call: a race writes the same values */
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      table[i] = c;
-    }
+  static int ready = 0, hardware = 0;
+  if (!ready) { /* the same values on every call: a race writes the same */
+    crc_make_table();
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    hardware = __builtin_cpu_supports("sse4.2");
+#endif
     ready = 1;
   }
-  const uint8_t *p = data;
   crc = ~crc;
-  for (size_t i = 0; i < n; ++i) crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-  return ~crc;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (hardware) return ~crc_by_instruction(crc, data, n);
+#endif
+  return ~crc_by_table(crc, data, n);
 }
 
 uint64_t checkpoint_header_size(uint32_t nfields, uint32_t nblocks, uint32_t nextras) {

@@ -11,10 +11,10 @@
  *     char modules[256] (the modules and their fs, for messages)
  *     u32 field count F, u32 block count B, u32 extra count E, u32 0
  *     F x { char name[64], u32 components, u32 value bytes }
- *     B x { i32 BlockID, u32 CRC-32 of its bytes, u64 offset, u64 bytes }   (BlockID order)
- *     E x { char name[64], u32 CRC-32, u32 0, u64 offset, u64 bytes }      (run state:
+ *     B x { i32 BlockID, u32 CRC-32C of its bytes, u64 offset, u64 bytes }   (BlockID order)
+ *     E x { char name[64], u32 CRC-32C, u32 0, u64 offset, u64 bytes }      (run state:
  *         the VTK steps written, series.csv and the probes' series so far)
- *     u32 CRC-32 of the header before it, u32 0
+ *     u32 CRC-32C of the header before it, u32 0
  *   then, from the data offset, every block's fields in field order (each the interior in
  *   cell order, x fastest, a cell's components in order: field_save_interior), then the
  *   extras.
@@ -72,7 +72,8 @@ typedef struct checkpoint_header {
   checkpoint_extra_t extras[CHECKPOINT_MAX_EXTRAS];
 } checkpoint_header_t;
 
-/* CRC-32 (IEEE 802.3, as zlib's crc32) of n bytes, continuing from crc (0 to start). */
+/* CRC-32C (Castagnoli, as iSCSI and ext4 use) of n bytes, continuing from crc (0 to
+ * start): checkpoint_crc32(checkpoint_crc32(0, a), b) is the CRC of a then b. */
 uint32_t checkpoint_crc32(uint32_t crc, const void *data, size_t n);
 
 /* Bytes of the header of F fields, B blocks and E extras, and the data offset after it. */

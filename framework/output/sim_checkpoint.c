@@ -20,6 +20,27 @@
 
 /* Writes and reads of at most this many bytes per MPI or POSIX call. */
 #define SIM_CKPT_CHUNK ((size_t)1 << 30)
+/* A field goes through a buffer of about this many bytes (whole rows, at least one). */
+#define SIM_CKPT_PIECE ((size_t)32 << 20)
+
+/* The next piece of a field's rows from row r0 on: *n rows of *bytes, in *buf (grown as
+ * needed, *cap its size); an error when out of memory. */
+static tsr_status sim_ckpt_piece(const grid_field_t *g, int64_t r0, int64_t *n, size_t *bytes,
+                                 uint8_t **buf, size_t *cap, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const size_t row = field_row_bytes(g);
+  const int64_t rows = field_rows(g), per = row < SIM_CKPT_PIECE ? (int64_t)(SIM_CKPT_PIECE / row) : 1;
+  *n = rows - r0 < per ? rows - r0 : per;
+  *bytes = (size_t)*n * row;
+  if (*bytes > *cap) {
+    uint8_t *grown = realloc(*buf, *bytes);
+    TSR_CHECK(grown, TSR_ERR_NOMEM, "out of memory for a checkpoint piece of %zu bytes", *bytes);
+    *buf = grown;
+    *cap = *bytes;
+  }
+cleanup:
+  return st;
+}
 
 /* The fields a checkpoint holds: every declared field with storage, in module order;
  * ids[i] its data id. */
@@ -196,30 +217,33 @@ tsr_status sim_write_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
                        "cannot size %s to %llu bytes (MPI-IO error %d; disk full?)", tmp,
                        (unsigned long long)at, rc);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
+  /* each field in pieces of whole rows: packed, summed, written */
+  size_t room = 0;
   for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i) {
     int32_t id = patch_local_id(sim->patch, i);
     block_data_t *data = patch_block_data(sim->patch, id);
-    uint8_t *grown = realloc(buf, sizes[id] ? (size_t)sizes[id] : 1);
-    if (!grown) {
-      st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__,
-                         "out of memory for BlockID %d's checkpoint (%llu bytes)", (int)id,
-                         (unsigned long long)sizes[id]);
-      break;
-    }
-    buf = grown;
-    uint64_t used = 0;
+    uint64_t at_block = h.block[id].offset;
+    uint32_t crc = 0;
     for (uint32_t f = 0; f < h.nfields && st == TSR_OK; ++f) {
-      size_t n = field_interior_bytes(data, ids[f]);
-      st = field_save_interior(data, ids[f], buf + used, n, err);
-      used += n;
+      const grid_field_t *g = NULL;
+      st = field_sync(data, ids[f], &g, err); /* GPU blocks: read back once */
+      if (st != TSR_OK || !g) continue;
+      int64_t n = 0;
+      size_t bytes = 0;
+      for (int64_t r0 = 0; r0 < field_rows(g) && st == TSR_OK; r0 += n) {
+        st = sim_ckpt_piece(g, r0, &n, &bytes, &buf, &room, err);
+        if (st != TSR_OK) break;
+        field_rows_to_bytes(g, r0, n, buf);
+        crc = checkpoint_crc32(crc, buf, bytes);
+        rc = sim_ckpt_write_at(fh, at_block, buf, bytes);
+        if (rc != MPI_SUCCESS)
+          st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__,
+                             "cannot write BlockID %d into %s (MPI-IO error %d; disk full?)",
+                             (int)id, tmp, rc);
+        at_block += bytes;
+      }
     }
-    if (st != TSR_OK) break;
-    crcs[id] = checkpoint_crc32(0, buf, (size_t)used);
-    rc = sim_ckpt_write_at(fh, h.block[id].offset, buf, used);
-    if (rc != MPI_SUCCESS)
-      st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__,
-                         "cannot write BlockID %d into %s (MPI-IO error %d; disk full?)", (int)id,
-                         tmp, rc);
+    crcs[id] = crc;
   }
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   TSR_MPI(MPI_Allreduce(crcs, all, nb, MPI_UINT64_T, MPI_SUM, comm));
@@ -457,6 +481,7 @@ tsr_status sim_read_checkpoint(sim_t *sim, const simulation_options_t *so, const
   if (fd < 0)
     st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "rank %d cannot read %s: %s", rank,
                        path, strerror(errno));
+  size_t cap = 0;
   for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i) {
     int32_t id = patch_local_id(sim->patch, i);
     const checkpoint_block_t *b = &h.block[id];
@@ -467,24 +492,32 @@ tsr_status sim_read_checkpoint(sim_t *sim, const simulation_options_t *so, const
                          (int)id, (unsigned long long)b->bytes, (unsigned long long)want);
       break;
     }
-    uint8_t *grown = realloc(buf, want ? (size_t)want : 1);
-    if (!grown) {
-      st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-      break;
+    /* each field in pieces of whole rows: read, summed, unpacked (a damaged block's
+       values are loaded too, but the run then ends on the checksum) */
+    block_data_t *data = patch_block_data(sim->patch, id);
+    uint64_t at_block = b->offset;
+    uint32_t crc = 0;
+    for (uint32_t f = 0; f < nf && st == TSR_OK; ++f) {
+      grid_field_t *g = NULL;
+      st = field_host_for_load(data, ids[f], &g, err);
+      if (st != TSR_OK || !g) continue;
+      int64_t n = 0;
+      size_t bytes = 0;
+      for (int64_t r0 = 0; r0 < field_rows(g) && st == TSR_OK; r0 += n) {
+        st = sim_ckpt_piece(g, r0, &n, &bytes, &buf, &cap, err);
+        if (st != TSR_OK) break;
+        st = sim_ckpt_pread(fd, path, at_block, buf, bytes, err);
+        if (st != TSR_OK) break;
+        crc = checkpoint_crc32(crc, buf, bytes);
+        field_rows_from_bytes(g, r0, n, buf);
+        at_block += bytes;
+      }
+      if (st == TSR_OK) st = field_upload_host(data, ids[f], err);
     }
-    buf = grown;
-    st = sim_ckpt_pread(fd, path, b->offset, buf, want, err);
-    if (st == TSR_OK && checkpoint_crc32(0, buf, (size_t)want) != b->crc)
+    if (st == TSR_OK && crc != b->crc)
       st = tsr_error_set(err, TSR_ERR_CORRUPT, __FILE__, __LINE__,
                          "%s: BlockID %d does not match its checksum: the file is damaged", path,
                          (int)id);
-    block_data_t *data = patch_block_data(sim->patch, id);
-    uint64_t used = 0;
-    for (uint32_t f = 0; f < nf && st == TSR_OK; ++f) {
-      size_t n = field_interior_bytes(data, ids[f]);
-      st = field_load_interior(data, ids[f], buf + used, n, err);
-      used += n;
-    }
   }
   if (st == TSR_OK && rank == 0) st = sim_ckpt_restore_extras(sim, fd, path, &h, so, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
