@@ -547,7 +547,9 @@ static tsr_status config_put(config_t *cfg, const char *what, const char *path, 
       TSR_CHECK(s.index < json_array_size(at), TSR_ERR_INVALID,
                 "%.200s: %s has %zu item(s); [%zu] does not exist", what, done,
                 json_array_size(at), s.index);
-      snprintf(here, sizeof here, "%s[%zu]", done, s.index);
+      char index[32];
+      snprintf(index, sizeof index, "[%zu]", s.index);
+      config_join(here, done, "", index);
       if (last) {
         TSR_CHECK(json_array_set(at, s.index, value) == 0, TSR_ERR_NOMEM,
                   "%.200s: out of memory", what);
