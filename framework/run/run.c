@@ -240,8 +240,27 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
   }
 }
 
-/* stop.when_steady: the index of its total among the modules' totals (a name no module
- * has is an error listing those there are), and the sample of the current step. */
+/* stop.when_steady: the index of its total among the modules' totals names[0..n) (a name
+ * no module has is an error listing those there are). */
+static tsr_status run_steady_index(const simulation_options_t *so, const char *const *names,
+                                   int n, int *index, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char known[512] = "";
+  size_t used = 0;
+  *index = -1;
+  for (int i = 0; i < n; ++i) {
+    if (strcmp(names[i], so->steady.total) == 0) *index = i;
+    int k = snprintf(known + used, sizeof known - used, "%s\"%s\"", i ? ", " : "", names[i]);
+    if (k > 0 && (size_t)k < sizeof known - used) used += (size_t)k;
+  }
+  TSR_CHECK(*index >= 0, TSR_ERR_INVALID,
+            "%s: stop.when_steady.total = \"%s\": no such total; the modules of this run have "
+            "%s (the columns of series.csv)", so->source, so->steady.total, known);
+cleanup:
+  return st;
+}
+
+/* The steady-state sample of the current step (*index: its total, found on first use). */
 static tsr_status run_steady_sample(sim_t *sim, const simulation_options_t *so, steady_t *steady,
                                     int64_t step, int *index, run_result_t *r, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -252,18 +271,7 @@ static tsr_status run_steady_sample(sim_t *sim, const simulation_options_t *so, 
   MPI_Comm_rank(comm, &rank);
   TSR_TRY(sim_prepare(sim, err));
   TSR_TRY(sim_totals(sim, names, values, MODULE_MAX_VALUES, &n, err));
-  if (*index < 0) {
-    char known[512] = "";
-    size_t used = 0;
-    for (int i = 0; i < n; ++i) {
-      if (strcmp(names[i], so->steady.total) == 0) *index = i;
-      int k = snprintf(known + used, sizeof known - used, "%s\"%s\"", i ? ", " : "", names[i]);
-      if (k > 0 && (size_t)k < sizeof known - used) used += (size_t)k;
-    }
-    TSR_CHECK(*index >= 0, TSR_ERR_INVALID,
-              "%s: stop.when_steady.total = \"%s\": no such total; the modules of this run have "
-              "%s (the columns of series.csv)", so->source, so->steady.total, known);
-  }
+  if (*index < 0) TSR_TRY(run_steady_index(so, names, n, index, err));
   /* the totals are reduced over the ranks; rank 0's verdict is every rank's */
   double change = 0;
   int done = steady_add(steady, step, values[*index], &change);
@@ -321,6 +329,11 @@ cleanup:
 /* Rank 0, a restart: the checkpoints the folder holds up to the restart's step, oldest
  * first, are the kept list's start (the newest cap of them), so that checkpoint_keep
  * counts across the parts of a run. */
+static int run_cmp_step(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
 static void run_kept_seed(output_folder_t *out, int64_t start, run_kept_t *kept) {
   DIR *d = opendir(output_folder_path(out));
   if (!d) return;
@@ -340,12 +353,7 @@ static void run_kept_seed(output_folder_t *out, int64_t start, run_kept_t *kept)
     steps[n++] = step;
   }
   closedir(d);
-  for (size_t i = 1; i < n; ++i) /* ascending */
-    for (size_t j = i; j > 0 && steps[j - 1] > steps[j]; --j) {
-      int64_t t = steps[j];
-      steps[j] = steps[j - 1];
-      steps[j - 1] = t;
-    }
+  if (n > 1) qsort(steps, n, sizeof *steps, run_cmp_step); /* ascending */
   for (size_t i = n > (size_t)kept->cap ? n - (size_t)kept->cap : 0; i < n; ++i)
     snprintf(kept->names[kept->n++], sizeof kept->names[0], "checkpoint_%06lld.tsrc",
              (long long)steps[i]);
@@ -354,14 +362,14 @@ static void run_kept_seed(output_folder_t *out, int64_t start, run_kept_t *kept)
 
 tsr_status run_check(sim_t *sim, const simulation_options_t *so, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  steady_t *steady = NULL;
-  int index = -1;
-  run_result_t r = {.steady_step = 0};
+  const char *names[MODULE_MAX_VALUES];
+  double values[MODULE_MAX_VALUES];
+  int n = 0, index = -1;
   if (!so->steady.total[0]) goto cleanup;
-  TSR_TRY(steady_create(so->steady.window, so->steady.every, so->steady.tolerance, &steady, err));
-  TSR_TRY(run_steady_sample(sim, so, steady, 0, &index, &r, err));
+  TSR_TRY(sim_prepare(sim, err));
+  TSR_TRY(sim_totals(sim, names, values, MODULE_MAX_VALUES, &n, err));
+  TSR_TRY(run_steady_index(so, names, n, &index, err));
 cleanup:
-  steady_free(&steady);
   return st;
 }
 
