@@ -550,15 +550,37 @@ static void field_rows_copy(const grid_field_t *h, int64_t first, int64_t n, uin
                             bool to_bytes) {
   const grid_dims_t *d = &h->dims;
   const size_t esize = h->esize, row = field_row_bytes(h);
+  const int nx = d->nx, nc = d->ncomp;
+  const ptrdiff_t sx = d->sx, sc = d->sc;
   uint8_t *values = h->values;
+  /* rows in parallel where there are many; a row of an AoS field is one copy, a row of an
+     SoA field a transpose in the value's own type (the bytes are little-endian) */
+#pragma omp parallel for schedule(static) if ((size_t)n * row >= ((size_t)1 << 20))
   for (int64_t r = 0; r < n; ++r) {
     const int y = (int)((first + r) % d->ny), z = (int)((first + r) / d->ny);
-    uint8_t *out = bytes + (size_t)r * row;
-    for (int x = 0; x < d->nx; ++x)
-      for (int c = 0; c < d->ncomp; ++c, out += esize) {
-        uint8_t *v = values + grid_index(d, x, y, z, c) * esize;
-        if (to_bytes) field_le(out, v, esize);
-        else field_le(v, out, esize);
+    uint8_t *out = bytes + (size_t)r * row, *v = values + grid_index(d, 0, y, z, 0) * esize;
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+    if (sc == 1 && sx == nc) {
+      if (to_bytes) memcpy(out, v, row);
+      else memcpy(v, out, row);
+      continue;
+    }
+    if (esize == 8 || esize == 4) {
+      for (int c = 0; c < nc; ++c)
+        for (int x = 0; x < nx; ++x) {
+          uint8_t *a = out + ((size_t)x * (size_t)nc + (size_t)c) * esize;
+          uint8_t *b = v + (size_t)((ptrdiff_t)x * sx + (ptrdiff_t)c * sc) * esize;
+          if (to_bytes) memcpy(a, b, esize == 8 ? 8 : 4);
+          else memcpy(b, a, esize == 8 ? 8 : 4);
+        }
+      continue;
+    }
+#endif
+    for (int x = 0; x < nx; ++x)
+      for (int c = 0; c < nc; ++c, out += esize) {
+        uint8_t *b = v + (size_t)((ptrdiff_t)x * sx + (ptrdiff_t)c * sc) * esize;
+        if (to_bytes) field_le(out, b, esize);
+        else field_le(b, out, esize);
       }
   }
 }

@@ -67,14 +67,50 @@ uint32_t checkpoint_crc32(uint32_t crc, const void *data, size_t n) {
   return ~crc_by_table(crc, data, n);
 }
 
+/* zeros(mat, vec): the 32x32 GF(2) matrix mat times vec; square: mat times itself. */
+static uint32_t crc_gf2_times(const uint32_t *mat, uint32_t vec) {
+  uint32_t sum = 0;
+  for (; vec; vec >>= 1, ++mat)
+    if (vec & 1) sum ^= *mat;
+  return sum;
+}
+
+static void crc_gf2_square(uint32_t *square, const uint32_t *mat) {
+  for (int n = 0; n < 32; ++n) square[n] = crc_gf2_times(mat, mat[n]);
+}
+
+uint32_t checkpoint_crc32_combine(uint32_t crc1, uint32_t crc2, uint64_t len2) {
+  /* crc1 carried through len2 zero bytes (the operator for one zero bit squared up to
+     each set bit of len2 in bytes), as zlib's crc32_combine, with the CRC-32C polynomial */
+  uint32_t even[32], odd[32];
+  if (len2 == 0) return crc1;
+  odd[0] = 0x82F63B78u;
+  for (int n = 1; n < 32; ++n) odd[n] = 1u << (n - 1);
+  crc_gf2_square(even, odd); /* two zero bits */
+  crc_gf2_square(odd, even); /* four */
+  for (;;) {
+    crc_gf2_square(even, odd); /* the first pass: one zero byte */
+    if (len2 & 1) crc1 = crc_gf2_times(even, crc1);
+    if (!(len2 >>= 1)) break;
+    crc_gf2_square(odd, even);
+    if (len2 & 1) crc1 = crc_gf2_times(odd, crc1);
+    if (!(len2 >>= 1)) break;
+  }
+  return crc1 ^ crc2;
+}
+
 uint64_t checkpoint_header_size(uint32_t nfields, uint32_t nblocks, uint32_t nextras) {
   return CHECKPOINT_FIXED_BYTES + (uint64_t)nfields * CHECKPOINT_FIELD_BYTES +
          (uint64_t)nblocks * CHECKPOINT_BLOCK_BYTES +
          (uint64_t)nextras * CHECKPOINT_EXTRA_BYTES + 8;
 }
 
+uint64_t checkpoint_aligned(uint64_t n) {
+  return (n + CHECKPOINT_ALIGN - 1) / CHECKPOINT_ALIGN * CHECKPOINT_ALIGN;
+}
+
 uint64_t checkpoint_data_offset(uint64_t header_bytes) {
-  return (header_bytes + CHECKPOINT_ALIGN - 1) / CHECKPOINT_ALIGN * CHECKPOINT_ALIGN;
+  return checkpoint_aligned(header_bytes);
 }
 
 /* ---- little-endian fields ---- */
@@ -159,9 +195,9 @@ tsr_status checkpoint_header_length(const uint8_t *first, size_t len, const char
   TSR_CHECK(bom == CHECKPOINT_BOM, TSR_ERR_CORRUPT,
             "%s: byte-order mark 0x%08x, expected 0x%08x: not written in this format's "
             "little-endian order, or damaged", path, bom, (unsigned)CHECKPOINT_BOM);
-  TSR_CHECK(version == CHECKPOINT_VERSION, TSR_ERR_CORRUPT,
-            "%s: checkpoint format version %u; this tessera reads version %d", path, version,
-            CHECKPOINT_VERSION);
+  TSR_CHECK(version >= 1 && version <= CHECKPOINT_VERSION, TSR_ERR_CORRUPT,
+            "%s: checkpoint format version %u; this tessera reads versions 1 to %d", path,
+            version, CHECKPOINT_VERSION);
   *bytes = get_u(&p, 8);
   TSR_CHECK(*bytes >= checkpoint_header_size(0, 0, 0) && *bytes <= ((uint64_t)1 << 31),
             TSR_ERR_CORRUPT, "%s: a header of %llu bytes is not possible; the file is damaged",
@@ -215,7 +251,7 @@ tsr_status checkpoint_header_decode(const uint8_t *in, size_t len, uint64_t file
   }
   h->block = calloc(h->nblocks ? h->nblocks : 1, sizeof *h->block);
   TSR_CHECK(h->block, TSR_ERR_NOMEM, "%s: out of memory for %u block records", path, h->nblocks);
-  uint64_t end = h->data_offset; /* data lie back to back from the data offset */
+  uint64_t end = h->data_offset; /* where the next block's data must start */
   for (uint32_t i = 0; i < h->nblocks; ++i) {
     checkpoint_block_t *b = &h->block[i];
     b->id = (int32_t)(uint32_t)get_u(&p, 4);
@@ -229,6 +265,7 @@ tsr_status checkpoint_header_decode(const uint8_t *in, size_t len, uint64_t file
               "%llu bytes (truncated?)", path, (int)b->id, (unsigned long long)b->bytes,
               (unsigned long long)b->offset, (unsigned long long)file_bytes);
     end = b->offset + b->bytes;
+    if (h->version >= 2) end = checkpoint_aligned(end); /* blocks start on whole pages */
   }
   for (uint32_t i = 0; i < h->nextras; ++i) {
     checkpoint_extra_t *x = &h->extras[i];

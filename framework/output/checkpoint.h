@@ -4,7 +4,7 @@
  * A checkpoint file is
  *   the header (little-endian throughout):
  *     magic "tessera-ckpt" + 4 NULs   16 bytes
- *     u32 format version (1), u32 byte-order mark 0x01020304
+ *     u32 format version (2), u32 byte-order mark 0x01020304
  *     u64 header bytes, u64 data offset (the header rounded up to 4096)
  *     u64 step, u64 configuration hash (config_hash: the physics-relevant settings)
  *     i64 cells[3], i32 blocks[3], u8 periodic[3], u8 0
@@ -16,8 +16,10 @@
  *         the VTK steps written, series.csv and the probes' series so far)
  *     u32 CRC-32C of the header before it, u32 0
  *   then, from the data offset, every block's fields in field order (each the interior in
- *   cell order, x fastest, a cell's components in order: field_save_interior), then the
- *   extras.
+ *   cell order, x fastest, a cell's components in order: field_rows_to_bytes), each block
+ *   starting at a multiple of 4096 (zeros between), then the extras back to back from the
+ *   multiple of 4096 after the last block. Version 1 had no gaps (blocks and extras back to
+ *   back from the data offset); it is still read.
  * A block holds none of a field it is hollow for (a solid block: no populations). */
 #ifndef CHECKPOINT_H
 #define CHECKPOINT_H
@@ -29,7 +31,7 @@
 #include "tsr_error.h"
 
 enum {
-  CHECKPOINT_VERSION = 1,
+  CHECKPOINT_VERSION = 2,
   CHECKPOINT_NAME_MAX = 64,
   CHECKPOINT_MODULES_MAX = 256,
   CHECKPOINT_MAX_FIELDS = 64,
@@ -75,10 +77,15 @@ typedef struct checkpoint_header {
 /* CRC-32C (Castagnoli, as iSCSI and ext4 use) of n bytes, continuing from crc (0 to
  * start): checkpoint_crc32(checkpoint_crc32(0, a), b) is the CRC of a then b. */
 uint32_t checkpoint_crc32(uint32_t crc, const void *data, size_t n);
+/* The CRC of a then b from crc1 = CRC(a), crc2 = CRC(b) and b's length, so that the pieces
+ * of a buffer can be summed in parallel. */
+uint32_t checkpoint_crc32_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
 
 /* Bytes of the header of F fields, B blocks and E extras, and the data offset after it. */
 uint64_t checkpoint_header_size(uint32_t nfields, uint32_t nblocks, uint32_t nextras);
 uint64_t checkpoint_data_offset(uint64_t header_bytes);
+/* n rounded up to a multiple of CHECKPOINT_ALIGN. */
+uint64_t checkpoint_aligned(uint64_t n);
 
 /* Encodes h (its header_bytes as checkpoint_header_size says) into out[h->header_bytes]. */
 void checkpoint_header_encode(const checkpoint_header_t *h, uint8_t *out);
