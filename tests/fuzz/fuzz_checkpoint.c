@@ -4,7 +4,8 @@
  *
  * Errors are expected; crashes, undefined behaviour, leaks, an error without a message,
  * or a header accepted whose blocks and extras do not tile the file from the data
- * offset to its end are not. */
+ * offset to its end (version 2: each block from a multiple of 4096, the extras from the
+ * one after the last block) are not. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (uint32_t i = 0; i < h.nblocks; ++i) {
     if (h.block[i].offset != at) abort();
     at += h.block[i].bytes;
+    if (h.version >= 2) at = checkpoint_aligned(at);
   }
   for (uint32_t i = 0; i < h.nextras; ++i) {
     if (h.extras[i].offset != at || !memchr(h.extras[i].name, 0, sizeof h.extras[i].name))
