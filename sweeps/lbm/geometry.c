@@ -2,6 +2,10 @@
 
 #include <math.h>
 
+bool geometry_wall_moves(geometry_wall_kind_t kind) {
+  return kind == GEOMETRY_WALL_MOVING || kind == GEOMETRY_WALL_VELOCITY;
+}
+
 geometry_t geometry_default(void) {
   geometry_t g = {0};
   for (int f = 0; f < 6; ++f) g.walls[f].kind = GEOMETRY_WALL_NOSLIP;
@@ -15,8 +19,10 @@ tsr_status geometry_validate(const geometry_t *g, tsr_error_t *err) {
   static const char *const faces[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
   for (int f = 0; f < 6; ++f) {
     const geometry_wall_t *w = &g->walls[f];
-    TSR_CHECK(w->kind == GEOMETRY_WALL_NOSLIP || w->kind == GEOMETRY_WALL_MOVING, TSR_ERR_INVALID,
+    TSR_CHECK(w->kind == GEOMETRY_WALL_NOSLIP || geometry_wall_moves(w->kind), TSR_ERR_INVALID,
               "boundaries.%s: unknown wall kind %d", faces[f], (int)w->kind);
+    TSR_CHECK(w->profile == GEOMETRY_PROFILE_UNIFORM || w->profile == GEOMETRY_PROFILE_PARABOLIC,
+              TSR_ERR_INVALID, "boundaries.%s: unknown profile %d", faces[f], (int)w->profile);
     TSR_CHECK(w->kind != GEOMETRY_WALL_MOVING || w->velocity[f / 2] == 0.0, TSR_ERR_INVALID,
               "boundaries.%s.velocity[%d] = %g: a wall moves along its own plane; the normal "
               "component must be 0", faces[f], f / 2, w->velocity[f / 2]);
@@ -79,7 +85,7 @@ uint8_t geometry_flag(const geometry_t *g, const patch_options_t *domain, int64_
     }
     int face = 2 * a + (c[a] >= n ? 1 : 0);
     wall = true;
-    if (g->walls[face].kind == GEOMETRY_WALL_MOVING && moving_face < 0) moving_face = face;
+    if (geometry_wall_moves(g->walls[face].kind) && moving_face < 0) moving_face = face;
   }
   if (moving_face >= 0) return (uint8_t)(GEOMETRY_MOVING + moving_face);
   if (wall) return GEOMETRY_NOSLIP;
@@ -93,6 +99,22 @@ void geometry_flag_velocity(const geometry_t *g, uint8_t flag, double u[3]) {
   for (int a = 0; a < 3; ++a) u[a] = 0;
   if (flag >= GEOMETRY_MOVING && flag < GEOMETRY_MOVING + 6)
     for (int a = 0; a < 3; ++a) u[a] = g->walls[flag - GEOMETRY_MOVING].velocity[a];
+}
+
+void geometry_wall_velocity_at(const geometry_t *g, const patch_options_t *domain, uint8_t flag,
+                               const double p[3], double u[3]) {
+  geometry_flag_velocity(g, flag, u);
+  if (flag < GEOMETRY_MOVING || flag >= GEOMETRY_MOVING + 6) return;
+  const int face = flag - GEOMETRY_MOVING;
+  const geometry_wall_t *w = &g->walls[face];
+  if (w->kind != GEOMETRY_WALL_VELOCITY || w->profile != GEOMETRY_PROFILE_PARABOLIC) return;
+  double scale = 1.0;
+  for (int a = 0; a < 3; ++a) {
+    if (a == face / 2 || domain->periodic[a]) continue;
+    const double n = (double)domain->cells[a], s = fmin(fmax(p[a], 0.0), n);
+    scale *= 4.0 * s * (n - s) / (n * n);
+  }
+  for (int a = 0; a < 3; ++a) u[a] *= scale;
 }
 
 static void geometry_bounds(const geometry_shape_t *s, double lo[3], double hi[3]);

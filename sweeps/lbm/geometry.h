@@ -1,5 +1,6 @@
-/* geometry: what every cell of the patch is — fluid, no-slip wall or moving wall — from
- * the walls on the non-periodic domain faces and from simple solid shapes.
+/* geometry: what every cell of the patch is — fluid, no-slip wall or a wall with a
+ * velocity (a moving wall, a velocity inlet) — from the walls on the non-periodic domain
+ * faces and from simple solid shapes.
  *
  * Cells are evaluated at their centres (g + 0.5 in lattice units). A cell outside the
  * domain on a non-periodic axis is a wall of that face; outside several such faces
@@ -22,12 +23,27 @@ enum { GEOMETRY_MAX_SHAPES = 64 };
 
 typedef enum geometry_face { GEOMETRY_XM, GEOMETRY_XP, GEOMETRY_YM, GEOMETRY_YP, GEOMETRY_ZM, GEOMETRY_ZP } geometry_face_t;
 
-typedef enum geometry_wall_kind { GEOMETRY_WALL_NOSLIP = 0, GEOMETRY_WALL_MOVING = 1 } geometry_wall_kind_t;
+/* A face's kind: no-slip; a wall moving along its own plane; a velocity inlet (any
+ * direction: into the domain an inlet, out of it a prescribed outflow), uniform or with a
+ * parabolic profile. The last two are the same scheme (bounce-back with the wall-velocity
+ * term, docs/physics.md), evaluated at the wall point of each link. */
+typedef enum geometry_wall_kind {
+  GEOMETRY_WALL_NOSLIP = 0,
+  GEOMETRY_WALL_MOVING = 1,
+  GEOMETRY_WALL_VELOCITY = 2
+} geometry_wall_kind_t;
+
+typedef enum geometry_profile { GEOMETRY_PROFILE_UNIFORM = 0, GEOMETRY_PROFILE_PARABOLIC = 1 } geometry_profile_t;
 
 typedef struct geometry_wall {
   geometry_wall_kind_t kind;
-  double velocity[3]; /* moving walls: tangential wall velocity (lattice units) */
+  double velocity[3];  /* moving walls: tangential; inlets: the velocity (parabolic: at the
+                          profile's peak), lattice units */
+  geometry_profile_t profile; /* inlets */
 } geometry_wall_t;
+
+/* Whether a wall of this kind has a velocity (moving walls and inlets). */
+bool geometry_wall_moves(geometry_wall_kind_t kind);
 
 typedef enum geometry_shape_kind { GEOMETRY_BOX, GEOMETRY_SPHERE, GEOMETRY_CYLINDER } geometry_shape_kind_t;
 
@@ -67,8 +83,17 @@ TSR_NODISCARD tsr_status geometry_validate(const geometry_t *g, tsr_error_t *err
 uint8_t geometry_flag(const geometry_t *g, const patch_options_t *domain, int64_t gx, int64_t gy,
                       int64_t gz);
 
-/* Wall velocity of a flag (zero for fluid and no-slip). */
+/* Wall velocity of a flag (zero for fluid and no-slip; an inlet's velocity as configured,
+ * its profile's peak). */
 void geometry_flag_velocity(const geometry_t *g, uint8_t flag, double u[3]);
+
+/* The wall velocity of a flag at the point p (lattice units, cell x spans [x, x + 1]) of
+ * the wall: a parabolic inlet's velocity times 4 s (n - s) / n^2 along each non-periodic
+ * axis of its plane (s = p clamped to [0, n], n the domain's cells along the axis: zero
+ * on the domain's edges, the configured velocity at the centre); else as
+ * geometry_flag_velocity. */
+void geometry_wall_velocity_at(const geometry_t *g, const patch_options_t *domain, uint8_t flag,
+                               const double p[3], double u[3]);
 
 typedef enum geometry_class { GEOMETRY_CLASS_FLUID, GEOMETRY_CLASS_BOUNDARY, GEOMETRY_CLASS_SOLID } geometry_class_t;
 

@@ -52,7 +52,7 @@ double lbm_largest_speed(const lbm_options_t *o, const patch_options_t *domain, 
     *what = "lbm.initial.u0";
   }
   for (int f = 0; f < 6; ++f) {
-    if (o->geometry.walls[f].kind != GEOMETRY_WALL_MOVING) continue;
+    if (!geometry_wall_moves(o->geometry.walls[f].kind)) continue;
     double v = lbm_norm(o->geometry.walls[f].velocity);
     if (v > best) {
       best = v;
@@ -201,7 +201,8 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   static const char *const inits[] = {"uniform", "taylor_green", NULL};
   static const char *const layouts[] = {"aos", "soa", NULL};
   static const char *const streamings[] = {"two_grid", "in_place", NULL};
-  static const char *const walls[] = {"noslip", "moving", NULL};
+  static const char *const walls[] = {"noslip", "moving", "velocity", NULL};
+  static const char *const profiles[] = {"uniform", "parabolic", NULL};
   lbm_options_t r = lbm_options_default();
   config_node_t *root = config_root(cfg), *lbm, *init, *bnd, *face;
   int v;
@@ -253,8 +254,13 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     v = (int)r.geometry.walls[f].kind;
     TSR_TRY(config_choice(face, "kind", true, walls, &v, err));
     r.geometry.walls[f].kind = (geometry_wall_kind_t)v;
-    if (r.geometry.walls[f].kind == GEOMETRY_WALL_MOVING)
+    if (geometry_wall_moves(r.geometry.walls[f].kind))
       TSR_TRY(config_real3(face, "velocity", true, -0.4, 0.4, r.geometry.walls[f].velocity, err));
+    if (r.geometry.walls[f].kind == GEOMETRY_WALL_VELOCITY) {
+      v = (int)r.geometry.walls[f].profile;
+      TSR_TRY(config_choice(face, "profile", false, profiles, &v, err));
+      r.geometry.walls[f].profile = (geometry_profile_t)v;
+    }
   }
   size_t n = 0;
   TSR_TRY(config_list(root, "obstacles", &n, err));
@@ -416,8 +422,11 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
             TSR_CHECK(g, TSR_ERR_NOMEM, "out of memory for the boundary links of BlockID %d", (int)b->id);
             lb->links = g;
           }
-          double uw[3];
-          geometry_flag_velocity(&c->opts.geometry, sf, uw);
+          /* the wall's velocity where the link crosses it, half-way between the cells */
+          double uw[3], at[3];
+          for (int a = 0; a < 3; ++a)
+            at[a] = (double)(b->lo[a] + (a == 0 ? x : a == 1 ? y : z)) + 0.5 - 0.5 * l->c[a][i];
+          geometry_wall_velocity_at(&c->opts.geometry, &c->domain, sf, at, uw);
           double cu = l->c[0][i] * uw[0] + l->c[1][i] * uw[1] + l->c[2][i] * uw[2];
           /* moving wall: 2 w_i rho0 c_i.u_w / c_s^2 */
           lb->links[lb->nlinks++] = (lbm_link_t){

@@ -1,4 +1,5 @@
 /* geometry: cell flags from walls and shapes, and block classification. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 
 #include "geometry.h"
 #include "patch.h"
+#include "unit_test.h"
 
 static patch_options_t domain(int64_t n, bool px, bool py, bool pz) {
   patch_options_t d = patch_options_default();
@@ -48,6 +50,40 @@ static void test_edges_take_the_moving_wall(void **state) {
   assert_true(u[0] == 0.1 && u[1] == 0 && u[2] == 0);
   geometry_flag_velocity(&g, GEOMETRY_NOSLIP, u);
   assert_true(u[0] == 0 && u[1] == 0 && u[2] == 0);
+}
+
+/* A velocity inlet is a wall with a velocity (flags as moving walls; it wins at edges);
+ * its parabolic profile: 4 s (n - s) / n^2 along each non-periodic axis of its plane,
+ * s clamped to the domain; uniform and moving walls the same everywhere. */
+static void test_inlet_profile(void **state) {
+  geometry_t g = geometry_default();
+  g.walls[GEOMETRY_XM] = (geometry_wall_t){.kind = GEOMETRY_WALL_VELOCITY, .velocity = {0.04, 0, 0},
+                                           .profile = GEOMETRY_PROFILE_PARABOLIC};
+  patch_options_t d = domain(8, false, false, true); /* z periodic: a profile across y only */
+  assert_int_equal(geometry_flag(&g, &d, -1, 3, 3), GEOMETRY_MOVING + GEOMETRY_XM);
+  assert_int_equal(geometry_flag(&g, &d, -1, -1, 3), GEOMETRY_MOVING + GEOMETRY_XM);
+  double u[3], p[3] = {0, 4, 2.5};
+  geometry_wall_velocity_at(&g, &d, GEOMETRY_MOVING + GEOMETRY_XM, p, u);
+  assert_true(u[0] == 0.04 && u[1] == 0 && u[2] == 0); /* the centre: the peak */
+  p[1] = 2;
+  geometry_wall_velocity_at(&g, &d, GEOMETRY_MOVING + GEOMETRY_XM, p, u);
+  assert_true(fabs(u[0] - 0.04 * 4 * 2 * 6 / 64.0) < 1e-17);
+  p[1] = -0.5; /* beyond the y- wall: clamped, zero */
+  geometry_wall_velocity_at(&g, &d, GEOMETRY_MOVING + GEOMETRY_XM, p, u);
+  assert_true(u[0] == 0);
+  d.periodic[2] = false; /* 3-D: the product of the two parabolas */
+  p[1] = 2;
+  p[2] = 2;
+  geometry_wall_velocity_at(&g, &d, GEOMETRY_MOVING + GEOMETRY_XM, p, u);
+  assert_true(fabs(u[0] - 0.04 * (48 / 64.0) * (48 / 64.0)) < 1e-17);
+  g.walls[GEOMETRY_XM].profile = GEOMETRY_PROFILE_UNIFORM;
+  geometry_wall_velocity_at(&g, &d, GEOMETRY_MOVING + GEOMETRY_XM, p, u);
+  assert_true(u[0] == 0.04);
+  geometry_wall_velocity_at(&g, &d, GEOMETRY_NOSLIP, p, u);
+  assert_true(u[0] == 0 && u[1] == 0 && u[2] == 0);
+  tsr_error_t err;
+  g.walls[GEOMETRY_XM].profile = (geometry_profile_t)7;
+  ASSERT_ERR(geometry_validate(&g, &err), TSR_ERR_INVALID, "boundaries.x-: unknown profile 7");
 }
 
 /* Shapes at cell centres; seen through periodic boundaries in the ghost layer. */
@@ -160,6 +196,7 @@ static void test_validate(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_walls_and_wrap),   cmocka_unit_test(test_edges_take_the_moving_wall),
+      cmocka_unit_test(test_inlet_profile),
       cmocka_unit_test(test_shapes),           cmocka_unit_test(test_classify),
       cmocka_unit_test(test_validate),         cmocka_unit_test(test_covers_a_cell),
   };
