@@ -553,9 +553,8 @@ static void field_rows_copy(const grid_field_t *h, int64_t first, int64_t n, uin
   const int nx = d->nx, nc = d->ncomp;
   const ptrdiff_t sx = d->sx, sc = d->sc;
   uint8_t *values = h->values;
-  /* rows in parallel where there are many; a row of an AoS field is one copy, a row of an
-     SoA field a transpose in the value's own type (the bytes are little-endian) */
-#pragma omp parallel for schedule(static) if ((size_t)n * row >= ((size_t)1 << 20))
+  /* a row of an AoS field is one copy, a row of an SoA field a transpose in the value's
+     own type (the bytes are little-endian); callers share rows among threads */
   for (int64_t r = 0; r < n; ++r) {
     const int y = (int)((first + r) % d->ny), z = (int)((first + r) / d->ny);
     uint8_t *out = bytes + (size_t)r * row, *v = values + grid_index(d, 0, y, z, 0) * esize;

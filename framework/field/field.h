@@ -131,7 +131,8 @@ size_t field_interior_bytes(const block_data_t *data, int id);
 size_t field_row_bytes(const grid_field_t *h);
 int64_t field_rows(const grid_field_t *h);
 
-/* Rows [first, first + n) of the host grid into out, or from in into it. */
+/* Rows [first, first + n) of the host grid into out, or from in into it (on the calling
+ * thread: callers share the rows among threads, as checkpoints do). */
 void field_rows_to_bytes(const grid_field_t *h, int64_t first, int64_t n, uint8_t *out);
 void field_rows_from_bytes(grid_field_t *h, int64_t first, int64_t n, const uint8_t *in);
 

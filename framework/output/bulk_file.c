@@ -212,10 +212,10 @@ void bulk_read_begin(bulk_file_t *f, uint64_t offset, uint64_t bytes) {
   f->end = offset + bytes;
 }
 
-/* The next piece of the range after buf's bytes, read ahead into the other buffer (after
+/* The range's bytes from file offset `from` on, read ahead into the other buffer (after
  * its reserve); nothing past the range's last page. */
-static tsr_status bulk_read_ahead(bulk_file_t *f, tsr_error_t *err) {
-  const uint64_t from = f->pos + f->fill, stop = bulk_up(f->end);
+static tsr_status bulk_read_ahead(bulk_file_t *f, uint64_t from, tsr_error_t *err) {
+  const uint64_t stop = bulk_up(f->end);
   f->ahead = from < stop && from % BULK_ALIGN == 0;
   if (!f->ahead) return TSR_OK;
   size_t len = f->cap - f->reserve;
@@ -230,17 +230,17 @@ tsr_status bulk_read_take(bulk_file_t *f, size_t need, const uint8_t **at, size_
   if (need > f->end - next) need = (size_t)(f->end - next);
   while (f->fill < f->head || f->fill - f->head < need) {
     /* what was read from the page of `next` on stays, in front of the next piece */
-    const uint64_t page = next / BULK_ALIGN * BULK_ALIGN, have = f->pos + f->fill;
+    const uint64_t page = next / BULK_ALIGN * BULK_ALIGN;
     const size_t from = (size_t)(page - f->pos);
     const size_t kept = f->fill > from ? f->fill - from : 0;
+    const uint64_t want = page + kept; /* where the bytes still to read start */
     if (kept + need > f->reserve) { /* a row longer than the reserve: a larger one */
       f->reserve = (size_t)bulk_up(kept + need);
       TSR_TRY(bulk_grow(f, f->reserve + f->piece, err));
     }
-    if (!f->ahead || f->io_pos != have) { /* nothing read ahead (or another place) */
+    if (!f->ahead || f->io_pos != want) { /* nothing read ahead (or another place) */
       TSR_TRY(bulk_io_wait(f, err));
-      f->fill = from + kept; /* what remains useful of buf */
-      TSR_TRY(bulk_read_ahead(f, err));
+      TSR_TRY(bulk_read_ahead(f, want, err));
       TSR_CHECK(f->ahead, TSR_ERR_CORRUPT, "%s: truncated: the file ends before byte %llu",
                 f->path, (unsigned long long)(next + need));
     }
@@ -255,7 +255,8 @@ tsr_status bulk_read_take(bulk_file_t *f, size_t need, const uint8_t **at, size_
     f->pos = f->io_pos - f->reserve;
     f->head = (size_t)(next - f->pos);
     f->fill = f->reserve + f->io_done;
-    TSR_TRY(bulk_read_ahead(f, err)); /* the next piece comes while this one is used */
+    TSR_TRY(bulk_read_ahead(f, f->pos + f->fill, err)); /* the next piece comes while this
+                                                            one is used */
   }
   *at = f->buf + f->head;
   *avail = f->fill - f->head;

@@ -423,9 +423,10 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
             lb->links = g;
           }
           /* the wall's velocity where the link crosses it, half-way between the cells */
+          const int cell[3] = {x, y, z};
           double uw[3], at[3];
           for (int a = 0; a < 3; ++a)
-            at[a] = (double)(b->lo[a] + (a == 0 ? x : a == 1 ? y : z)) + 0.5 - 0.5 * l->c[a][i];
+            at[a] = (double)(b->lo[a] + cell[a]) + 0.5 - 0.5 * l->c[a][i];
           geometry_wall_velocity_at(&c->opts.geometry, &c->domain, sf, at, uw);
           double cu = l->c[0][i] * uw[0] + l->c[1][i] * uw[1] + l->c[2][i] * uw[2];
           /* moving wall: 2 w_i rho0 c_i.u_w / c_s^2 */
