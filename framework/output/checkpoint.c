@@ -2,6 +2,7 @@
 
 #include "checkpoint.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,19 +51,23 @@ __attribute__((target("sse4.2"))) static uint32_t crc_by_instruction(uint32_t cr
 }
 #endif
 
-uint32_t checkpoint_crc32(uint32_t crc, const void *data, size_t n) {
-  static int ready = 0, hardware = 0;
-  if (!ready) { /* the same values on every call: a race writes the same */
-    crc_make_table();
+static int crc_hardware = 0;
+
+static void crc_init(void) {
+  crc_make_table();
 #if defined(__x86_64__) && defined(__GNUC__)
-    __builtin_cpu_init();
-    hardware = __builtin_cpu_supports("sse4.2");
+  __builtin_cpu_init();
+  crc_hardware = __builtin_cpu_supports("sse4.2");
 #endif
-    ready = 1;
-  }
+}
+
+uint32_t checkpoint_crc32(uint32_t crc, const void *data, size_t n) {
+  /* once, before any thread reads the table (checkpoints sum on several threads) */
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, crc_init);
   crc = ~crc;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (hardware) return ~crc_by_instruction(crc, data, n);
+  if (crc_hardware) return ~crc_by_instruction(crc, data, n);
 #endif
   return ~crc_by_table(crc, data, n);
 }
