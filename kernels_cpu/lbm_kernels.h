@@ -62,6 +62,27 @@ typedef struct lbm_link {
   double extra;  /* moving-wall term 2 a w_i rho0 c_i.u_w, 0 for no-slip */
 } lbm_link_t;
 
+/* Open-face links (lbm_collide.h LBM_OUTLET_VALUE, the non-equilibrium extrapolation of
+ * Guo et al. to the ghost cell s = x - c_i beyond the face):
+ *   f[to] = f[from] + e_i(rho_g, 2 u - u2) - e_i(rho, u),
+ * from slot i of the cell s + n next to s inwards (n the face's inward normal), rho and u
+ * the density and velocity of the link's fluid cell x (cell[0]), rho2 and u2 those of
+ * x + n (cell[1]), u = (j - F/2) / rho0 with F the uniform body force; rho_g = 2 rho_w -
+ * rho at a pressure outlet, 2 rho - rho2 at an outflow. Like the plain links,
+ * they write wall slots and read fluid slots only: independent of each other and of the
+ * plain links. Cells x and x + n are interior cells of the block (all their values are
+ * there; ghost cells hold only what crosses into the block), s + n may be a ghost cell:
+ * its slot i crosses into the block. */
+typedef struct lbm_open_link {
+  size_t to, from;  /* as lbm_link_t; from is slot i of s + n */
+  size_t cell[2];   /* component 0 of x and of x + n (x again where x + n is no fluid) */
+  int dir;          /* i, the direction of to */
+  double extra;     /* pressure: 2 w_i (rho_w - shift), shift = rho0 for shifted
+                       storage, else 0; outflow: 0 */
+  double wa, wb;    /* pressure: -2 w_i and 0; outflow: w_i and -w_i */
+  double wrho0;     /* w_i rho0 */
+} lbm_open_link_t;
+
 /* The per-cell inputs and outputs of a coupled stream-collide (lbm_kernels_t.coupled):
  * fields of the same block (the same interior cells, any layout, ghost width and
  * component stride), in the storage precision. A NULL pointer: not used. */
@@ -118,6 +139,10 @@ typedef struct lbm_kernels {
   /* The links, in the storage precision: f[to] = f[from] + extra, or -f[from] + extra
    * where negate is 1 (as the OpenCL lbm_boundary). */
   void (*boundary)(void *f, const lbm_link_t *links, size_t n, int negate);
+  /* The open-face links on a field of dims d (its component stride), with the
+   * uniform force and rho0 of p. */
+  void (*outlet)(void *f, const grid_dims_t *d, const lbm_open_link_t *links, size_t n,
+                 const lbm_params_t *p);
   /* The collision's constants for the parameters (lbm_collide.h:
    * LBM_CONSTS_COUNT(Q) values in the order of LBM_CONSTS_FIELDS), SRT (trt 0) or TRT
    * (1), flow or ADE alike, in the storage precision: what other devices' kernels need

@@ -486,6 +486,30 @@ static void LBM_FN(boundary)(void *vf, const lbm_link_t *links, size_t n, int ne
   }
 }
 
+static void LBM_FN(outlet)(void *vf, const grid_dims_t *d, const lbm_open_link_t *links,
+                           size_t n, const lbm_params_t *p) {
+  REAL *f = vf;
+  const ptrdiff_t sc = d->sc;
+  /* as the collision's constants (consts_init) */
+  const REAL h = p->use_force ? (REAL)0.5 : (REAL)0;
+  const REAL hfx = h * (REAL)p->force[0], hfy = h * (REAL)p->force[1],
+             hfz = h * (REAL)p->force[2], inv_rho0 = (REAL)(1.0 / p->rho0);
+#pragma omp parallel for schedule(static) if (n > 8192)
+  for (size_t k = 0; k < n; ++k) {
+    const lbm_open_link_t *l = &links[k];
+    const REAL *c1 = f + l->cell[0], *c2 = f + l->cell[1];
+#define LBM_OUT_LD1(i) c1[(ptrdiff_t)(i) * sc]
+#define LBM_OUT_LD2(i) c2[(ptrdiff_t)(i) * sc]
+    REAL v;
+    LBM_OUTLET_VALUE(v, LBM_OUT_LD1, LBM_OUT_LD2, l->dir, f[l->from], (REAL)l->extra,
+                     (REAL)l->wa, (REAL)l->wb,
+                     (REAL)l->wrho0, hfx, hfy, hfz, inv_rho0);
+#undef LBM_OUT_LD1
+#undef LBM_OUT_LD2
+    f[l->to] = v;
+  }
+}
+
 /* The two sets: lbm_kernels_aos_<LNAME>_<SFX>_<LBM_LEVEL> and lbm_kernels_soa_... */
 #define LBM_SET_(name, lat, sfx, level) name##_##lat##_##sfx##_##level
 #define LBM_SET(name, lat, sfx, level) LBM_SET_(name, lat, sfx, level)
@@ -499,6 +523,7 @@ static void LBM_FN(boundary)(void *vf, const lbm_link_t *links, size_t n, int ne
                                       .init = LBM_FN(init),                              \
                                       .moments = LBM_FN(moments),                        \
                                       .boundary = LBM_FN(boundary),                      \
+                                      .outlet = LBM_FN(outlet),                          \
                                       .constants = LBM_FN(constants)};
 LBM_DEFINE_SET(lbm_kernels_aos, GRID_AOS)
 LBM_DEFINE_SET(lbm_kernels_soa, GRID_SOA)

@@ -24,7 +24,7 @@ struct gpu_lbm {
   size_t moments_bytes; /* checked in gpu_lbm_create */
   int moments_double;
   cl_program program;
-  cl_kernel stream_collide, boundary, moments, check, pulled_density;
+  cl_kernel stream_collide, boundary, outlet, moments, check, pulled_density;
   cl_kernel in_place[2]; /* the stream-collide in place: natural -> swapped, and back */
   cl_mem consts;
   gpu_buffer_t zero; /* the tables of one block at element 0 (bases, aux_bases) */
@@ -124,6 +124,7 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   cl_int rc = CL_SUCCESS;
   TSR_TRY(gpu_kernel(g, "lbm_stream_collide", &g->stream_collide, err));
   TSR_TRY(gpu_kernel(g, "lbm_boundary", &g->boundary, err));
+  TSR_TRY(gpu_kernel(g, "lbm_outlet", &g->outlet, err));
   TSR_TRY(gpu_kernel(g, "lbm_moments", &g->moments, err));
   TSR_TRY(gpu_kernel(g, "lbm_check", &g->check, err));
   TSR_TRY(gpu_kernel(g, "lbm_pulled_density", &g->pulled_density, err));
@@ -161,7 +162,7 @@ cleanup:
 void gpu_lbm_free(gpu_lbm_t **gp) {
   if (!gp || !*gp) return;
   gpu_lbm_t *g = *gp;
-  cl_kernel kernels[] = {g->stream_collide, g->boundary, g->moments, g->check,
+  cl_kernel kernels[] = {g->stream_collide, g->boundary, g->outlet, g->moments, g->check,
                          g->pulled_density, g->in_place[0], g->in_place[1]};
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k)
     if (kernels[k]) clReleaseKernel(kernels[k]);
@@ -491,6 +492,103 @@ cleanup:
   return st;
 }
 
+tsr_status gpu_lbm_outlet_create_many(gpu_lbm_t *g, const lbm_open_link_t *const *links,
+                                      const size_t *nlinks, const size_t *base, size_t nblocks,
+                                      int in_place, const lbm_params_t *p,
+                                      gpu_lbm_outlet_t *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  lbm_link_t **plain = NULL;
+  cl_long *cells = NULL;
+  cl_int *dirs = NULL;
+  uint8_t *w = NULL;
+  memset(out, 0, sizeof *out);
+  for (int a = 0; a < 3; ++a) out->hf[a] = p->use_force ? 0.5 * p->force[a] : 0.0;
+  out->inv_rho0 = 1.0 / p->rho0;
+  size_t n = 0;
+  for (size_t b = 0; b < nblocks; ++b)
+    TSR_CHECK(tsr_add_size(n, nlinks[b], &n), TSR_ERR_INVALID, "too many outlet links");
+  if (n == 0) return st;
+  /* to, from and extra as plain links: the same indices, in place or not */
+  plain = calloc(nblocks, sizeof *plain);
+  TSR_CHECK(plain, TSR_ERR_NOMEM, "out of memory for %zu outlet links", n);
+  for (size_t b = 0; b < nblocks; ++b) {
+    plain[b] = malloc((nlinks[b] ? nlinks[b] : 1) * sizeof **plain);
+    TSR_CHECK(plain[b], TSR_ERR_NOMEM, "out of memory for %zu outlet links", n);
+    for (size_t j = 0; j < nlinks[b]; ++j)
+      plain[b][j] = (lbm_link_t){links[b][j].to, links[b][j].from, links[b][j].extra};
+  }
+  TSR_TRY(gpu_lbm_links_create_many(g, (const lbm_link_t *const *)plain, nlinks, base, nblocks,
+                                    0, in_place, &out->links, err));
+  cells = malloc(n * 2 * sizeof *cells);
+  dirs = malloc(n * sizeof *dirs);
+  w = malloc(n * 3 * g->esize);
+  TSR_CHECK(cells && dirs && w, TSR_ERR_NOMEM, "out of memory for %zu outlet links", n);
+  size_t k = 0;
+  for (size_t b = 0; b < nblocks; ++b)
+    for (size_t j = 0; j < nlinks[b]; ++j, ++k) {
+      const lbm_open_link_t *l = &links[b][j];
+      for (int c = 0; c < 2; ++c) /* AoS cell * Q -> device base + cell (component 0) */
+        cells[2 * k + (size_t)c] = (cl_long)(base[b] + l->cell[c] / g->q);
+      dirs[k] = l->dir;
+      const double wv[3] = {l->wa, l->wb, l->wrho0};
+      for (int c = 0; c < 3; ++c) {
+        if (g->esize == sizeof(float)) {
+          float v = (float)wv[c];
+          memcpy(w + (3 * k + (size_t)c) * sizeof v, &v, sizeof v);
+        } else {
+          memcpy(w + (3 * k + (size_t)c) * sizeof wv[c], &wv[c], sizeof wv[c]);
+        }
+      }
+    }
+  TSR_TRY(gpu_buffer_create(g->ctx, n * 2 * sizeof *cells, "outlet links", &out->cells, err));
+  TSR_TRY(gpu_buffer_create(g->ctx, n * sizeof *dirs, "outlet links", &out->dirs, err));
+  TSR_TRY(gpu_buffer_create(g->ctx, n * 3 * g->esize, "outlet links", &out->w, err));
+  TSR_TRY(gpu_buffer_write(g->ctx, &out->cells, 0, out->cells.bytes, cells, NULL, err));
+  TSR_TRY(gpu_buffer_write(g->ctx, &out->dirs, 0, out->dirs.bytes, dirs, NULL, err));
+  TSR_TRY(gpu_buffer_write(g->ctx, &out->w, 0, out->w.bytes, w, NULL, err));
+cleanup:
+  for (size_t b = 0; plain && b < nblocks; ++b) free(plain[b]);
+  free(plain);
+  free(cells);
+  free(dirs);
+  free(w);
+  if (st != TSR_OK) gpu_lbm_outlet_free(out);
+  return st;
+}
+
+void gpu_lbm_outlet_free(gpu_lbm_outlet_t *o) {
+  gpu_lbm_links_free(&o->links);
+  gpu_buffer_free(&o->cells);
+  gpu_buffer_free(&o->dirs);
+  gpu_buffer_free(&o->w);
+}
+
+tsr_status gpu_lbm_outlet(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_outlet_t *o,
+                          tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const gpu_lbm_links_t *l = &o->links;
+  if (l->n == 0) return st;
+  const cl_int swapped = f->in_place && f->cur ? 1 : 0;
+  TSR_CHECK(!swapped || l->idx_swapped.mem, TSR_ERR_INTERNAL,
+            "outlet links made for two grids on a field streamed in place");
+  cl_mem grid = (cl_mem)f->grid[gpu_present(f)];
+  cl_ulong n = (cl_ulong)l->n;
+  cl_kernel k = g->outlet;
+  OPENCL_CHECK(clSetKernelArg(k, 0, sizeof grid, &grid));
+  OPENCL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), swapped ? &l->idx_swapped.mem : &l->idx.mem));
+  OPENCL_CHECK(clSetKernelArg(k, 2, sizeof(cl_mem), &l->extra.mem));
+  OPENCL_CHECK(clSetKernelArg(k, 3, sizeof(cl_mem), &o->cells.mem));
+  OPENCL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), &o->dirs.mem));
+  OPENCL_CHECK(clSetKernelArg(k, 5, sizeof(cl_mem), &o->w.mem));
+  OPENCL_CHECK(clSetKernelArg(k, 6, sizeof n, &n));
+  OPENCL_CHECK(clSetKernelArg(k, 7, sizeof swapped, &swapped));
+  for (cl_uint a = 0; a < 3; ++a) TSR_TRY(gpu_set_real(g, k, 8 + a, o->hf[a], err));
+  TSR_TRY(gpu_set_real(g, k, 11, o->inv_rho0, err));
+  TSR_TRY(gpu_launch_1d(g, k, l->n, err));
+cleanup:
+  return st;
+}
+
 size_t gpu_lbm_moments_bytes(const gpu_lbm_t *g) { return g->moments_bytes; }
 
 /* A scalar argument of kernel k in the moments precision. */
@@ -597,12 +695,15 @@ struct gpu_lbm_batch {
   gpu_field_groups_t groups;
   gpu_field_t **pdf; /* per member, for the swap (borrowed) */
   gpu_lbm_links_t *links; /* 2 per group */
+  gpu_lbm_outlet_t *outlets; /* 1 per group */
 };
 
 void gpu_lbm_batch_free(gpu_lbm_batch_t **pb) {
   if (!pb || !*pb) return;
   gpu_lbm_batch_t *b = *pb;
   for (size_t k = 0; b->links && k < 2 * b->groups.count; ++k) gpu_lbm_links_free(&b->links[k]);
+  for (size_t k = 0; b->outlets && k < b->groups.count; ++k) gpu_lbm_outlet_free(&b->outlets[k]);
+  free(b->outlets);
   gpu_field_groups_clear(&b->groups);
   free(b->links);
   free(b->pdf);
@@ -615,16 +716,17 @@ void gpu_lbm_batch_release(void *b) {
   gpu_lbm_batch_free(&x);
 }
 
-tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n, gpu_lbm_batch_t **out,
-                                tsr_error_t *err) {
+tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n, const lbm_params_t *p,
+                                gpu_lbm_batch_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_lbm_batch_t *b = calloc(1, sizeof *b);
   gpu_field_t **fields = calloc(3 * (n ? n : 1), sizeof *fields);
   const void **keys = calloc(n ? n : 1, sizeof *keys);
   const lbm_link_t **links = calloc(n ? n : 1, sizeof *links);
+  const lbm_open_link_t **open = calloc(n ? n : 1, sizeof *open);
   size_t *nlinks = calloc(n ? n : 1, sizeof *nlinks), *lbase = calloc(n ? n : 1, sizeof *lbase);
   *out = NULL;
-  TSR_CHECK(b && fields && keys && links && nlinks && lbase, TSR_ERR_NOMEM,
+  TSR_CHECK(b && fields && keys && links && open && nlinks && lbase, TSR_ERR_NOMEM,
             "out of memory grouping GPU blocks");
   b->pdf = calloc(n ? n : 1, sizeof *b->pdf);
   TSR_CHECK(b->pdf, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
@@ -638,7 +740,8 @@ tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n, gpu_lbm_bat
   }
   TSR_TRY(gpu_field_groups_make(fields, keys, n, 3, &b->groups, err));
   b->links = calloc(2 * (b->groups.count ? b->groups.count : 1), sizeof *b->links);
-  TSR_CHECK(b->links, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
+  b->outlets = calloc(b->groups.count ? b->groups.count : 1, sizeof *b->outlets);
+  TSR_CHECK(b->links && b->outlets, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
   for (size_t g = 0; g < b->groups.count; ++g) {
     const gpu_field_group_t *gr = &b->groups.group[g];
     for (int neg = 0; neg < 2; ++neg) {
@@ -652,6 +755,16 @@ tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n, gpu_lbm_bat
                                         gr->nblocks, neg, gpu_field_in_place(gr->first[0]),
                                         &b->links[2 * g + (size_t)neg], err));
     }
+    for (size_t j = 0; j < gr->nblocks; ++j) {
+      const gpu_lbm_member_t *x = &m[gr->members[j]];
+      open[j] = x->open;
+      nlinks[j] = x->nopen;
+      lbase[j] = x->pdf->base;
+    }
+    if (p)
+      TSR_TRY(gpu_lbm_outlet_create_many((gpu_lbm_t *)(uintptr_t)gr->key, open, nlinks, lbase,
+                                         gr->nblocks, gpu_field_in_place(gr->first[0]), p,
+                                         &b->outlets[g], err));
   }
   *out = b;
   b = NULL;
@@ -660,6 +773,7 @@ cleanup:
   free(fields);
   free(keys);
   free(links);
+  free(open);
   free(nlinks);
   free(lbase);
   return st;
@@ -718,6 +832,7 @@ tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, tsr_error_t *err) {
     for (int neg = 0; neg < 2; ++neg)
       TSR_TRY(gpu_lbm_boundary((gpu_lbm_t *)(uintptr_t)g->key, &f, &b->links[2 * k + (size_t)neg],
                                err));
+    TSR_TRY(gpu_lbm_outlet((gpu_lbm_t *)(uintptr_t)g->key, &f, &b->outlets[k], err));
   }
 cleanup:
   return st;

@@ -133,6 +133,23 @@ TSR_NODISCARD tsr_status gpu_lbm_links_create_many(gpu_lbm_t *g, const lbm_link_
                                                   gpu_lbm_links_t *out, tsr_error_t *err);
 void gpu_lbm_links_free(gpu_lbm_links_t *l);
 
+/* Pressure-outlet links on the device (lbm.cl lbm_outlet), built from the
+ * lbm_open_link_t of blocks built in AoS, gathered as gpu_lbm_links_create_many does. */
+typedef struct gpu_lbm_outlet {
+  gpu_lbm_links_t links; /* to, from, extra (and the in-place indices) */
+  gpu_buffer_t cells, dirs, w; /* w: wa, wb, wrho0 per link */
+  double hf[3], inv_rho0; /* F/2 (0 without a force), 1/rho0 */
+} gpu_lbm_outlet_t;
+TSR_NODISCARD tsr_status gpu_lbm_outlet_create_many(gpu_lbm_t *g,
+                                                    const lbm_open_link_t *const *links,
+                                                    const size_t *n, const size_t *base,
+                                                    size_t nblocks, int in_place,
+                                                    const lbm_params_t *p,
+                                                    gpu_lbm_outlet_t *out, tsr_error_t *err);
+void gpu_lbm_outlet_free(gpu_lbm_outlet_t *o);
+TSR_NODISCARD tsr_status gpu_lbm_outlet(gpu_lbm_t *g, gpu_lbm_field_t *f,
+                                        const gpu_lbm_outlet_t *o, tsr_error_t *err);
+
 /* Enqueues the links on the current grid. */
 TSR_NODISCARD tsr_status gpu_lbm_boundary(gpu_lbm_t *g, gpu_lbm_field_t *f,
                                             const gpu_lbm_links_t *l, tsr_error_t *err);
@@ -175,15 +192,19 @@ typedef struct gpu_lbm_member {
   gpu_field_t *aux_in, *aux_out;
   const lbm_link_t *links[2];
   size_t nlinks[2];
+  const lbm_open_link_t *open; /* pressure-outlet links (AoS indices) */
+  size_t nopen;
 } gpu_lbm_member_t;
 
 /* The blocks grouped by program and field sets (a group per block size, as a rule), each
  * group with its tables on the device: a step launches one stream-collide per group, a
- * boundary one launch per group and kind of link. Members are read during create only;
+ * boundary one launch per group and kind of link. p: the flow's parameters for the
+ * members' pressure-outlet links (NULL: they have none). Members are read during create only;
  * their fields must outlive the batch. */
 typedef struct gpu_lbm_batch gpu_lbm_batch_t;
 TSR_NODISCARD tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n,
-                                              gpu_lbm_batch_t **out, tsr_error_t *err);
+                                              const lbm_params_t *p, gpu_lbm_batch_t **out,
+                                              tsr_error_t *err);
 void gpu_lbm_batch_free(gpu_lbm_batch_t **b);
 /* gpu_lbm_batch_free of a batch given as a void pointer (a registry batch's state). */
 void gpu_lbm_batch_release(void *b);
@@ -193,7 +214,7 @@ void gpu_lbm_batch_release(void *b);
  * (their present copies differ). */
 TSR_NODISCARD tsr_status gpu_lbm_batch_step(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a,
                                             tsr_error_t *err);
-/* The bounce-back links of every block. */
+/* The bounce-back links of every block, then its pressure-outlet links. */
 TSR_NODISCARD tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, tsr_error_t *err);
 /* gpu_lbm_pulled_density of every block, into its aux_out (one component, the layout of
  * every block's the same). */

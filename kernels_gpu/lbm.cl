@@ -179,6 +179,32 @@ __kernel void lbm_boundary(__global REAL *f, __global const ulong2 *idx,
   f[l.x] = (negate ? -f[l.y] : f[l.y]) + extra[k];
 }
 
+/* Pressure-outlet links (lbm_kernels.h lbm_open_link_t, lbm_collide.h
+ * LBM_OUTLET_VALUE) from the two cells whose component 0 lies at cells[k] (natural
+ * layout; swapped: a field streamed in place, the values of a cell lie at inv(i) of the
+ * cell c_i away). idx and extra as lbm_boundary's, dirs the links' directions, w[3k..3k+2]
+ * their wa, wb and wrho0. */
+__kernel void lbm_outlet(__global REAL *f, __global const ulong2 *idx,
+                         __global const REAL *extra, __global const long2 *cells,
+                         __global const int *dirs, __global const REAL *w, const ulong n,
+                         const int swapped, const REAL hfx, const REAL hfy, const REAL hfz,
+                         const REAL inv_rho0) {
+  const size_t k = get_global_id(0);
+  if (k >= n) return;
+  const ulong2 l = idx[k];
+  const long2 c = cells[k];
+#define OUTLET_LD1(i)                                                                    \
+  (swapped ? f[c.x + (long)LAT_INV(i) * NCELLS + C_OFF(i)] : f[c.x + (long)(i) * NCELLS])
+#define OUTLET_LD2(i)                                                                    \
+  (swapped ? f[c.y + (long)LAT_INV(i) * NCELLS + C_OFF(i)] : f[c.y + (long)(i) * NCELLS])
+  REAL v;
+  LBM_OUTLET_VALUE(v, OUTLET_LD1, OUTLET_LD2, dirs[k], f[l.y], extra[k], w[3 * k],
+                   w[3 * k + 1], w[3 * k + 2], hfx, hfy, hfz, inv_rho0);
+#undef OUTLET_LD1
+#undef OUTLET_LD2
+  f[l.x] = v;
+}
+
 /* The density the next stream-collide will see in every interior cell (the sum of the
  * values it pulls, in direction order, plus shift), into out at origin + x + sy y + sz z:
  * lbm_pulled_density of the CPU. Many blocks as the stream-collide: block b's fields at

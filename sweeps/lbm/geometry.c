@@ -6,9 +6,17 @@ bool geometry_wall_moves(geometry_wall_kind_t kind) {
   return kind == GEOMETRY_WALL_MOVING || kind == GEOMETRY_WALL_VELOCITY;
 }
 
+bool geometry_wall_open(geometry_wall_kind_t kind) {
+  return kind == GEOMETRY_WALL_PRESSURE || kind == GEOMETRY_WALL_OUTFLOW;
+}
+
+int geometry_open_face(uint8_t flag) {
+  return flag >= GEOMETRY_OPEN && flag < GEOMETRY_OPEN + 6 ? flag - GEOMETRY_OPEN : -1;
+}
+
 geometry_t geometry_default(void) {
   geometry_t g = {0};
-  for (int f = 0; f < 6; ++f) g.walls[f].kind = GEOMETRY_WALL_NOSLIP;
+  for (int f = 0; f < 6; ++f) g.walls[f].kind = GEOMETRY_WALL_NOSLIP, g.walls[f].density = 1.0;
   return g;
 }
 
@@ -19,10 +27,15 @@ tsr_status geometry_validate(const geometry_t *g, tsr_error_t *err) {
   static const char *const faces[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
   for (int f = 0; f < 6; ++f) {
     const geometry_wall_t *w = &g->walls[f];
-    TSR_CHECK(w->kind == GEOMETRY_WALL_NOSLIP || geometry_wall_moves(w->kind), TSR_ERR_INVALID,
+    TSR_CHECK(w->kind == GEOMETRY_WALL_NOSLIP || geometry_wall_moves(w->kind) ||
+                  geometry_wall_open(w->kind),
+              TSR_ERR_INVALID,
               "boundaries.%s: unknown wall kind %d", faces[f], (int)w->kind);
     TSR_CHECK(w->profile == GEOMETRY_PROFILE_UNIFORM || w->profile == GEOMETRY_PROFILE_PARABOLIC,
               TSR_ERR_INVALID, "boundaries.%s: unknown profile %d", faces[f], (int)w->profile);
+    TSR_CHECK(w->kind != GEOMETRY_WALL_PRESSURE || (w->density > 0 && isfinite(w->density)),
+              TSR_ERR_INVALID, "boundaries.%s.density = %g; allowed are finite values > 0",
+              faces[f], w->density);
     TSR_CHECK(w->kind != GEOMETRY_WALL_MOVING || w->velocity[f / 2] == 0.0, TSR_ERR_INVALID,
               "boundaries.%s.velocity[%d] = %g: a wall moves along its own plane; the normal "
               "component must be 0", faces[f], f / 2, w->velocity[f / 2]);
@@ -74,7 +87,7 @@ bool geometry_inside(const geometry_shape_t *s, const double p[3]) {
 uint8_t geometry_flag(const geometry_t *g, const patch_options_t *domain, int64_t gx, int64_t gy,
                       int64_t gz) {
   int64_t c[3] = {gx, gy, gz};
-  int moving_face = -1;
+  int moving_face = -1, open_face = -1;
   bool wall = false;
   for (int a = 0; a < 3; ++a) {
     int64_t n = domain->cells[a];
@@ -84,11 +97,16 @@ uint8_t geometry_flag(const geometry_t *g, const patch_options_t *domain, int64_
       continue;
     }
     int face = 2 * a + (c[a] >= n ? 1 : 0);
+    if (geometry_wall_open(g->walls[face].kind)) {
+      if (open_face < 0) open_face = face;
+      continue;
+    }
     wall = true;
     if (geometry_wall_moves(g->walls[face].kind) && moving_face < 0) moving_face = face;
   }
   if (moving_face >= 0) return (uint8_t)(GEOMETRY_MOVING + moving_face);
   if (wall) return GEOMETRY_NOSLIP;
+  if (open_face >= 0) return (uint8_t)(GEOMETRY_OPEN + open_face);
   double p[3] = {(double)c[0] + 0.5, (double)c[1] + 0.5, (double)c[2] + 0.5};
   for (int i = 0; i < g->nshapes; ++i)
     if (geometry_inside(&g->shapes[i], p)) return GEOMETRY_NOSLIP;

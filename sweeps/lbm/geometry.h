@@ -25,12 +25,17 @@ typedef enum geometry_face { GEOMETRY_XM, GEOMETRY_XP, GEOMETRY_YM, GEOMETRY_YP,
 
 /* A face's kind: no-slip; a wall moving along its own plane; a velocity inlet (any
  * direction: into the domain an inlet, out of it a prescribed outflow), uniform or with a
- * parabolic profile. The last two are the same scheme (bounce-back with the wall-velocity
- * term, docs/physics.md), evaluated at the wall point of each link. */
+ * parabolic profile. Those two are the same scheme (bounce-back with the wall-velocity
+ * term, docs/physics.md), evaluated at the wall point of each link. Open faces: a
+ * pressure outlet (a fixed density, anti-bounce-back with the velocity extrapolated to
+ * the face) and a zero-gradient outflow (the populations of the cell next inwards
+ * copied). */
 typedef enum geometry_wall_kind {
   GEOMETRY_WALL_NOSLIP = 0,
   GEOMETRY_WALL_MOVING = 1,
-  GEOMETRY_WALL_VELOCITY = 2
+  GEOMETRY_WALL_VELOCITY = 2,
+  GEOMETRY_WALL_PRESSURE = 3,
+  GEOMETRY_WALL_OUTFLOW = 4
 } geometry_wall_kind_t;
 
 typedef enum geometry_profile { GEOMETRY_PROFILE_UNIFORM = 0, GEOMETRY_PROFILE_PARABOLIC = 1 } geometry_profile_t;
@@ -40,10 +45,14 @@ typedef struct geometry_wall {
   double velocity[3];  /* moving walls: tangential; inlets: the velocity (parabolic: at the
                           profile's peak), lattice units */
   geometry_profile_t profile; /* inlets */
+  double density;             /* pressure outlets: the density at the face */
 } geometry_wall_t;
 
 /* Whether a wall of this kind has a velocity (moving walls and inlets). */
 bool geometry_wall_moves(geometry_wall_kind_t kind);
+
+/* Whether a face of this kind is open (pressure outlet, outflow). */
+bool geometry_wall_open(geometry_wall_kind_t kind);
 
 typedef enum geometry_shape_kind { GEOMETRY_BOX, GEOMETRY_SPHERE, GEOMETRY_CYLINDER } geometry_shape_kind_t;
 
@@ -61,8 +70,13 @@ typedef struct geometry {
   int nshapes;
 } geometry_t;
 
-/* Cell flags. */
-enum { GEOMETRY_FLUID = 0, GEOMETRY_NOSLIP = 1, GEOMETRY_MOVING = 2 /* + face */ };
+/* Cell flags: fluid, no-slip, a wall with a velocity (moving, inlet) of a face, a cell
+ * beyond an open face. */
+enum { GEOMETRY_FLUID = 0, GEOMETRY_NOSLIP = 1, GEOMETRY_MOVING = 2 /* + face */,
+       GEOMETRY_OPEN = 8 /* + face */ };
+
+/* The face of an open flag, or -1. */
+int geometry_open_face(uint8_t flag);
 
 /* Whether point p (cell-centre coordinates: cell x has centre x + 0.5) lies in shape s. */
 bool geometry_inside(const geometry_shape_t *s, const double p[3]);
@@ -79,7 +93,10 @@ geometry_t geometry_default(void);
  * "obstacles[i]" and the face. */
 TSR_NODISCARD tsr_status geometry_validate(const geometry_t *g, tsr_error_t *err);
 
-/* Flag of global cell (gx, gy, gz); coordinates may lie one cell outside the domain. */
+/* Flag of global cell (gx, gy, gz); coordinates may lie one cell outside the domain.
+ * Outside several non-periodic faces (an edge or corner), a wall with a velocity wins
+ * (the first in face order), then a no-slip wall; the cell is open only where every face
+ * it lies beyond is open (the first of them). */
 uint8_t geometry_flag(const geometry_t *g, const patch_options_t *domain, int64_t gx, int64_t gy,
                       int64_t gz);
 

@@ -148,6 +148,17 @@ static tsr_status lbm_check_domain(const lbm_options_t *o, const patch_options_t
               "cell is solid when its centre, at index + 0.5, lies in the shape): move or "
               "enlarge it, or remove it", i, (long long)domain->cells[0] - 1,
               (long long)domain->cells[1] - 1, (long long)domain->cells[2] - 1);
+  /* an open face's links read the cell next inwards from the face's cells in their own
+     block (ghost cells hold only what crosses into a block) */
+  for (int f = 0; f < 6; ++f) {
+    const int a = f / 2;
+    TSR_CHECK(!geometry_wall_open(o->geometry.walls[f].kind) ||
+                  domain->cells[a] / domain->blocks[a] >= 2,
+              TSR_ERR_INVALID,
+              "boundaries.%s is an open face: the blocks along %c must be at least 2 cells "
+              "thick (domain.cells[%d] = %lld over domain.blocks[%d] = %d)",
+              lbm_face_names[f], "xyz"[a], a, (long long)domain->cells[a], a, domain->blocks[a]);
+  }
 cleanup:
   return st;
 }
@@ -201,7 +212,7 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   static const char *const inits[] = {"uniform", "taylor_green", NULL};
   static const char *const layouts[] = {"aos", "soa", NULL};
   static const char *const streamings[] = {"two_grid", "in_place", NULL};
-  static const char *const walls[] = {"noslip", "moving", "velocity", NULL};
+  static const char *const walls[] = {"noslip", "moving", "velocity", "pressure", "outflow", NULL};
   static const char *const profiles[] = {"uniform", "parabolic", NULL};
   lbm_options_t r = lbm_options_default();
   config_node_t *root = config_root(cfg), *lbm, *init, *bnd, *face;
@@ -261,6 +272,10 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
       TSR_TRY(config_choice(face, "profile", false, profiles, &v, err));
       r.geometry.walls[f].profile = (geometry_profile_t)v;
     }
+    if (r.geometry.walls[f].kind == GEOMETRY_WALL_PRESSURE) {
+      r.geometry.walls[f].density = r.rho0;
+      TSR_TRY(config_real(face, "density", false, 1e-12, 1e12, &r.geometry.walls[f].density, err));
+    }
   }
   size_t n = 0;
   TSR_TRY(config_list(root, "obstacles", &n, err));
@@ -303,10 +318,12 @@ size_t lbm_cells(const grid_dims_t *d) { return (size_t)d->nx * (size_t)d->ny * 
 
 void lbm_block_clear(lbm_block_t *b) {
   free(b->links);
+  free(b->open);
   free(b->flags);
   free(b->rho);
   free(b->u);
   b->links = NULL;
+  b->open = NULL;
   b->flags = NULL;
   b->rho = b->u = NULL;
 }
@@ -376,6 +393,49 @@ tsr_status lbm_fill(const block_info_t *b, void *values, const grid_dims_t *dims
   return TSR_OK;
 }
 
+/* Whether local cell p + off of block b is an interior fluid cell of the block. */
+static bool lbm_interior_fluid(const lbm_ctx_t *c, const block_info_t *b, const int p[3],
+                               const int off[3]) {
+  int64_t g[3];
+  for (int a = 0; a < 3; ++a) {
+    const int q = p[a] + off[a];
+    if (q < 0 || q >= b->size[a]) return false;
+    g[a] = b->lo[a] + q;
+  }
+  return geometry_flag(&c->opts.geometry, &c->domain, g[0], g[1], g[2]) == GEOMETRY_FLUID;
+}
+
+/* The link of an open face from fluid cell x (local) in direction i (s = x - c_i lies
+ * beyond the face): lbm_open_link_t. The cell next inwards from s along the face's normal
+ * n is fluid but for an obstacle touching the face (then x stands in for it); x + n is an
+ * interior fluid cell of the block but where the block is one cell thick or an obstacle is
+ * there (then x stands in: u_g = u, and an outflow's rho_g = rho). */
+static lbm_open_link_t lbm_open_link(const lbm_ctx_t *c, const block_info_t *b,
+                                     const grid_dims_t *d, const int x[3], int i, int face) {
+  const lattice_t *l = c->lattice;
+  const geometry_wall_t *w = &c->opts.geometry.walls[face];
+  int n[3] = {0, 0, 0}, s[3];
+  n[face / 2] = face % 2 ? -1 : 1;
+  for (int a = 0; a < 3; ++a) s[a] = x[a] - l->c[a][i];
+  const bool s_next = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + s[0] + n[0],
+                                    b->lo[1] + s[1] + n[1], b->lo[2] + s[2] + n[2]) == GEOMETRY_FLUID;
+  const int zero[3] = {0, 0, 0};
+  const int *next = lbm_interior_fluid(c, b, x, n) ? n : zero;
+  lbm_open_link_t o = {
+      .to = grid_index(d, s[0], s[1], s[2], i),
+      .from = s_next ? grid_index(d, s[0] + n[0], s[1] + n[1], s[2] + n[2], i)
+                     : grid_index(d, x[0], x[1], x[2], i),
+      .cell = {grid_index(d, x[0], x[1], x[2], 0),
+               grid_index(d, x[0] + next[0], x[1] + next[1], x[2] + next[2], 0)},
+      .dir = i,
+      .wrho0 = l->w[i] * c->opts.rho0};
+  if (w->kind == GEOMETRY_WALL_PRESSURE) { /* rho_g = 2 rho_w - rho */
+    o.extra = 2.0 * l->w[i] * (w->density - (c->opts.shifted ? c->opts.rho0 : 0.0));
+    o.wa = -2.0 * l->w[i];
+  } /* an outflow's links are plain copies (to, from) */
+  return o;
+}
+
 tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layout_t layout,
                             lbm_block_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -404,7 +464,7 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
   /* flags of the interior, and bounce-back links from every fluid cell to each wall cell
      (interior or ghost) it pulls from */
   const grid_dims_t *d = &lb->dims;
-  size_t cap = 0, k = 0;
+  size_t cap = 0, ocap = 0, k = 0;
   for (int z = 0; z < d->nz; ++z)
     for (int y = 0; y < d->ny; ++y)
       for (int x = 0; x < d->nx; ++x, ++k) {
@@ -416,14 +476,31 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
           uint8_t sf = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + sx, b->lo[1] + sy,
                                      b->lo[2] + sz);
           if (sf == GEOMETRY_FLUID) continue;
+          const int face = geometry_open_face(sf);
+          if (face >= 0 && c->opts.geometry.walls[face].kind == GEOMETRY_WALL_PRESSURE) {
+            if (lb->nopen == ocap) {
+              ocap = ocap ? 2 * ocap : 64;
+              lbm_open_link_t *g = realloc(lb->open, ocap * sizeof *g);
+              TSR_CHECK(g, TSR_ERR_NOMEM, "out of memory for the boundary links of BlockID %d", (int)b->id);
+              lb->open = g;
+            }
+            const int at[3] = {x, y, z};
+            lb->open[lb->nopen++] = lbm_open_link(c, b, d, at, i, face);
+            continue;
+          }
           if (lb->nlinks == cap) {
             cap = cap ? 2 * cap : 256;
             lbm_link_t *g = realloc(lb->links, cap * sizeof *g);
             TSR_CHECK(g, TSR_ERR_NOMEM, "out of memory for the boundary links of BlockID %d", (int)b->id);
             lb->links = g;
           }
-          /* the wall's velocity where the link crosses it, half-way between the cells */
           const int cell[3] = {x, y, z};
+          if (face >= 0) { /* outflow: s takes the values of the cell next inwards */
+            const lbm_open_link_t o = lbm_open_link(c, b, d, cell, i, face);
+            lb->links[lb->nlinks++] = (lbm_link_t){.to = o.to, .from = o.from};
+            continue;
+          }
+          /* the wall's velocity where the link crosses it, half-way between the cells */
           double uw[3], at[3];
           for (int a = 0; a < 3; ++a)
             at[a] = (double)(b->lo[a] + cell[a]) + 0.5 - 0.5 * l->c[a][i];
@@ -476,7 +553,9 @@ static tsr_status lbm_boundary(const block_info_t *b, block_data_t *data, void *
   field_block_t *f;
   lbm_block_t *lb;
   TSR_TRY(lbm_get(b, data, c, &f, &lb, err));
-  c->kernels[f->host.dims.layout]->boundary(f->host.values, lb->links, lb->nlinks, 0);
+  const lbm_kernels_t *k = c->kernels[f->host.dims.layout];
+  k->boundary(f->host.values, lb->links, lb->nlinks, 0);
+  if (lb->nopen) k->outlet(f->host.values, &f->host.dims, lb->open, lb->nopen, &c->params);
 cleanup:
   return st;
 }

@@ -10,8 +10,9 @@
  *                                   (D3Q19: 5, 1, 0) on every hs; a solid block holds none
  *   allocator  "lbm.cells"          flags, boundary links and moments of a block (nothing
  *                                   for a solid block)
- *   boundary   "lbm.boundary"       bounce-back links of fluid_boundary blocks: no-slip
- *                                   and moving walls (2 w_i rho0 c_i.u_w / c_s^2)
+ *   boundary   "lbm.boundary"       the links of fluid_boundary blocks: no-slip and
+ *                                   moving walls, inlets (2 w_i rho0 c_i.u_w / c_s^2),
+ *                                   outflows (copies), then pressure outlets
  *   kernel     "lbm.stream_collide" pull stream + SRT/TRT collide, then swaps the grids
  *   kernel     "lbm.moments"        density and velocity of every cell into the block's
  *                                   moment arrays (lbm_block_moments), for output

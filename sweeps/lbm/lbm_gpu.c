@@ -136,9 +136,10 @@ static tsr_status lbm_gpu_group(registry_batch_t *batch, const void *vwant, void
     m[k] = (gpu_lbm_member_t){.prog = gb->prog, .pdf = &pdf->device,
                               .aux_in = use_force ? &f->device : NULL,
                               .aux_out = use_u || density ? &u->device : NULL,
-                              .links = {gb->host.links, NULL}, .nlinks = {gb->host.nlinks, 0}};
+                              .links = {gb->host.links, NULL}, .nlinks = {gb->host.nlinks, 0},
+                              .open = gb->host.open, .nopen = gb->host.nopen};
   }
-  TSR_TRY(gpu_lbm_batch_create(m, batch->n, (gpu_lbm_batch_t **)state, err));
+  TSR_TRY(gpu_lbm_batch_create(m, batch->n, &c->params, (gpu_lbm_batch_t **)state, err));
 cleanup:
   free(m);
   return st;

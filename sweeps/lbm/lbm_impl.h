@@ -35,6 +35,8 @@ typedef struct lbm_block {
   size_t esize;
   lbm_link_t *links;
   size_t nlinks;
+  lbm_open_link_t *open; /* pressure-outlet links (same indices) */
+  size_t nopen;
   uint8_t *flags;        /* interior cells */
   double *rho, *u;       /* moments */
   int64_t unstable;      /* the last "lbm.check": first unstable interior cell, or -1 */

@@ -387,7 +387,7 @@ static tsr_status thermal_gpu_group(registry_batch_t *batch, const void *vctx, v
                               .links = {w->links[0], w->links[1]},
                               .nlinks = {w->nlinks[0], w->nlinks[1]}};
   }
-  TSR_TRY(gpu_lbm_batch_create(m, batch->n, (gpu_lbm_batch_t **)state, err));
+  TSR_TRY(gpu_lbm_batch_create(m, batch->n, NULL, (gpu_lbm_batch_t **)state, err));
 cleanup:
   free(m);
   return st;

@@ -86,6 +86,35 @@ static void test_inlet_profile(void **state) {
   ASSERT_ERR(geometry_validate(&g, &err), TSR_ERR_INVALID, "boundaries.x-: unknown profile 7");
 }
 
+/* Open faces (pressure outlet, outflow): flagged per face beyond them; at edges every
+ * wall wins over them; a pressure outlet's density must be positive. */
+static void test_open_faces(void **state) {
+  geometry_t g = geometry_default();
+  g.walls[GEOMETRY_XP] = (geometry_wall_t){.kind = GEOMETRY_WALL_PRESSURE, .density = 1.0};
+  g.walls[GEOMETRY_XM] = (geometry_wall_t){.kind = GEOMETRY_WALL_OUTFLOW};
+  patch_options_t d = domain(8, false, false, true);
+  assert_int_equal(geometry_flag(&g, &d, 8, 3, 3), GEOMETRY_OPEN + GEOMETRY_XP);
+  assert_int_equal(geometry_open_face(geometry_flag(&g, &d, 8, 3, 3)), GEOMETRY_XP);
+  assert_int_equal(geometry_flag(&g, &d, -1, 3, 3), GEOMETRY_OPEN + GEOMETRY_XM);
+  assert_int_equal(geometry_flag(&g, &d, 8, -1, 3), GEOMETRY_NOSLIP); /* the y- wall wins */
+  assert_int_equal(geometry_open_face(GEOMETRY_NOSLIP), -1);
+  assert_int_equal(geometry_open_face(GEOMETRY_MOVING + GEOMETRY_XP), -1);
+  g.walls[GEOMETRY_YP] = (geometry_wall_t){.kind = GEOMETRY_WALL_MOVING, .velocity = {0.1, 0, 0}};
+  assert_int_equal(geometry_flag(&g, &d, 8, 8, 3), GEOMETRY_MOVING + GEOMETRY_YP);
+  g.walls[GEOMETRY_YM] = (geometry_wall_t){.kind = GEOMETRY_WALL_PRESSURE, .density = 1.0};
+  assert_int_equal(geometry_flag(&g, &d, 8, -1, 3), GEOMETRY_OPEN + GEOMETRY_XP); /* both open: the first */
+  double u[3] = {1, 1, 1};
+  geometry_flag_velocity(&g, GEOMETRY_OPEN + GEOMETRY_XP, u);
+  assert_true(u[0] == 0 && u[1] == 0 && u[2] == 0);
+  assert_true(geometry_wall_open(GEOMETRY_WALL_PRESSURE) && geometry_wall_open(GEOMETRY_WALL_OUTFLOW));
+  assert_false(geometry_wall_open(GEOMETRY_WALL_VELOCITY) || geometry_wall_moves(GEOMETRY_WALL_PRESSURE));
+  tsr_error_t err;
+  assert_int_equal(geometry_validate(&g, &err), TSR_OK);
+  g.walls[GEOMETRY_XP].density = 0;
+  ASSERT_ERR(geometry_validate(&g, &err), TSR_ERR_INVALID,
+             "boundaries.x+.density = 0; allowed are finite values > 0");
+}
+
 /* Shapes at cell centres; seen through periodic boundaries in the ghost layer. */
 static void test_shapes(void **state) {
   geometry_t g = geometry_default();
@@ -196,7 +225,7 @@ static void test_validate(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_walls_and_wrap),   cmocka_unit_test(test_edges_take_the_moving_wall),
-      cmocka_unit_test(test_inlet_profile),
+      cmocka_unit_test(test_inlet_profile),    cmocka_unit_test(test_open_faces),
       cmocka_unit_test(test_shapes),           cmocka_unit_test(test_classify),
       cmocka_unit_test(test_validate),         cmocka_unit_test(test_covers_a_cell),
   };
