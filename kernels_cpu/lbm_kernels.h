@@ -83,6 +83,24 @@ typedef struct lbm_open_link {
   double wrho0;     /* w_i rho0 */
 } lbm_open_link_t;
 
+/* Links to obstacles that are bodies (forces) or have curved walls: the interpolated
+ * bounce-back of Bouzidi, Firdaouss and Lallemand (2001) for a wall a fraction q of the
+ * link from the fluid cell x (q < 1/2: a = 2q, from2 = slot o of x + c_i, b = 1 - 2q;
+ * q >= 1/2: a = 1/(2q), from2 = slot i of x, b = (2q - 1)/(2q); half-way: a = 1, b = 0,
+ * from2 = from), o the direction from x to the wall:
+ *   f[to] = a f[from] + b f[from2],
+ * and, for a body (body >= 0), the momentum the link exchanges with it, c_o (f[from] +
+ * f[to]) (Ladd; Mei et al. 2002 for interpolated links), added in fixed point,
+ * round(v 2^LBM_FORCE_SHIFT) as 64-bit integers: sums in any order, on any device and
+ * any decomposition, are the same. */
+enum { LBM_FORCE_SHIFT = 36 };
+typedef struct lbm_body_link {
+  size_t to, from, from2;
+  double a, b;
+  int body; /* -1: none */
+  int dir;  /* o: the direction of from, towards the wall */
+} lbm_body_link_t;
+
 /* The per-cell inputs and outputs of a coupled stream-collide (lbm_kernels_t.coupled):
  * fields of the same block (the same interior cells, any layout, ghost width and
  * component stride), in the storage precision. A NULL pointer: not used. */
@@ -139,6 +157,8 @@ typedef struct lbm_kernels {
   /* The links, in the storage precision: f[to] = f[from] + extra, or -f[from] + extra
    * where negate is 1 (as the OpenCL lbm_boundary). */
   void (*boundary)(void *f, const lbm_link_t *links, size_t n, int negate);
+  /* The body links; acc[3 body + a] += the momentum exchanged along axis a, fixed point. */
+  void (*bodies)(void *f, const lbm_body_link_t *links, size_t n, int64_t *acc, int nbodies);
   /* The open-face links on a field of dims d (its component stride), with the
    * uniform force and rho0 of p. */
   void (*outlet)(void *f, const grid_dims_t *d, const lbm_open_link_t *links, size_t n,

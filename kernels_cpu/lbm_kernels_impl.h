@@ -23,7 +23,9 @@
  * Every cell goes through the same operations in the same order whatever its position,
  * block, run or layout, and the kernels are compiled without floating-point
  * contraction. */
+#include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "lbm_collide.h"
@@ -486,6 +488,25 @@ static void LBM_FN(boundary)(void *vf, const lbm_link_t *links, size_t n, int ne
   }
 }
 
+static void LBM_FN(bodies)(void *vf, const lbm_body_link_t *links, size_t n, int64_t *acc,
+                           int nbodies) {
+  REAL *f = vf;
+  const REAL scale = (REAL)(double)(INT64_C(1) << LBM_FORCE_SHIFT);
+  (void)nbodies;
+#pragma omp parallel for schedule(static) reduction(+ : acc[:3 * nbodies]) if (n > 8192)
+  for (size_t k = 0; k < n; ++k) {
+    const lbm_body_link_t *l = &links[k];
+    const REAL v = (REAL)l->a * f[l->from] + (REAL)l->b * f[l->from2];
+    f[l->to] = v;
+    if (l->body < 0) continue;
+    const REAL s = (f[l->from] + v) * scale;
+    const int64_t m = (int64_t)llrint((double)s);
+    const int c[3] = {LAT_CX(l->dir), LAT_CY(l->dir), LAT_CZ(l->dir)};
+    for (int a = 0; a < 3; ++a)
+      if (c[a]) acc[3 * l->body + a] += c[a] > 0 ? m : -m;
+  }
+}
+
 static void LBM_FN(outlet)(void *vf, const grid_dims_t *d, const lbm_open_link_t *links,
                            size_t n, const lbm_params_t *p) {
   REAL *f = vf;
@@ -524,6 +545,7 @@ static void LBM_FN(outlet)(void *vf, const grid_dims_t *d, const lbm_open_link_t
                                       .moments = LBM_FN(moments),                        \
                                       .boundary = LBM_FN(boundary),                      \
                                       .outlet = LBM_FN(outlet),                          \
+                                      .bodies = LBM_FN(bodies),                          \
                                       .constants = LBM_FN(constants)};
 LBM_DEFINE_SET(lbm_kernels_aos, GRID_AOS)
 LBM_DEFINE_SET(lbm_kernels_soa, GRID_SOA)

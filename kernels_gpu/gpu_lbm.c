@@ -24,7 +24,7 @@ struct gpu_lbm {
   size_t moments_bytes; /* checked in gpu_lbm_create */
   int moments_double;
   cl_program program;
-  cl_kernel stream_collide, boundary, outlet, moments, check, pulled_density;
+  cl_kernel stream_collide, boundary, outlet, bodies, moments, check, pulled_density;
   cl_kernel in_place[2]; /* the stream-collide in place: natural -> swapped, and back */
   cl_mem consts;
   gpu_buffer_t zero; /* the tables of one block at element 0 (bases, aux_bases) */
@@ -113,9 +113,10 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   for (char *c = upper; *c; ++c) *c = (char)toupper((unsigned char)*c);
   snprintf(options, sizeof options,
            "-DLATTICE_NAME=%s -DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DTRT=%d -DFORCE=%d "
-           "-DADE=%d -DCOUPLED=%d -DMOMENTS_DOUBLE=%d",
+           "-DADE=%d -DCOUPLED=%d -DMOMENTS_DOUBLE=%d -DFORCE_SHIFT=%d",
            upper, spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], spec->trt ? 1 : 0,
-           spec->force ? 1 : 0, spec->ade ? 1 : 0, spec->coupled ? 1 : 0, g->moments_double);
+           spec->force ? 1 : 0, spec->ade ? 1 : 0, spec->coupled ? 1 : 0, g->moments_double,
+           (int)LBM_FORCE_SHIFT);
   TSR_TRY(opencl_build_program(ctx, source ? source : gpu_lbm_source, options,
                                spec->source_dir ? "lbm.cl (from the kernel source folder)"
                                                 : "lbm.cl",
@@ -125,6 +126,7 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   TSR_TRY(gpu_kernel(g, "lbm_stream_collide", &g->stream_collide, err));
   TSR_TRY(gpu_kernel(g, "lbm_boundary", &g->boundary, err));
   TSR_TRY(gpu_kernel(g, "lbm_outlet", &g->outlet, err));
+  TSR_TRY(gpu_kernel(g, "lbm_bodies", &g->bodies, err));
   TSR_TRY(gpu_kernel(g, "lbm_moments", &g->moments, err));
   TSR_TRY(gpu_kernel(g, "lbm_check", &g->check, err));
   TSR_TRY(gpu_kernel(g, "lbm_pulled_density", &g->pulled_density, err));
@@ -162,7 +164,7 @@ cleanup:
 void gpu_lbm_free(gpu_lbm_t **gp) {
   if (!gp || !*gp) return;
   gpu_lbm_t *g = *gp;
-  cl_kernel kernels[] = {g->stream_collide, g->boundary, g->outlet, g->moments, g->check,
+  cl_kernel kernels[] = {g->stream_collide, g->boundary, g->outlet, g->bodies, g->moments, g->check,
                          g->pulled_density, g->in_place[0], g->in_place[1]};
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k)
     if (kernels[k]) clReleaseKernel(kernels[k]);
@@ -589,6 +591,119 @@ cleanup:
   return st;
 }
 
+static void gpu_lbm_bodies_free(gpu_lbm_bodies_t *o) {
+  gpu_lbm_links_free(&o->links);
+  gpu_lbm_links_free(&o->links2);
+  gpu_buffer_free(&o->coef);
+  gpu_buffer_free(&o->meta);
+  gpu_buffer_free(&o->out);
+}
+
+static tsr_status gpu_lbm_bodies_create_many(gpu_lbm_t *g, const lbm_body_link_t *const *links,
+                                             const size_t *nlinks, const size_t *base,
+                                             size_t nblocks, int in_place,
+                                             gpu_lbm_bodies_t *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  lbm_link_t **plain = NULL;
+  cl_int *meta = NULL;
+  uint8_t *coef = NULL;
+  memset(out, 0, sizeof *out);
+  size_t n = 0;
+  for (size_t b = 0; b < nblocks; ++b)
+    TSR_CHECK(tsr_add_size(n, nlinks[b], &n), TSR_ERR_INVALID, "too many obstacle links");
+  if (n == 0) return st;
+  plain = calloc(2 * nblocks, sizeof *plain);
+  TSR_CHECK(plain, TSR_ERR_NOMEM, "out of memory for %zu obstacle links", n);
+  for (size_t b = 0; b < nblocks; ++b)
+    for (int w = 0; w < 2; ++w) {
+      lbm_link_t *p = malloc((nlinks[b] ? nlinks[b] : 1) * sizeof *p);
+      TSR_CHECK(p, TSR_ERR_NOMEM, "out of memory for %zu obstacle links", n);
+      plain[2 * b + (size_t)w] = p;
+      for (size_t j = 0; j < nlinks[b]; ++j)
+        p[j] = (lbm_link_t){links[b][j].to, w ? links[b][j].from2 : links[b][j].from, 0.0};
+    }
+  for (int w = 0; w < 2; ++w) {
+    const lbm_link_t **lists = calloc(nblocks, sizeof *lists);
+    TSR_CHECK(lists, TSR_ERR_NOMEM, "out of memory for %zu obstacle links", n);
+    for (size_t b = 0; b < nblocks; ++b) lists[b] = plain[2 * b + (size_t)w];
+    st = gpu_lbm_links_create_many(g, lists, nlinks, base, nblocks, 0, in_place,
+                                   w ? &out->links2 : &out->links, err);
+    free(lists);
+    TSR_TRY(st);
+  }
+  meta = malloc(n * 2 * sizeof *meta);
+  coef = malloc(n * 2 * g->esize);
+  TSR_CHECK(meta && coef, TSR_ERR_NOMEM, "out of memory for %zu obstacle links", n);
+  size_t k = 0;
+  for (size_t b = 0; b < nblocks; ++b)
+    for (size_t j = 0; j < nlinks[b]; ++j, ++k) {
+      const lbm_body_link_t *l = &links[b][j];
+      meta[2 * k] = l->body;
+      meta[2 * k + 1] = l->dir;
+      const double cv[2] = {l->a, l->b};
+      for (int c = 0; c < 2; ++c) {
+        if (g->esize == sizeof(float)) {
+          float v = (float)cv[c];
+          memcpy(coef + (2 * k + (size_t)c) * sizeof v, &v, sizeof v);
+        } else {
+          memcpy(coef + (2 * k + (size_t)c) * sizeof cv[c], &cv[c], sizeof cv[c]);
+        }
+      }
+    }
+  TSR_TRY(gpu_buffer_create(g->ctx, n * 2 * sizeof *meta, "obstacle links", &out->meta, err));
+  TSR_TRY(gpu_buffer_create(g->ctx, n * 2 * g->esize, "obstacle links", &out->coef, err));
+  TSR_TRY(gpu_buffer_create(g->ctx, n * 3 * sizeof(cl_long), "obstacle forces", &out->out, err));
+  TSR_TRY(gpu_buffer_write(g->ctx, &out->meta, 0, out->meta.bytes, meta, NULL, err));
+  TSR_TRY(gpu_buffer_write(g->ctx, &out->coef, 0, out->coef.bytes, coef, NULL, err));
+cleanup:
+  for (size_t b = 0; plain && b < 2 * nblocks; ++b) free(plain[b]);
+  free(plain);
+  free(meta);
+  free(coef);
+  if (st != TSR_OK) gpu_lbm_bodies_free(out);
+  return st;
+}
+
+static tsr_status gpu_lbm_bodies(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_bodies_t *o,
+                                 tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const gpu_lbm_links_t *l = &o->links, *l2 = &o->links2;
+  if (l->n == 0) return st;
+  const int swapped = f->in_place && f->cur;
+  TSR_CHECK(!swapped || (l->idx_swapped.mem && l2->idx_swapped.mem), TSR_ERR_INTERNAL,
+            "obstacle links made for two grids on a field streamed in place");
+  cl_mem grid = (cl_mem)f->grid[gpu_present(f)];
+  cl_ulong n = (cl_ulong)l->n;
+  cl_kernel k = g->bodies;
+  OPENCL_CHECK(clSetKernelArg(k, 0, sizeof grid, &grid));
+  OPENCL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), swapped ? &l->idx_swapped.mem : &l->idx.mem));
+  OPENCL_CHECK(clSetKernelArg(k, 2, sizeof(cl_mem), swapped ? &l2->idx_swapped.mem : &l2->idx.mem));
+  OPENCL_CHECK(clSetKernelArg(k, 3, sizeof(cl_mem), &o->coef.mem));
+  OPENCL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), &o->meta.mem));
+  OPENCL_CHECK(clSetKernelArg(k, 5, sizeof n, &n));
+  OPENCL_CHECK(clSetKernelArg(k, 6, sizeof(cl_mem), &o->out.mem));
+  TSR_TRY(gpu_launch_1d(g, k, l->n, err));
+cleanup:
+  return st;
+}
+
+tsr_status gpu_lbm_force_read(const gpu_lbm_force_slice_t *s, const lbm_body_link_t *links,
+                              int64_t *acc, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_long *v = NULL;
+  if (!s->out || s->n == 0) return st;
+  v = malloc(s->n * 3 * sizeof *v);
+  TSR_CHECK(v, TSR_ERR_NOMEM, "out of memory reading %zu obstacle links' forces", s->n);
+  TSR_TRY(gpu_buffer_read(s->ctx, s->out, s->first * 3 * sizeof *v, s->n * 3 * sizeof *v, v,
+                          NULL, err));
+  for (size_t j = 0; j < s->n; ++j)
+    if (links[j].body >= 0)
+      for (int a = 0; a < 3; ++a) acc[3 * links[j].body + a] += (int64_t)v[3 * j + (size_t)a];
+cleanup:
+  free(v);
+  return st;
+}
+
 size_t gpu_lbm_moments_bytes(const gpu_lbm_t *g) { return g->moments_bytes; }
 
 /* A scalar argument of kernel k in the moments precision. */
@@ -696,6 +811,7 @@ struct gpu_lbm_batch {
   gpu_field_t **pdf; /* per member, for the swap (borrowed) */
   gpu_lbm_links_t *links; /* 2 per group */
   gpu_lbm_outlet_t *outlets; /* 1 per group */
+  gpu_lbm_bodies_t *bodies;  /* 1 per group */
 };
 
 void gpu_lbm_batch_free(gpu_lbm_batch_t **pb) {
@@ -704,6 +820,8 @@ void gpu_lbm_batch_free(gpu_lbm_batch_t **pb) {
   for (size_t k = 0; b->links && k < 2 * b->groups.count; ++k) gpu_lbm_links_free(&b->links[k]);
   for (size_t k = 0; b->outlets && k < b->groups.count; ++k) gpu_lbm_outlet_free(&b->outlets[k]);
   free(b->outlets);
+  for (size_t k = 0; b->bodies && k < b->groups.count; ++k) gpu_lbm_bodies_free(&b->bodies[k]);
+  free(b->bodies);
   gpu_field_groups_clear(&b->groups);
   free(b->links);
   free(b->pdf);
@@ -724,9 +842,10 @@ tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n, const lbm_p
   const void **keys = calloc(n ? n : 1, sizeof *keys);
   const lbm_link_t **links = calloc(n ? n : 1, sizeof *links);
   const lbm_open_link_t **open = calloc(n ? n : 1, sizeof *open);
+  const lbm_body_link_t **body = calloc(n ? n : 1, sizeof *body);
   size_t *nlinks = calloc(n ? n : 1, sizeof *nlinks), *lbase = calloc(n ? n : 1, sizeof *lbase);
   *out = NULL;
-  TSR_CHECK(b && fields && keys && links && open && nlinks && lbase, TSR_ERR_NOMEM,
+  TSR_CHECK(b && fields && keys && links && open && body && nlinks && lbase, TSR_ERR_NOMEM,
             "out of memory grouping GPU blocks");
   b->pdf = calloc(n ? n : 1, sizeof *b->pdf);
   TSR_CHECK(b->pdf, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
@@ -741,7 +860,8 @@ tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n, const lbm_p
   TSR_TRY(gpu_field_groups_make(fields, keys, n, 3, &b->groups, err));
   b->links = calloc(2 * (b->groups.count ? b->groups.count : 1), sizeof *b->links);
   b->outlets = calloc(b->groups.count ? b->groups.count : 1, sizeof *b->outlets);
-  TSR_CHECK(b->links && b->outlets, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
+  b->bodies = calloc(b->groups.count ? b->groups.count : 1, sizeof *b->bodies);
+  TSR_CHECK(b->links && b->outlets && b->bodies, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
   for (size_t g = 0; g < b->groups.count; ++g) {
     const gpu_field_group_t *gr = &b->groups.group[g];
     for (int neg = 0; neg < 2; ++neg) {
@@ -765,6 +885,22 @@ tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n, const lbm_p
       TSR_TRY(gpu_lbm_outlet_create_many((gpu_lbm_t *)(uintptr_t)gr->key, open, nlinks, lbase,
                                          gr->nblocks, gpu_field_in_place(gr->first[0]), p,
                                          &b->outlets[g], err));
+    size_t first = 0;
+    for (size_t j = 0; j < gr->nblocks; ++j) {
+      const gpu_lbm_member_t *x = &m[gr->members[j]];
+      body[j] = x->body;
+      nlinks[j] = x->nbody;
+      lbase[j] = x->pdf->base;
+    }
+    gpu_lbm_t *prog = (gpu_lbm_t *)(uintptr_t)gr->key;
+    TSR_TRY(gpu_lbm_bodies_create_many(prog, body, nlinks, lbase, gr->nblocks,
+                                       gpu_field_in_place(gr->first[0]), &b->bodies[g], err));
+    for (size_t j = 0; j < gr->nblocks; ++j) {
+      const gpu_lbm_member_t *x = &m[gr->members[j]];
+      if (x->slice)
+        *x->slice = (gpu_lbm_force_slice_t){prog->ctx, &b->bodies[g].out, first, x->nbody};
+      first += x->nbody;
+    }
   }
   *out = b;
   b = NULL;
@@ -774,6 +910,7 @@ cleanup:
   free(keys);
   free(links);
   free(open);
+  free(body);
   free(nlinks);
   free(lbase);
   return st;
@@ -832,6 +969,7 @@ tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, tsr_error_t *err) {
     for (int neg = 0; neg < 2; ++neg)
       TSR_TRY(gpu_lbm_boundary((gpu_lbm_t *)(uintptr_t)g->key, &f, &b->links[2 * k + (size_t)neg],
                                err));
+    TSR_TRY(gpu_lbm_bodies((gpu_lbm_t *)(uintptr_t)g->key, &f, &b->bodies[k], err));
     TSR_TRY(gpu_lbm_outlet((gpu_lbm_t *)(uintptr_t)g->key, &f, &b->outlets[k], err));
   }
 cleanup:

@@ -150,6 +150,27 @@ void gpu_lbm_outlet_free(gpu_lbm_outlet_t *o);
 TSR_NODISCARD tsr_status gpu_lbm_outlet(gpu_lbm_t *g, gpu_lbm_field_t *f,
                                         const gpu_lbm_outlet_t *o, tsr_error_t *err);
 
+/* Links to obstacles on the device (lbm.cl lbm_bodies), from the lbm_body_link_t of
+ * blocks built in AoS, gathered as gpu_lbm_links_create_many does; each link's momentum
+ * exchange goes to out (3 int64 per link, fixed point, written by every launch). */
+typedef struct gpu_lbm_bodies {
+  gpu_lbm_links_t links, links2; /* (to, from) and (to, from2) */
+  gpu_buffer_t coef, meta, out;
+} gpu_lbm_bodies_t;
+/* Where a block's links' momentum exchange lies on the device: n links from link first
+ * of a batch's out buffer (NULL: none yet). */
+typedef struct gpu_lbm_force_slice {
+  opencl_context_t *ctx;
+  const gpu_buffer_t *out;
+  size_t first, n;
+} gpu_lbm_force_slice_t;
+/* Adds the momentum the links of a slice exchanged in their last launch to acc[3 body +
+ * a] (fixed point, lbm_kernels.h), the bodies those of links[0..n) (the block's own
+ * list, in the order it was gathered). Blocking. */
+TSR_NODISCARD tsr_status gpu_lbm_force_read(const gpu_lbm_force_slice_t *s,
+                                            const lbm_body_link_t *links, int64_t *acc,
+                                            tsr_error_t *err);
+
 /* Enqueues the links on the current grid. */
 TSR_NODISCARD tsr_status gpu_lbm_boundary(gpu_lbm_t *g, gpu_lbm_field_t *f,
                                             const gpu_lbm_links_t *l, tsr_error_t *err);
@@ -194,6 +215,9 @@ typedef struct gpu_lbm_member {
   size_t nlinks[2];
   const lbm_open_link_t *open; /* pressure-outlet links (AoS indices) */
   size_t nopen;
+  const lbm_body_link_t *body; /* links to obstacles (AoS indices) */
+  size_t nbody;
+  gpu_lbm_force_slice_t *slice; /* out: where its links' momentum exchange will lie */
 } gpu_lbm_member_t;
 
 /* The blocks grouped by program and field sets (a group per block size, as a rule), each
@@ -214,7 +238,8 @@ void gpu_lbm_batch_release(void *b);
  * (their present copies differ). */
 TSR_NODISCARD tsr_status gpu_lbm_batch_step(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a,
                                             tsr_error_t *err);
-/* The bounce-back links of every block, then its pressure-outlet links. */
+/* The bounce-back links of every block, its links to obstacles, then its pressure-outlet
+ * links. */
 TSR_NODISCARD tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, tsr_error_t *err);
 /* gpu_lbm_pulled_density of every block, into its aux_out (one component, the layout of
  * every block's the same). */

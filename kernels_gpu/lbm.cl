@@ -179,6 +179,25 @@ __kernel void lbm_boundary(__global REAL *f, __global const ulong2 *idx,
   f[l.x] = (negate ? -f[l.y] : f[l.y]) + extra[k];
 }
 
+/* Links to obstacles (lbm_kernels.h lbm_body_link_t): f[to] = a f[from] + b f[from2]
+ * (idx: (to, from), idx2: (to, from2), coef: a, b), and the momentum each exchanges with
+ * its body (meta.x >= 0), c_o (f[from] + f[to]) in fixed point, into out[3k..3k+2]
+ * (zeros for a link without a body; the host sums them as integers). */
+__kernel void lbm_bodies(__global REAL *f, __global const ulong2 *idx, __global const ulong2 *idx2,
+                         __global const REAL *coef, __global const int2 *meta, const ulong n,
+                         __global long *out) {
+  const size_t k = get_global_id(0);
+  if (k >= n) return;
+  const ulong2 l = idx[k], l2 = idx2[k];
+  const REAL v = coef[2 * k] * f[l.y] + coef[2 * k + 1] * f[l2.y];
+  f[l.x] = v;
+  const int2 m = meta[k];
+  long q = 0;
+  if (m.x >= 0) q = convert_long_rte((f[l.y] + v) * (REAL)(1L << FORCE_SHIFT));
+  const int c[3] = {lat_cx[m.y], lat_cy[m.y], lat_cz[m.y]};
+  for (int a = 0; a < 3; ++a) out[3 * k + a] = c[a] > 0 ? q : c[a] < 0 ? -q : 0;
+}
+
 /* Pressure-outlet links (lbm_kernels.h lbm_open_link_t, lbm_collide.h
  * LBM_OUTLET_VALUE) from the two cells whose component 0 lies at cells[k] (natural
  * layout; swapped: a field streamed in place, the values of a cell lie at inv(i) of the

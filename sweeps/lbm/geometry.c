@@ -1,6 +1,7 @@
 #include "geometry.h"
 
 #include <math.h>
+#include <string.h>
 
 bool geometry_wall_moves(geometry_wall_kind_t kind) {
   return kind == GEOMETRY_WALL_MOVING || kind == GEOMETRY_WALL_VELOCITY;
@@ -136,6 +137,107 @@ void geometry_wall_velocity_at(const geometry_t *g, const patch_options_t *domai
 }
 
 static void geometry_bounds(const geometry_shape_t *s, double lo[3], double hi[3]);
+
+/* c[] wrapped into the domain on periodic axes; false where it lies beyond a
+   non-periodic face. */
+static bool geometry_wrap(const patch_options_t *domain, int64_t c[3]) {
+  for (int a = 0; a < 3; ++a) {
+    const int64_t n = domain->cells[a];
+    if (c[a] >= 0 && c[a] < n) continue;
+    if (!domain->periodic[a]) return false;
+    c[a] = (c[a] % n + n) % n;
+  }
+  return true;
+}
+
+int geometry_bodies(const geometry_t *g, int body[GEOMETRY_MAX_SHAPES],
+                    const char *names[GEOMETRY_MAX_SHAPES]) {
+  int n = 0;
+  for (int i = 0; i < g->nshapes; ++i) {
+    body[i] = -1;
+    if (!g->shapes[i].name[0]) continue;
+    for (int k = 0; k < n && body[i] < 0; ++k)
+      if (strcmp(names[k], g->shapes[i].name) == 0) body[i] = k;
+    if (body[i] < 0) {
+      names[n] = g->shapes[i].name;
+      body[i] = n++;
+    }
+  }
+  return n;
+}
+
+int geometry_shape_at(const geometry_t *g, const patch_options_t *domain, int64_t gx, int64_t gy,
+                      int64_t gz) {
+  int64_t c[3] = {gx, gy, gz};
+  if (!geometry_wrap(domain, c)) return -1;
+  const double p[3] = {(double)c[0] + 0.5, (double)c[1] + 0.5, (double)c[2] + 0.5};
+  for (int i = 0; i < g->nshapes; ++i)
+    if (geometry_inside(&g->shapes[i], p)) return i;
+  return -1;
+}
+
+/* The smallest t in [0, 1] where p + t d lies in shape s (p outside it), or 2 where the
+   segment misses it. */
+static double geometry_entry(const geometry_shape_t *s, const double p[3], const double d[3]) {
+  if (s->kind == GEOMETRY_BOX) { /* slabs: the latest entry, the earliest exit */
+    double t0 = 0.0, t1 = 1.0;
+    for (int a = 0; a < 3; ++a) {
+      if (d[a] == 0.0) {
+        if (p[a] < s->min[a] || p[a] > s->max[a]) return 2.0;
+        continue;
+      }
+      double ta = (s->min[a] - p[a]) / d[a], tb = (s->max[a] - p[a]) / d[a];
+      if (ta > tb) {
+        const double x = ta;
+        ta = tb;
+        tb = x;
+      }
+      t0 = fmax(t0, ta);
+      t1 = fmin(t1, tb);
+    }
+    return t0 <= t1 ? t0 : 2.0;
+  }
+  /* sphere, cylinder: |(p - c) + t d|^2 = r^2 (the cylinder's axis left out) */
+  double A = 0, B = 0, C = 0;
+  for (int a = 0; a < 3; ++a) {
+    if (s->kind == GEOMETRY_CYLINDER && a == s->axis) continue;
+    const double q = p[a] - s->center[a];
+    A += d[a] * d[a];
+    B += q * d[a];
+    C += q * q;
+  }
+  C -= s->radius * s->radius;
+  const double disc = B * B - A * C;
+  if (A == 0.0 || disc < 0.0) return 2.0;
+  /* the smaller root, in the form without cancellation */
+  const double t = C / (-B + sqrt(disc));
+  return t >= 0.0 && t <= 1.0 ? t : 2.0;
+}
+
+double geometry_link_fraction(const geometry_t *g, const patch_options_t *domain, int64_t gx,
+                              int64_t gy, int64_t gz, const int c[3], int *shape) {
+  int64_t s[3] = {gx + c[0], gy + c[1], gz + c[2]};
+  *shape = -1;
+  if (!geometry_wrap(domain, s)) return 1.0;
+  /* the fluid centre in the frame of the wrapped solid cell */
+  const double p[3] = {(double)(s[0] - c[0]) + 0.5, (double)(s[1] - c[1]) + 0.5,
+                       (double)(s[2] - c[2]) + 0.5};
+  const double d[3] = {c[0], c[1], c[2]};
+  double best = 2.0;
+  for (int i = 0; i < g->nshapes; ++i) {
+    const double t = geometry_entry(&g->shapes[i], p, d);
+    if (t < best) {
+      best = t;
+      *shape = i;
+    }
+  }
+  /* the solid centre lies in a shape, so the segment enters one; rounding aside */
+  if (best > 1.0) {
+    *shape = geometry_shape_at(g, domain, s[0], s[1], s[2]);
+    return 1.0;
+  }
+  return best > 0.0 ? best : 1e-12;
+}
 
 bool geometry_covers_a_cell(const geometry_shape_t *s, const patch_options_t *domain) {
   double lo[3], hi[3], p[3];

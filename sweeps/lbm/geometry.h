@@ -19,7 +19,7 @@
 #include "patch.h"
 #include "tsr_error.h"
 
-enum { GEOMETRY_MAX_SHAPES = 64 };
+enum { GEOMETRY_MAX_SHAPES = 64, GEOMETRY_NAME_MAX = 32 };
 
 typedef enum geometry_face { GEOMETRY_XM, GEOMETRY_XP, GEOMETRY_YM, GEOMETRY_YP, GEOMETRY_ZM, GEOMETRY_ZP } geometry_face_t;
 
@@ -62,6 +62,10 @@ typedef struct geometry_shape {
   double center[3];      /* sphere, cylinder (the cylinder's axis passes through it) */
   double radius;         /* sphere, cylinder */
   int axis;              /* cylinder: 0, 1, 2 for x, y, z */
+  char name[GEOMETRY_NAME_MAX]; /* obstacles: the body it belongs to ("": none); shapes
+                                   of one name are one body */
+  bool interpolated;     /* obstacles: interpolated bounce-back (Bouzidi et al.) on its
+                            links, from the exact distance; else half-way */
 } geometry_shape_t;
 
 typedef struct geometry {
@@ -80,6 +84,26 @@ int geometry_open_face(uint8_t flag);
 
 /* Whether point p (cell-centre coordinates: cell x has centre x + 0.5) lies in shape s. */
 bool geometry_inside(const geometry_shape_t *s, const double p[3]);
+
+/* The first shape (in list order) holding the centre of global cell (gx, gy, gz), wrapped
+ * on periodic axes; -1 for none (fluid, or a wall of the domain's faces). */
+int geometry_shape_at(const geometry_t *g, const patch_options_t *domain, int64_t gx, int64_t gy,
+                      int64_t gz);
+
+/* Where the segment from the centre of global fluid cell (gx, gy, gz) to the centre of
+ * the cell c away (c a lattice velocity; that cell solid by a shape) first enters a
+ * shape: the fraction q in (0, 1] of the segment that lies in the fluid, and that shape
+ * in *shape. Exact for the analytic shapes (the intersection of a line with a sphere,
+ * cylinder or box); the solid cell's coordinates wrapped on periodic axes as
+ * geometry_flag does. */
+double geometry_link_fraction(const geometry_t *g, const patch_options_t *domain, int64_t gx,
+                              int64_t gy, int64_t gz, const int c[3], int *shape);
+
+/* The bodies: shapes with a name, one body per distinct name in order of first
+ * appearance. body[i] gets shape i's body (-1: unnamed), names[k] body k's name; returns
+ * the number of bodies. */
+int geometry_bodies(const geometry_t *g, int body[GEOMETRY_MAX_SHAPES],
+                    const char *names[GEOMETRY_MAX_SHAPES]);
 
 /* Whether shape s holds the centre of at least one cell of the domain (shapes are
  * evaluated at the domain's cell centres only). Exact: the centre nearest to the shape's

@@ -1,5 +1,6 @@
 #include "lbm.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -288,9 +289,38 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   for (size_t i = 0; i < n; ++i) {
     config_node_t *item;
     TSR_TRY(config_list_item(root, "obstacles", i, &item, err));
-    TSR_TRY(lbm_read_shape(item, &r.geometry.shapes[i], err));
+    geometry_shape_t *s = &r.geometry.shapes[i];
+    TSR_TRY(lbm_read_shape(item, s, err));
+    static const char *const wall_kinds[] = {"halfway", "interpolated", NULL};
+    v = 0;
+    TSR_TRY(config_choice(item, "wall", false, wall_kinds, &v, err));
+    s->interpolated = v == 1;
+    s->name[0] = '\001'; /* stays where the key is absent */
+    TSR_TRY(config_string(item, "name", false, s->name, sizeof s->name, err));
+    const bool named = s->name[0] != '\001';
+    if (!named) s->name[0] = '\0';
+    bool name_ok = !named || s->name[0] != '\0';
+    for (const char *p = s->name; *p; ++p)
+      name_ok = name_ok && (isalnum((unsigned char)*p) || *p == '_' || *p == '-');
+    if (!name_ok) {
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: obstacles[%zu].name = \"%s\": allowed are 1 to %d letters, digits, "
+                         "'_' and '-'", config_source(cfg), i, s->name, GEOMETRY_NAME_MAX - 1);
+      goto cleanup;
+    }
   }
   r.geometry.nshapes = (int)n;
+  {
+    int body[GEOMETRY_MAX_SHAPES];
+    const char *names[GEOMETRY_MAX_SHAPES];
+    const int nb = geometry_bodies(&r.geometry, body, names);
+    if (nb > LBM_MAX_BODIES) {
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: obstacles: %d bodies (distinct names); at most %d are allowed",
+                         config_source(cfg), nb, LBM_MAX_BODIES);
+      goto cleanup;
+    }
+  }
   st = lbm_options_validate(&r, err);
   if (st == TSR_OK) st = lbm_check_domain(&r, domain, err);
   if (st != TSR_OK) {
@@ -319,11 +349,15 @@ size_t lbm_cells(const grid_dims_t *d) { return (size_t)d->nx * (size_t)d->ny * 
 void lbm_block_clear(lbm_block_t *b) {
   free(b->links);
   free(b->open);
+  free(b->body);
+  free(b->force);
   free(b->flags);
   free(b->rho);
   free(b->u);
   b->links = NULL;
   b->open = NULL;
+  b->body = NULL;
+  b->force = NULL;
   b->flags = NULL;
   b->rho = b->u = NULL;
 }
@@ -436,6 +470,39 @@ static lbm_open_link_t lbm_open_link(const lbm_ctx_t *c, const block_info_t *b,
   return o;
 }
 
+/* The link from fluid cell x (local) of block b in direction i to an obstacle (s = x - c_i
+ * solid by a shape): lbm_body_link_t, with the shape's body, and Bouzidi's coefficients
+ * where its wall is interpolated. Where q < 1/2 needs the fluid cell x + c_i and that is
+ * no fluid (a gap one cell wide), the link is half-way. */
+static lbm_body_link_t lbm_body_link(const lbm_ctx_t *c, const block_info_t *b,
+                                     const grid_dims_t *d, const int x[3], int i) {
+  const lattice_t *l = c->lattice;
+  const int o = l->inv[i];
+  const int co[3] = {l->c[0][o], l->c[1][o], l->c[2][o]};
+  int shape = -1;
+  const double q = geometry_link_fraction(&c->opts.geometry, &c->domain, b->lo[0] + x[0],
+                                          b->lo[1] + x[1], b->lo[2] + x[2], co, &shape);
+  const size_t from = grid_index(d, x[0], x[1], x[2], o);
+  lbm_body_link_t k = {.to = grid_index(d, x[0] - l->c[0][i], x[1] - l->c[1][i], x[2] - l->c[2][i], i),
+                       .from = from, .from2 = from, .a = 1.0, .b = 0.0,
+                       .body = shape >= 0 ? c->shape_body[shape] : -1, .dir = o};
+  if (shape < 0 || !c->opts.geometry.shapes[shape].interpolated) return k;
+  if (q < 0.5) {
+    const bool next = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + x[0] + l->c[0][i],
+                                    b->lo[1] + x[1] + l->c[1][i], b->lo[2] + x[2] + l->c[2][i]) ==
+                      GEOMETRY_FLUID;
+    if (!next) return k;
+    k.a = 2.0 * q;
+    k.b = 1.0 - 2.0 * q;
+    k.from2 = grid_index(d, x[0] + l->c[0][i], x[1] + l->c[1][i], x[2] + l->c[2][i], o);
+  } else {
+    k.a = 1.0 / (2.0 * q);
+    k.b = (2.0 * q - 1.0) / (2.0 * q);
+    k.from2 = grid_index(d, x[0], x[1], x[2], i);
+  }
+  return k;
+}
+
 tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layout_t layout,
                             lbm_block_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -464,7 +531,11 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
   /* flags of the interior, and bounce-back links from every fluid cell to each wall cell
      (interior or ghost) it pulls from */
   const grid_dims_t *d = &lb->dims;
-  size_t cap = 0, ocap = 0, k = 0;
+  size_t cap = 0, ocap = 0, bcap = 0, k = 0;
+  if (c->nbodies > 0) {
+    lb->force = calloc(3 * (size_t)c->nbodies, sizeof *lb->force);
+    TSR_CHECK(lb->force, TSR_ERR_NOMEM, "out of memory for the forces of BlockID %d", (int)b->id);
+  }
   for (int z = 0; z < d->nz; ++z)
     for (int y = 0; y < d->ny; ++y)
       for (int x = 0; x < d->nx; ++x, ++k) {
@@ -486,6 +557,22 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
             }
             const int at[3] = {x, y, z};
             lb->open[lb->nopen++] = lbm_open_link(c, b, d, at, i, face);
+            continue;
+          }
+          const int shape = sf == GEOMETRY_NOSLIP
+                                ? geometry_shape_at(&c->opts.geometry, &c->domain, b->lo[0] + sx,
+                                                    b->lo[1] + sy, b->lo[2] + sz)
+                                : -1;
+          if (shape >= 0 && (c->shape_body[shape] >= 0 ||
+                             c->opts.geometry.shapes[shape].interpolated)) {
+            if (lb->nbody == bcap) {
+              bcap = bcap ? 2 * bcap : 256;
+              lbm_body_link_t *g = realloc(lb->body, bcap * sizeof *g);
+              TSR_CHECK(g, TSR_ERR_NOMEM, "out of memory for the boundary links of BlockID %d", (int)b->id);
+              lb->body = g;
+            }
+            const int at[3] = {x, y, z};
+            lb->body[lb->nbody++] = lbm_body_link(c, b, d, at, i);
             continue;
           }
           if (lb->nlinks == cap) {
@@ -555,6 +642,11 @@ static tsr_status lbm_boundary(const block_info_t *b, block_data_t *data, void *
   TSR_TRY(lbm_get(b, data, c, &f, &lb, err));
   const lbm_kernels_t *k = c->kernels[f->host.dims.layout];
   k->boundary(f->host.values, lb->links, lb->nlinks, 0);
+  if (lb->nbody) { /* the forces of this boundary alone */
+    int64_t none[3];
+    if (lb->force) memset(lb->force, 0, 3 * (size_t)c->nbodies * sizeof *lb->force);
+    k->bodies(f->host.values, lb->body, lb->nbody, lb->force ? lb->force : none, c->nbodies);
+  }
   if (lb->nopen) k->outlet(f->host.values, &f->host.dims, lb->open, lb->nopen, &c->params);
 cleanup:
   return st;
@@ -693,6 +785,8 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
   c.gpu = gpu;
   double omega = lbm_omega(o);
   c.lattice = o->lattice;
+  const char *body_names[GEOMETRY_MAX_SHAPES];
+  c.nbodies = geometry_bodies(&o->geometry, c.shape_body, body_names);
   c.kernels[GRID_AOS] = lbm_kernels_find(o->lattice, GRID_AOS, o->precision == LBM_DP);
   c.kernels[GRID_SOA] = lbm_kernels_find(o->lattice, GRID_SOA, o->precision == LBM_DP);
   TSR_CHECK(c.kernels[GRID_AOS] && c.kernels[GRID_SOA], TSR_ERR_INTERNAL,

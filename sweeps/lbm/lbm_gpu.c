@@ -34,6 +34,7 @@ typedef struct lbm_gpu_block {
                        a solid block */
   gpu_buffer_t moments;
   gpu_buffer_t flags, first; /* for the stability check on the device */
+  gpu_lbm_force_slice_t slice; /* its obstacle links' momentum exchange on the device */
 } lbm_gpu_block_t;
 
 static void lbm_gpu_block_release(void *data, void *vctx) {
@@ -108,6 +109,8 @@ cleanup:
 typedef struct lbm_gpu_want {
   const lbm_ctx_t *c;
   int density; /* lbm.density to write, instead of the public face's stream-collide fields */
+  int boundary; /* the batch of the boundary item: its obstacle links' forces are the
+                   blocks' (lbm_gpu_block_t.slice) */
 } lbm_gpu_want_t;
 
 /* The batch's blocks grouped for the device, with the fields of the public face the
@@ -137,7 +140,9 @@ static tsr_status lbm_gpu_group(registry_batch_t *batch, const void *vwant, void
                               .aux_in = use_force ? &f->device : NULL,
                               .aux_out = use_u || density ? &u->device : NULL,
                               .links = {gb->host.links, NULL}, .nlinks = {gb->host.nlinks, 0},
-                              .open = gb->host.open, .nopen = gb->host.nopen};
+                              .open = gb->host.open, .nopen = gb->host.nopen,
+                              .body = gb->host.body, .nbody = gb->host.nbody,
+                              .slice = want->boundary ? &gb->slice : NULL};
   }
   TSR_TRY(gpu_lbm_batch_create(m, batch->n, &c->params, (gpu_lbm_batch_t **)state, err));
 cleanup:
@@ -147,8 +152,8 @@ cleanup:
 
 /* The batch's grouping, made at its first call and kept with it. */
 static tsr_status lbm_gpu_batch(registry_batch_t *batch, const lbm_ctx_t *c, int density,
-                                gpu_lbm_batch_t **out, tsr_error_t *err) {
-  const lbm_gpu_want_t want = {c, density};
+                                int boundary, gpu_lbm_batch_t **out, tsr_error_t *err) {
+  const lbm_gpu_want_t want = {c, density, boundary};
   void *state = NULL;
   tsr_status st = registry_batch_state(batch, lbm_gpu_group, gpu_lbm_batch_release, &want,
                                        &state, err);
@@ -159,7 +164,7 @@ static tsr_status lbm_gpu_batch(registry_batch_t *batch, const lbm_ctx_t *c, int
 static tsr_status lbm_gpu_boundary(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_lbm_batch_t *b;
-  TSR_TRY(lbm_gpu_batch(batch, vctx, 0, &b, err));
+  TSR_TRY(lbm_gpu_batch(batch, vctx, 0, 1, &b, err));
   TSR_TRY(gpu_lbm_batch_boundary(b, err));
 cleanup:
   return st;
@@ -171,7 +176,7 @@ static tsr_status lbm_gpu_stream_collide(registry_batch_t *batch, void *vctx, ts
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
   gpu_lbm_batch_t *b;
-  TSR_TRY(lbm_gpu_batch(batch, c, 0, &b, err));
+  TSR_TRY(lbm_gpu_batch(batch, c, 0, 0, &b, err));
   const lbm_coupling_flags_t *cf = &c->couple;
   if (!cf->force && !cf->velocity) {
     TSR_TRY(gpu_lbm_batch_step(b, NULL, err));
@@ -200,7 +205,7 @@ static tsr_status lbm_gpu_density(registry_batch_t *batch, void *vctx, tsr_error
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
   gpu_lbm_batch_t *b;
-  TSR_TRY(lbm_gpu_batch(batch, c, 1, &b, err));
+  TSR_TRY(lbm_gpu_batch(batch, c, 1, 0, &b, err));
   TSR_TRY(gpu_lbm_batch_pulled_density(b, c->opts.shifted ? c->opts.rho0 : 0.0, err));
 cleanup:
   return st;
@@ -225,6 +230,10 @@ static tsr_status lbm_gpu_moments(const block_info_t *b, block_data_t *data, voi
   gpu_lbm_moments_opts_t mo = lbm_gpu_moments_opts(c);
   TSR_TRY(gpu_lbm_moments(gb->prog, &dev, &gb->moments, &mo, gb->host.rho, gb->host.u, err));
   lbm_mask_walls(c, &gb->host);
+  if (gb->host.force) { /* the forces of the last boundary, as on CPU blocks */
+    memset(gb->host.force, 0, 3 * (size_t)c->nbodies * sizeof *gb->host.force);
+    TSR_TRY(gpu_lbm_force_read(&gb->slice, gb->host.body, gb->host.force, err));
+  }
 cleanup:
   return st;
 }

@@ -25,6 +25,8 @@ typedef struct lbm_ctx {
   int comps[DIRECTION_COUNT][LATTICE_MAX_Q]; /* PDFs crossing each direction */
   int ncomps[DIRECTION_COUNT];
   int width[3];       /* ghost widths of the PDF field (lbm_ghost_width) */
+  int nbodies;        /* named obstacles (geometry_bodies) */
+  int shape_body[GEOMETRY_MAX_SHAPES];
   gpu_lbm_cache_t *gpu; /* NULL: this process has no OpenCL device */
 } lbm_ctx_t;
 
@@ -37,6 +39,10 @@ typedef struct lbm_block {
   size_t nlinks;
   lbm_open_link_t *open; /* pressure-outlet links (same indices) */
   size_t nopen;
+  lbm_body_link_t *body; /* links to named or curved obstacles (same indices) */
+  size_t nbody;
+  int64_t *force;        /* 3 per body: the momentum the links exchanged since the last
+                            read (lbm_body_link_t), fixed point; NULL without bodies */
   uint8_t *flags;        /* interior cells */
   double *rho, *u;       /* moments */
   int64_t unstable;      /* the last "lbm.check": first unstable interior cell, or -1 */

@@ -1,6 +1,7 @@
 #include "lbm_sim.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,6 +28,8 @@ struct lbm_state {
   lbm_coupling_flags_t *couple; /* in the registry: which fields of the public face the
                                    run uses (lbm_bind) */
   lbm_quantity_t quantities[LBM_QUANTITIES]; /* the samplers' contexts */
+  int nbodies;                               /* named obstacles (geometry_bodies) */
+  char force_names[3 * LBM_MAX_BODIES][GEOMETRY_NAME_MAX + 4]; /* "<body>.fx", ... */
 };
 
 static void lbm_state_free(void *state) {
@@ -44,6 +47,13 @@ tsr_status lbm_module_state(const lbm_options_t *lo, void **state, tsr_error_t *
   s->opts = *lo;
   s->cells_id = s->velocity_id = -1;
   for (int q = 0; q < LBM_QUANTITIES; ++q) s->quantities[q] = (lbm_quantity_t){s, q};
+  int body[GEOMETRY_MAX_SHAPES];
+  const char *names[GEOMETRY_MAX_SHAPES];
+  s->nbodies = geometry_bodies(&s->opts.geometry, body, names);
+  TSR_CHECK(s->nbodies <= LBM_MAX_BODIES, TSR_ERR_INTERNAL, "%d named obstacles", s->nbodies);
+  for (int k = 0; k < s->nbodies; ++k)
+    for (int a = 0; a < 3; ++a)
+      snprintf(s->force_names[3 * k + a], sizeof s->force_names[0], "%s.f%c", names[k], "xyz"[a]);
   *state = s;
 cleanup:
   return st;
@@ -346,16 +356,44 @@ cleanup:
   return st;
 }
 
+/* The force on each body: the momentum its links exchanged in the last boundary (the
+ * blocks' fixed-point sums added as integers over the blocks and ranks: the same whatever
+ * the decomposition, the hardware and the order), in lattice units. */
+static tsr_status lbm_sim_forces(lbm_state_t *s, sim_t *sim, double *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  patch_t *patch = sim_patch(sim);
+  int64_t sum[3 * LBM_MAX_BODIES] = {0}, all[3 * LBM_MAX_BODIES];
+  const int n = 3 * s->nbodies;
+  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+    const lbm_block_t *lb = block_data_get(patch_block_data(patch, patch_local_id(patch, i)),
+                                           s->cells_id);
+    if (lb && lb->force)
+      for (int k = 0; k < n; ++k) sum[k] += lb->force[k];
+  }
+  TSR_MPI(MPI_Allreduce(sum, all, n, MPI_INT64_T, MPI_SUM, sim_comm(sim)));
+  for (int k = 0; k < n; ++k) out[k] = ldexp((double)all[k], -LBM_FORCE_SHIFT);
+cleanup:
+  return st;
+}
+
 static tsr_status lbm_totals(void *state, sim_t *sim, const char **names, double *values, int cap,
                              int *n, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  (void)state;
+  lbm_state_t *s = state;
   *n = 0;
-  TSR_CHECK(cap >= 2, TSR_ERR_INTERNAL, "no room for the LBM's totals");
+  TSR_CHECK(cap >= 2 + 3 * s->nbodies, TSR_ERR_INTERNAL, "no room for the LBM's totals");
   TSR_TRY(lbm_sim_sums(sim, &values[0], &values[1], err));
   names[0] = "mass";
   names[1] = "kinetic_energy";
   *n = 2;
+  if (s->nbodies > 0) {
+    double f[3 * LBM_MAX_BODIES];
+    TSR_TRY(lbm_sim_forces(s, sim, f, err));
+    for (int k = 0; k < 3 * s->nbodies; ++k) {
+      names[*n] = s->force_names[k];
+      values[(*n)++] = f[k];
+    }
+  }
 cleanup:
   return st;
 }

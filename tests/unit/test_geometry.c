@@ -115,6 +115,46 @@ static void test_open_faces(void **state) {
              "boundaries.x+.density = 0; allowed are finite values > 0");
 }
 
+/* The fraction of a link in the fluid, where it enters a shape: exact for spheres,
+ * cylinders (the axis ignored) and boxes, along axes and diagonals; the first shape hit;
+ * bodies from names. */
+static void test_link_fraction(void **state) {
+  geometry_t g = geometry_default();
+  patch_options_t d = domain(16, false, false, false);
+  g.shapes[0] = (geometry_shape_t){.kind = GEOMETRY_SPHERE, .center = {4.5, 4.5, 4.5}, .radius = 2.2};
+  g.shapes[1] = (geometry_shape_t){.kind = GEOMETRY_CYLINDER, .center = {12.5, 4.5, 0}, .radius = 2.2,
+                                   .axis = 2, .name = "post"};
+  g.shapes[2] = (geometry_shape_t){.kind = GEOMETRY_BOX, .min = {2, 10, 2}, .max = {3.3, 14, 14},
+                                   .name = "plate"};
+  g.shapes[3] = (geometry_shape_t){.kind = GEOMETRY_SPHERE, .center = {13, 13, 13}, .radius = 1, .name = "post"};
+  g.nshapes = 4;
+  int shape = -1;
+  const int mx[3] = {-1, 0, 0}, diag[3] = {-1, -1, 0}, xz[3] = {-1, 0, -1};
+  /* from the centre 7.5 to 6.5 along x: the surface at 4.5 + 2.2 */
+  assert_true(fabs(geometry_link_fraction(&g, &d, 7, 4, 4, mx, &shape) - 0.8) < 1e-14);
+  assert_int_equal(shape, 0);
+  /* diagonal from (6.5, 6.5): |(2 - t, 2 - t)| = 2.2 */
+  assert_true(fabs(geometry_link_fraction(&g, &d, 6, 6, 4, diag, &shape) - (2.0 - 2.2 / sqrt(2.0))) < 1e-14);
+  /* the cylinder ignores z: as the sphere's x link */
+  assert_true(fabs(geometry_link_fraction(&g, &d, 15, 4, 9, xz, &shape) - 0.8) < 1e-14);
+  assert_int_equal(shape, 1);
+  /* the box's face at x = 3.3 from the centre 3.5 */
+  assert_true(fabs(geometry_link_fraction(&g, &d, 3, 12, 5, mx, &shape) - 0.2) < 1e-14);
+  assert_int_equal(shape, 2);
+  assert_int_equal(geometry_shape_at(&g, &d, 2, 12, 5), 2);
+  assert_int_equal(geometry_shape_at(&g, &d, 3, 12, 5), -1);
+  assert_int_equal(geometry_shape_at(&g, &d, -1, 12, 5), -1); /* a wall of the domain */
+  int body[GEOMETRY_MAX_SHAPES];
+  const char *names[GEOMETRY_MAX_SHAPES];
+  assert_int_equal(geometry_bodies(&g, body, names), 2);
+  assert_int_equal(body[0], -1);
+  assert_int_equal(body[1], 0);
+  assert_int_equal(body[2], 1);
+  assert_int_equal(body[3], 0); /* the same name: the same body */
+  assert_string_equal(names[0], "post");
+  assert_string_equal(names[1], "plate");
+}
+
 /* Shapes at cell centres; seen through periodic boundaries in the ghost layer. */
 static void test_shapes(void **state) {
   geometry_t g = geometry_default();
@@ -226,6 +266,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_walls_and_wrap),   cmocka_unit_test(test_edges_take_the_moving_wall),
       cmocka_unit_test(test_inlet_profile),    cmocka_unit_test(test_open_faces),
+      cmocka_unit_test(test_link_fraction),
       cmocka_unit_test(test_shapes),           cmocka_unit_test(test_classify),
       cmocka_unit_test(test_validate),         cmocka_unit_test(test_covers_a_cell),
   };
