@@ -18,7 +18,7 @@ run() { mpirun --oversubscribe -np "$ranks" "$build/apps/tessera" run configs/cy
           --overwrite "$@" | grep -E "summary|steady" || true; }
 run --output "$out/d20"
 run --output "$out/d40" --set 'domain.cells=[880,164,1]' --set 'lbm.viscosity=0.06666666666666667' \
-    --set 'obstacles[0].center=[80,80,0.5]' --set 'obstacles[0].radius=20' \
+    --set 'obstacles[0].center=[80,80,0.5]' --set 'obstacles[0].radius=20' --set 'forces.length=40' \
     --set 'steps=300000' --set 'stop.when_steady.window=20000' \
     --set 'output.progress_every=0' --set 'output.vtk_every=0' --set 'output.slices=[]' \
     --set 'output.probes[0].at=[59.5,80,0.5]' --set 'output.probes[1].at=[58.5,80,0.5]' \

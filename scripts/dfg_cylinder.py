@@ -4,8 +4,9 @@ usage: dfg_cylinder.py FOLDER D [FOLDER D ...]
 
 Each FOLDER is a run of configs/cylinder_2d.json at D cells across the cylinder (its
 centre 2 D from the inlet and from the lower wall, the channel 4.1 D high, the inflow's
-peak 0.05 so that U_mean = 2/3 of it). From the last row of series.csv: c_D = 2 F_x /
-(rho0 U_mean^2 D), c_L = 2 F_y / (rho0 U_mean^2 D) (forces per cell of depth). The pressure
+peak 0.05 so that U_mean = 2/3 of it). From the last row of series.csv: tessera's
+cylinder.cd and cylinder.cl (the config's "forces": 2 F / (rho0 U_mean^2 D), per cell of
+depth), checked against the same from cylinder.fx and cylinder.fy. The pressure
 difference between the front and the back point of the cylinder, in the benchmark's units
 (rho = 1, U_mean = 0.2, D = 0.1: times 0.04 / U_mean^2 of the lattice's), from point
 probes 1/2, 3/2 and 5/2 cells from each point along the centre line, extrapolated to the
@@ -36,8 +37,12 @@ for folder, d in zip(args[0::2], args[1::2]):
          for s in ("front", "back") for k in (1, 2, 3)}
     front = (15 * p["front_1"] - 10 * p["front_2"] + 3 * p["front_3"]) / 8
     back = (15 * p["back_1"] - 10 * p["back_2"] + 3 * p["back_3"]) / 8
-    got = {"cD": 2 * fx / (U_MEAN ** 2 * d), "cL": 2 * fy / (U_MEAN ** 2 * d),
+    got = {"cD": last(folder, "series.csv", "cylinder.cd")[0],
+           "cL": last(folder, "series.csv", "cylinder.cl")[0],
            "dp": (front - back) * 0.04 / U_MEAN ** 2}
+    for k, f in (("cD", fx), ("cL", fy)):
+        if abs(got[k] - 2 * f / (U_MEAN ** 2 * d)) > 1e-12 * abs(got[k]):
+            sys.exit("dfg_cylinder: %s in series.csv is not 2 F / (rho0 U^2 D)" % k)
     for k in ("cD", "cL", "dp"):
         lo, hi = RANGES[k]
         print("D = %2d (step %s): %-2s %.5f  published %.4f-%.4f %s  error against %.5f: %+.2f%%"

@@ -320,6 +320,34 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
                          config_source(cfg), nb, LBM_MAX_BODIES);
       goto cleanup;
     }
+    config_node_t *forces;
+    TSR_TRY(config_object(root, "forces", false, &forces, err));
+    if (forces) {
+      static const char *const axes[] = {"x", "y", "z", NULL};
+      r.forces.on = true;
+      r.forces.density = r.rho0;
+      r.forces.drag = 0;
+      r.forces.lift = 1;
+      TSR_TRY(config_real(forces, "velocity", true, 1e-12, 1.0, &r.forces.velocity, err));
+      TSR_TRY(config_real(forces, "length", true, 1e-12, 1e12, &r.forces.length, err));
+      r.forces.area = r.forces.length; /* 2-D: per cell of depth */
+      TSR_TRY(config_real(forces, "area", r.lattice->d == 3, 1e-12, 1e24, &r.forces.area, err));
+      TSR_TRY(config_real(forces, "density", false, 1e-12, 1e12, &r.forces.density, err));
+      TSR_TRY(config_choice(forces, "drag", false, axes, &r.forces.drag, err));
+      TSR_TRY(config_choice(forces, "lift", false, axes, &r.forces.lift, err));
+      if (nb == 0) {
+        st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                           "%s: forces: no obstacle has a name (the bodies whose drag and "
+                           "lift it is for)", config_source(cfg));
+        goto cleanup;
+      }
+      if (r.forces.drag == r.forces.lift) {
+        st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                           "%s: forces.drag and forces.lift are both \"%s\": give two "
+                           "different axes", config_source(cfg), axes[r.forces.drag]);
+        goto cleanup;
+      }
+    }
   }
   st = lbm_options_validate(&r, err);
   if (st == TSR_OK) st = lbm_check_domain(&r, domain, err);

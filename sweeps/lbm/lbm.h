@@ -88,6 +88,11 @@ typedef struct lbm_options {
   double init_region_density[LBM_MAX_REGIONS];    /* (the last region holding a cell wins) */
   int ninit_regions;
   geometry_t geometry;
+  struct {               /* "forces": drag and lift coefficients of the bodies */
+    bool on;
+    double velocity, length, area, density; /* references, lattice units */
+    int drag, lift;      /* axes 0..2 */
+  } forces;
 } lbm_options_t;
 
 /* D3Q19, SoA on CPU blocks, TRT, double precision, nu = 1/6 (omega = 1), Lambda = 3/16, rho0 = 1, no force, at rest,

@@ -29,7 +29,7 @@ struct lbm_state {
                                    run uses (lbm_bind) */
   lbm_quantity_t quantities[LBM_QUANTITIES]; /* the samplers' contexts */
   int nbodies;                               /* named obstacles (geometry_bodies) */
-  char force_names[3 * LBM_MAX_BODIES][GEOMETRY_NAME_MAX + 4]; /* "<body>.fx", ... */
+  char force_names[5 * LBM_MAX_BODIES][GEOMETRY_NAME_MAX + 4]; /* "<body>.fx", ... "<body>.cl" */
 };
 
 static void lbm_state_free(void *state) {
@@ -51,9 +51,12 @@ tsr_status lbm_module_state(const lbm_options_t *lo, void **state, tsr_error_t *
   const char *names[GEOMETRY_MAX_SHAPES];
   s->nbodies = geometry_bodies(&s->opts.geometry, body, names);
   TSR_CHECK(s->nbodies <= LBM_MAX_BODIES, TSR_ERR_INTERNAL, "%d named obstacles", s->nbodies);
-  for (int k = 0; k < s->nbodies; ++k)
+  for (int k = 0; k < s->nbodies; ++k) {
     for (int a = 0; a < 3; ++a)
-      snprintf(s->force_names[3 * k + a], sizeof s->force_names[0], "%s.f%c", names[k], "xyz"[a]);
+      snprintf(s->force_names[5 * k + a], sizeof s->force_names[0], "%s.f%c", names[k], "xyz"[a]);
+    snprintf(s->force_names[5 * k + 3], sizeof s->force_names[0], "%s.cd", names[k]);
+    snprintf(s->force_names[5 * k + 4], sizeof s->force_names[0], "%s.cl", names[k]);
+  }
   *state = s;
 cleanup:
   return st;
@@ -381,7 +384,7 @@ static tsr_status lbm_totals(void *state, sim_t *sim, const char **names, double
   tsr_status st = TSR_OK;
   lbm_state_t *s = state;
   *n = 0;
-  TSR_CHECK(cap >= 2 + 3 * s->nbodies, TSR_ERR_INTERNAL, "no room for the LBM's totals");
+  TSR_CHECK(cap >= 2 + 5 * s->nbodies, TSR_ERR_INTERNAL, "no room for the LBM's totals");
   TSR_TRY(lbm_sim_sums(sim, &values[0], &values[1], err));
   names[0] = "mass";
   names[1] = "kinetic_energy";
@@ -389,9 +392,19 @@ static tsr_status lbm_totals(void *state, sim_t *sim, const char **names, double
   if (s->nbodies > 0) {
     double f[3 * LBM_MAX_BODIES];
     TSR_TRY(lbm_sim_forces(s, sim, f, err));
-    for (int k = 0; k < 3 * s->nbodies; ++k) {
-      names[*n] = s->force_names[k];
-      values[(*n)++] = f[k];
+    /* c = 2 F / (rho U^2 A) along the drag and the lift axis */
+    const double q = 0.5 * s->opts.forces.density * s->opts.forces.velocity *
+                     s->opts.forces.velocity * s->opts.forces.area;
+    for (int b = 0; b < s->nbodies; ++b) {
+      for (int a = 0; a < 3; ++a) {
+        names[*n] = s->force_names[5 * b + a];
+        values[(*n)++] = f[3 * b + a];
+      }
+      if (!s->opts.forces.on) continue;
+      names[*n] = s->force_names[5 * b + 3];
+      values[(*n)++] = f[3 * b + s->opts.forces.drag] / q;
+      names[*n] = s->force_names[5 * b + 4];
+      values[(*n)++] = f[3 * b + s->opts.forces.lift] / q;
     }
   }
 cleanup:
