@@ -234,18 +234,18 @@
   (void)rho0, (void)inv_rho0, (void)op, (void)om, (void)fx, (void)fy, (void)fz, (void)hfx, \
       (void)hfy, (void)hfz
 
-/* Open faces (lbm_kernels.h lbm_open_link_t): the non-equilibrium extrapolation of Guo,
- * Zheng and Shi (2002) to the ghost cell s half a cell beyond the face:
+/* Pressure outlets (lbm_kernels.h lbm_open_link_t): the non-equilibrium extrapolation of
+ * Guo, Zheng and Shi (2002) to the ghost cell s half a cell beyond the face:
  *   OUT = FROM + e_I(rho_g, u_g) - e_I(rho, u),
  *   e_i(rho, u) = w_i (rho + rho0 (a c_i.u + a^2/2 (c_i.u)^2 - a/2 u.u)),
  * FROM the post-collision value of direction I of the cell next to s inwards, rho and u
- * the density and velocity of the link's fluid cell (LD1(i): its values), rho2 and u2
- * those of the cell next inwards from it (LD2(i)), u = (j - F/2) / rho0, u_g = 2 u - u2
- * extrapolated linearly, and w_I (rho_g - rho) = EXTRA + WA rho + WB rho2 (pressure
- * outlet: rho_g = 2 rho_w - rho, EXTRA = 2 w_I (rho_w - shift), WA = -2 w_I, WB = 0;
- * outflow: rho_g = 2 rho - rho2, EXTRA = 0, WA = w_I, WB = -w_I), the densities as stored.
- * Explicit sums in direction order, REAL scalars; I a run-time direction; WR0 = w_I rho0;
- * HFX..HFZ: F/2, INV_RHO0: 1/rho0. */
+ * the density and velocity of the link's fluid cell (LD1(i): its values), u2 that of the
+ * cell next inwards from it (LD2(i)), u = (j - F/2) / rho0, rho_g = 2 rho_w - rho and
+ * u_g = 2 u - u2 extrapolated linearly through the face. In two parts: LBM_OUTLET_CELL,
+ * what a cell's links share (its stored density R, u as FX.., u_g as GX..), then
+ * LBM_OUTLET_LINK per link. Explicit sums in direction order, REAL scalars; I a run-time
+ * direction; EXTRA = 2 w_I (rho_w - shift), W2 = 2 w_I, WR0 = w_I rho0; HFX..HFZ: F/2,
+ * INV_RHO0: 1/rho0. */
 #define LBM_OUTLET_J(LD, R, JX, JY, JZ)                                                  \
   do {                                                                                   \
     int sx_ = 0, sy_ = 0, sz_ = 0;                                                       \
@@ -261,22 +261,27 @@
       if (LAT(D) == 3) LBM_SIGNED_ADD(JZ, sz_, LAT_CZ(i_), v_);                          \
     }                                                                                    \
   } while (0)
-#define LBM_OUTLET_VALUE(OUT, LD1, LD2, I, FROM, EXTRA, WA, WB, WR0, HFX, HFY, HFZ, INV_RHO0) \
+#define LBM_OUTLET_CELL(LD1, LD2, R, FX, FY, FZ, GX, GY, GZ, HFX, HFY, HFZ, INV_RHO0)    \
   do {                                                                                   \
-    REAL r_, ax_, ay_, az_, s_, bx_, by_, bz_;                                           \
-    LBM_OUTLET_J(LD1, r_, ax_, ay_, az_);                                                \
+    REAL ax_, ay_, az_, s_, bx_, by_, bz_;                                               \
+    LBM_OUTLET_J(LD1, R, ax_, ay_, az_);                                                 \
     LBM_OUTLET_J(LD2, s_, bx_, by_, bz_);                                                \
-    const REAL fx_ = (ax_ - (HFX)) * (INV_RHO0), fy_ = (ay_ - (HFY)) * (INV_RHO0),       \
-               fz_ = (az_ - (HFZ)) * (INV_RHO0);                                         \
-    const REAL gx_ = ((REAL)2 * ax_ - bx_ - (HFX)) * (INV_RHO0);                         \
-    const REAL gy_ = ((REAL)2 * ay_ - by_ - (HFY)) * (INV_RHO0);                         \
-    const REAL gz_ = ((REAL)2 * az_ - bz_ - (HFZ)) * (INV_RHO0);                         \
+    (void)s_;                                                                            \
+    FX = (ax_ - (HFX)) * (INV_RHO0);                                                     \
+    FY = (ay_ - (HFY)) * (INV_RHO0);                                                     \
+    FZ = (az_ - (HFZ)) * (INV_RHO0);                                                     \
+    GX = ((REAL)2 * ax_ - bx_ - (HFX)) * (INV_RHO0);                                     \
+    GY = ((REAL)2 * ay_ - by_ - (HFY)) * (INV_RHO0);                                     \
+    GZ = ((REAL)2 * az_ - bz_ - (HFZ)) * (INV_RHO0);                                     \
+  } while (0)
+#define LBM_OUTLET_LINK(OUT, I, FROM, EXTRA, W2, WR0, R, FX, FY, FZ, GX, GY, GZ)         \
+  do {                                                                                   \
     const REAL cx_ = (REAL)LAT_CX(I), cy_ = (REAL)LAT_CY(I), cz_ = (REAL)LAT_CZ(I);      \
-    const REAL cg_ = cx_ * gx_ + cy_ * gy_ + cz_ * gz_;                                   \
-    const REAL cf_ = cx_ * fx_ + cy_ * fy_ + cz_ * fz_;                                   \
-    const REAL eg_ = LBM_A1 * cg_ + (LBM_A2 * cg_ * cg_ - LBM_A3 * (gx_ * gx_ + gy_ * gy_ + gz_ * gz_)); \
-    const REAL ef_ = LBM_A1 * cf_ + (LBM_A2 * cf_ * cf_ - LBM_A3 * (fx_ * fx_ + fy_ * fy_ + fz_ * fz_)); \
-    OUT = (FROM) + ((((EXTRA) + (WA) * r_) + (WB) * s_) + (WR0) * (eg_ - ef_));          \
+    const REAL cg_ = cx_ * (GX) + cy_ * (GY) + cz_ * (GZ);                               \
+    const REAL cf_ = cx_ * (FX) + cy_ * (FY) + cz_ * (FZ);                               \
+    const REAL eg_ = LBM_A1 * cg_ + (LBM_A2 * cg_ * cg_ - LBM_A3 * ((GX) * (GX) + (GY) * (GY) + (GZ) * (GZ))); \
+    const REAL ef_ = LBM_A1 * cf_ + (LBM_A2 * cf_ * cf_ - LBM_A3 * ((FX) * (FX) + (FY) * (FY) + (FZ) * (FZ))); \
+    OUT = (FROM) + (((EXTRA) - (W2) * (R)) + (WR0) * (eg_ - ef_));                       \
   } while (0)
 
 #endif

@@ -62,13 +62,13 @@ typedef struct lbm_link {
   double extra;  /* moving-wall term 2 a w_i rho0 c_i.u_w, 0 for no-slip */
 } lbm_link_t;
 
-/* Open-face links (lbm_collide.h LBM_OUTLET_VALUE, the non-equilibrium extrapolation of
- * Guo et al. to the ghost cell s = x - c_i beyond the face):
- *   f[to] = f[from] + e_i(rho_g, 2 u - u2) - e_i(rho, u),
+/* Pressure-outlet links (lbm_collide.h LBM_OUTLET_CELL and _LINK, the non-equilibrium
+ * extrapolation of Guo et al. to the ghost cell s = x - c_i beyond the face):
+ *   f[to] = f[from] + e_i(2 rho_w - rho, 2 u - u2) - e_i(rho, u),
  * from slot i of the cell s + n next to s inwards (n the face's inward normal), rho and u
- * the density and velocity of the link's fluid cell x (cell[0]), rho2 and u2 those of
- * x + n (cell[1]), u = (j - F/2) / rho0 with F the uniform body force; rho_g = 2 rho_w -
- * rho at a pressure outlet, 2 rho - rho2 at an outflow. Like the plain links,
+ * the density and velocity of the link's fluid cell x (cell[0]), u2 that of x + n
+ * (cell[1]), u = (j - F/2) / rho0 with F the uniform body force. The links of a cell are
+ * listed one after the other. Like the plain links,
  * they write wall slots and read fluid slots only: independent of each other and of the
  * plain links. Cells x and x + n are interior cells of the block (all their values are
  * there; ghost cells hold only what crosses into the block), s + n may be a ghost cell:
@@ -77,9 +77,8 @@ typedef struct lbm_open_link {
   size_t to, from;  /* as lbm_link_t; from is slot i of s + n */
   size_t cell[2];   /* component 0 of x and of x + n (x again where x + n is no fluid) */
   int dir;          /* i, the direction of to */
-  double extra;     /* pressure: 2 w_i (rho_w - shift), shift = rho0 for shifted
-                       storage, else 0; outflow: 0 */
-  double wa, wb;    /* pressure: -2 w_i and 0; outflow: w_i and -w_i */
+  double extra;     /* 2 w_i (rho_w - shift), shift = rho0 for shifted storage, else 0 */
+  double w2;        /* 2 w_i */
   double wrho0;     /* w_i rho0 */
 } lbm_open_link_t;
 
@@ -159,7 +158,7 @@ typedef struct lbm_kernels {
   void (*boundary)(void *f, const lbm_link_t *links, size_t n, int negate);
   /* The body links; acc[3 body + a] += the momentum exchanged along axis a, fixed point. */
   void (*bodies)(void *f, const lbm_body_link_t *links, size_t n, int64_t *acc, int nbodies);
-  /* The open-face links on a field of dims d (its component stride), with the
+  /* The pressure-outlet links on a field of dims d (its component stride), with the
    * uniform force and rho0 of p. */
   void (*outlet)(void *f, const grid_dims_t *d, const lbm_open_link_t *links, size_t n,
                  const lbm_params_t *p);

@@ -515,19 +515,29 @@ static void LBM_FN(outlet)(void *vf, const grid_dims_t *d, const lbm_open_link_t
   const REAL h = p->use_force ? (REAL)0.5 : (REAL)0;
   const REAL hfx = h * (REAL)p->force[0], hfy = h * (REAL)p->force[1],
              hfz = h * (REAL)p->force[2], inv_rho0 = (REAL)(1.0 / p->rho0);
+  /* a cell's moments once for its links (listed together); the same values as per link */
 #pragma omp parallel for schedule(static) if (n > 8192)
-  for (size_t k = 0; k < n; ++k) {
-    const lbm_open_link_t *l = &links[k];
-    const REAL *c1 = f + l->cell[0], *c2 = f + l->cell[1];
+  for (size_t k0 = 0; k0 < n; k0 += 64) {
+    const size_t k1 = k0 + 64 < n ? k0 + 64 : n;
+    size_t cell = SIZE_MAX;
+    REAL r = 0, fx = 0, fy = 0, fz = 0, gx = 0, gy = 0, gz = 0;
+    for (size_t k = k0; k < k1; ++k) {
+      const lbm_open_link_t *l = &links[k];
+      if (l->cell[0] != cell) {
+        const REAL *c1 = f + l->cell[0], *c2 = f + l->cell[1];
 #define LBM_OUT_LD1(i) c1[(ptrdiff_t)(i) * sc]
 #define LBM_OUT_LD2(i) c2[(ptrdiff_t)(i) * sc]
-    REAL v;
-    LBM_OUTLET_VALUE(v, LBM_OUT_LD1, LBM_OUT_LD2, l->dir, f[l->from], (REAL)l->extra,
-                     (REAL)l->wa, (REAL)l->wb,
-                     (REAL)l->wrho0, hfx, hfy, hfz, inv_rho0);
+        LBM_OUTLET_CELL(LBM_OUT_LD1, LBM_OUT_LD2, r, fx, fy, fz, gx, gy, gz, hfx, hfy, hfz,
+                        inv_rho0);
 #undef LBM_OUT_LD1
 #undef LBM_OUT_LD2
-    f[l->to] = v;
+        cell = l->cell[0];
+      }
+      REAL v;
+      LBM_OUTLET_LINK(v, l->dir, f[l->from], (REAL)l->extra, (REAL)l->w2, (REAL)l->wrho0, r,
+                      fx, fy, fz, gx, gy, gz);
+      f[l->to] = v;
+    }
   }
 }
 

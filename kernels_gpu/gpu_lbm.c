@@ -523,7 +523,7 @@ tsr_status gpu_lbm_outlet_create_many(gpu_lbm_t *g, const lbm_open_link_t *const
                                     0, in_place, &out->links, err));
   cells = malloc(n * 2 * sizeof *cells);
   dirs = malloc(n * sizeof *dirs);
-  w = malloc(n * 3 * g->esize);
+  w = malloc(n * 2 * g->esize);
   TSR_CHECK(cells && dirs && w, TSR_ERR_NOMEM, "out of memory for %zu outlet links", n);
   size_t k = 0;
   for (size_t b = 0; b < nblocks; ++b)
@@ -532,19 +532,19 @@ tsr_status gpu_lbm_outlet_create_many(gpu_lbm_t *g, const lbm_open_link_t *const
       for (int c = 0; c < 2; ++c) /* AoS cell * Q -> device base + cell (component 0) */
         cells[2 * k + (size_t)c] = (cl_long)(base[b] + l->cell[c] / g->q);
       dirs[k] = l->dir;
-      const double wv[3] = {l->wa, l->wb, l->wrho0};
-      for (int c = 0; c < 3; ++c) {
+      const double wv[2] = {l->w2, l->wrho0};
+      for (int c = 0; c < 2; ++c) {
         if (g->esize == sizeof(float)) {
           float v = (float)wv[c];
-          memcpy(w + (3 * k + (size_t)c) * sizeof v, &v, sizeof v);
+          memcpy(w + (2 * k + (size_t)c) * sizeof v, &v, sizeof v);
         } else {
-          memcpy(w + (3 * k + (size_t)c) * sizeof wv[c], &wv[c], sizeof wv[c]);
+          memcpy(w + (2 * k + (size_t)c) * sizeof wv[c], &wv[c], sizeof wv[c]);
         }
       }
     }
   TSR_TRY(gpu_buffer_create(g->ctx, n * 2 * sizeof *cells, "outlet links", &out->cells, err));
   TSR_TRY(gpu_buffer_create(g->ctx, n * sizeof *dirs, "outlet links", &out->dirs, err));
-  TSR_TRY(gpu_buffer_create(g->ctx, n * 3 * g->esize, "outlet links", &out->w, err));
+  TSR_TRY(gpu_buffer_create(g->ctx, n * 2 * g->esize, "outlet links", &out->w, err));
   TSR_TRY(gpu_buffer_write(g->ctx, &out->cells, 0, out->cells.bytes, cells, NULL, err));
   TSR_TRY(gpu_buffer_write(g->ctx, &out->dirs, 0, out->dirs.bytes, dirs, NULL, err));
   TSR_TRY(gpu_buffer_write(g->ctx, &out->w, 0, out->w.bytes, w, NULL, err));

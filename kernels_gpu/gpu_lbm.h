@@ -137,7 +137,7 @@ void gpu_lbm_links_free(gpu_lbm_links_t *l);
  * lbm_open_link_t of blocks built in AoS, gathered as gpu_lbm_links_create_many does. */
 typedef struct gpu_lbm_outlet {
   gpu_lbm_links_t links; /* to, from, extra (and the in-place indices) */
-  gpu_buffer_t cells, dirs, w; /* w: wa, wb, wrho0 per link */
+  gpu_buffer_t cells, dirs, w; /* w: w2, wrho0 per link */
   double hf[3], inv_rho0; /* F/2 (0 without a force), 1/rho0 */
 } gpu_lbm_outlet_t;
 TSR_NODISCARD tsr_status gpu_lbm_outlet_create_many(gpu_lbm_t *g,

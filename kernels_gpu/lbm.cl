@@ -199,10 +199,10 @@ __kernel void lbm_bodies(__global REAL *f, __global const ulong2 *idx, __global 
 }
 
 /* Pressure-outlet links (lbm_kernels.h lbm_open_link_t, lbm_collide.h
- * LBM_OUTLET_VALUE) from the two cells whose component 0 lies at cells[k] (natural
- * layout; swapped: a field streamed in place, the values of a cell lie at inv(i) of the
- * cell c_i away). idx and extra as lbm_boundary's, dirs the links' directions, w[3k..3k+2]
- * their wa, wb and wrho0. */
+ * LBM_OUTLET_CELL and _LINK) from the two cells whose component 0 lies at cells[k]
+ * (natural layout; swapped: a field streamed in place, the values of a cell lie at inv(i)
+ * of the cell c_i away). idx and extra as lbm_boundary's, dirs the links' directions,
+ * w[2k], w[2k + 1] their w2 and wrho0. */
 __kernel void lbm_outlet(__global REAL *f, __global const ulong2 *idx,
                          __global const REAL *extra, __global const long2 *cells,
                          __global const int *dirs, __global const REAL *w, const ulong n,
@@ -216,9 +216,10 @@ __kernel void lbm_outlet(__global REAL *f, __global const ulong2 *idx,
   (swapped ? f[c.x + (long)LAT_INV(i) * NCELLS + C_OFF(i)] : f[c.x + (long)(i) * NCELLS])
 #define OUTLET_LD2(i)                                                                    \
   (swapped ? f[c.y + (long)LAT_INV(i) * NCELLS + C_OFF(i)] : f[c.y + (long)(i) * NCELLS])
-  REAL v;
-  LBM_OUTLET_VALUE(v, OUTLET_LD1, OUTLET_LD2, dirs[k], f[l.y], extra[k], w[3 * k],
-                   w[3 * k + 1], w[3 * k + 2], hfx, hfy, hfz, inv_rho0);
+  REAL r, fx, fy, fz, gx, gy, gz, v;
+  LBM_OUTLET_CELL(OUTLET_LD1, OUTLET_LD2, r, fx, fy, fz, gx, gy, gz, hfx, hfy, hfz, inv_rho0);
+  LBM_OUTLET_LINK(v, dirs[k], f[l.y], extra[k], w[2 * k], w[2 * k + 1], r, fx, fy, fz, gx, gy,
+                  gz);
 #undef OUTLET_LD1
 #undef OUTLET_LD2
   f[l.x] = v;

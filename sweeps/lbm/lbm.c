@@ -468,10 +468,11 @@ static bool lbm_interior_fluid(const lbm_ctx_t *c, const block_info_t *b, const 
 }
 
 /* The link of an open face from fluid cell x (local) in direction i (s = x - c_i lies
- * beyond the face): lbm_open_link_t. The cell next inwards from s along the face's normal
- * n is fluid but for an obstacle touching the face (then x stands in for it); x + n is an
- * interior fluid cell of the block but where the block is one cell thick or an obstacle is
- * there (then x stands in: u_g = u, and an outflow's rho_g = rho). */
+ * beyond the face): lbm_open_link_t (an outflow uses its to and from only). The cell next
+ * inwards from s along the face's normal n is fluid but for an obstacle touching the face
+ * (then x stands in for it); x + n is an interior fluid cell of the block but where an
+ * obstacle is there (blocks are at least 2 cells thick along an open face's normal,
+ * lbm_check_domain; then x stands in: u_g = u). */
 static lbm_open_link_t lbm_open_link(const lbm_ctx_t *c, const block_info_t *b,
                                      const grid_dims_t *d, const int x[3], int i, int face) {
   const lattice_t *l = c->lattice;
@@ -493,7 +494,7 @@ static lbm_open_link_t lbm_open_link(const lbm_ctx_t *c, const block_info_t *b,
       .wrho0 = l->w[i] * c->opts.rho0};
   if (w->kind == GEOMETRY_WALL_PRESSURE) { /* rho_g = 2 rho_w - rho */
     o.extra = 2.0 * l->w[i] * (w->density - (c->opts.shifted ? c->opts.rho0 : 0.0));
-    o.wa = -2.0 * l->w[i];
+    o.w2 = 2.0 * l->w[i];
   } /* an outflow's links are plain copies (to, from) */
   return o;
 }
