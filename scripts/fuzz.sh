@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz with clang (ASan + UBSan) in build-fuzz/ and
-# fuzzes each for SECONDS (default 60): message, config and checkpoint, or the TARGETs
+# fuzzes each for SECONDS (default 60): message, config, checkpoint and stl, or the TARGETs
 # named.
 #
 # Usage: scripts/fuzz.sh [SECONDS [TARGET...]]
@@ -21,7 +21,7 @@ if ! [[ $secs =~ ^[1-9][0-9]*$ ]]; then
   echo "usage: scripts/fuzz.sh [SECONDS [TARGET...]]   (SECONDS per target, a positive integer; default 60)" >&2
   exit 2
 fi
-all_targets=(message config checkpoint)
+all_targets=(message config checkpoint stl)
 targets=("${all_targets[@]}")
 if [[ $# -gt 1 ]]; then
   targets=("${@:2}")
