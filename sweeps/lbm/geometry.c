@@ -1,5 +1,7 @@
 #include "geometry.h"
 
+#include "mesh.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -57,6 +59,9 @@ tsr_status geometry_validate(const geometry_t *g, tsr_error_t *err) {
       TSR_CHECK(s->kind != GEOMETRY_CYLINDER || (s->axis >= 0 && s->axis <= 2), TSR_ERR_INVALID,
                 "obstacles[%d]: cylinder axis %d; allowed are x, y, z", i, s->axis);
       break;
+    case GEOMETRY_MESH:
+      TSR_CHECK(s->mesh, TSR_ERR_INVALID, "obstacles[%d]: a mesh shape without its mesh", i);
+      break;
     default:
       TSR_FAIL(TSR_ERR_INVALID, "obstacles[%d]: unknown shape kind %d", i, (int)s->kind);
     }
@@ -81,6 +86,8 @@ bool geometry_inside(const geometry_shape_t *s, const double p[3]) {
       if (a != s->axis) r2 += (p[a] - s->center[a]) * (p[a] - s->center[a]);
     return r2 <= s->radius * s->radius;
   }
+  case GEOMETRY_MESH:
+    return geometry_mesh_inside(s->mesh, p);
   }
   return false;
 }
@@ -179,6 +186,7 @@ int geometry_shape_at(const geometry_t *g, const patch_options_t *domain, int64_
 /* The smallest t in [0, 1] where p + t d lies in shape s (p outside it), or 2 where the
    segment misses it. */
 static double geometry_entry(const geometry_shape_t *s, const double p[3], const double d[3]) {
+  if (s->kind == GEOMETRY_MESH) return geometry_mesh_entry(s->mesh, p, d);
   if (s->kind == GEOMETRY_BOX) { /* slabs: the latest entry, the earliest exit */
     double t0 = 0.0, t1 = 1.0;
     for (int a = 0; a < 3; ++a) {
@@ -240,17 +248,27 @@ double geometry_link_fraction(const geometry_t *g, const patch_options_t *domain
 }
 
 bool geometry_covers_a_cell(const geometry_shape_t *s, const patch_options_t *domain) {
-  double lo[3], hi[3], p[3];
+  double lo[3], hi[3], p[3], r0[3], r1[3];
   geometry_bounds(s, lo, hi);
   for (int a = 0; a < 3; ++a) {
     /* cells i with lo <= i + 0.5 <= hi, inside the domain */
     const double n = (double)domain->cells[a];
     const double i0 = fmax(0.0, ceil(lo[a] - 0.5)), i1 = fmin(n - 1.0, floor(hi[a] - 0.5));
     if (i0 > i1) return false;
+    r0[a] = i0;
+    r1[a] = i1;
+    if (s->kind == GEOMETRY_MESH) continue;
     /* the squared distance is a sum over axes, so the nearest centre along each axis
        (cell floor(c), clamped to the range) gives the nearest centre of all */
     const double c = s->kind == GEOMETRY_BOX ? lo[a] : s->center[a];
     p[a] = fmin(fmax(floor(c), i0), i1) + 0.5;
+  }
+  if (s->kind == GEOMETRY_MESH) { /* the centres in the bounds until one is inside */
+    for (p[2] = r0[2] + 0.5; p[2] <= r1[2] + 0.5; p[2] += 1.0)
+      for (p[1] = r0[1] + 0.5; p[1] <= r1[1] + 0.5; p[1] += 1.0)
+        for (p[0] = r0[0] + 0.5; p[0] <= r1[0] + 0.5; p[0] += 1.0)
+          if (geometry_inside(s, p)) return true;
+    return false;
   }
   return s->kind == GEOMETRY_BOX || geometry_inside(s, p);
 }
@@ -258,6 +276,10 @@ bool geometry_covers_a_cell(const geometry_shape_t *s, const patch_options_t *do
 /* Axis-aligned bounds of a shape (cell-centre coordinates); cylinders are unbounded
  * along their axis. */
 static void geometry_bounds(const geometry_shape_t *s, double lo[3], double hi[3]) {
+  if (s->kind == GEOMETRY_MESH) {
+    geometry_mesh_bounds(s->mesh, lo, hi);
+    return;
+  }
   for (int a = 0; a < 3; ++a) {
     if (s->kind == GEOMETRY_BOX) {
       lo[a] = s->min[a];

@@ -54,7 +54,9 @@ bool geometry_wall_moves(geometry_wall_kind_t kind);
 /* Whether a face of this kind is open (pressure outlet, outflow). */
 bool geometry_wall_open(geometry_wall_kind_t kind);
 
-typedef enum geometry_shape_kind { GEOMETRY_BOX, GEOMETRY_SPHERE, GEOMETRY_CYLINDER } geometry_shape_kind_t;
+typedef enum geometry_shape_kind { GEOMETRY_BOX, GEOMETRY_SPHERE, GEOMETRY_CYLINDER, GEOMETRY_MESH } geometry_shape_kind_t;
+
+struct geometry_mesh; /* mesh.h */
 
 typedef struct geometry_shape {
   geometry_shape_kind_t kind;
@@ -66,6 +68,8 @@ typedef struct geometry_shape {
                                    of one name are one body */
   bool interpolated;     /* obstacles: interpolated bounce-back (Bouzidi et al.) on its
                             links, from the exact distance; else half-way */
+  const struct geometry_mesh *mesh; /* mesh: a closed triangle mesh (shared, kept until
+                                       the process ends) */
 } geometry_shape_t;
 
 typedef struct geometry {

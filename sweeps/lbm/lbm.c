@@ -11,6 +11,7 @@
 #include "field.h"
 #include "grid.h"
 #include "lbm_impl.h"
+#include "mesh.h"
 #include "tsr_size.h"
 
 /* ---- options ---- */
@@ -164,9 +165,12 @@ cleanup:
   return st;
 }
 
-static tsr_status lbm_read_shape(config_node_t *n, geometry_shape_t *s, tsr_error_t *err) {
+/* A shape (messages name it as where: "obstacles[2]"); an STL file's path is taken
+ * relative to the folder of the configuration file source (absolute paths as they are). */
+static tsr_status lbm_read_shape(config_node_t *n, const char *source, const char *where,
+                                 geometry_shape_t *s, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  static const char *const shapes[] = {"box", "sphere", "cylinder", NULL};
+  static const char *const shapes[] = {"box", "sphere", "cylinder", "stl", NULL};
   static const char *const axes[] = {"x", "y", "z", NULL};
   int kind = 0;
   const double big = 1e9;
@@ -176,6 +180,23 @@ static tsr_status lbm_read_shape(config_node_t *n, geometry_shape_t *s, tsr_erro
   if (s->kind == GEOMETRY_BOX) {
     TSR_TRY(config_real3(n, "min", true, -big, big, s->min, err));
     TSR_TRY(config_real3(n, "max", true, -big, big, s->max, err));
+  } else if (s->kind == GEOMETRY_MESH) {
+    char file[1024], path[2048];
+    double scale = 1.0, rotate[3] = {0, 0, 0}, offset[3] = {0, 0, 0};
+    TSR_TRY(config_string(n, "file", true, file, sizeof file, err));
+    TSR_TRY(config_real(n, "scale", false, 1e-12, big, &scale, err));
+    TSR_TRY(config_real3(n, "rotate", false, -360.0, 360.0, rotate, err));
+    TSR_TRY(config_real3(n, "offset", false, -big, big, offset, err));
+    const char *slash = strrchr(source, '/');
+    if (file[0] == '/' || !slash)
+      snprintf(path, sizeof path, "%s", file);
+    else
+      snprintf(path, sizeof path, "%.*s/%s", (int)(slash - source), source, file);
+    st = geometry_mesh_load(path, scale, rotate, offset, &s->mesh, err);
+    if (st != TSR_OK) {
+      tsr_error_prefix(err, "%s: %s.file = \"%s\"", source, where, file);
+      goto cleanup;
+    }
   } else {
     TSR_TRY(config_real3(n, "center", true, -big, big, s->center, err));
     TSR_TRY(config_real(n, "radius", true, 1e-9, big, &s->radius, err));
@@ -187,7 +208,8 @@ cleanup:
 
 /* lbm.initial.density (default lbm.rho0) and lbm.initial.regions: shapes as the
  * obstacles' with a "density" each. */
-static tsr_status lbm_read_regions(config_node_t *init, lbm_options_t *r, tsr_error_t *err) {
+static tsr_status lbm_read_regions(config_node_t *init, const char *source, lbm_options_t *r,
+                                   tsr_error_t *err) {
   tsr_status st = TSR_OK;
   size_t n = 0;
   TSR_TRY(config_real(init, "density", false, 1e-12, 1e12, &r->init_density, err));
@@ -197,7 +219,9 @@ static tsr_status lbm_read_regions(config_node_t *init, lbm_options_t *r, tsr_er
   for (size_t i = 0; i < n; ++i) {
     config_node_t *item;
     TSR_TRY(config_list_item(init, "regions", i, &item, err));
-    TSR_TRY(lbm_read_shape(item, &r->init_regions[i], err));
+    char where[48];
+    snprintf(where, sizeof where, "lbm.initial.regions[%zu]", i);
+    TSR_TRY(lbm_read_shape(item, source, where, &r->init_regions[i], err));
     TSR_TRY(config_real(item, "density", true, 1e-12, 1e12, &r->init_region_density[i], err));
   }
   r->ninit_regions = (int)n;
@@ -247,7 +271,7 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
       r.init = (lbm_init_kind_t)v;
       if (r.init == LBM_INIT_UNIFORM) {
         TSR_TRY(config_real3(init, "velocity", false, -0.4, 0.4, r.init_velocity, err));
-        TSR_TRY(lbm_read_regions(init, &r, err));
+        TSR_TRY(lbm_read_regions(init, config_source(cfg), &r, err));
       } else {
         TSR_TRY(config_real(init, "u0", true, -0.4, 0.4, &r.init_velocity[0], err));
       }
@@ -290,7 +314,9 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     config_node_t *item;
     TSR_TRY(config_list_item(root, "obstacles", i, &item, err));
     geometry_shape_t *s = &r.geometry.shapes[i];
-    TSR_TRY(lbm_read_shape(item, s, err));
+    char where[32];
+    snprintf(where, sizeof where, "obstacles[%zu]", i);
+    TSR_TRY(lbm_read_shape(item, config_source(cfg), where, s, err));
     static const char *const wall_kinds[] = {"halfway", "interpolated", NULL};
     v = 0;
     TSR_TRY(config_choice(item, "wall", false, wall_kinds, &v, err));

@@ -1,0 +1,193 @@
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include "mesh.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stl.h"
+
+struct geometry_mesh {
+  stl_mesh_t stl;
+  double y0, z0;        /* the bins' origin: the bounds' lower corner in y and z */
+  long ny, nz;          /* bins of one cell */
+  size_t *start;        /* bin b's triangles: index[start[b] .. start[b + 1]) */
+  size_t *index;
+  /* the cache's key and chain */
+  char *path;
+  double scale, rotate[3], offset[3];
+  struct geometry_mesh *next;
+};
+
+static struct geometry_mesh *mesh_cache;
+
+static void mesh_free(struct geometry_mesh *m) {
+  stl_free(&m->stl);
+  free(m->start);
+  free(m->index);
+  free(m->path);
+  free(m);
+}
+
+static void mesh_cache_clear(void) {
+  while (mesh_cache) {
+    struct geometry_mesh *n = mesh_cache->next;
+    mesh_free(mesh_cache);
+    mesh_cache = n;
+  }
+}
+
+static const double MESH_SHIFT_Y = 3.14159265358979e-7, MESH_SHIFT_Z = 2.71828182845905e-7;
+
+/* The bins a range [lo, hi] of y (z) covers, clamped. */
+static void mesh_bin_range(double lo, double hi, double origin, long n, long *b0, long *b1) {
+  double a = floor(lo - origin), b = floor(hi - origin);
+  *b0 = a < 0 ? 0 : a >= (double)n ? n - 1 : (long)a;
+  *b1 = b < 0 ? 0 : b >= (double)n ? n - 1 : (long)b;
+}
+
+static tsr_status mesh_bin(struct geometry_mesh *m, const char *path, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const stl_mesh_t *s = &m->stl;
+  m->y0 = floor(s->lo[1]);
+  m->z0 = floor(s->lo[2]);
+  const double ey = floor(s->hi[1]) - m->y0 + 1, ez = floor(s->hi[2]) - m->z0 + 1;
+  TSR_CHECK(ey * ez <= 1e8, TSR_ERR_INVALID,
+            "%s: the placed mesh spans %g x %g cells in y and z; at most 1e8 are allowed", path,
+            ey, ez);
+  m->ny = (long)ey;
+  m->nz = (long)ez;
+  const size_t nb = (size_t)m->ny * (size_t)m->nz;
+  m->start = calloc(nb + 1, sizeof *m->start);
+  TSR_CHECK(m->start, TSR_ERR_NOMEM, "%s: out of memory for the mesh's bins", path);
+  for (int pass = 0; pass < 2; ++pass) { /* count, then fill */
+    for (size_t k = 0; k < s->n; ++k) {
+      double lo[2], hi[2];
+      for (int a = 0; a < 2; ++a) {
+        lo[a] = fmin(fmin(s->tri[k][0][a + 1], s->tri[k][1][a + 1]), s->tri[k][2][a + 1]);
+        hi[a] = fmax(fmax(s->tri[k][0][a + 1], s->tri[k][1][a + 1]), s->tri[k][2][a + 1]);
+      }
+      long y0, y1, z0, z1;
+      mesh_bin_range(lo[0], hi[0], m->y0, m->ny, &y0, &y1);
+      mesh_bin_range(lo[1], hi[1], m->z0, m->nz, &z0, &z1);
+      for (long z = z0; z <= z1; ++z)
+        for (long y = y0; y <= y1; ++y) {
+          const size_t b = (size_t)z * (size_t)m->ny + (size_t)y;
+          if (pass == 0) ++m->start[b + 1];
+          else m->index[m->start[b]++] = k;
+        }
+    }
+    if (pass == 0) {
+      for (size_t b = 0; b < nb; ++b) m->start[b + 1] += m->start[b];
+      m->index = malloc((m->start[nb] ? m->start[nb] : 1) * sizeof *m->index);
+      TSR_CHECK(m->index, TSR_ERR_NOMEM, "%s: out of memory for the mesh's bins", path);
+    } else { /* start[b] was moved to the end of bin b: back by one bin */
+      memmove(m->start + 1, m->start, nb * sizeof *m->start);
+      m->start[0] = 0;
+    }
+  }
+cleanup:
+  return st;
+}
+
+tsr_status geometry_mesh_load(const char *path, double scale, const double rotate[3],
+                              const double offset[3], const geometry_mesh_t **out,
+                              tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  struct geometry_mesh *m;
+  for (m = mesh_cache; m; m = m->next)
+    if (strcmp(m->path, path) == 0 && m->scale == scale &&
+        memcmp(m->rotate, rotate, sizeof m->rotate) == 0 &&
+        memcmp(m->offset, offset, sizeof m->offset) == 0) {
+      *out = m;
+      return st;
+    }
+  m = calloc(1, sizeof *m);
+  TSR_CHECK(m, TSR_ERR_NOMEM, "%s: out of memory", path);
+  m->path = strdup(path);
+  TSR_CHECK(m->path, TSR_ERR_NOMEM, "%s: out of memory", path);
+  m->scale = scale;
+  memcpy(m->rotate, rotate, sizeof m->rotate);
+  memcpy(m->offset, offset, sizeof m->offset);
+  TSR_TRY(stl_read(path, &m->stl, err));
+  TSR_TRY(stl_check_closed(&m->stl, path, err));
+  stl_place(&m->stl, scale, rotate, offset);
+  TSR_TRY(mesh_bin(m, path, err));
+  if (!mesh_cache) atexit(mesh_cache_clear);
+  m->next = mesh_cache;
+  mesh_cache = m;
+  *out = m;
+  m = NULL;
+cleanup:
+  if (m) mesh_free(m);
+  return st;
+}
+
+bool geometry_mesh_inside(const geometry_mesh_t *m, const double p[3]) {
+  const stl_mesh_t *s = &m->stl;
+  if (p[0] > s->hi[0] || p[1] < s->lo[1] || p[1] > s->hi[1] || p[2] < s->lo[2] || p[2] > s->hi[2])
+    return false;
+  const double y = p[1] + MESH_SHIFT_Y, z = p[2] + MESH_SHIFT_Z;
+  long by, bz, unused;
+  mesh_bin_range(y, y, m->y0, m->ny, &by, &unused);
+  mesh_bin_range(z, z, m->z0, m->nz, &bz, &unused);
+  const size_t b = (size_t)bz * (size_t)m->ny + (size_t)by;
+  int crossings = 0;
+  for (size_t j = m->start[b]; j < m->start[b + 1]; ++j) {
+    double(*const t)[3] = s->tri[m->index[j]];
+    /* (y, z) in the triangle's projection: the signs of the three edge functions agree */
+    double w[3];
+    for (int e = 0; e < 3; ++e) {
+      const double *a = t[e], *c = t[(e + 1) % 3];
+      w[e] = (c[1] - a[1]) * (z - a[2]) - (c[2] - a[2]) * (y - a[1]);
+    }
+    const bool pos = w[0] > 0 && w[1] > 0 && w[2] > 0, neg = w[0] < 0 && w[1] < 0 && w[2] < 0;
+    if (!pos && !neg) continue;
+    /* x of the triangle's plane at (y, z), by barycentric weights */
+    const double sum = w[0] + w[1] + w[2];
+    const double x = (w[1] * t[0][0] + w[2] * t[1][0] + w[0] * t[2][0]) / sum;
+    if (x > p[0]) ++crossings;
+  }
+  return crossings % 2 == 1;
+}
+
+double geometry_mesh_entry(const geometry_mesh_t *m, const double p[3], const double d[3]) {
+  const stl_mesh_t *s = &m->stl;
+  long y0, y1, z0, z1;
+  mesh_bin_range(fmin(p[1], p[1] + d[1]), fmax(p[1], p[1] + d[1]), m->y0, m->ny, &y0, &y1);
+  mesh_bin_range(fmin(p[2], p[2] + d[2]), fmax(p[2], p[2] + d[2]), m->z0, m->nz, &z0, &z1);
+  double best = 2.0;
+  for (long bz = z0; bz <= z1; ++bz)
+    for (long by = y0; by <= y1; ++by) {
+      const size_t b = (size_t)bz * (size_t)m->ny + (size_t)by;
+      for (size_t j = m->start[b]; j < m->start[b + 1]; ++j) {
+        double(*const t)[3] = s->tri[m->index[j]];
+        double e1[3], e2[3], h[3], q[3], r[3];
+        for (int a = 0; a < 3; ++a) e1[a] = t[1][a] - t[0][a], e2[a] = t[2][a] - t[0][a];
+        h[0] = d[1] * e2[2] - d[2] * e2[1];
+        h[1] = d[2] * e2[0] - d[0] * e2[2];
+        h[2] = d[0] * e2[1] - d[1] * e2[0];
+        const double det = e1[0] * h[0] + e1[1] * h[1] + e1[2] * h[2];
+        if (det == 0.0) continue;
+        const double inv = 1.0 / det;
+        for (int a = 0; a < 3; ++a) r[a] = p[a] - t[0][a];
+        const double u = inv * (r[0] * h[0] + r[1] * h[1] + r[2] * h[2]);
+        if (u < 0.0 || u > 1.0) continue;
+        q[0] = r[1] * e1[2] - r[2] * e1[1];
+        q[1] = r[2] * e1[0] - r[0] * e1[2];
+        q[2] = r[0] * e1[1] - r[1] * e1[0];
+        const double v = inv * (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]);
+        if (v < 0.0 || u + v > 1.0) continue;
+        const double tt = inv * (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]);
+        if (tt >= 0.0 && tt <= 1.0 && tt < best) best = tt;
+      }
+    }
+  return best;
+}
+
+void geometry_mesh_bounds(const geometry_mesh_t *m, double lo[3], double hi[3]) {
+  memcpy(lo, m->stl.lo, 3 * sizeof *lo);
+  memcpy(hi, m->stl.hi, 3 * sizeof *hi);
+}
+
+size_t geometry_mesh_triangles(const geometry_mesh_t *m) { return m->stl.n; }
