@@ -48,6 +48,10 @@ tsr_status module_read_all(config_t *cfg, const simulation_options_t *so,
     for (size_t j = 0; j < i; ++j)
       TSR_CHECK(strcmp(names[j], names[i]) != 0, TSR_ERR_INVALID,
                 "%s: modules[%zu] = \"%s\": given twice", config_source(cfg), i, names[i]);
+    TSR_CHECK(!so->units.on || def->physical_units, TSR_ERR_INVALID,
+              "%s: modules[%zu] = \"%s\" reads its settings in lattice units only: it cannot "
+              "run with a units section (remove units, and give every value in lattice units)",
+              config_source(cfg), i, names[i]);
     out[*n] = (module_t){.def = def};
     TSR_TRY(def->read(cfg, so, &out[*n].state, err));
     ++*n;
@@ -249,8 +253,9 @@ cleanup:
 }
 
 char *module_config_physics(const config_t *doc, const module_t *modules, int n) {
-  const char *skip[64] = {"output", "hardware", "steps", "stop", "check_every"};
-  size_t nskip = 5;
+  /* units.output: the units outputs are written in, not the run's physics */
+  const char *skip[64] = {"output", "hardware", "steps", "stop", "check_every", "units.output"};
+  size_t nskip = 6;
   for (int m = 0; m < n; ++m)
     for (const char *const *k = modules[m].def->restart_keys; k && *k && nskip < 64; ++k)
       skip[nskip++] = *k;

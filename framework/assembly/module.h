@@ -89,6 +89,7 @@ typedef struct module_quantity {
   bool small_integer;    /* values 0..255 (cell flags): VTK writes them as UInt8 */
   bool wall;             /* the cell mask of pictures: cells with a value != 0 are drawn
                             as walls */
+  units_dim_t dim;       /* its dimension (units.h), for output in physical units */
 } module_quantity_t;
 
 /* A number a module publishes for others (a parameter of its physics that another
@@ -206,6 +207,14 @@ typedef struct module_def {
      same on every rank): names[i] = values[i], at most cap; returns the count in *n. */
   tsr_status (*totals)(void *state, sim_t *sim, const char **names, double *values, int cap,
                        int *n, tsr_error_t *err);
+  /* The dimension of its total called name (units.h), for output in physical units;
+     NULL: every total is a pure number. */
+  units_dim_t (*total_dim)(const void *state, const char *name);
+  /* Its sections take physical units where the configuration has a "units" section: it
+     reads every dimensional key with config_measure and gives its quantities' and totals'
+     dimensions. A module without it is refused in a run with units (its keys would be
+     taken as lattice values). */
+  bool physical_units;
   /* A restart (collective): every declared field was loaded from a checkpoint of `step`;
      the module sets what else of its state a step depends on that follows from the step
      (e.g. a first-step flag). NULL: nothing. */
@@ -255,7 +264,7 @@ void module_quantity_list(const module_decl_t *decls, int n, char *out, size_t c
 bool module_name_in(const char *const *names, int count, const char *name);
 
 /* The settings a restart must keep (config_canonical): the document without output,
- * hardware, steps, stop, check_every and the modules' restart_keys; a new string the
+ * hardware, steps, stop, check_every, units.output and the modules' restart_keys; a new string the
  * caller frees, NULL when out of memory. */
 char *module_config_physics(const config_t *doc, const module_t *modules, int n);
 

@@ -30,6 +30,7 @@ void sim_free(sim_t **sim) {
   free(s->vtk_steps);
   output_series_free(&s->series);
   for (int i = 0; i < SIMULATION_MAX_PROBES; ++i) output_series_free(&s->probe_series[i]);
+  for (int i = 0; i < s->ngroups; ++i) output_series_free(&s->group_series[i]);
   free(s);
   *sim = NULL;
 }
@@ -271,6 +272,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
     st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   s->comm = comm;
+  s->units = so->units;
   /* which hardware this process runs on: its node's configuration */
   TSR_TRY(node_resolve(comm, &so->hardware, procs, err));
   const node_process_t *me = &procs[rank];
@@ -385,15 +387,29 @@ tsr_status sim_totals(sim_t *sim, const char **names, double *values, int cap, i
   tsr_status st = TSR_OK;
   *n = 0;
   for (int m = 0; m < sim->nmodules; ++m) {
+    const module_def_t *def = sim->modules[m].def;
     int k = 0;
-    if (sim->modules[m].def->totals)
-      TSR_TRY(sim->modules[m].def->totals(sim->modules[m].state, sim, names + *n, values + *n,
-                                          cap - *n, &k, err));
+    if (def->totals)
+      TSR_TRY(def->totals(sim->modules[m].state, sim, names + *n, values + *n, cap - *n, &k, err));
+    for (int i = *n; i < *n + k && i < MODULE_MAX_VALUES; ++i)
+      sim->total_dim[i] = def->total_dim ? def->total_dim(sim->modules[m].state, names[i])
+                                         : UNITS_NONE;
     *n += k;
   }
 cleanup:
   return st;
 }
+
+void sim_totals_output(const sim_t *sim, double *values, int n) {
+  for (int i = 0; i < n && i < MODULE_MAX_VALUES; ++i)
+    values[i] *= units_output_factor(&sim->units, sim->total_dim[i]);
+}
+
+double sim_output_time(const sim_t *sim, int64_t step) {
+  return (double)step * units_output_factor(&sim->units, UNITS_TIME);
+}
+
+const units_t *sim_units(const sim_t *sim) { return &sim->units; }
 
 const module_quantity_t *sim_quantity(const sim_t *sim, const char *name) {
   int m, q;
@@ -403,8 +419,12 @@ const module_quantity_t *sim_quantity(const sim_t *sim, const char *name) {
 
 tsr_status sim_sample(sim_t *sim, const module_quantity_t *q, int32_t block, double *out,
                       tsr_error_t *err) {
-  return q->sample(patch_block(sim->patch, block), patch_block_data(sim->patch, block), out,
-                   q->ctx, err);
+  const block_info_t *b = patch_block(sim->patch, block);
+  tsr_status st = q->sample(b, patch_block_data(sim->patch, block), out, q->ctx, err);
+  const double f = units_output_factor(&sim->units, q->dim);
+  const size_t n = (size_t)q->components * (size_t)b->size[0] * (size_t)b->size[1] * (size_t)b->size[2];
+  for (size_t i = 0; st == TSR_OK && f != 1.0 && i < n; ++i) out[i] *= f;
+  return st;
 }
 
 MPI_Comm sim_comm(const sim_t *sim) { return sim->comm; }

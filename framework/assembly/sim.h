@@ -65,14 +65,23 @@ TSR_NODISCARD tsr_status sim_check(sim_t *sim, int64_t step, bool prepared, sim_
 TSR_NODISCARD tsr_status sim_block_sums(sim_t *sim, const double *part, int n, double *out,
                                         tsr_error_t *err);
 
-/* The modules' totals (after sim_prepare): names[i] = values[i], at most cap. */
+/* The modules' totals (after sim_prepare): names[i] = values[i], at most cap, in lattice
+ * units. */
 TSR_NODISCARD tsr_status sim_totals(sim_t *sim, const char **names, double *values, int cap,
                                     int *n, tsr_error_t *err);
+/* The totals values[0..n) of the last sim_totals in the units the run writes (physical
+ * with units.output "physical", else as they are), in place. */
+void sim_totals_output(const sim_t *sim, double *values, int n);
+/* The time of a step in the units the run writes: seconds with physical output, else the
+ * step itself. */
+double sim_output_time(const sim_t *sim, int64_t step);
+/* The configuration's units (lattice units without a units section). */
+const units_t *sim_units(const sim_t *sim);
 
 /* The quantity called name, or NULL. */
 const module_quantity_t *sim_quantity(const sim_t *sim, const char *name);
-/* Samples a quantity of one local block into out[components * cells] (after sim_prepare).
- * Not collective. */
+/* Samples a quantity of one local block into out[components * cells] (after sim_prepare),
+ * in the units the run writes (physical with units.output "physical"). Not collective. */
 TSR_NODISCARD tsr_status sim_sample(sim_t *sim, const module_quantity_t *q, int32_t block,
                                     double *out, tsr_error_t *err);
 
@@ -84,7 +93,7 @@ TSR_NODISCARD tsr_status sim_gather(sim_t *sim, const char *quantity, double *ou
 /* The names (fnmatch patterns relative to the output folder) of the files the output
  * functions below write: what an earlier run may have left in a folder. */
 extern const char *const sim_output_patterns[];
-enum { SIM_OUTPUT_PATTERNS = 7 };
+enum { SIM_OUTPUT_PATTERNS = 8 };
 
 /* The output functions write into the folder out, every file through a temporary name
  * (output.h), and rank 0 records each file in out's manifest. All after sim_prepare. */
@@ -95,10 +104,13 @@ enum { SIM_OUTPUT_PATTERNS = 7 };
 TSR_NODISCARD tsr_status sim_write_vtk(sim_t *sim, output_folder_t *out, int64_t step,
                                        const simulation_quantities_t *sel, tsr_error_t *err);
 
-/* Rank 0 adds a row (step, values[n]) to series.csv (a header of names first), and
- * writes the whole file (through a temporary name) unless it did less than 2 s ago; with
- * final set it always writes. names NULL: no row, only the write. Other ranks: no-op;
- * not collective. */
+/* Rank 0 adds a row (step, time (sim_output_time), values[n]) to series.csv (a header
+ * "step,time,<names>" first), and the totals of each group, the consecutive names
+ * "<group>.<name>" (a body's force, say), also to series_<group>.csv (columns "step,time,
+ * <name>..."); it writes each whole file (through a temporary name) unless it did less
+ * than 2 s ago (series.h); with final set it always writes. names NULL: no row, only the
+ * write. values as they are written (sim_totals_output). Other ranks: no-op; not
+ * collective. */
 TSR_NODISCARD tsr_status sim_write_series(sim_t *sim, output_folder_t *out, int64_t step,
                                           const char **names, const double *values, int n,
                                           bool final, tsr_error_t *err);

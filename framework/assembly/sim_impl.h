@@ -7,6 +7,8 @@
 #include "series.h"
 #include "sim.h"
 
+enum { SIM_SERIES_NAME_MAX = 80 };
+
 struct sim {
   MPI_Comm comm;
   module_t modules[MODULE_MAX];
@@ -25,10 +27,19 @@ struct sim {
   int64_t *vtk_steps; /* output steps written so far */
   int64_t nvtk;
   bool prepared;          /* sim_prepare ran since the last step or kernel */
+  units_t units;          /* of the configuration (its outputs' units) */
+  units_dim_t total_dim[MODULE_MAX_VALUES]; /* of the totals of the last sim_totals */
   output_series_t series; /* rank 0: series.csv */
   output_series_t probe_series[SIMULATION_MAX_PROBES]; /* rank 0: probe_<name>.csv */
   char probe_series_name[SIMULATION_MAX_PROBES][SIMULATION_NAME_MAX + 16];
+  output_series_t group_series[MODULE_MAX_VALUES]; /* rank 0: series_<group>.csv */
+  char group_file[MODULE_MAX_VALUES][SIM_SERIES_NAME_MAX];
+  int ngroups;
 };
+
+/* The group series whose file is `file` ("series_<group>.csv"), made where it is new;
+ * NULL when every slot is taken. */
+output_series_t *sim_series_named(sim_t *sim, const char *file);
 
 /* One exchange of every field a sweep reads across faces (the start, a restart). */
 TSR_NODISCARD tsr_status sim_exchange_all(sim_t *s, tsr_error_t *err);

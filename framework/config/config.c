@@ -24,6 +24,7 @@ struct config {
   char source[CONFIG_PATH_MAX];
   config_node_t **nodes;
   size_t nnodes;
+  units_t units; /* of the measures (config_measure) */
 };
 
 /* ---- documents ---- */
@@ -81,6 +82,8 @@ void config_free(config_t **cfg) {
 }
 
 const char *config_source(const config_t *cfg) { return cfg->source; }
+void config_set_units(config_t *cfg, const units_t *u) { cfg->units = *u; }
+const units_t *config_units(const config_t *cfg) { return &cfg->units; }
 config_node_t *config_root(config_t *cfg) { return cfg->nodes[0]; }
 const char *config_path(const config_node_t *node) { return node->path; }
 
@@ -130,6 +133,7 @@ tsr_status config_parse(const char *text, size_t len, const char *source, config
   config_t *c = calloc(1, sizeof *c);
   TSR_CHECK(c, TSR_ERR_NOMEM, "%s: out of memory reading the configuration", source);
   snprintf(c->source, sizeof c->source, "%s", source);
+  c->units = units_none();
   c->root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
   TSR_CHECK(c->root, TSR_ERR_INVALID, "%s:%d:%d: %s", source, jerr.line, jerr.column, jerr.text);
   TSR_CHECK(json_is_object(c->root), TSR_ERR_INVALID,
@@ -254,6 +258,34 @@ cleanup:
   return st;
 }
 
+/* limits: const config_measure_limits_t; out: double, in lattice units. */
+typedef struct config_measure_limits {
+  double min, max; /* of the lattice value */
+  units_dim_t dim;
+} config_measure_limits_t;
+
+static tsr_status config_measure_element(const config_node_t *node, const json_t *v,
+                                         const char *kp, const void *limits, void *out,
+                                         tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const config_measure_limits_t *l = limits;
+  const units_t *u = &node->cfg->units;
+  if (!u->on) return config_real_element(node, v, kp, (const double[2]){l->min, l->max}, out, err);
+  char unit[48];
+  units_name(l->dim, unit, sizeof unit);
+  const double lo = units_to_physical(u, l->dim, l->min), hi = units_to_physical(u, l->dim, l->max);
+  if (!json_is_number(v))
+    CONFIG_FAIL(node, "%s: expected a number in [%g, %g] %s, got %s", kp, lo, hi, unit,
+                config_type_name(v));
+  const double x = json_number_value(v), lattice = units_to_lattice(u, l->dim, x);
+  if (!(lattice >= l->min && lattice <= l->max))
+    CONFIG_FAIL(node, "%s = %g %s (%g in lattice units): allowed are [%g, %g] %s ([%g, %g] in "
+                "lattice units)", kp, x, unit, lattice, lo, hi, unit, l->min, l->max);
+  *(double *)out = lattice;
+cleanup:
+  return st;
+}
+
 /* limits: NULL; out: bool. */
 static tsr_status config_bool_element(const config_node_t *node, const json_t *v, const char *kp,
                                       const void *limits, void *out, tsr_error_t *err) {
@@ -337,6 +369,19 @@ tsr_status config_real(config_node_t *node, const char *key, bool required, doub
                        double max, double *value, tsr_error_t *err) {
   const double limits[2] = {min, max};
   return config_read1(node, key, required, config_real_element, limits, value, err);
+}
+
+tsr_status config_measure(config_node_t *node, const char *key, bool required, units_dim_t dim,
+                          double min, double max, double *value, tsr_error_t *err) {
+  const config_measure_limits_t limits = {min, max, dim};
+  return config_read1(node, key, required, config_measure_element, &limits, value, err);
+}
+
+tsr_status config_measure3(config_node_t *node, const char *key, bool required, units_dim_t dim,
+                           double min, double max, double value[3], tsr_error_t *err) {
+  const config_measure_limits_t limits = {min, max, dim};
+  return config_read3(node, key, required, config_measure_element, &limits, sizeof *value, value,
+                      err);
 }
 
 tsr_status config_bool(config_node_t *node, const char *key, bool required, bool *value,

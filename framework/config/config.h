@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "tsr_error.h"
+#include "units.h"
 
 typedef struct config config_t;
 typedef struct config_node config_node_t;
@@ -77,6 +78,13 @@ bool config_difference(const char *there, const char *here, char *out, size_t ca
  * overrides included, into a new buffer the caller frees; NULL when out of memory. */
 char *config_text(const config_t *cfg);
 
+/* The units of the document's measures (config_measure): a copy of *u. The reader of the
+ * "units" section sets them before any module reads its sections; without, lattice
+ * units. */
+void config_set_units(config_t *cfg, const units_t *u);
+/* The document's units (lattice units where none were set); borrowed. */
+const units_t *config_units(const config_t *cfg);
+
 const char *config_source(const config_t *cfg);
 config_node_t *config_root(config_t *cfg);
 /* Key path of a node: "" for the top level, "domain", "obstacles[2]". */
@@ -90,6 +98,16 @@ TSR_NODISCARD tsr_status config_int(config_node_t *node, const char *key, bool r
 /* Reals accept integers too. */
 TSR_NODISCARD tsr_status config_real(config_node_t *node, const char *key, bool required,
                                      double min, double max, double *value, tsr_error_t *err);
+/* A number of dimension dim (units.h): where the document has units (config_set_units),
+ * the value is in SI units and *value gets it in lattice units; min and max bound the
+ * lattice value, and a message names the value, its unit, its lattice value and the
+ * allowed range in both. Without units, config_real. */
+TSR_NODISCARD tsr_status config_measure(config_node_t *node, const char *key, bool required,
+                                        units_dim_t dim, double min, double max, double *value,
+                                        tsr_error_t *err);
+TSR_NODISCARD tsr_status config_measure3(config_node_t *node, const char *key, bool required,
+                                         units_dim_t dim, double min, double max,
+                                         double value[3], tsr_error_t *err);
 TSR_NODISCARD tsr_status config_bool(config_node_t *node, const char *key, bool required,
                                      bool *value, tsr_error_t *err);
 TSR_NODISCARD tsr_status config_int3(config_node_t *node, const char *key, bool required,

@@ -16,6 +16,7 @@ simulation_options_t simulation_options_default(void) {
   o.progress_every = 100;
   o.checkpoint_keep = 2;
   o.steady.tolerance = 1e-6;
+  o.units = units_none();
   o.hardware.hs = SIMULATION_HS_CPU;
   o.hardware.opencl = opencl_select_default();
   o.hardware.exchange = SIMULATION_EXCHANGE_MERGED;
@@ -430,6 +431,53 @@ cleanup:
   return st;
 }
 
+/* "units": the scales of a run in physical units (units.h); absent: lattice units. Sets
+ * the document's units, so that every measure read after it is converted. */
+static tsr_status read_units(config_t *cfg, config_node_t *root, units_t *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  config_node_t *un;
+  static const char *const outputs[] = {"lattice", "physical", NULL};
+  /* at most one of each pair or triple gives a scale */
+  static const char *const space[] = {"cells", "cell_size"};
+  static const char *const time[] = {"lattice_velocity", "time_step", "lattice_viscosity"};
+  units_input_t in = {.by = UNITS_BY_LATTICE_VELOCITY};
+  double cells = -1, cell_size = -1, t[3] = {-1, -1, -1};
+  int output = 0;
+  char why[256];
+  *out = units_none();
+  TSR_TRY(config_object(root, "units", false, &un, err));
+  if (!un) goto cleanup;
+  TSR_TRY(config_real(un, "length", true, 1e-300, 1e300, &in.length, err));
+  TSR_TRY(config_real(un, "velocity", true, 1e-300, 1e300, &in.velocity, err));
+  TSR_TRY(config_real(un, "viscosity", true, 1e-300, 1e300, &in.viscosity, err));
+  TSR_TRY(config_real(un, "density", true, 1e-300, 1e300, &in.density, err));
+  TSR_TRY(config_real(un, space[0], false, 1e-9, 1e12, &cells, err));
+  TSR_TRY(config_real(un, space[1], false, 1e-300, 1e300, &cell_size, err));
+  TSR_TRY(config_real(un, time[0], false, 1e-12, 0.4, &t[0], err));
+  TSR_TRY(config_real(un, time[1], false, 1e-300, 1e300, &t[1], err));
+  TSR_TRY(config_real(un, time[2], false, 1e-12, 1e6, &t[2], err));
+  TSR_TRY(config_choice(un, "output", false, outputs, &output, err));
+  TSR_CHECK((cells > 0) != (cell_size > 0), TSR_ERR_INVALID,
+            "%s: units: give the resolution in space as %s (cells across units.length) or %s "
+            "(m), %s", config_source(cfg), space[0], space[1],
+            cells > 0 ? "not both" : "one of them");
+  int given = 0;
+  for (int k = 0; k < 3; ++k)
+    if (t[k] > 0) given++, in.by = (units_time_scale_t)k, in.time = t[k];
+  TSR_CHECK(given == 1, TSR_ERR_INVALID,
+            "%s: units: give the resolution in time as one of %s (units.velocity in lattice "
+            "units), %s (s) or %s (units.viscosity in lattice units); %s", config_source(cfg),
+            time[0], time[1], time[2], given ? "more than one is given" : "none is given");
+  in.cells = cells > 0 ? cells : 0;
+  in.cell_size = cell_size > 0 ? cell_size : 0;
+  in.physical_output = output == 1;
+  TSR_CHECK(units_make(&in, out, why, sizeof why), TSR_ERR_INVALID, "%s: units: %s",
+            config_source(cfg), why);
+  config_set_units(cfg, out);
+cleanup:
+  return st;
+}
+
 tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   simulation_options_t r = simulation_options_default();
@@ -443,6 +491,7 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
   TSR_TRY(config_bool3(domain, "periodic", false, r.domain.periodic, err));
   TSR_TRY(config_int(root, "steps", false, 0, INT64_MAX, &r.steps, err));
   TSR_TRY(config_int(root, "check_every", false, 1, INT64_MAX, &r.check_every, err));
+  TSR_TRY(read_units(cfg, root, &r.units, err));
   TSR_TRY(config_object(root, "output", false, &output, err));
   if (output) {
     TSR_TRY(config_string(output, "folder", false, r.output_folder, sizeof r.output_folder, err));
@@ -467,7 +516,7 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
         q->at[a] = NAN;
         q->from[a] = q->to[a] = -1;
       }
-      TSR_TRY(config_real3(p, "at", false, -1e15, 1e15, q->at, err));
+      TSR_TRY(config_measure3(p, "at", false, UNITS_LENGTH, -1e15, 1e15, q->at, err));
       q->point = !isnan(q->at[0]);
       TSR_TRY(config_int3(p, "from", !q->point, 0, INT_MAX, q->from, err));
       TSR_TRY(config_int3(p, "to", !q->point, 0, INT_MAX, q->to, err));

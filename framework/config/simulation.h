@@ -7,6 +7,12 @@
  *   },
  *   "steps": n                    default 1; integer >= 0
  *   "check_every": n              steps between stability checks (default 200; >= 1)
+ *   "units": {                    physical units (units.h); absent: lattice units
+ *     "length": L, "velocity": U, "viscosity": nu, "density": rho,   SI, required
+ *     "cells": n | "cell_size": dx,                 one of them
+ *     "lattice_velocity": u | "time_step": dt | "lattice_viscosity": nu_l,   one of them
+ *     "output": "lattice" | "physical"              the units outputs are written in
+ *   },
  *   "output": {
  *     "folder": "out",            where summary.json, VTK files and probe CSVs go
  *     "progress_every": n,        steps between progress lines; 0: none (default 100)
@@ -77,6 +83,7 @@
 #include "opencl.h"
 #include "patch.h"
 #include "tsr_error.h"
+#include "units.h"
 
 enum {
   SIMULATION_PATH_MAX = 256,
@@ -221,6 +228,7 @@ typedef struct simulation_options {
   int nslices;
   simulation_hardware_t hardware;
   simulation_steady_t steady;
+  units_t units;                    /* "units" (units.h); off: lattice units */
   char source[SIMULATION_PATH_MAX]; /* the configuration's file name, for messages */
 } simulation_options_t;
 
@@ -232,8 +240,10 @@ opencl_select_t simulation_process_device(const simulation_hardware_t *h,
 simulation_options_t simulation_options_default(void);
 TSR_NODISCARD tsr_status simulation_options_validate(const simulation_options_t *o, tsr_error_t *err);
 
-/* Reads "domain", "steps", "check_every", "output", "hardware" and "stop" from the top level
- * of cfg and validates them. */
+/* Reads "domain", "steps", "check_every", "units", "output", "hardware" and "stop" from the
+ * top level of cfg and validates them; with units, sets cfg's units (config_set_units)
+ * before it reads the probes' positions, so that they and every module's measures read
+ * after it are converted. */
 TSR_NODISCARD tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o,
                                                  tsr_error_t *err);
 

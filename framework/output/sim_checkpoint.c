@@ -110,7 +110,8 @@ static void sim_ckpt_modules(const sim_t *sim, char *out, size_t cap) {
 }
 
 /* Rank 0's run state for the checkpoint's extras: the VTK steps written so far (i64
- * little-endian each), series.csv and the probes' series as they stand. */
+ * little-endian each), series.csv, the groups' series_<group>.csv and the probes' series
+ * as they stand. */
 typedef struct sim_ckpt_extra {
   const char *name;
   const uint8_t *bytes;
@@ -125,6 +126,9 @@ static uint32_t sim_ckpt_extras(sim_t *sim, const char *physics, uint8_t *steps,
     for (int k = 0; k < 8; ++k) steps[8 * i + k] = (uint8_t)((uint64_t)sim->vtk_steps[i] >> (8 * k));
   x[n++] = (sim_ckpt_extra_t){"vtk_steps", steps, 8 * (uint64_t)sim->nvtk};
   x[n++] = (sim_ckpt_extra_t){"series.csv", (const uint8_t *)sim->series.text, sim->series.len};
+  for (int g = 0; g < sim->ngroups && n < CHECKPOINT_MAX_EXTRAS; ++g)
+    x[n++] = (sim_ckpt_extra_t){sim->group_file[g], (const uint8_t *)sim->group_series[g].text,
+                                sim->group_series[g].len};
   for (int i = 0; i < SIMULATION_MAX_PROBES && n < CHECKPOINT_MAX_EXTRAS; ++i)
     if (sim->probe_series[i].len > 0)
       x[n++] = (sim_ckpt_extra_t){sim->probe_series_name[i],
@@ -445,7 +449,10 @@ static tsr_status sim_ckpt_restore_extras(sim_t *sim, int fd, const char *path,
       }
       continue;
     }
+    const bool totals = strcmp(x->name, "series.csv") == 0 || strncmp(x->name, "series_", 7) == 0;
     if (strcmp(x->name, "series.csv") == 0) s = &sim->series;
+    else if (totals) s = sim_series_named(sim, x->name);
+    TSR_CHECK(!totals || s, TSR_ERR_CORRUPT, "%s: more series files than a run writes", path);
     for (int k = 0; !s && k < so->nprobes; ++k) {
       char file[SIMULATION_NAME_MAX + 16];
       snprintf(file, sizeof file, "probe_%s.csv", so->probes[k].name);
@@ -457,7 +464,7 @@ static tsr_status sim_ckpt_restore_extras(sim_t *sim, int fd, const char *path,
     if (!s) continue; /* a probe this run no longer has */
     uint64_t keep = x->bytes;
     p[x->bytes] = 0;
-    if (s == &sim->series && x->bytes > 0 && so->series_every > 0) {
+    if (totals && x->bytes > 0 && so->series_every > 0) {
       /* the first part's last row, written because its run ended there, is not one the
          whole run has: it goes (rows lie on multiples of series_every) */
       size_t end = (size_t)x->bytes - 1, start = end;

@@ -83,7 +83,7 @@ cleanup:
 
 const char *const sim_output_patterns[SIM_OUTPUT_PATTERNS] = {
     "fields.pvd", "fields_*.pvti", "fields_*/block_*.vti", "probe_*.csv", "slice_*.png",
-    "series.csv", "checkpoint_*.tsrc"};
+    "series.csv", "series_*.csv", "checkpoint_*.tsrc"};
 
 /* The quantities an output shows: those sel names, in its order, or every quantity of
  * the run in module order (sel->n = 0); names were checked by sim_create. */
@@ -126,7 +126,8 @@ static tsr_status sim_vtk_block(sim_t *sim, int32_t id, const char *folder, int6
       arrays[na - 1].type = VTK_UINT8;
     }
   }
-  vtk_block_t vb = {.lo = {b->lo[0], b->lo[1], b->lo[2]},
+  vtk_block_t vb = {.spacing = units_output_factor(&sim->units, UNITS_LENGTH),
+                    .lo = {b->lo[0], b->lo[1], b->lo[2]},
                     .size = {b->size[0], b->size[1], b->size[2]}, .arrays = arrays, .narrays = na};
   char path[4096];
   vtk_block_path(path, sizeof path, folder, "fields", step, id);
@@ -167,9 +168,11 @@ tsr_status sim_write_vtk(sim_t *sim, output_folder_t *out, int64_t step,
   for (int k = 0; k < nq; ++k)
     arrays[k] = (vtk_array_t){qs[k]->name, qs[k]->small_integer ? VTK_UINT8 : VTK_FLOAT64,
                               qs[k]->components, NULL};
+  const vtk_scale_t scale = {units_output_factor(&sim->units, UNITS_LENGTH),
+                             units_output_factor(&sim->units, UNITS_TIME)};
   if (st == TSR_OK && rank == 0)
     st = vtk_write_index(folder, "fields", step, patch_options(sim->patch)->cells, arrays, nq,
-                         pieces, nb, sim->vtk_steps, sim->nvtk, err);
+                         pieces, nb, sim->vtk_steps, sim->nvtk, &scale, err);
   char path[OUTPUT_PATH_MAX];
   for (int32_t id = 0; st == TSR_OK && id < nb; ++id)
     st = output_folder_file(out, path, sizeof path, err, "fields_%06lld/block_%d.vti",
@@ -183,6 +186,36 @@ cleanup:
   return st;
 }
 
+/* The series of group `group` (series_<group>.csv), found or made; NULL when every slot
+ * is taken. */
+static output_series_t *sim_group_series(sim_t *sim, const char *group, size_t len) {
+  char file[SIM_SERIES_NAME_MAX];
+  snprintf(file, sizeof file, "series_%.*s.csv", (int)len, group);
+  return sim_series_named(sim, file);
+}
+
+output_series_t *sim_series_named(sim_t *sim, const char *file) {
+  for (int g = 0; g < sim->ngroups; ++g)
+    if (strcmp(sim->group_file[g], file) == 0) return &sim->group_series[g];
+  if (sim->ngroups == MODULE_MAX_VALUES) return NULL;
+  snprintf(sim->group_file[sim->ngroups], sizeof sim->group_file[0], "%s", file);
+  return &sim->group_series[sim->ngroups++];
+}
+
+/* A row "step,time,v..." (after a header of names, the first time). */
+static bool sim_series_row(output_series_t *s, int64_t step, double time, const char **names,
+                           const double *values, int n, size_t skip) {
+  bool ok = true;
+  if (s->len == 0) {
+    ok = output_series_printf(s, "step,time");
+    for (int i = 0; i < n && ok; ++i) ok = output_series_printf(s, ",%s", names[i] + skip);
+    ok = ok && output_series_printf(s, "\n");
+  }
+  ok = ok && output_series_printf(s, "%lld,%.17g", (long long)step, time);
+  for (int i = 0; i < n && ok; ++i) ok = output_series_printf(s, ",%.17g", values[i]);
+  return ok && output_series_printf(s, "\n");
+}
+
 tsr_status sim_write_series(sim_t *sim, output_folder_t *out, int64_t step, const char **names,
                             const double *values, int n, bool final, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -190,19 +223,27 @@ tsr_status sim_write_series(sim_t *sim, output_folder_t *out, int64_t step, cons
   MPI_Comm_rank(sim->comm, &rank);
   if (rank != 0) goto cleanup;
   output_series_t *s = &sim->series;
-  bool ok = true;
-  if (names && s->len == 0) {
-    ok = output_series_printf(s, "step");
-    for (int i = 0; i < n && ok; ++i) ok = output_series_printf(s, ",%s", names[i]);
-    ok = ok && output_series_printf(s, "\n");
-  }
-  if (names) {
-    ok = ok && output_series_printf(s, "%lld", (long long)step);
-    for (int i = 0; i < n && ok; ++i) ok = output_series_printf(s, ",%.17g", values[i]);
-    ok = ok && output_series_printf(s, "\n");
+  const double time = sim_output_time(sim, step);
+  bool ok = !names || sim_series_row(s, step, time, names, values, n, 0);
+  /* the totals of a group (<group>.<name>, consecutive) also into series_<group>.csv */
+  for (int i = 0; names && ok && i < n;) {
+    const char *dot = strchr(names[i], '.');
+    if (!dot) {
+      ++i;
+      continue;
+    }
+    const size_t len = (size_t)(dot - names[i]);
+    int j = i + 1;
+    while (j < n && strncmp(names[j], names[i], len + 1) == 0) ++j;
+    output_series_t *g = sim_group_series(sim, names[i], len);
+    TSR_CHECK(g, TSR_ERR_INTERNAL, "more than %d series files", MODULE_MAX_VALUES);
+    ok = sim_series_row(g, step, time, names + i, values + i, j - i, len + 1);
+    i = j;
   }
   TSR_CHECK(ok, TSR_ERR_NOMEM, "out of memory for series.csv");
   TSR_TRY(output_series_flush(s, out, "series.csv", final, err));
+  for (int g = 0; g < sim->ngroups; ++g)
+    TSR_TRY(output_series_flush(&sim->group_series[g], out, sim->group_file[g], final, err));
   /* the probes' series too, at the end */
   for (int i = 0; final && i < SIMULATION_MAX_PROBES; ++i)
     if (sim->probe_series[i].len > 0)

@@ -34,9 +34,10 @@ tsr_status vtk_write_block(const char *path, const vtk_block_t *b, tsr_error_t *
              "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" "
              "header_type=\"UInt64\">\n");
   fprintf(f, "  <ImageData WholeExtent=\"%lld %lld %lld %lld %lld %lld\" Origin=\"0 0 0\" "
-             "Spacing=\"1 1 1\">\n",
+             "Spacing=\"%.17g %.17g %.17g\">\n",
           (long long)b->lo[0], (long long)(b->lo[0] + b->size[0]), (long long)b->lo[1],
-          (long long)(b->lo[1] + b->size[1]), (long long)b->lo[2], (long long)(b->lo[2] + b->size[2]));
+          (long long)(b->lo[1] + b->size[1]), (long long)b->lo[2], (long long)(b->lo[2] + b->size[2]),
+          b->spacing, b->spacing, b->spacing);
   fprintf(f, "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\">\n      <CellData>\n",
           (long long)b->lo[0], (long long)(b->lo[0] + b->size[0]), (long long)b->lo[1],
           (long long)(b->lo[1] + b->size[1]), (long long)b->lo[2], (long long)(b->lo[2] + b->size[2]));
@@ -67,7 +68,7 @@ cleanup:
 tsr_status vtk_write_index(const char *folder, const char *name, int64_t step,
                            const int64_t cells[3], const vtk_array_t *arrays, int narrays,
                            const vtk_piece_t *pieces, int32_t npieces, const int64_t *steps,
-                           int64_t nsteps, tsr_error_t *err) {
+                           int64_t nsteps, const vtk_scale_t *scale, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   char path[OUTPUT_PATH_MAX];
   output_file_t o = {.f = NULL};
@@ -77,8 +78,9 @@ tsr_status vtk_write_index(const char *folder, const char *name, int64_t step,
   fprintf(o.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PImageData\" version=\"1.0\" "
                "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
                "  <PImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" GhostLevel=\"0\" "
-               "Origin=\"0 0 0\" Spacing=\"1 1 1\">\n    <PCellData>\n",
-          (long long)cells[0], (long long)cells[1], (long long)cells[2]);
+               "Origin=\"0 0 0\" Spacing=\"%.17g %.17g %.17g\">\n    <PCellData>\n",
+          (long long)cells[0], (long long)cells[1], (long long)cells[2], scale->spacing,
+          scale->spacing, scale->spacing);
   for (int i = 0; i < narrays; ++i)
     fprintf(o.f, "      <PDataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\"/>\n",
             vtk_type_name(arrays[i].type), arrays[i].name, arrays[i].components);
@@ -100,8 +102,8 @@ tsr_status vtk_write_index(const char *folder, const char *name, int64_t step,
   fprintf(o.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" "
                "byte_order=\"LittleEndian\">\n  <Collection>\n");
   for (int64_t i = 0; i < nsteps; ++i)
-    fprintf(o.f, "    <DataSet timestep=\"%lld\" file=\"%s_%06lld.pvti\"/>\n",
-            (long long)steps[i], name, (long long)steps[i]);
+    fprintf(o.f, "    <DataSet timestep=\"%.17g\" file=\"%s_%06lld.pvti\"/>\n",
+            (double)steps[i] * scale->step_time, name, (long long)steps[i]);
   fprintf(o.f, "  </Collection>\n</VTKFile>\n");
   TSR_TRY(output_file_commit(&o, err));
 cleanup:

@@ -29,6 +29,7 @@ typedef struct vtk_array {
 } vtk_array_t;
 
 typedef struct vtk_block {
+  double spacing;   /* a cell's edge (1: lattice units) */
   int64_t lo[3];    /* first global cell */
   int size[3];      /* cells */
   const vtk_array_t *arrays;
@@ -53,13 +54,18 @@ typedef struct vtk_piece {
   int size[3];
 } vtk_piece_t;
 
+/* The scales of the files: a cell's edge, a step's time (1 and 1: lattice units). */
+typedef struct vtk_scale {
+  double spacing, step_time;
+} vtk_scale_t;
+
 /* Rank 0: writes the .pvti of a step over the domain's cells[3], with arrays[narrays]
  * (names, types and components; data unused) and pieces[npieces], and the .pvd over
- * steps[nsteps] (every output step so far, with its time). */
+ * steps[nsteps] (every output step so far, with its time: step times step_time). */
 TSR_NODISCARD tsr_status vtk_write_index(const char *folder, const char *name, int64_t step,
                                          const int64_t cells[3], const vtk_array_t *arrays,
                                          int narrays, const vtk_piece_t *pieces,
                                          int32_t npieces, const int64_t *steps, int64_t nsteps,
-                                         tsr_error_t *err);
+                                         const vtk_scale_t *scale, tsr_error_t *err);
 
 #endif

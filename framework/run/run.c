@@ -141,6 +141,7 @@ static tsr_status run_progress_due(sim_t *sim, const simulation_options_t *so,
   if (!progress && !series) goto cleanup;
   TSR_TRY(sim_prepare(sim, err));
   TSR_TRY(sim_totals(sim, names, values, MODULE_MAX_VALUES, &n, err));
+  sim_totals_output(sim, values, n);
   int rank;
   MPI_Comm_rank(sim_comm(sim), &rank);
   if (progress && rank == 0) run_progress(s, so->steps, mlups, elapsed, names, values, n);
@@ -218,6 +219,12 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
     printf("tessera run %s: %lldx%lldx%lld cells in %d blocks on %d rank(s), %s, %s\n", config,
            (long long)d->cells[0], (long long)d->cells[1], (long long)d->cells[2],
            (int)patch_block_count(patch), size, hs, physics);
+    if (so->units.on) {
+      char scales[512];
+      units_describe(&so->units, scales, sizeof scales);
+      printf("units: %s; %lld steps = %.6Lg s\n", scales, (long long)so->steps,
+             (long double)so->steps * so->units.dt);
+    }
     char built[256];
     cpu_level_describe(built, sizeof built);
     if (lo == hi) printf("CPU kernels: %s on every rank", cpu_level_name(lo));
@@ -280,6 +287,7 @@ static tsr_status run_steady_sample(sim_t *sim, const simulation_options_t *so, 
   if (verdict[0] != 0) {
     r->steady_step = step;
     r->steady_change = verdict[1];
+    sim_totals_output(sim, values, n); /* as the run writes it */
     if (rank == 0) {
       printf("steady at step %lld: %s = %.12g changed by %.3g (relative) over the last %lld "
              "steps (tolerance %g)\n", (long long)step, names[*index], values[*index], verdict[1],
@@ -489,6 +497,7 @@ tsr_status run_summary(sim_t *sim, const simulation_options_t *so, const char *c
   if (ending == TSR_OK && !stopped) {
     TSR_TRY(sim_prepare(sim, err));
     TSR_TRY(sim_totals(sim, total_names, totals, MODULE_MAX_VALUES, &ntotals, err));
+    sim_totals_output(sim, totals, ntotals);
   }
 
   double mlups = wall_max > 0 ? (double)cells * (double)(done - res->start) / wall_max / 1e6 : 0.0;
@@ -551,10 +560,21 @@ tsr_status run_summary(sim_t *sim, const simulation_options_t *so, const char *c
            diverged, or the signal that stopped it */
     };
     enum { NITEMS = sizeof items / sizeof items[0] };
-    report_item_t all[NITEMS + 4 + MODULE_MAX_VALUES];
+    report_item_t all[NITEMS + 5 + MODULE_MAX_VALUES];
     size_t nitems = NITEMS;
     memcpy(all, items, sizeof items);
     if (res->start > 0) all[nitems++] = REPORT_INT_ITEM("restarted_from", res->start);
+    /* a run in physical units: its scales, and the time it reached */
+    const units_t *u = sim_units(sim);
+    report_item_t scales[] = {
+        REPORT_REAL_ITEM("dx", (double)u->dx), REPORT_REAL_ITEM("dt", (double)u->dt),
+        REPORT_REAL_ITEM("density", u->in.density), REPORT_REAL_ITEM("reynolds", u->reynolds),
+        REPORT_REAL_ITEM("lattice_velocity", u->lattice_velocity),
+        REPORT_REAL_ITEM("lattice_viscosity", u->lattice_viscosity),
+        REPORT_REAL_ITEM("time", (double)((long double)done * u->dt)),
+        REPORT_TEXT_ITEM("output", u->physical_output ? "physical" : "lattice")};
+    if (u->on)
+      all[nitems++] = REPORT_TABLE_ITEM("units", scales, 1, sizeof scales / sizeof scales[0]);
     /* the newest checkpoint: where a diverged or stopped run can go on from */
     if (res->checkpoint[0]) all[nitems++] = REPORT_TEXT_ITEM("checkpoint", res->checkpoint);
     if (ending != TSR_OK)

@@ -167,9 +167,10 @@ cleanup:
 
 /* A shape (messages name it as where: "obstacles[2]"); an STL file's path is taken
  * relative to the folder of the configuration file source (absolute paths as they are). */
-static tsr_status lbm_read_shape(config_node_t *n, const char *source, const char *where,
+static tsr_status lbm_read_shape(config_node_t *n, const config_t *cfg, const char *where,
                                  geometry_shape_t *s, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const char *source = config_source(cfg);
   static const char *const shapes[] = {"box", "sphere", "cylinder", "stl", NULL};
   static const char *const axes[] = {"x", "y", "z", NULL};
   int kind = 0;
@@ -178,15 +179,18 @@ static tsr_status lbm_read_shape(config_node_t *n, const char *source, const cha
   TSR_TRY(config_choice(n, "shape", true, shapes, &kind, err));
   s->kind = (geometry_shape_kind_t)kind;
   if (s->kind == GEOMETRY_BOX) {
-    TSR_TRY(config_real3(n, "min", true, -big, big, s->min, err));
-    TSR_TRY(config_real3(n, "max", true, -big, big, s->max, err));
+    TSR_TRY(config_measure3(n, "min", true, UNITS_LENGTH, -big, big, s->min, err));
+    TSR_TRY(config_measure3(n, "max", true, UNITS_LENGTH, -big, big, s->max, err));
   } else if (s->kind == GEOMETRY_MESH) {
     char file[1024], path[2048];
     double scale = 1.0, rotate[3] = {0, 0, 0}, offset[3] = {0, 0, 0};
     TSR_TRY(config_string(n, "file", true, file, sizeof file, err));
-    TSR_TRY(config_real(n, "scale", false, 1e-12, big, &scale, err));
+    /* with units the file's coordinates times scale are metres: scale in cells per unit
+       of the file is scale / dx, a length */
+    scale = units_to_lattice(config_units(cfg), UNITS_LENGTH, 1.0);
+    TSR_TRY(config_measure(n, "scale", false, UNITS_LENGTH, 1e-12, big, &scale, err));
     TSR_TRY(config_real3(n, "rotate", false, -360.0, 360.0, rotate, err));
-    TSR_TRY(config_real3(n, "offset", false, -big, big, offset, err));
+    TSR_TRY(config_measure3(n, "offset", false, UNITS_LENGTH, -big, big, offset, err));
     const char *slash = strrchr(source, '/');
     if (file[0] == '/' || !slash)
       snprintf(path, sizeof path, "%s", file);
@@ -198,8 +202,8 @@ static tsr_status lbm_read_shape(config_node_t *n, const char *source, const cha
       goto cleanup;
     }
   } else {
-    TSR_TRY(config_real3(n, "center", true, -big, big, s->center, err));
-    TSR_TRY(config_real(n, "radius", true, 1e-9, big, &s->radius, err));
+    TSR_TRY(config_measure3(n, "center", true, UNITS_LENGTH, -big, big, s->center, err));
+    TSR_TRY(config_measure(n, "radius", true, UNITS_LENGTH, 1e-9, big, &s->radius, err));
     if (s->kind == GEOMETRY_CYLINDER) TSR_TRY(config_choice(n, "axis", true, axes, &s->axis, err));
   }
 cleanup:
@@ -208,11 +212,12 @@ cleanup:
 
 /* lbm.initial.density (default lbm.rho0) and lbm.initial.regions: shapes as the
  * obstacles' with a "density" each. */
-static tsr_status lbm_read_regions(config_node_t *init, const char *source, lbm_options_t *r,
+static tsr_status lbm_read_regions(config_node_t *init, const config_t *cfg, lbm_options_t *r,
                                    tsr_error_t *err) {
   tsr_status st = TSR_OK;
   size_t n = 0;
-  TSR_TRY(config_real(init, "density", false, 1e-12, 1e12, &r->init_density, err));
+  TSR_TRY(config_measure(init, "density", false, UNITS_DENSITY, 1e-12, 1e12, &r->init_density,
+                         err));
   TSR_TRY(config_list(init, "regions", &n, err));
   TSR_CHECK(n <= LBM_MAX_REGIONS, TSR_ERR_INVALID,
             "lbm.initial.regions: %zu regions; at most %d are allowed", n, LBM_MAX_REGIONS);
@@ -221,8 +226,9 @@ static tsr_status lbm_read_regions(config_node_t *init, const char *source, lbm_
     TSR_TRY(config_list_item(init, "regions", i, &item, err));
     char where[48];
     snprintf(where, sizeof where, "lbm.initial.regions[%zu]", i);
-    TSR_TRY(lbm_read_shape(item, source, where, &r->init_regions[i], err));
-    TSR_TRY(config_real(item, "density", true, 1e-12, 1e12, &r->init_region_density[i], err));
+    TSR_TRY(lbm_read_shape(item, cfg, where, &r->init_regions[i], err));
+    TSR_TRY(config_measure(item, "density", true, UNITS_DENSITY, 1e-12, 1e12,
+                           &r->init_region_density[i], err));
   }
   r->ninit_regions = (int)n;
 cleanup:
@@ -241,7 +247,9 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   static const char *const profiles[] = {"uniform", "parabolic", NULL};
   lbm_options_t r = lbm_options_default();
   config_node_t *root = config_root(cfg), *lbm, *init, *bnd, *face;
+  const units_t *units = config_units(cfg);
   int v;
+  if (units->on) r.viscosity = units->lattice_viscosity;
   TSR_TRY(config_object(root, "lbm", false, &lbm, err));
   if (lbm) {
     v = 2;
@@ -259,21 +267,33 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     v = (int)r.precision;
     TSR_TRY(config_choice(lbm, "precision", false, precisions, &v, err));
     r.precision = (lbm_precision_t)v;
-    TSR_TRY(config_real(lbm, "viscosity", false, 1e-12, 1e6, &r.viscosity, err));
+    double nu = -1;
+    TSR_TRY(config_real(lbm, "viscosity", false, 1e-12, 1e6, &nu, err));
+    if (nu > 0 && units->on) {
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: lbm.viscosity: with a units section the fluid's viscosity is "
+                         "units.viscosity (m^2/s; here %g, %.6g in lattice units): remove "
+                         "lbm.viscosity", config_source(cfg), units->in.viscosity,
+                         units->lattice_viscosity);
+      goto cleanup;
+    }
+    if (nu > 0) r.viscosity = nu;
     TSR_TRY(config_real(lbm, "magic", false, 1e-12, 1e6, &r.magic, err));
-    TSR_TRY(config_real(lbm, "rho0", false, 1e-12, 1e12, &r.rho0, err));
+    TSR_TRY(config_measure(lbm, "rho0", false, UNITS_DENSITY, 1e-12, 1e12, &r.rho0, err));
     TSR_TRY(config_bool(lbm, "shifted", false, &r.shifted, err));
-    TSR_TRY(config_real3(lbm, "force", false, -1.0, 1.0, r.force, err));
+    TSR_TRY(config_measure3(lbm, "force", false, UNITS_FORCE_DENSITY, -1.0, 1.0, r.force, err));
     TSR_TRY(config_object(lbm, "initial", false, &init, err));
     if (init) {
       v = (int)r.init;
       TSR_TRY(config_choice(init, "kind", false, inits, &v, err));
       r.init = (lbm_init_kind_t)v;
       if (r.init == LBM_INIT_UNIFORM) {
-        TSR_TRY(config_real3(init, "velocity", false, -0.4, 0.4, r.init_velocity, err));
-        TSR_TRY(lbm_read_regions(init, config_source(cfg), &r, err));
+        TSR_TRY(config_measure3(init, "velocity", false, UNITS_VELOCITY, -0.4, 0.4,
+                                r.init_velocity, err));
+        TSR_TRY(lbm_read_regions(init, cfg, &r, err));
       } else {
-        TSR_TRY(config_real(init, "u0", true, -0.4, 0.4, &r.init_velocity[0], err));
+        TSR_TRY(config_measure(init, "u0", true, UNITS_VELOCITY, -0.4, 0.4, &r.init_velocity[0],
+                               err));
       }
     }
   }
@@ -291,7 +311,8 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     TSR_TRY(config_choice(face, "kind", true, walls, &v, err));
     r.geometry.walls[f].kind = (geometry_wall_kind_t)v;
     if (geometry_wall_moves(r.geometry.walls[f].kind))
-      TSR_TRY(config_real3(face, "velocity", true, -0.4, 0.4, r.geometry.walls[f].velocity, err));
+      TSR_TRY(config_measure3(face, "velocity", true, UNITS_VELOCITY, -0.4, 0.4,
+                              r.geometry.walls[f].velocity, err));
     if (r.geometry.walls[f].kind == GEOMETRY_WALL_VELOCITY) {
       v = (int)r.geometry.walls[f].profile;
       TSR_TRY(config_choice(face, "profile", false, profiles, &v, err));
@@ -299,7 +320,8 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     }
     if (r.geometry.walls[f].kind == GEOMETRY_WALL_PRESSURE) {
       r.geometry.walls[f].density = r.rho0;
-      TSR_TRY(config_real(face, "density", false, 1e-12, 1e12, &r.geometry.walls[f].density, err));
+      TSR_TRY(config_measure(face, "density", false, UNITS_DENSITY, 1e-12, 1e12,
+                             &r.geometry.walls[f].density, err));
     }
   }
   size_t n = 0;
@@ -316,7 +338,7 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     geometry_shape_t *s = &r.geometry.shapes[i];
     char where[32];
     snprintf(where, sizeof where, "obstacles[%zu]", i);
-    TSR_TRY(lbm_read_shape(item, config_source(cfg), where, s, err));
+    TSR_TRY(lbm_read_shape(item, cfg, where, s, err));
     static const char *const wall_kinds[] = {"halfway", "interpolated", NULL};
     v = 0;
     TSR_TRY(config_choice(item, "wall", false, wall_kinds, &v, err));
@@ -354,11 +376,15 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
       r.forces.density = r.rho0;
       r.forces.drag = 0;
       r.forces.lift = 1;
-      TSR_TRY(config_real(forces, "velocity", true, 1e-12, 1.0, &r.forces.velocity, err));
-      TSR_TRY(config_real(forces, "length", true, 1e-12, 1e12, &r.forces.length, err));
+      TSR_TRY(config_measure(forces, "velocity", true, UNITS_VELOCITY, 1e-12, 1.0,
+                             &r.forces.velocity, err));
+      TSR_TRY(config_measure(forces, "length", true, UNITS_LENGTH, 1e-12, 1e12, &r.forces.length,
+                             err));
       r.forces.area = r.forces.length; /* 2-D: per cell of depth */
-      TSR_TRY(config_real(forces, "area", r.lattice->d == 3, 1e-12, 1e24, &r.forces.area, err));
-      TSR_TRY(config_real(forces, "density", false, 1e-12, 1e12, &r.forces.density, err));
+      TSR_TRY(config_measure(forces, "area", r.lattice->d == 3, UNITS_AREA, 1e-12, 1e24,
+                             &r.forces.area, err));
+      TSR_TRY(config_measure(forces, "density", false, UNITS_DENSITY, 1e-12, 1e12,
+                             &r.forces.density, err));
       TSR_TRY(config_choice(forces, "drag", false, axes, &r.forces.drag, err));
       TSR_TRY(config_choice(forces, "lift", false, axes, &r.forces.lift, err));
       if (nb == 0) {

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cpu_threads.h"
 #include "field.h"
@@ -29,6 +30,7 @@ struct lbm_state {
                                    run uses (lbm_bind) */
   lbm_quantity_t quantities[LBM_QUANTITIES]; /* the samplers' contexts */
   int nbodies;                               /* named obstacles (geometry_bodies) */
+  double speed;                              /* the largest speed given (lbm_largest_speed) */
   char force_names[5 * LBM_MAX_BODIES][GEOMETRY_NAME_MAX + 4]; /* "<body>.fx", ... "<body>.cl" */
 };
 
@@ -46,6 +48,8 @@ tsr_status lbm_module_state(const lbm_options_t *lo, void **state, tsr_error_t *
   TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory");
   s->opts = *lo;
   s->cells_id = s->velocity_id = -1;
+  const char *what;
+  s->speed = lbm_largest_speed(lo, NULL, &what);
   for (int q = 0; q < LBM_QUANTITIES; ++q) s->quantities[q] = (lbm_quantity_t){s, q};
   int body[GEOMETRY_MAX_SHAPES];
   const char *names[GEOMETRY_MAX_SHAPES];
@@ -67,7 +71,12 @@ static tsr_status lbm_read(config_t *cfg, const simulation_options_t *so, void *
                            tsr_error_t *err) {
   lbm_options_t lo;
   tsr_status st = lbm_options_read(cfg, &so->domain, &lo, err);
-  return st == TSR_OK ? lbm_module_state(&lo, state, err) : st;
+  if (st == TSR_OK) st = lbm_module_state(&lo, state, err);
+  if (st == TSR_OK) {
+    const char *what;
+    ((lbm_state_t *)*state)->speed = lbm_largest_speed(&lo, &so->domain, &what);
+  }
+  return st;
 }
 
 static const char *lbm_state_fs(const void *state) {
@@ -76,7 +85,8 @@ static const char *lbm_state_fs(const void *state) {
 
 static void lbm_describe(const void *state, char *out, size_t cap) {
   const lbm_state_t *s = state;
-  snprintf(out, cap, "%s, nu = %g", lbm_fs(&s->opts), s->opts.viscosity);
+  snprintf(out, cap, "%s, nu = %g, tau = %.6g, Ma = %.3g", lbm_fs(&s->opts), s->opts.viscosity,
+           1.0 / lbm_omega(&s->opts), s->speed / lbm_sound_speed(&s->opts));
 }
 
 static int lbm_warnings(const void *state, const simulation_options_t *so, char *out, size_t cap) {
@@ -163,10 +173,11 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
                   .writes = {LBM_DENSITY}, .nwrites = 1, .boundary = LBM_BOUNDARY,
                   .kernel = LBM_PULLED_DENSITY}},
       .nquantities = 3,
-      .quantities = {{.name = "density", .components = 1, .columns = {"rho"},
+      .quantities = {{.name = "density", .components = 1, .columns = {"rho"}, .dim = UNITS_DENSITY,
                       .prepare = LBM_MOMENTS, .sample = lbm_sample,
                       .ctx = &s->quantities[LBM_Q_DENSITY]},
                      {.name = "velocity", .components = 3, .columns = {"ux", "uy", "uz"},
+                      .dim = UNITS_VELOCITY,
                       .prepare = LBM_MOMENTS, .sample = lbm_sample,
                       .ctx = &s->quantities[LBM_Q_VELOCITY]},
                      {.name = "flags", .components = 1, .columns = {"flags"},
@@ -411,6 +422,16 @@ cleanup:
   return st;
 }
 
+/* The fluid's mass and kinetic energy; a body's force; its coefficients are numbers. */
+static units_dim_t lbm_total_dim(const void *state, const char *name) {
+  (void)state;
+  const char *dot = strrchr(name, '.');
+  if (strcmp(name, "mass") == 0) return UNITS_MASS;
+  if (strcmp(name, "kinetic_energy") == 0) return UNITS_ENERGY;
+  if (dot && dot[1] == 'f' && dot[2] && !dot[3]) return UNITS_FORCE; /* <body>.fx, .fy, .fz */
+  return UNITS_NONE;
+}
+
 /* A coupled collision takes half the force on a block's first step (lbm_coupling_t.start):
  * after a restart past step 0 every block has had its first step. */
 static tsr_status lbm_resume(void *state, sim_t *sim, int64_t step, tsr_error_t *err) {
@@ -445,6 +466,8 @@ const module_def_t lbm_module = {
     .totals = lbm_totals,
     .resume = lbm_resume,
     .restart_keys = lbm_restart_keys,
+    .total_dim = lbm_total_dim,
+    .physical_units = true,
 };
 
 /* ---- a simulation of the LBM alone, from options ---- */

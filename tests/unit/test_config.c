@@ -248,7 +248,7 @@ static void test_simulation_allowed_keys(void **state) {
   use("{\"domain\": {\"cells\": [8, 4, 2]}, \"lbm\": {}}");
   ASSERT_OK(simulation_options_read(doc, &o, &err));
   ASSERT_MSG(config_check_unknown(doc, &err),
-             "unknown key 'lbm'; allowed at the top level are: domain, steps, check_every, output, hardware, stop");
+             "unknown key 'lbm'; allowed at the top level are: domain, steps, check_every, units, output, hardware, stop");
   use("{\"domain\": {\"cells\": [8, 4, 2], \"ghosts\": 1}}");
   ASSERT_OK(simulation_options_read(doc, &o, &err));
   ASSERT_MSG(config_check_unknown(doc, &err),
