@@ -55,11 +55,15 @@ typedef void (*lbm_init_fn)(int x, int y, int z, void *ctx, double out[4]);
 /* Boundary links: dst slot = src slot value + extra (or -value + extra: the
  * anti-bounce-back of a fixed scalar, lbm_kernels_t.boundary's negate), both element
  * indices into the field (grid_index). No link reads a slot another link writes (links write wall slots
- * and read fluid slots), so they are applied in parallel. */
+ * and read fluid slots), so they are applied in parallel. A link of group g > 0 takes its
+ * extra times a factor of the step, scale[g] (a wall whose velocity changes in time):
+ * (REAL)extra * (REAL)scale[g], in the storage precision, as the OpenCL lbm_boundary. */
+enum { LBM_LINK_GROUPS = 8 }; /* group 0: extra as it is; 1..7: scaled */
 typedef struct lbm_link {
   size_t to;     /* ghost or solid cell's slot i */
   size_t from;   /* fluid cell's slot inverse(i) */
   double extra;  /* moving-wall term 2 a w_i rho0 c_i.u_w, 0 for no-slip */
+  int group;     /* 0..LBM_LINK_GROUPS - 1: the factor scale[group] its extra takes */
 } lbm_link_t;
 
 /* Pressure-outlet links (lbm_collide.h LBM_OUTLET_CELL and _LINK, the non-equilibrium
@@ -154,8 +158,9 @@ typedef struct lbm_kernels {
   void (*moments)(const void *f, const grid_dims_t *d, const lbm_params_t *p, int shifted,
                   double *rho, double *u);
   /* The links, in the storage precision: f[to] = f[from] + extra, or -f[from] + extra
-   * where negate is 1 (as the OpenCL lbm_boundary). */
-  void (*boundary)(void *f, const lbm_link_t *links, size_t n, int negate);
+   * where negate is 1 (as the OpenCL lbm_boundary); with scale (LBM_LINK_GROUPS factors;
+   * NULL: none), extra times scale[group] of each link. */
+  void (*boundary)(void *f, const lbm_link_t *links, size_t n, int negate, const double *scale);
   /* The body links; acc[3 body + a] += the momentum exchanged along axis a, fixed point. */
   void (*bodies)(void *f, const lbm_body_link_t *links, size_t n, int64_t *acc, int nbodies);
   /* The pressure-outlet links on a field of dims d (its component stride), with the

@@ -476,10 +476,18 @@ static void LBM_FN(moments)(const void *vf, const grid_dims_t *d, const lbm_para
       }
 }
 
-static void LBM_FN(boundary)(void *vf, const lbm_link_t *links, size_t n, int negate) {
+static void LBM_FN(boundary)(void *vf, const lbm_link_t *links, size_t n, int negate,
+                             const double *scale) {
   REAL *f = vf;
   /* links write wall slots and read fluid slots: independent, in any order */
-  if (negate) {
+  if (scale) { /* walls whose velocity changes in time: the factors of the step */
+    REAL s[LBM_LINK_GROUPS];
+    for (int g = 0; g < LBM_LINK_GROUPS; ++g) s[g] = (REAL)scale[g];
+    const REAL sign = negate ? (REAL)-1 : (REAL)1;
+#pragma omp parallel for schedule(static) if (n > 8192)
+    for (size_t k = 0; k < n; ++k)
+      f[links[k].to] = sign * f[links[k].from] + (REAL)links[k].extra * s[links[k].group];
+  } else if (negate) {
 #pragma omp parallel for schedule(static) if (n > 8192)
     for (size_t k = 0; k < n; ++k) f[links[k].to] = -f[links[k].from] + (REAL)links[k].extra;
   } else {

@@ -7,6 +7,7 @@
 
 #include <CL/cl.h>
 #include <ctype.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,7 +407,8 @@ tsr_status gpu_lbm_links_create_many(gpu_lbm_t *g, const lbm_link_t *const *link
                                      tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_ulong *idx = NULL;
-  uint8_t *ex = NULL;
+  uint8_t *ex = NULL, *group = NULL;
+  bool grouped = false;
   memset(out, 0, sizeof *out);
   out->negate = negate ? 1 : 0;
   size_t n = 0;
@@ -418,12 +420,17 @@ tsr_status gpu_lbm_links_create_many(gpu_lbm_t *g, const lbm_link_t *const *link
             TSR_ERR_INVALID, "%zu boundary links: their bytes do not fit in a size_t", n);
   idx = malloc(idx_bytes);
   ex = malloc(ex_bytes);
-  TSR_CHECK(idx && ex, TSR_ERR_NOMEM, "out of memory for %zu boundary links", n);
+  group = malloc(n);
+  TSR_CHECK(idx && ex && group, TSR_ERR_NOMEM, "out of memory for %zu boundary links", n);
   size_t k = 0;
   for (size_t b = 0; b < nblocks; ++b)
     for (size_t j = 0; j < nlinks[b]; ++j, ++k) {
       /* AoS CPU layout cell * Q + i -> device layout base + i * ncells + cell */
       const lbm_link_t *l = &links[b][j];
+      TSR_CHECK(l->group >= 0 && l->group < LBM_LINK_GROUPS, TSR_ERR_INTERNAL,
+                "a boundary link of group %d", l->group);
+      group[k] = (uint8_t)l->group;
+      grouped = grouped || l->group != 0;
       idx[2 * k] = (cl_ulong)(base[b] + (l->to % g->q) * g->ncells + l->to / g->q);
       idx[2 * k + 1] = (cl_ulong)(base[b] + (l->from % g->q) * g->ncells + l->from / g->q);
       if (g->esize == sizeof(float)) {
@@ -437,6 +444,10 @@ tsr_status gpu_lbm_links_create_many(gpu_lbm_t *g, const lbm_link_t *const *link
   TSR_TRY(gpu_buffer_create(g->ctx, ex_bytes, "boundary links", &out->extra, err));
   TSR_TRY(gpu_buffer_write(g->ctx, &out->idx, 0, out->idx.bytes, idx, NULL, err));
   TSR_TRY(gpu_buffer_write(g->ctx, &out->extra, 0, out->extra.bytes, ex, NULL, err));
+  if (grouped) {
+    TSR_TRY(gpu_buffer_create(g->ctx, n, "boundary links", &out->group, err));
+    TSR_TRY(gpu_buffer_write(g->ctx, &out->group, 0, n, group, NULL, err));
+  }
   if (in_place) { /* slot (i, cell) of the natural array lies at (inv i, cell + c_i) */
     const lattice_t *l = g->spec.lattice;
     const long long sx = g->spec.n[0] + 2, sy = g->spec.n[1] + 2;
@@ -456,6 +467,7 @@ tsr_status gpu_lbm_links_create_many(gpu_lbm_t *g, const lbm_link_t *const *link
 cleanup:
   free(idx);
   free(ex);
+  free(group);
   if (st != TSR_OK) gpu_lbm_links_free(out);
   return st;
 }
@@ -470,11 +482,12 @@ void gpu_lbm_links_free(gpu_lbm_links_t *l) {
   gpu_buffer_free(&l->idx);
   gpu_buffer_free(&l->idx_swapped);
   gpu_buffer_free(&l->extra);
+  gpu_buffer_free(&l->group);
   l->n = 0;
 }
 
 tsr_status gpu_lbm_boundary(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_links_t *l,
-                              tsr_error_t *err) {
+                            const double *scale, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   if (l->n == 0) return st;
   const int swapped = f->in_place && f->cur;
@@ -489,6 +502,17 @@ tsr_status gpu_lbm_boundary(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_link
   OPENCL_CHECK(clSetKernelArg(g->boundary, 3, sizeof n, &n));
   const cl_int negate = l->negate;
   OPENCL_CHECK(clSetKernelArg(g->boundary, 4, sizeof negate, &negate));
+  /* the factors, in the storage precision; no groups (NULL): extra as it is */
+  const cl_mem group = scale ? l->group.mem : NULL;
+  OPENCL_CHECK(clSetKernelArg(g->boundary, 5, sizeof group, &group));
+  cl_double8 sd = {{1, 1, 1, 1, 1, 1, 1, 1}};
+  cl_float8 sf = {{1, 1, 1, 1, 1, 1, 1, 1}};
+  for (int k = 0; scale && k < LBM_LINK_GROUPS && k < 8; ++k) {
+    sd.s[k] = scale[k];
+    sf.s[k] = (float)scale[k];
+  }
+  if (g->esize == sizeof(float)) OPENCL_CHECK(clSetKernelArg(g->boundary, 6, sizeof sf, &sf));
+  else OPENCL_CHECK(clSetKernelArg(g->boundary, 6, sizeof sd, &sd));
   TSR_TRY(gpu_launch_1d(g, g->boundary, l->n, err));
 cleanup:
   return st;
@@ -517,7 +541,8 @@ tsr_status gpu_lbm_outlet_create_many(gpu_lbm_t *g, const lbm_open_link_t *const
     plain[b] = malloc((nlinks[b] ? nlinks[b] : 1) * sizeof **plain);
     TSR_CHECK(plain[b], TSR_ERR_NOMEM, "out of memory for %zu outlet links", n);
     for (size_t j = 0; j < nlinks[b]; ++j)
-      plain[b][j] = (lbm_link_t){links[b][j].to, links[b][j].from, links[b][j].extra};
+      plain[b][j] = (lbm_link_t){.to = links[b][j].to, .from = links[b][j].from,
+                                  .extra = links[b][j].extra};
   }
   TSR_TRY(gpu_lbm_links_create_many(g, (const lbm_link_t *const *)plain, nlinks, base, nblocks,
                                     0, in_place, &out->links, err));
@@ -620,7 +645,8 @@ static tsr_status gpu_lbm_bodies_create_many(gpu_lbm_t *g, const lbm_body_link_t
       TSR_CHECK(p, TSR_ERR_NOMEM, "out of memory for %zu obstacle links", n);
       plain[2 * b + (size_t)w] = p;
       for (size_t j = 0; j < nlinks[b]; ++j)
-        p[j] = (lbm_link_t){links[b][j].to, w ? links[b][j].from2 : links[b][j].from, 0.0};
+        p[j] = (lbm_link_t){.to = links[b][j].to,
+                            .from = w ? links[b][j].from2 : links[b][j].from};
     }
   for (int w = 0; w < 2; ++w) {
     const lbm_link_t **lists = calloc(nblocks, sizeof *lists);
@@ -960,7 +986,7 @@ cleanup:
   return st;
 }
 
-tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, tsr_error_t *err) {
+tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, const double *scale, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   for (size_t k = 0; k < b->groups.count; ++k) {
     const gpu_field_group_t *g = &b->groups.group[k];
@@ -968,7 +994,7 @@ tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, tsr_error_t *err) {
     TSR_TRY(gpu_lbm_group_field(b, g, &f, err));
     for (int neg = 0; neg < 2; ++neg)
       TSR_TRY(gpu_lbm_boundary((gpu_lbm_t *)(uintptr_t)g->key, &f, &b->links[2 * k + (size_t)neg],
-                               err));
+                               scale, err));
     TSR_TRY(gpu_lbm_bodies((gpu_lbm_t *)(uintptr_t)g->key, &f, &b->bodies[k], err));
     TSR_TRY(gpu_lbm_outlet((gpu_lbm_t *)(uintptr_t)g->key, &f, &b->outlets[k], err));
   }

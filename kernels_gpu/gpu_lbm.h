@@ -120,6 +120,8 @@ TSR_NODISCARD tsr_status gpu_lbm_pulled_density(gpu_lbm_t *g, const gpu_lbm_fiel
  * into one list (one launch for all). */
 typedef struct gpu_lbm_links {
   gpu_buffer_t idx, extra;
+  gpu_buffer_t group;       /* the links' groups (lbm_link_t.group), one byte each; none
+                               where every link is of group 0 */
   gpu_buffer_t idx_swapped; /* in place: the same links on the swapped array */
   size_t n;
   int negate;
@@ -171,9 +173,11 @@ TSR_NODISCARD tsr_status gpu_lbm_force_read(const gpu_lbm_force_slice_t *s,
                                             const lbm_body_link_t *links, int64_t *acc,
                                             tsr_error_t *err);
 
-/* Enqueues the links on the current grid. */
+/* Enqueues the links on the current grid; scale: the factors of the links' groups
+ * (LBM_LINK_GROUPS; NULL: none, extra as it is), as lbm_kernels_t.boundary. */
 TSR_NODISCARD tsr_status gpu_lbm_boundary(gpu_lbm_t *g, gpu_lbm_field_t *f,
-                                            const gpu_lbm_links_t *l, tsr_error_t *err);
+                                            const gpu_lbm_links_t *l, const double *scale,
+                                            tsr_error_t *err);
 
 /* Density and velocity of the interior cells of the current grid, as
  * the CPU moments compute them: rho[n], u[3n], x fastest. scratch: a device
@@ -238,9 +242,10 @@ void gpu_lbm_batch_release(void *b);
  * (their present copies differ). */
 TSR_NODISCARD tsr_status gpu_lbm_batch_step(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a,
                                             tsr_error_t *err);
-/* The bounce-back links of every block, its links to obstacles, then its pressure-outlet
- * links. */
-TSR_NODISCARD tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, tsr_error_t *err);
+/* The bounce-back links of every block (scale as gpu_lbm_boundary's), its links to
+ * obstacles, then its pressure-outlet links. */
+TSR_NODISCARD tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, const double *scale,
+                                                tsr_error_t *err);
 /* gpu_lbm_pulled_density of every block, into its aux_out (one component, the layout of
  * every block's the same). */
 TSR_NODISCARD tsr_status gpu_lbm_batch_pulled_density(gpu_lbm_batch_t *b, double shift,

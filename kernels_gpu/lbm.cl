@@ -17,8 +17,10 @@
 #if REAL_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define REAL double
+#define REAL8 double8
 #else
 #define REAL float
+#define REAL8 float8
 #endif
 #define SX (NX + 2)
 #define SY (NY + 2)
@@ -170,13 +172,22 @@ LBM_SC_KERNEL(lbm_stream_collide_odd, )
 
 /* Bounce-back links of a block: f[to] = f[from] + extra (negate: -f[from] + extra, the
  * anti-bounce-back of a fixed scalar), independent of each other (links write wall slots
- * and read fluid slots). idx holds (to, from) pairs of field element indices. */
+ * and read fluid slots). idx holds (to, from) pairs of field element indices. With group
+ * (not NULL), extra times the factor of the link's group, scale.s0..s7 (lbm_kernels.h
+ * lbm_link_t: walls whose velocity changes in time). */
 __kernel void lbm_boundary(__global REAL *f, __global const ulong2 *idx,
-                             __global const REAL *extra, const ulong n, const int negate) {
+                             __global const REAL *extra, const ulong n, const int negate,
+                             __global const uchar *group, const REAL8 scale) {
   const size_t k = get_global_id(0);
   if (k >= n) return;
   const ulong2 l = idx[k];
-  f[l.x] = (negate ? -f[l.y] : f[l.y]) + extra[k];
+  REAL e = extra[k];
+  if (group) {
+    REAL s[8];
+    vstore8(scale, 0, s);
+    e = e * s[group[k]];
+  }
+  f[l.x] = (negate ? -f[l.y] : f[l.y]) + e;
 }
 
 /* Links to obstacles (lbm_kernels.h lbm_body_link_t): f[to] = a f[from] + b f[from2]

@@ -1,5 +1,6 @@
 #include "geometry.h"
 
+#include "inlet_profile.h"
 #include "mesh.h"
 
 #include <math.h>
@@ -34,7 +35,8 @@ tsr_status geometry_validate(const geometry_t *g, tsr_error_t *err) {
                   geometry_wall_open(w->kind),
               TSR_ERR_INVALID,
               "boundaries.%s: unknown wall kind %d", faces[f], (int)w->kind);
-    TSR_CHECK(w->profile == GEOMETRY_PROFILE_UNIFORM || w->profile == GEOMETRY_PROFILE_PARABOLIC,
+    TSR_CHECK(w->profile == GEOMETRY_PROFILE_UNIFORM || w->profile == GEOMETRY_PROFILE_PARABOLIC ||
+                  (w->profile == GEOMETRY_PROFILE_FILE && w->table),
               TSR_ERR_INVALID, "boundaries.%s: unknown profile %d", faces[f], (int)w->profile);
     TSR_CHECK(w->kind != GEOMETRY_WALL_PRESSURE || (w->density > 0 && isfinite(w->density)),
               TSR_ERR_INVALID, "boundaries.%s.density = %g; allowed are finite values > 0",
@@ -133,6 +135,10 @@ void geometry_wall_velocity_at(const geometry_t *g, const patch_options_t *domai
   if (flag < GEOMETRY_MOVING || flag >= GEOMETRY_MOVING + 6) return;
   const int face = flag - GEOMETRY_MOVING;
   const geometry_wall_t *w = &g->walls[face];
+  if (w->kind == GEOMETRY_WALL_VELOCITY && w->profile == GEOMETRY_PROFILE_FILE) {
+    inlet_profile_velocity(w->table, p, u);
+    return;
+  }
   if (w->kind != GEOMETRY_WALL_VELOCITY || w->profile != GEOMETRY_PROFILE_PARABOLIC) return;
   double scale = 1.0;
   for (int a = 0; a < 3; ++a) {

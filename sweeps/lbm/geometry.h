@@ -38,13 +38,24 @@ typedef enum geometry_wall_kind {
   GEOMETRY_WALL_OUTFLOW = 4
 } geometry_wall_kind_t;
 
-typedef enum geometry_profile { GEOMETRY_PROFILE_UNIFORM = 0, GEOMETRY_PROFILE_PARABOLIC = 1 } geometry_profile_t;
+typedef enum geometry_profile {
+  GEOMETRY_PROFILE_UNIFORM = 0,
+  GEOMETRY_PROFILE_PARABOLIC = 1,
+  GEOMETRY_PROFILE_FILE = 2 /* a table (inlet_profile.h) */
+} geometry_profile_t;
+
+struct inlet_profile; /* inlet_profile.h */
 
 typedef struct geometry_wall {
   geometry_wall_kind_t kind;
   double velocity[3];  /* moving walls: tangential; inlets: the velocity (parabolic: at the
                           profile's peak), lattice units */
   geometry_profile_t profile; /* inlets */
+  const struct inlet_profile *table; /* GEOMETRY_PROFILE_FILE: the velocity over the face
+                                        (shared, kept until the process ends); velocity
+                                        then holds its largest */
+  double ramp;                /* moving walls and inlets: steps over which the velocity
+                                 rises smoothly from 0 (lbm_link_scale); 0: none */
   double density;             /* pressure outlets: the density at the face */
 } geometry_wall_t;
 
@@ -135,8 +146,8 @@ void geometry_flag_velocity(const geometry_t *g, uint8_t flag, double u[3]);
 /* The wall velocity of a flag at the point p (lattice units, cell x spans [x, x + 1]) of
  * the wall: a parabolic inlet's velocity times 4 s (n - s) / n^2 along each non-periodic
  * axis of its plane (s = p clamped to [0, n], n the domain's cells along the axis: zero
- * on the domain's edges, the configured velocity at the centre); else as
- * geometry_flag_velocity. */
+ * on the domain's edges, the configured velocity at the centre); an inlet's table
+ * interpolated at p (inlet_profile_velocity); else as geometry_flag_velocity. */
 void geometry_wall_velocity_at(const geometry_t *g, const patch_options_t *domain, uint8_t flag,
                                const double p[3], double u[3]);
 

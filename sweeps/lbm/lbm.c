@@ -10,6 +10,7 @@
 #include "direction.h"
 #include "field.h"
 #include "grid.h"
+#include "inlet_profile.h"
 #include "lbm_impl.h"
 #include "mesh.h"
 #include "tsr_size.h"
@@ -165,6 +166,16 @@ cleanup:
   return st;
 }
 
+/* The path of a file a configuration names: relative to the configuration file's folder
+ * (absolute paths as they are). */
+static void lbm_file_path(const config_t *cfg, const char *file, char *path, size_t cap) {
+  const char *source = config_source(cfg), *slash = strrchr(source, '/');
+  if (file[0] == '/' || !slash)
+    snprintf(path, cap, "%s", file);
+  else
+    snprintf(path, cap, "%.*s/%s", (int)(slash - source), source, file);
+}
+
 /* A shape (messages name it as where: "obstacles[2]"); an STL file's path is taken
  * relative to the folder of the configuration file source (absolute paths as they are). */
 static tsr_status lbm_read_shape(config_node_t *n, const config_t *cfg, const char *where,
@@ -191,11 +202,7 @@ static tsr_status lbm_read_shape(config_node_t *n, const config_t *cfg, const ch
     TSR_TRY(config_measure(n, "scale", false, UNITS_LENGTH, 1e-12, big, &scale, err));
     TSR_TRY(config_real3(n, "rotate", false, -360.0, 360.0, rotate, err));
     TSR_TRY(config_measure3(n, "offset", false, UNITS_LENGTH, -big, big, offset, err));
-    const char *slash = strrchr(source, '/');
-    if (file[0] == '/' || !slash)
-      snprintf(path, sizeof path, "%s", file);
-    else
-      snprintf(path, sizeof path, "%.*s/%s", (int)(slash - source), source, file);
+    lbm_file_path(cfg, file, path, sizeof path);
     st = geometry_mesh_load(path, scale, rotate, offset, &s->mesh, err);
     if (st != TSR_OK) {
       tsr_error_prefix(err, "%s: %s.file = \"%s\"", source, where, file);
@@ -244,7 +251,7 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
   static const char *const layouts[] = {"aos", "soa", NULL};
   static const char *const streamings[] = {"two_grid", "in_place", NULL};
   static const char *const walls[] = {"noslip", "moving", "velocity", "pressure", "outflow", NULL};
-  static const char *const profiles[] = {"uniform", "parabolic", NULL};
+  static const char *const profiles[] = {"uniform", "parabolic", "file", NULL};
   lbm_options_t r = lbm_options_default();
   config_node_t *root = config_root(cfg), *lbm, *init, *bnd, *face;
   const units_t *units = config_units(cfg);
@@ -310,14 +317,29 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     v = (int)r.geometry.walls[f].kind;
     TSR_TRY(config_choice(face, "kind", true, walls, &v, err));
     r.geometry.walls[f].kind = (geometry_wall_kind_t)v;
-    if (geometry_wall_moves(r.geometry.walls[f].kind))
-      TSR_TRY(config_measure3(face, "velocity", true, UNITS_VELOCITY, -0.4, 0.4,
-                              r.geometry.walls[f].velocity, err));
-    if (r.geometry.walls[f].kind == GEOMETRY_WALL_VELOCITY) {
-      v = (int)r.geometry.walls[f].profile;
+    geometry_wall_t *w = &r.geometry.walls[f];
+    if (w->kind == GEOMETRY_WALL_VELOCITY) {
+      v = (int)w->profile;
       TSR_TRY(config_choice(face, "profile", false, profiles, &v, err));
-      r.geometry.walls[f].profile = (geometry_profile_t)v;
+      w->profile = (geometry_profile_t)v;
     }
+    if (w->profile == GEOMETRY_PROFILE_FILE) { /* the velocity from a table */
+      char file[1024], path[2048];
+      TSR_TRY(config_string(face, "file", true, file, sizeof file, err));
+      lbm_file_path(cfg, file, path, sizeof path);
+      st = inlet_profile_load(path, f, domain, units, &w->table, err);
+      if (st != TSR_OK) {
+        tsr_error_prefix(err, "%s: boundaries.%s.file = \"%s\"", config_source(cfg),
+                         lbm_face_names[f], file);
+        goto cleanup;
+      }
+      inlet_profile_peak(w->table, w->velocity);
+    } else if (geometry_wall_moves(w->kind)) {
+      TSR_TRY(config_measure3(face, "velocity", true, UNITS_VELOCITY, -0.4, 0.4, w->velocity,
+                              err));
+    }
+    if (geometry_wall_moves(w->kind))
+      TSR_TRY(config_measure(face, "ramp", false, UNITS_TIME, 0.0, 1e15, &w->ramp, err));
     if (r.geometry.walls[f].kind == GEOMETRY_WALL_PRESSURE) {
       r.geometry.walls[f].density = r.rho0;
       TSR_TRY(config_measure(face, "density", false, UNITS_DENSITY, 1e-12, 1e12,
@@ -674,11 +696,14 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
             at[a] = (double)(b->lo[a] + cell[a]) + 0.5 - 0.5 * l->c[a][i];
           geometry_wall_velocity_at(&c->opts.geometry, &c->domain, sf, at, uw);
           double cu = l->c[0][i] * uw[0] + l->c[1][i] * uw[1] + l->c[2][i] * uw[2];
-          /* moving wall: 2 w_i rho0 c_i.u_w / c_s^2 */
+          /* moving wall: 2 w_i rho0 c_i.u_w / c_s^2; a ramped face's links in its group */
+          const int moving = sf >= GEOMETRY_MOVING && sf < GEOMETRY_MOVING + 6
+                                 ? sf - GEOMETRY_MOVING : -1;
           lb->links[lb->nlinks++] = (lbm_link_t){
               .to = grid_index(d, sx, sy, sz, i),
               .from = grid_index(d, x, y, z, l->inv[i]),
-              .extra = 2.0 * l->inv_cs2 * l->w[i] * c->opts.rho0 * cu};
+              .extra = 2.0 * l->inv_cs2 * l->w[i] * c->opts.rho0 * cu,
+              .group = moving >= 0 && c->opts.geometry.walls[moving].ramp > 0 ? 1 + moving : 0};
         }
       }
 done:
@@ -722,7 +747,9 @@ static tsr_status lbm_boundary(const block_info_t *b, block_data_t *data, void *
   lbm_block_t *lb;
   TSR_TRY(lbm_get(b, data, c, &f, &lb, err));
   const lbm_kernels_t *k = c->kernels[f->host.dims.layout];
-  k->boundary(f->host.values, lb->links, lb->nlinks, 0);
+  double scale[LBM_LINK_GROUPS];
+  const bool ramp = lbm_link_scale(&c->opts, lb->steps, scale);
+  k->boundary(f->host.values, lb->links, lb->nlinks, 0, ramp ? scale : NULL);
   if (lb->nbody) { /* the forces of this boundary alone */
     int64_t none[3];
     if (lb->force) memset(lb->force, 0, 3 * (size_t)c->nbodies * sizeof *lb->force);
@@ -731,6 +758,29 @@ static tsr_status lbm_boundary(const block_info_t *b, block_data_t *data, void *
   if (lb->nopen) k->outlet(f->host.values, &f->host.dims, lb->open, lb->nopen, &c->params);
 cleanup:
   return st;
+}
+
+bool lbm_link_scale(const lbm_options_t *o, int64_t step, double scale[LBM_LINK_GROUPS]) {
+  bool any = false;
+  for (int g = 0; g < LBM_LINK_GROUPS; ++g) scale[g] = 1.0;
+  for (int f = 0; f < 6; ++f) {
+    const double T = o->geometry.walls[f].ramp;
+    if (!geometry_wall_moves(o->geometry.walls[f].kind) || !(T > 0) || (double)step >= T)
+      continue;
+    scale[1 + f] = 0.5 * (1.0 - cos(3.14159265358979323846 * (double)step / T));
+    any = true;
+  }
+  return any;
+}
+
+/* The end of a step on a CPU block: counted. */
+static tsr_status lbm_step_done(const block_info_t *b, block_data_t *data, void *vctx,
+                                tsr_error_t *err) {
+  const lbm_ctx_t *c = vctx;
+  (void)b, (void)err;
+  lbm_block_t *lb = block_data_get(data, c->cells_id);
+  if (lb) lb->steps++;
+  return TSR_OK;
 }
 
 static tsr_status lbm_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
@@ -945,9 +995,10 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
        .kernel = lbm_check_item, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_CHECK, .fs = "*", .hs = "cpu|gpu",
        .bs = "solid", .kernel = lbm_nothing},
-      /* CPU work is done when its item returns; GPU blocks wait for their queue */
+      /* CPU work is done when its item returns (the step is counted); GPU blocks wait for
+         their queue */
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
-       .kernel = lbm_nothing},
+       .kernel = lbm_step_done, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "gpu", .bs = "solid",
        .kernel = lbm_nothing},
   };

@@ -163,9 +163,14 @@ static tsr_status lbm_gpu_batch(registry_batch_t *batch, const lbm_ctx_t *c, int
 
 static tsr_status lbm_gpu_boundary(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const lbm_ctx_t *c = vctx;
   gpu_lbm_batch_t *b;
   TSR_TRY(lbm_gpu_batch(batch, vctx, 0, 1, &b, err));
-  TSR_TRY(gpu_lbm_batch_boundary(b, err));
+  /* the blocks of a process are in step: the first one's count is the time */
+  const lbm_gpu_block_t *first = block_data_get(batch->data[0], c->cells_id);
+  double scale[LBM_LINK_GROUPS];
+  const bool ramp = lbm_link_scale(&c->opts, first->host.steps, scale);
+  TSR_TRY(gpu_lbm_batch_boundary(b, ramp ? scale : NULL, err));
 cleanup:
   return st;
 }
@@ -194,6 +199,10 @@ cleanup:
 /* One wait for the queue at the end of the step (the host needs nothing before). */
 static tsr_status lbm_gpu_wait(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
   const lbm_ctx_t *c = vctx;
+  for (size_t k = 0; k < batch->n; ++k) { /* the step is counted */
+    lbm_gpu_block_t *gb = block_data_get(batch->data[k], c->cells_id);
+    if (gb) gb->host.steps++;
+  }
   field_block_t *pdf = field_block_of(batch->data[0], c->pdf_id);
   return pdf ? gpu_queue_finish(pdf->device.cl, err) : TSR_OK;
 }

@@ -47,6 +47,8 @@ typedef struct lbm_block {
   double *rho, *u;       /* moments */
   int64_t unstable;      /* the last "lbm.check": first unstable interior cell, or -1 */
   int started;           /* a coupled stream-collide has run (lbm_coupling_t.start) */
+  int64_t steps;         /* steps completed ("lbm.wait" counts them; a restart sets it):
+                            the time of walls whose velocity changes (lbm_link_scale) */
 } lbm_block_t;
 
 
@@ -64,6 +66,12 @@ void lbm_block_clear(lbm_block_t *b);
 
 /* Wall cells of the moment arrays read rho0 and the wall velocity. */
 void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb);
+
+/* The factors of the link groups (lbm_link_t.group: 1 + the face of a wall whose
+ * velocity is ramped) at `step` steps done: the smooth ramp (1 - cos(pi step / T)) / 2
+ * of each face over its T = ramp steps, 1 after; group 0 and the others 1. Returns false
+ * where every factor is 1 (no ramp, or every ramp over): the links then need none. */
+bool lbm_link_scale(const lbm_options_t *o, int64_t step, double scale[LBM_LINK_GROUPS]);
 
 /* Items that do nothing (solid blocks, blocks without walls). */
 tsr_status lbm_nothing(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err);

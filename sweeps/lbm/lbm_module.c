@@ -442,7 +442,10 @@ static tsr_status lbm_resume(void *state, sim_t *sim, int64_t step, tsr_error_t 
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     lbm_block_t *lb = block_data_get(patch_block_data(patch, patch_local_id(patch, i)),
                                      s->cells_id);
-    if (lb) lb->started = step > 0;
+    if (lb) {
+      lb->started = step > 0;
+      lb->steps = step;
+    }
   }
   return st;
 }

@@ -415,7 +415,7 @@ static tsr_status thermal_boundary(const block_info_t *b, block_data_t *data, vo
   TSR_TRY(thermal_get(b, data, c, &f, &w, err));
   for (int negate = 0; negate < 2; ++negate)
     c->kernels[f->host.dims.layout]->boundary(f->host.values, w->links[negate], w->nlinks[negate],
-                                              negate);
+                                              negate, NULL);
 cleanup:
   return st;
 }
@@ -424,7 +424,7 @@ static tsr_status thermal_gpu_boundary(registry_batch_t *batch, void *vctx, tsr_
   tsr_status st = TSR_OK;
   gpu_lbm_batch_t *b;
   TSR_TRY(thermal_gpu_batch(batch, vctx, &b, err));
-  TSR_TRY(gpu_lbm_batch_boundary(b, err));
+  TSR_TRY(gpu_lbm_batch_boundary(b, NULL, err));
 cleanup:
   return st;
 }

@@ -266,10 +266,13 @@ static int run_level(const lattice_t *l, grid_layout_t s, int dp, int level, fie
     const int x = i % n[0], dir = 1 + i % (l->q - 1);
     links[i] = (lbm_link_t){.to = grid_index(&out[m].d, x, 0, 0, dir),
                             .from = grid_index(&out[m].d, (x + 5) % n[0], 1, 0, l->inv[dir]),
-                            .extra = 1e-3 * (double)(i % 5)};
+                            .extra = 1e-3 * (double)(i % 5), .group = i % LBM_LINK_GROUPS};
   }
-  k->boundary(out[m].v, links, 32, 0);
-  k->boundary(out[m].v, links + 32, 32, 1);
+  /* the second half with factors per group, as walls whose velocity changes in time */
+  const double scale[LBM_LINK_GROUPS] = {1, 0.5, 0.3, 1.0 / 3.0, 0, 0.9, 0.1, 2};
+  k->boundary(out[m].v, links, 32, 0, NULL);
+  k->boundary(out[m].v, links + 32, 16, 1, scale);
+  k->boundary(out[m].v, links + 48, 16, 0, scale);
   m += 2;
   free(src.v);
   free(aux.v);
