@@ -18,6 +18,12 @@ struct patch {
 
 static const char axis_names[3] = {'x', 'y', 'z'};
 
+void patch_axis_span(const patch_options_t *opts, int a, int64_t i, int64_t *lo, int *size) {
+  const int64_t base = opts->cells[a] / opts->blocks[a], extra = opts->cells[a] % opts->blocks[a];
+  *lo = i * base + (i < extra ? i : extra);
+  *size = (int)(base + (i < extra ? 1 : 0));
+}
+
 patch_options_t patch_options_default(void) {
   return (patch_options_t){.cells = {1, 1, 1}, .blocks = {1, 1, 1}, .periodic = {false}};
 }
@@ -100,10 +106,7 @@ tsr_status patch_create(const patch_options_t *opts, const patch_layout_t *layou
     b->grid[1] = id / opts->blocks[0] % opts->blocks[1];
     b->grid[2] = id / opts->blocks[0] / opts->blocks[1];
     for (int a = 0; a < 3; ++a) {
-      int64_t base = opts->cells[a] / opts->blocks[a], extra = opts->cells[a] % opts->blocks[a];
-      int64_t i = b->grid[a];
-      b->lo[a] = i * base + (i < extra ? i : extra);
-      b->size[a] = (int)(base + (i < extra ? 1 : 0));
+      patch_axis_span(opts, a, b->grid[a], &b->lo[a], &b->size[a]);
       b->aabb_min[a] = (double)b->lo[a];
       b->aabb_max[a] = (double)(b->lo[a] + b->size[a]);
     }

@@ -46,6 +46,10 @@ typedef struct patch_options {
 /* 1 cell, 1 block, no periodicity: callers set the cells. */
 patch_options_t patch_options_default(void);
 
+/* The cells of block i of the grid along axis a: [*lo, *lo + *size) (uneven splits:
+ * the first cells % blocks blocks one cell more). */
+void patch_axis_span(const patch_options_t *opts, int a, int64_t i, int64_t *lo, int *size);
+
 /* Checks ranges; messages name the option ("cells[1]", "blocks[0]"). */
 TSR_NODISCARD tsr_status patch_options_validate(const patch_options_t *opts, tsr_error_t *err);
 

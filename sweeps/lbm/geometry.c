@@ -2,6 +2,7 @@
 
 #include "inlet_profile.h"
 #include "mesh.h"
+#include "voxels.h"
 
 #include <math.h>
 #include <string.h>
@@ -64,6 +65,9 @@ tsr_status geometry_validate(const geometry_t *g, tsr_error_t *err) {
     case GEOMETRY_MESH:
       TSR_CHECK(s->mesh, TSR_ERR_INVALID, "obstacles[%d]: a mesh shape without its mesh", i);
       break;
+    case GEOMETRY_IMAGE:
+      TSR_CHECK(s->voxels, TSR_ERR_INVALID, "obstacles[%d]: an image shape without its image", i);
+      break;
     default:
       TSR_FAIL(TSR_ERR_INVALID, "obstacles[%d]: unknown shape kind %d", i, (int)s->kind);
     }
@@ -90,12 +94,15 @@ bool geometry_inside(const geometry_shape_t *s, const double p[3]) {
   }
   case GEOMETRY_MESH:
     return geometry_mesh_inside(s->mesh, p);
+  case GEOMETRY_IMAGE:
+    return voxels_inside(s->voxels, p);
   }
   return false;
 }
 
-uint8_t geometry_flag(const geometry_t *g, const patch_options_t *domain, int64_t gx, int64_t gy,
-                      int64_t gz) {
+/* geometry_flag, with voxel images or without them (images: false). */
+static uint8_t geometry_flag_of(const geometry_t *g, const patch_options_t *domain, int64_t gx,
+                                int64_t gy, int64_t gz, bool images) {
   int64_t c[3] = {gx, gy, gz};
   int moving_face = -1, open_face = -1;
   bool wall = false;
@@ -119,8 +126,14 @@ uint8_t geometry_flag(const geometry_t *g, const patch_options_t *domain, int64_
   if (open_face >= 0) return (uint8_t)(GEOMETRY_OPEN + open_face);
   double p[3] = {(double)c[0] + 0.5, (double)c[1] + 0.5, (double)c[2] + 0.5};
   for (int i = 0; i < g->nshapes; ++i)
-    if (geometry_inside(&g->shapes[i], p)) return GEOMETRY_NOSLIP;
+    if ((images || g->shapes[i].kind != GEOMETRY_IMAGE) && geometry_inside(&g->shapes[i], p))
+      return GEOMETRY_NOSLIP;
   return GEOMETRY_FLUID;
+}
+
+uint8_t geometry_flag(const geometry_t *g, const patch_options_t *domain, int64_t gx, int64_t gy,
+                      int64_t gz) {
+  return geometry_flag_of(g, domain, gx, gy, gz, true);
 }
 
 void geometry_flag_velocity(const geometry_t *g, uint8_t flag, double u[3]) {
@@ -193,6 +206,7 @@ int geometry_shape_at(const geometry_t *g, const patch_options_t *domain, int64_
    segment misses it. */
 static double geometry_entry(const geometry_shape_t *s, const double p[3], const double d[3]) {
   if (s->kind == GEOMETRY_MESH) return geometry_mesh_entry(s->mesh, p, d);
+  if (s->kind == GEOMETRY_IMAGE) return voxels_entry(s->voxels, p, d);
   if (s->kind == GEOMETRY_BOX) { /* slabs: the latest entry, the earliest exit */
     double t0 = 0.0, t1 = 1.0;
     for (int a = 0; a < 3; ++a) {
@@ -255,6 +269,7 @@ double geometry_link_fraction(const geometry_t *g, const patch_options_t *domain
 
 bool geometry_covers_a_cell(const geometry_shape_t *s, const patch_options_t *domain) {
   double lo[3], hi[3], p[3], r0[3], r1[3];
+  if (s->kind == GEOMETRY_IMAGE) return voxels_any(s->voxels); /* it lies in the domain */
   geometry_bounds(s, lo, hi);
   for (int a = 0; a < 3; ++a) {
     /* cells i with lo <= i + 0.5 <= hi, inside the domain */
@@ -286,6 +301,10 @@ static void geometry_bounds(const geometry_shape_t *s, double lo[3], double hi[3
     geometry_mesh_bounds(s->mesh, lo, hi);
     return;
   }
+  if (s->kind == GEOMETRY_IMAGE) {
+    voxels_bounds(s->voxels, lo, hi);
+    return;
+  }
   for (int a = 0; a < 3; ++a) {
     if (s->kind == GEOMETRY_BOX) {
       lo[a] = s->min[a];
@@ -300,11 +319,12 @@ static void geometry_bounds(const geometry_shape_t *s, double lo[3], double hi[3
   }
 }
 
-/* Some shape may cover a cell of the block or of its ghost layer, also seen across a
- * periodic boundary. */
+/* Some shape but a voxel image may cover a cell of the block or of its ghost layer, also
+ * seen across a periodic boundary. */
 static bool geometry_shapes_near(const geometry_t *g, const patch_options_t *d, const block_info_t *b) {
   for (int i = 0; i < g->nshapes; ++i) {
     double lo[3], hi[3];
+    if (g->shapes[i].kind == GEOMETRY_IMAGE) continue;
     geometry_bounds(&g->shapes[i], lo, hi);
     for (int sz = -1; sz <= 1; ++sz)
       for (int sy = -1; sy <= 1; ++sy)
@@ -325,22 +345,39 @@ static bool geometry_shapes_near(const geometry_t *g, const patch_options_t *d, 
 
 geometry_class_t geometry_classify(const geometry_t *g, const patch_options_t *domain,
                                    const block_info_t *b) {
+  bool image_touches = false, image_fills = false; /* the images' summaries of the block */
+  for (int i = 0; i < g->nshapes; ++i)
+    if (g->shapes[i].kind == GEOMETRY_IMAGE) {
+      image_touches = image_touches || voxels_block_touched(g->shapes[i].voxels, b->id);
+      image_fills = image_fills || voxels_block_full(g->shapes[i].voxels, b->id);
+    }
+  if (image_fills) return GEOMETRY_CLASS_SOLID;
   if (!geometry_shapes_near(g, domain, b)) {
     /* only the domain's walls matter: decided from the block's place, without a scan */
     for (int a = 0; a < 3; ++a)
       if (!domain->periodic[a] && (b->lo[a] == 0 || b->lo[a] + b->size[a] == domain->cells[a]))
         return GEOMETRY_CLASS_BOUNDARY;
-    return GEOMETRY_CLASS_FLUID;
+    return image_touches ? GEOMETRY_CLASS_BOUNDARY : GEOMETRY_CLASS_FLUID;
   }
   bool any_wall = false, all_wall = true;
   for (int z = -1; z <= b->size[2]; ++z)
     for (int y = -1; y <= b->size[1]; ++y)
       for (int x = -1; x <= b->size[0]; ++x) {
-        bool wall = geometry_flag(g, domain, b->lo[0] + x, b->lo[1] + y, b->lo[2] + z) != GEOMETRY_FLUID;
+        bool wall = geometry_flag_of(g, domain, b->lo[0] + x, b->lo[1] + y, b->lo[2] + z,
+                                     false) != GEOMETRY_FLUID;
         bool interior = x >= 0 && y >= 0 && z >= 0 && x < b->size[0] && y < b->size[1] && z < b->size[2];
         any_wall = any_wall || wall;
         if (interior && !wall) all_wall = false;
       }
   if (all_wall) return GEOMETRY_CLASS_SOLID;
-  return any_wall ? GEOMETRY_CLASS_BOUNDARY : GEOMETRY_CLASS_FLUID;
+  return any_wall || image_touches ? GEOMETRY_CLASS_BOUNDARY : GEOMETRY_CLASS_FLUID;
+}
+
+tsr_status geometry_prepare(const geometry_t *g, const block_info_t *b, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (int i = 0; i < g->nshapes; ++i)
+    if (g->shapes[i].kind == GEOMETRY_IMAGE)
+      TSR_TRY(voxels_prepare(g->shapes[i].voxels, b->lo, b->size, err));
+cleanup:
+  return st;
 }

@@ -65,9 +65,16 @@ bool geometry_wall_moves(geometry_wall_kind_t kind);
 /* Whether a face of this kind is open (pressure outlet, outflow). */
 bool geometry_wall_open(geometry_wall_kind_t kind);
 
-typedef enum geometry_shape_kind { GEOMETRY_BOX, GEOMETRY_SPHERE, GEOMETRY_CYLINDER, GEOMETRY_MESH } geometry_shape_kind_t;
+typedef enum geometry_shape_kind {
+  GEOMETRY_BOX,
+  GEOMETRY_SPHERE,
+  GEOMETRY_CYLINDER,
+  GEOMETRY_MESH,
+  GEOMETRY_IMAGE /* a raw voxel image (voxels.h) */
+} geometry_shape_kind_t;
 
 struct geometry_mesh; /* mesh.h */
+struct voxels;        /* voxels.h */
 
 typedef struct geometry_shape {
   geometry_shape_kind_t kind;
@@ -81,6 +88,10 @@ typedef struct geometry_shape {
                             links, from the exact distance; else half-way */
   const struct geometry_mesh *mesh; /* mesh: a closed triangle mesh (shared, kept until
                                        the process ends) */
+  const struct voxels *voxels;      /* image: the voxel image (shared, kept until the
+                                       process ends); its solid cells are known per block
+                                       (geometry_classify) and read per block
+                                       (geometry_prepare) */
 } geometry_shape_t;
 
 typedef struct geometry {
@@ -154,8 +165,15 @@ void geometry_wall_velocity_at(const geometry_t *g, const patch_options_t *domai
 typedef enum geometry_class { GEOMETRY_CLASS_FLUID, GEOMETRY_CLASS_BOUNDARY, GEOMETRY_CLASS_SOLID } geometry_class_t;
 
 /* Fluid: every cell of the block and of its ghost layer is fluid; solid: every interior
- * cell is a wall; boundary: anything else. */
+ * cell is a wall; boundary: anything else. Voxel images count by their blocks' summaries
+ * (voxels.h): a block that only the union of an image and other shapes fills is
+ * classified boundary, not solid (it computes, correctly, a little more). */
 geometry_class_t geometry_classify(const geometry_t *g, const patch_options_t *domain,
                                    const block_info_t *b);
+
+/* Before the flags and links of block b are built: reads the voxels of every image shape
+ * around it (voxels_prepare); nothing for other shapes. */
+TSR_NODISCARD tsr_status geometry_prepare(const geometry_t *g, const block_info_t *b,
+                                          tsr_error_t *err);
 
 #endif

@@ -14,6 +14,7 @@
 #include "lbm_impl.h"
 #include "mesh.h"
 #include "tsr_size.h"
+#include "voxels.h"
 
 /* ---- options ---- */
 
@@ -176,13 +177,45 @@ static void lbm_file_path(const config_t *cfg, const char *file, char *path, siz
     snprintf(path, cap, "%.*s/%s", (int)(slash - source), source, file);
 }
 
+/* A voxel image's keys (voxels.h), and the image. */
+static tsr_status lbm_read_image(config_node_t *n, const config_t *cfg,
+                                 const patch_options_t *domain, const char *where,
+                                 geometry_shape_t *s, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  static const char *const types[] = {"uint8", "uint16", NULL};
+  static const char *const endians[] = {"little", "big", NULL};
+  static const char *const sides[] = {"above", "below", NULL};
+  voxels_options_t o = {.spacing = 1.0};
+  char file[1024];
+  int type = 0, endian = 0, side = 0;
+  TSR_TRY(config_string(n, "file", true, file, sizeof file, err));
+  TSR_TRY(config_choice(n, "type", true, types, &type, err));
+  if (type == 1) TSR_TRY(config_choice(n, "endian", false, endians, &endian, err));
+  TSR_TRY(config_int3(n, "size", true, 1, INT32_MAX, o.size, err));
+  TSR_TRY(config_int(n, "header", false, 0, INT64_MAX / 2, &o.header, err));
+  TSR_TRY(config_measure(n, "spacing", false, UNITS_LENGTH, 1e-6, 1e6, &o.spacing, err));
+  TSR_TRY(config_measure3(n, "offset", false, UNITS_LENGTH, -1e9, 1e9, o.offset, err));
+  TSR_TRY(config_real(n, "threshold", true, -1e9, 1e9, &o.threshold, err));
+  TSR_TRY(config_choice(n, "solid", false, sides, &side, err));
+  o.bytes = type == 1 ? 2 : 1;
+  o.big_endian = endian == 1;
+  o.solid_below = side == 1;
+  lbm_file_path(cfg, file, o.path, sizeof o.path);
+  st = voxels_load(&o, domain, &s->voxels, err);
+  if (st != TSR_OK) tsr_error_prefix(err, "%s: %s.file = \"%s\"", config_source(cfg), where, file);
+cleanup:
+  return st;
+}
+
 /* A shape (messages name it as where: "obstacles[2]"); an STL file's path is taken
- * relative to the folder of the configuration file source (absolute paths as they are). */
-static tsr_status lbm_read_shape(config_node_t *n, const config_t *cfg, const char *where,
+ * relative to the folder of the configuration file source (absolute paths as they are).
+ * domain: the domain a voxel image is laid on; NULL where images are not allowed. */
+static tsr_status lbm_read_shape(config_node_t *n, const config_t *cfg,
+                                 const patch_options_t *domain, const char *where,
                                  geometry_shape_t *s, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const char *source = config_source(cfg);
-  static const char *const shapes[] = {"box", "sphere", "cylinder", "stl", NULL};
+  static const char *const shapes[] = {"box", "sphere", "cylinder", "stl", "image", NULL};
   static const char *const axes[] = {"x", "y", "z", NULL};
   int kind = 0;
   const double big = 1e9;
@@ -208,6 +241,10 @@ static tsr_status lbm_read_shape(config_node_t *n, const config_t *cfg, const ch
       tsr_error_prefix(err, "%s: %s.file = \"%s\"", source, where, file);
       goto cleanup;
     }
+  } else if (s->kind == GEOMETRY_IMAGE) {
+    TSR_CHECK(domain, TSR_ERR_INVALID, "%s: %s.shape = \"image\": a voxel image is an obstacle "
+              "only; allowed here are \"box\", \"sphere\", \"cylinder\", \"stl\"", source, where);
+    TSR_TRY(lbm_read_image(n, cfg, domain, where, s, err));
   } else {
     TSR_TRY(config_measure3(n, "center", true, UNITS_LENGTH, -big, big, s->center, err));
     TSR_TRY(config_measure(n, "radius", true, UNITS_LENGTH, 1e-9, big, &s->radius, err));
@@ -233,7 +270,7 @@ static tsr_status lbm_read_regions(config_node_t *init, const config_t *cfg, lbm
     TSR_TRY(config_list_item(init, "regions", i, &item, err));
     char where[48];
     snprintf(where, sizeof where, "lbm.initial.regions[%zu]", i);
-    TSR_TRY(lbm_read_shape(item, cfg, where, &r->init_regions[i], err));
+    TSR_TRY(lbm_read_shape(item, cfg, NULL, where, &r->init_regions[i], err));
     TSR_TRY(config_measure(item, "density", true, UNITS_DENSITY, 1e-12, 1e12,
                            &r->init_region_density[i], err));
   }
@@ -360,7 +397,7 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     geometry_shape_t *s = &r.geometry.shapes[i];
     char where[32];
     snprintf(where, sizeof where, "obstacles[%zu]", i);
-    TSR_TRY(lbm_read_shape(item, cfg, where, s, err));
+    TSR_TRY(lbm_read_shape(item, cfg, domain, where, s, err));
     static const char *const wall_kinds[] = {"halfway", "interpolated", NULL};
     v = 0;
     TSR_TRY(config_choice(item, "wall", false, wall_kinds, &v, err));
@@ -617,6 +654,7 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
   lb->esize = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double);
   lb->dims = grid_dims_make(b->size, l->q, l->reach, layout, lb->esize);
   if (patch_has_bs(b, c->bs_solid)) goto done; /* all solid: no PDFs */
+  TSR_TRY(geometry_prepare(&c->opts.geometry, b, err)); /* voxel images around the block */
 
   size_t n = lb->dims.elements, cells = 0, rho_bytes = 0, u_bytes = 0;
   TSR_CHECK(n > 0 && tsr_box_cells(b->size, 0, &cells) &&
