@@ -10,7 +10,10 @@
 #      64^3 (quick);
 #   4. the work-group shapes of the LBM kernels (bench --gpu-group) against the rule;
 #   5. `tessera bench --hetero`: 1 GPU process and a CPU process on every other core,
-#      one domain, against CPU alone and GPU alone.
+#      one domain, against CPU alone and GPU alone;
+#   6. flows past bodies: the DFG cylinder (configs/cylinder_2d.json) on one GPU process
+#      as one block, 20000 steps: the boundary phase (walls, inlet, outlet, the cylinder's
+#      interpolated links and force) against the step, as `tessera run` prints it.
 # Usage: scripts/gpu-check.sh [--build DIR] [--tessera PATH] [--tests FILE] [--report FILE]
 #        [--gpu-cells N] [--cpu-processes P]
 # defaults: --build build, tessera of that build, report gpu-check-<host>-<date>.txt,
@@ -112,6 +115,13 @@ JSON
 run $mpi -n $((cpus + 1)) "$tessera" bench --hetero "$hetero" --steps 50 \
     --json "${report%.txt}-hetero.json"
 rm -f "$hetero"
+
+section "flows past bodies: the DFG cylinder on one GPU process, one block"
+cylinder=$(mktemp -d)
+run "$tessera" run configs/cylinder_2d.json --steps 20000 --set 'domain.blocks=[1,1,1]' \
+    --set 'hardware.hs="gpu"' --set output.vtk_every=0 --set 'output.slices=[]' \
+    --set output.progress_every=0 --output "$cylinder/out"
+rm -rf "$cylinder"
 
 section "done: report $report"
 exit $status

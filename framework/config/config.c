@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsr_file.h"
 #include "verdict.h"
 
 enum { CONFIG_PATH_MAX = 256 };
@@ -30,38 +31,7 @@ struct config {
 /* ---- documents ---- */
 
 tsr_status config_read_file(const char *path, char **text, size_t *len, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  FILE *f = NULL;
-  char *buf = NULL;
-  *text = NULL;
-  *len = 0;
-  f = fopen(path, "rb");
-  TSR_CHECK(f, TSR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  size_t cap = 4096, n = 0;
-  buf = malloc(cap);
-  TSR_CHECK(buf, TSR_ERR_NOMEM, "%s: out of memory reading the file", path);
-  for (;;) {
-    if (n + 1 >= cap) {
-      TSR_CHECK(cap < ((size_t)64 << 20), TSR_ERR_INVALID,
-                "%s: larger than 64 MiB; not a configuration file", path);
-      char *grown = realloc(buf, 2 * cap);
-      TSR_CHECK(grown, TSR_ERR_NOMEM, "%s: out of memory reading the file", path);
-      buf = grown;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - 1 - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  TSR_CHECK(!ferror(f), TSR_ERR_IO, "%s: read error: %s", path, strerror(errno));
-  buf[n] = '\0';
-  *text = buf;
-  *len = n;
-  buf = NULL;
-cleanup:
-  if (f) fclose(f);
-  free(buf);
-  return st;
+  return tsr_file_read(path, (size_t)64 << 20, "a configuration file", text, len, err);
 }
 
 static void config_node_free(config_node_t *n) {

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsr_file.h"
+
 enum { PROFILE_MAX_BYTES = 64 << 20, PROFILE_MAX_COLUMNS = 5 };
 
 struct inlet_profile {
@@ -41,40 +43,6 @@ static void profile_cache_clear(void) {
     profile_cache = t->next;
     profile_free(t);
   }
-}
-
-/* The whole file, NUL-terminated. */
-static tsr_status profile_read_file(const char *path, char **text, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  size_t n = 0, cap = 4096;
-  TSR_CHECK(f, TSR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  buf = malloc(cap);
-  TSR_CHECK(buf, TSR_ERR_NOMEM, "%s: out of memory", path);
-  for (;;) {
-    if (n + 1 >= cap) {
-      TSR_CHECK(cap < PROFILE_MAX_BYTES, TSR_ERR_INVALID,
-                "%s: larger than %d MiB; not an inlet profile", path, PROFILE_MAX_BYTES >> 20);
-      char *grown = realloc(buf, 2 * cap);
-      TSR_CHECK(grown, TSR_ERR_NOMEM, "%s: out of memory", path);
-      buf = grown;
-      cap *= 2;
-    }
-    const size_t got = fread(buf + n, 1, cap - 1 - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  TSR_CHECK(!ferror(f), TSR_ERR_IO, "%s: read error: %s", path, strerror(errno));
-  TSR_CHECK(memchr(buf, '\0', n) == NULL, TSR_ERR_INVALID,
-            "%s: holds a NUL byte: not a CSV text file", path);
-  buf[n] = '\0';
-  *text = buf;
-  buf = NULL;
-cleanup:
-  if (f) fclose(f);
-  free(buf);
-  return st;
 }
 
 /* The next line (its end cut, "\r\n" too) from *p; NULL at the end. */
@@ -298,7 +266,10 @@ tsr_status inlet_profile_load(const char *path, int face, const patch_options_t 
   t->face = face;
   t->domain = *domain;
   t->units = *u;
-  TSR_TRY(profile_read_file(path, &text, err));
+  size_t len;
+  TSR_TRY(tsr_file_read(path, PROFILE_MAX_BYTES, "an inlet profile", &text, &len, err));
+  TSR_CHECK(memchr(text, '\0', len) == NULL, TSR_ERR_INVALID,
+            "%s: holds a NUL byte: not a CSV text file", path);
   TSR_TRY(profile_parse(text, path, face, domain, u, t, err));
   if (!profile_cache) atexit(profile_cache_clear);
   t->next = profile_cache;

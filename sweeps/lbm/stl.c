@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "tsr_file.h"
+
 void stl_free(stl_mesh_t *m) {
   if (!m) return;
   free(m->tri);
@@ -209,21 +211,14 @@ cleanup:
 
 tsr_status stl_read(const char *path, stl_mesh_t *out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  uint8_t *data = NULL;
-  FILE *fp = fopen(path, "rb");
+  char *data = NULL;
+  size_t size = 0;
   memset(out, 0, sizeof *out);
-  TSR_CHECK(fp, TSR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  TSR_CHECK(fseek(fp, 0, SEEK_END) == 0, TSR_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
-  const long size = ftell(fp);
-  TSR_CHECK(size >= 0 && fseek(fp, 0, SEEK_SET) == 0, TSR_ERR_IO, "%s: cannot read: %s", path,
-            strerror(errno));
-  data = malloc(size ? (size_t)size : 1);
-  TSR_CHECK(data, TSR_ERR_NOMEM, "%s: out of memory for its %ld bytes", path, size);
-  TSR_CHECK(fread(data, 1, (size_t)size, fp) == (size_t)size, TSR_ERR_IO, "%s: cannot read: %s",
-            path, ferror(fp) ? strerror(errno) : "it became shorter");
-  TSR_TRY(stl_parse(data, (size_t)size, path, out, err));
+  /* an ASCII facet takes some 250 bytes as people write them; the largest mesh read */
+  TSR_TRY(tsr_file_read(path, (size_t)STL_MAX_TRIANGLES * 512, "an STL mesh tessera reads", &data,
+                        &size, err));
+  TSR_TRY(stl_parse((const uint8_t *)data, size, path, out, err));
 cleanup:
-  if (fp) fclose(fp);
   free(data);
   return st;
 }
