@@ -1,4 +1,3 @@
-#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "inlet_profile.h"
 
 #include <errno.h>
@@ -7,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loaded.h"
 #include "tsr_file.h"
 
 enum { PROFILE_MAX_BYTES = 64 << 20, PROFILE_MAX_COLUMNS = 5 };
@@ -18,31 +18,15 @@ struct inlet_profile {
   double *coord[2];   /* increasing */
   double *u;          /* 3 per point, point (i, j) at 3 (j n[0] + i) */
   double peak[3];
-  /* the cache's key and chain */
-  char *path;
-  int face;
-  patch_options_t domain;
-  units_t units;
-  struct inlet_profile *next;
 };
 
-static struct inlet_profile *profile_cache;
-
-static void profile_free(struct inlet_profile *t) {
+static void profile_free(void *vt) {
+  struct inlet_profile *t = vt;
   if (!t) return;
   free(t->coord[0]);
   free(t->coord[1]);
   free(t->u);
-  free(t->path);
   free(t);
-}
-
-static void profile_cache_clear(void) {
-  while (profile_cache) {
-    struct inlet_profile *t = profile_cache;
-    profile_cache = t->next;
-    profile_free(t);
-  }
 }
 
 /* The next line (its end cut, "\r\n" too) from *p; NULL at the end. */
@@ -250,30 +234,31 @@ tsr_status inlet_profile_load(const char *path, int face, const patch_options_t 
   tsr_status st = TSR_OK;
   const units_t none = units_none();
   if (!u) u = &none;
-  struct inlet_profile *t;
   char *text = NULL;
-  for (t = profile_cache; t; t = t->next)
-    if (strcmp(t->path, path) == 0 && t->face == face &&
-        memcmp(&t->domain, domain, sizeof *domain) == 0 && t->units.on == u->on &&
-        t->units.dx == u->dx && t->units.dt == u->dt) {
-      *out = t;
-      return st;
-    }
+  struct { /* the file, the face's extent and the units its values are in */
+    char path[2048];
+    int64_t face, cells[3], on;
+    long double dx, dt, mass;
+  } key;
+  memset(&key, 0, sizeof key);
+  snprintf(key.path, sizeof key.path, "%s", path);
+  key.face = face;
+  for (int a = 0; a < 3; ++a) key.cells[a] = domain->cells[a];
+  key.on = u->on;
+  key.dx = u->dx, key.dt = u->dt, key.mass = u->mass;
+  struct inlet_profile *t = loaded_find(&key, sizeof key);
+  if (t) {
+    *out = t;
+    return st;
+  }
   t = calloc(1, sizeof *t);
   TSR_CHECK(t, TSR_ERR_NOMEM, "%s: out of memory", path);
-  t->path = strdup(path);
-  TSR_CHECK(t->path, TSR_ERR_NOMEM, "%s: out of memory", path);
-  t->face = face;
-  t->domain = *domain;
-  t->units = *u;
   size_t len;
   TSR_TRY(tsr_file_read(path, PROFILE_MAX_BYTES, "an inlet profile", &text, &len, err));
   TSR_CHECK(memchr(text, '\0', len) == NULL, TSR_ERR_INVALID,
             "%s: holds a NUL byte: not a CSV text file", path);
   TSR_TRY(profile_parse(text, path, face, domain, u, t, err));
-  if (!profile_cache) atexit(profile_cache_clear);
-  t->next = profile_cache;
-  profile_cache = t;
+  TSR_TRY(loaded_keep(&key, sizeof key, t, profile_free, err));
   *out = t;
   t = NULL;
 cleanup:

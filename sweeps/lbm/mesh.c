@@ -1,10 +1,11 @@
-#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "mesh.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "loaded.h"
 #include "stl.h"
 
 struct geometry_mesh {
@@ -13,28 +14,15 @@ struct geometry_mesh {
   long ny, nz;          /* bins of one cell */
   size_t *start;        /* bin b's triangles: index[start[b] .. start[b + 1]) */
   size_t *index;
-  /* the cache's key and chain */
-  char *path;
-  double scale, rotate[3], offset[3];
-  struct geometry_mesh *next;
 };
 
-static struct geometry_mesh *mesh_cache;
-
-static void mesh_free(struct geometry_mesh *m) {
+static void mesh_free(void *vm) {
+  struct geometry_mesh *m = vm;
+  if (!m) return;
   stl_free(&m->stl);
   free(m->start);
   free(m->index);
-  free(m->path);
   free(m);
-}
-
-static void mesh_cache_clear(void) {
-  while (mesh_cache) {
-    struct geometry_mesh *n = mesh_cache->next;
-    mesh_free(mesh_cache);
-    mesh_cache = n;
-  }
 }
 
 static const double MESH_SHIFT_Y = 3.14159265358979e-7, MESH_SHIFT_Z = 2.71828182845905e-7;
@@ -94,28 +82,27 @@ tsr_status geometry_mesh_load(const char *path, double scale, const double rotat
                               const double offset[3], const geometry_mesh_t **out,
                               tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  struct geometry_mesh *m;
-  for (m = mesh_cache; m; m = m->next)
-    if (strcmp(m->path, path) == 0 && m->scale == scale &&
-        memcmp(m->rotate, rotate, sizeof m->rotate) == 0 &&
-        memcmp(m->offset, offset, sizeof m->offset) == 0) {
-      *out = m;
-      return st;
-    }
+  struct {
+    char path[2048];
+    double scale, rotate[3], offset[3];
+  } key;
+  memset(&key, 0, sizeof key);
+  snprintf(key.path, sizeof key.path, "%s", path);
+  key.scale = scale;
+  memcpy(key.rotate, rotate, sizeof key.rotate);
+  memcpy(key.offset, offset, sizeof key.offset);
+  struct geometry_mesh *m = loaded_find(&key, sizeof key);
+  if (m) {
+    *out = m;
+    return st;
+  }
   m = calloc(1, sizeof *m);
   TSR_CHECK(m, TSR_ERR_NOMEM, "%s: out of memory", path);
-  m->path = strdup(path);
-  TSR_CHECK(m->path, TSR_ERR_NOMEM, "%s: out of memory", path);
-  m->scale = scale;
-  memcpy(m->rotate, rotate, sizeof m->rotate);
-  memcpy(m->offset, offset, sizeof m->offset);
   TSR_TRY(stl_read(path, &m->stl, err));
   TSR_TRY(stl_check_closed(&m->stl, path, err));
   stl_place(&m->stl, scale, rotate, offset);
   TSR_TRY(mesh_bin(m, path, err));
-  if (!mesh_cache) atexit(mesh_cache_clear);
-  m->next = mesh_cache;
-  mesh_cache = m;
+  TSR_TRY(loaded_keep(&key, sizeof key, m, mesh_free, err));
   *out = m;
   m = NULL;
 cleanup:

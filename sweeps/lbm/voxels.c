@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "loaded.h"
 #include "tsr_size.h"
 
 enum { VOXELS_MAX_BOX = 1 << 30 }; /* voxels of a prepared box */
@@ -26,26 +27,16 @@ struct voxels {
      repeats), one byte each, 1 solid */
   int64_t blo[3], bn[3];
   uint8_t *box;
-  struct voxels *next;
 };
 
-static struct voxels *voxels_cache;
-
-static void voxels_free(struct voxels *v) {
+static void voxels_free(void *vv) {
+  struct voxels *v = vv;
   if (!v) return;
   if (v->fd >= 0) close(v->fd);
   free(v->touched);
   free(v->full);
   free(v->box);
   free(v);
-}
-
-static void voxels_cache_clear(void) {
-  while (voxels_cache) {
-    struct voxels *v = voxels_cache;
-    voxels_cache = v->next;
-    voxels_free(v);
-  }
 }
 
 static bool voxels_solid_value(const voxels_options_t *o, const uint8_t *p) {
@@ -206,13 +197,26 @@ cleanup:
 tsr_status voxels_load(const voxels_options_t *o, const patch_options_t *domain,
                        const voxels_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  struct voxels *v;
   static const char axes[] = "xyz";
-  for (v = voxels_cache; v; v = v->next)
-    if (memcmp(&v->o, o, sizeof *o) == 0 && memcmp(&v->domain, domain, sizeof *domain) == 0) {
-      *out = v;
-      return st;
-    }
+  struct { /* the image, its placement and the domain's blocks */
+    char path[sizeof o->path];
+    int64_t bytes, big_endian, size[3], header, solid_below, cells[3], blocks[3], periodic[3];
+    double spacing, offset[3], threshold;
+  } key;
+  memset(&key, 0, sizeof key);
+  memcpy(key.path, o->path, sizeof key.path);
+  key.bytes = o->bytes, key.big_endian = o->big_endian, key.header = o->header;
+  key.solid_below = o->solid_below, key.spacing = o->spacing, key.threshold = o->threshold;
+  for (int a = 0; a < 3; ++a) {
+    key.size[a] = o->size[a], key.offset[a] = o->offset[a];
+    key.cells[a] = domain->cells[a], key.blocks[a] = domain->blocks[a];
+    key.periodic[a] = domain->periodic[a];
+  }
+  struct voxels *v = loaded_find(&key, sizeof key);
+  if (v) {
+    *out = v;
+    return st;
+  }
   v = calloc(1, sizeof *v);
   TSR_CHECK(v, TSR_ERR_NOMEM, "%s: out of memory", o->path);
   v->fd = -1;
@@ -248,9 +252,7 @@ tsr_status voxels_load(const voxels_options_t *o, const patch_options_t *domain,
     v->wrap[a] = domain->periodic[a] && o->offset[a] == 0.0 && fabs(hi - n) <= 1e-9 * n;
   }
   TSR_TRY(voxels_summarise(v, err));
-  if (!voxels_cache) atexit(voxels_cache_clear);
-  v->next = voxels_cache;
-  voxels_cache = v;
+  TSR_TRY(loaded_keep(&key, sizeof key, v, voxels_free, err));
   *out = v;
   v = NULL;
 cleanup:
