@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "patch_test.h"
 #include "voxels.h"
 
 static const char *folder;
@@ -131,15 +132,6 @@ static void check_summaries(const image_t *im, const patch_options_t *d) {
   assert_int_equal(voxels_any(v), any);
 }
 
-static patch_options_t domain(int64_t nx, int64_t ny, int64_t nz, int bx, int by, int bz,
-                              bool px, bool py, bool pz) {
-  patch_options_t d = patch_options_default();
-  d.cells[0] = nx, d.cells[1] = ny, d.cells[2] = nz;
-  d.blocks[0] = bx, d.blocks[1] = by, d.blocks[2] = bz;
-  d.periodic[0] = px, d.periodic[1] = py, d.periodic[2] = pz;
-  return d;
-}
-
 /* A voxel per cell over the whole domain, periodic: the image repeats across the faces.
  * Sparse images (most blocks untouched: the ghost layers across faces decide), half-full
  * and nearly full ones (blocks all solid). */
@@ -147,11 +139,11 @@ static void test_summaries_one_to_one(void **state) {
   (void)state;
   const int64_t n[3] = {11, 7, 5};
   const double off[3] = {0, 0, 0}, fills[] = {0.004, 0.01, 0.15, 0.97};
-  const patch_options_t ds[] = {domain(11, 7, 5, 3, 2, 2, true, true, true),
-                                domain(11, 7, 5, 1, 1, 1, true, true, true),
-                                domain(11, 7, 5, 4, 3, 1, false, true, false),
-                                domain(11, 7, 5, 11, 1, 5, true, false, true),
-                                domain(11, 7, 5, 11, 7, 5, true, true, true)};
+  const patch_options_t ds[] = {opts3(11, 7, 5, 3, 2, 2, true, true, true),
+                                opts3(11, 7, 5, 1, 1, 1, true, true, true),
+                                opts3(11, 7, 5, 4, 3, 1, false, true, false),
+                                opts3(11, 7, 5, 11, 1, 5, true, false, true),
+                                opts3(11, 7, 5, 11, 7, 5, true, true, true)};
   for (size_t k = 0; k < sizeof fills / sizeof fills[0]; ++k)
     for (int trial = 0; trial < 4; ++trial) {
       char name[32];
@@ -173,8 +165,8 @@ static void test_summaries_spacings(void **state) {
   /* half-cell voxels from the origin: every cell centre on a voxel corner (the voxel
      above it holds it), repeating along the periodic axes */
   image_t c = make_image("faces.raw", faces, 0.5, origin, 0.05);
-  const patch_options_t ds[] = {domain(12, 7, 6, 3, 2, 2, true, true, true),
-                                domain(12, 7, 6, 2, 1, 3, false, false, false)};
+  const patch_options_t ds[] = {opts3(12, 7, 6, 3, 2, 2, true, true, true),
+                                opts3(12, 7, 6, 2, 1, 3, false, false, false)};
   for (size_t i = 0; i < sizeof ds / sizeof ds[0]; ++i) {
     check_summaries(&a, &ds[i]);
     check_summaries(&b, &ds[i]);
@@ -203,7 +195,7 @@ static void test_entry(void **state) {
         fputc(s ? 0 : 0x7f, f), fputc(0, f);
       }
   assert_int_equal(fclose(f), 0);
-  const patch_options_t d = domain(10, 10, 10, 1, 1, 1, false, false, false);
+  const patch_options_t d = opts3(10, 10, 10, 1, 1, 1, false, false, false);
   const voxels_t *v = NULL;
   tsr_error_t err = {0};
   assert_int_equal(voxels_load(&im.o, &d, &v, &err), TSR_OK);
@@ -242,7 +234,7 @@ static void test_refused(void **state) {
   const int64_t n[3] = {4, 4, 4};
   const double off[3] = {0, 0, 0};
   image_t im = make_image("r.raw", n, 1.0, off, 0.5);
-  const patch_options_t d = domain(4, 4, 4, 1, 1, 1, false, false, false);
+  const patch_options_t d = opts3(4, 4, 4, 1, 1, 1, false, false, false);
   const voxels_t *v = NULL;
   tsr_error_t err = {0};
   voxels_options_t o = im.o;
