@@ -20,8 +20,16 @@ LATTICE_LIST(LATTICE_DEFINE)
   const lattice_t lattice_##lower = {                                                    \
       .name = #lower, .d = LATTICE_##UPPER##_D, .q = LATTICE_##UPPER##_Q,                \
       .reach = LATTICE_##UPPER##_REACH, .inv_cs2 = LATTICE_##UPPER##_INV_CS2,            \
+      .cs2 = 1.0 / LATTICE_##UPPER##_INV_CS2,                                            \
       .c = {lower##_cx, lower##_cy, lower##_cz}, .inv = lower##_inv, .w = lower##_w};
 LATTICE_LIST(LATTICE_ENTRY)
+
+LATTICE_DEFINE(d2q37, D2Q37)
+const lattice_t lattice_d2q37 = {
+    .name = "d2q37", .d = LATTICE_D2Q37_D, .q = LATTICE_D2Q37_Q, .reach = LATTICE_D2Q37_REACH,
+    .inv_cs2 = LATTICE_D2Q37_INV_CS2,
+    .cs2 = 1.0 / (LATTICE_D2Q37_SCALE * LATTICE_D2Q37_SCALE),
+    .c = {d2q37_cx, d2q37_cy, d2q37_cz}, .inv = d2q37_inv, .w = d2q37_w};
 #undef LATTICE_ENTRY
 
 #define LATTICE_POINTER(lower, UPPER) &lattice_##lower,
@@ -45,7 +53,7 @@ int lattice_crossing(const lattice_t *l, const int off[3], int *out) {
   for (int i = 0; i < l->q; ++i) {
     int crosses = off[0] != 0 || off[1] != 0 || off[2] != 0;
     for (int a = 0; a < 3; ++a)
-      if (off[a] != 0 && l->c[a][i] != off[a]) crosses = 0;
+      if (off[a] != 0 && (l->c[a][i] > 0) - (l->c[a][i] < 0) != off[a]) crosses = 0;
     if (crosses) out[n++] = i;
   }
   return n;

@@ -10,13 +10,17 @@
 typedef struct lattice {
   const char *name; /* "d3q19", ... */
   int d, q, reach;
-  int inv_cs2;      /* 1 / c_s^2 */
+  int inv_cs2;      /* 1 / c_s^2 (0: not an integer; then see cs2) */
+  double cs2;       /* c_s^2 */
   const int *c[3];  /* c[a][i]: component a of c_i */
   const int *inv;   /* inv[i]: the direction with c = -c_i */
   const double *w;  /* w[i] */
 } lattice_t;
 
-/* The lattice of this name, NULL for an unknown name. Static storage. */
+/* D2Q37 (reach 3; the d2q37 module's, not among lattice_all's). */
+extern const lattice_t lattice_d2q37;
+
+/* The lattice of this name (of LATTICE_LIST), NULL for an unknown name. Static storage. */
 const lattice_t *lattice_find(const char *name);
 
 /* Every lattice, in the order of LATTICE_LIST; *n gets their number. */
@@ -28,7 +32,8 @@ LATTICE_LIST(LATTICE_DECLARE)
 #undef LATTICE_DECLARE
 
 /* The directions i whose c_i crosses a block boundary in the direction with offsets
- * off (each in {-1, 0, 1}): every non-zero component of off equals that of c_i. Writes
+ * off (each in {-1, 0, 1}): every non-zero component of off has the sign of that of c_i
+ * (for a lattice of reach 1: equals it). Writes
  * them in increasing order to out (room for LATTICE_MAX_Q) and returns their number. */
 int lattice_crossing(const lattice_t *l, const int off[3], int *out);
 

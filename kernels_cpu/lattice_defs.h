@@ -1,6 +1,6 @@
 /* lattice_defs.h: the velocity sets as data, for C and OpenCL C alike (macros only).
  *
- * For each lattice L (D2Q9, D3Q7, D3Q15, D3Q19, D3Q27):
+ * For each lattice L (D2Q9, D3Q7, D3Q15, D3Q19, D3Q27; D2Q37 below, outside LATTICE_LIST):
  *   LATTICE_L_D        dimension (2 or 3; a 2-D lattice has c_z = 0)
  *   LATTICE_L_Q        number of velocities
  *   LATTICE_L_REACH    largest |c_i| component (the ghost width its streaming needs)
@@ -92,5 +92,48 @@
       1.0 / 54, 1.0 / 54, 1.0 / 54, 1.0 / 54, 1.0 / 54, 1.0 / 54, 1.0 / 54, 1.0 / 54,      \
       1.0 / 54, 1.0 / 54, 1.0 / 216, 1.0 / 216, 1.0 / 216, 1.0 / 216, 1.0 / 216,            \
       1.0 / 216, 1.0 / 216, 1.0 / 216
+
+/* D2Q37: the velocities of |c|^2 = 0, 1, 2, 4, 5, 8, 9 and 10 (reach 3), a quadrature of
+ * algebraic degree 9 (Philippi, Hegele, dos Santos & Surmas, Phys. Rev. E 73, 056702
+ * (2006); the thermal model of Sbragaglia et al., J. Fluid Mech. 628 (2009) 299).
+ * c_s^2 = 1 / 1.19697977039307435897239^2 is not a fraction: LATTICE_D2Q37_SCALE is
+ * 1 / c_s (the velocities in units of c_s are SCALE c_i), and LATTICE_D2Q37_INV_CS2 is 0
+ * (no integer). Not in LATTICE_LIST: the flow's kernel template is for the isothermal
+ * lattices; the d2q37 module has its own (d2q37_cell.h). Weights by |c|^2, 20 digits. */
+#define LATTICE_D2Q37_D 2
+#define LATTICE_D2Q37_Q 37
+#define LATTICE_D2Q37_REACH 3
+#define LATTICE_D2Q37_INV_CS2 0
+#define LATTICE_D2Q37_SCALE 1.19697977039307435897239
+#define LATTICE_D2Q37_CX                                                                  \
+  0, 1, -1, 0, 0, 1, -1, 1, -1, 2, -2, 0, 0, 2, -2, 2, -2, 1, -1, 1, -1, 2, -2, 2, -2, 3, -3, \
+      0, 0, 3, -3, 3, -3, 1, -1, 1, -1
+#define LATTICE_D2Q37_CY                                                                  \
+  0, 0, 0, 1, -1, 1, -1, -1, 1, 0, 0, 2, -2, 1, -1, -1, 1, 2, -2, -2, 2, 2, -2, -2, 2, 0, 0, \
+      3, -3, 1, -1, -1, 1, 3, -3, -3, 3
+#define LATTICE_D2Q37_CZ                                                                  \
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+      0, 0, 0, 0, 0, 0
+#define LATTICE_D2Q37_INV                                                                 \
+  0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13, 16, 15, 18, 17, 20, 19, 22, 21, 24, 23, \
+      26, 25, 28, 27, 30, 29, 32, 31, 34, 33, 36, 35
+#define LATTICE_D2Q37_W0 0.23315066913235250228650  /* |c|^2 = 0 */
+#define LATTICE_D2Q37_W1 0.10730609154221900241246  /* 1 */
+#define LATTICE_D2Q37_W2 0.05766785988879488203006  /* 2 */
+#define LATTICE_D2Q37_W4 0.01420821615845075026469  /* 4 */
+#define LATTICE_D2Q37_W5 0.00535304900051377523273  /* 5 */
+#define LATTICE_D2Q37_W8 0.00101193759267357547541  /* 8 */
+#define LATTICE_D2Q37_W9 0.00024530102775771734547  /* 9 */
+#define LATTICE_D2Q37_W10 0.00028341425299419821740 /* 10 */
+#define LATTICE_D2Q37_W                                                                   \
+  LATTICE_D2Q37_W0, LATTICE_D2Q37_W1, LATTICE_D2Q37_W1, LATTICE_D2Q37_W1, LATTICE_D2Q37_W1, \
+      LATTICE_D2Q37_W2, LATTICE_D2Q37_W2, LATTICE_D2Q37_W2, LATTICE_D2Q37_W2,              \
+      LATTICE_D2Q37_W4, LATTICE_D2Q37_W4, LATTICE_D2Q37_W4, LATTICE_D2Q37_W4,              \
+      LATTICE_D2Q37_W5, LATTICE_D2Q37_W5, LATTICE_D2Q37_W5, LATTICE_D2Q37_W5,              \
+      LATTICE_D2Q37_W5, LATTICE_D2Q37_W5, LATTICE_D2Q37_W5, LATTICE_D2Q37_W5,              \
+      LATTICE_D2Q37_W8, LATTICE_D2Q37_W8, LATTICE_D2Q37_W8, LATTICE_D2Q37_W8,              \
+      LATTICE_D2Q37_W9, LATTICE_D2Q37_W9, LATTICE_D2Q37_W9, LATTICE_D2Q37_W9,              \
+      LATTICE_D2Q37_W10, LATTICE_D2Q37_W10, LATTICE_D2Q37_W10, LATTICE_D2Q37_W10,          \
+      LATTICE_D2Q37_W10, LATTICE_D2Q37_W10, LATTICE_D2Q37_W10, LATTICE_D2Q37_W10
 
 #endif

@@ -1,0 +1,164 @@
+/* d2q37_cell.h: one cell of the thermal compressible D2Q37 model (Sbragaglia, Benzi,
+ * Biferale, Chen, Shan & Succi, J. Fluid Mech. 628 (2009) 299; as run by Calore et al.,
+ * 2016), written once for the CPU kernels (d2q37_kernels.c) and the OpenCL kernels
+ * (kernels_gpu/d2q37.cl, whose program source is this file then the .cl file), so that
+ * both evaluate the same expressions in the same order: with contraction into FMA off
+ * and every FMA written out (D37_FMA, correctly rounded on both sides) they agree bit for
+ * bit.
+ *
+ * Units: the cell is 1 and the step is 1 (lattice units) for positions and times; the
+ * equations below are in thermal units, velocities in units of the lattice's c_s and
+ * temperatures in units of the reference T0 = c_s^2: the lattice velocity c_i is
+ * xi_i = S c_i with S = 1 / c_s = LATTICE_D2Q37_SCALE, and sum_i w_i xi_i xi_i = 1.
+ *
+ * Moments: rho = sum f_i, rho u = sum f_i xi_i, rho (2 T + u.u) = sum f_i xi_i.xi_i.
+ * Equilibrium: the Maxwellian of (rho, u, T) projected on the Hermite polynomials to
+ * fourth order, theta = T - 1, cu = xi_i.u, x2 = xi_i.xi_i (D = 2):
+ *   f_eq_i = w_i rho [ 1 + cu + (cu^2 - u^2 + theta (x2 - 2)) / 2
+ *            + (cu^3 - 3 u^2 cu + 3 theta cu (x2 - 4)) / 6
+ *            + (cu^4 - 6 cu^2 u^2 + 3 u^4 + 6 theta (cu^2 (x2 - 6) - u^2 (x2 - 4))
+ *               + 3 theta^2 (x2^2 - 8 x2 + 8)) / 24 ],
+ * evaluated as the polynomial p0 + cu (p1 + cu (p2 + cu (1/6 + cu / 24))) whose
+ * coefficients depend on the cell and on |c_i|^2 only (8 classes, D37_CLASSES). The
+ * quadrature is exact to degree 9, so the moments of f_eq up to fourth order are those
+ * of the Maxwellian.
+ * Collision (BGK) with the body force g by shifted equilibrium fields (Sbragaglia et al.
+ * 2009, eqs. 2.9-2.12): f_i <- f_i + (f_eq_i(rho, u + tau g, T + tau (1 - tau) g^2 / 2)
+ * - f_i) / tau; the collision then adds rho g to the momentum and rho (g.u + g^2 / 2) to
+ * the energy, and the hydrodynamic fields are u_H = u + g / 2, T_H = T + g^2 / 8 (before
+ * the collision; after it u - g / 2 and T + g^2 / 8).
+ *
+ * In OpenCL C the build define D37_DOUBLE (0 or 1) picks REAL. In C the includer
+ * defines D37_REAL (float or double), D37_FMA (fma or fmaf) and D37_FN(name), and may
+ * include the file once per type. */
+#ifdef __OPENCL_VERSION__
+#pragma OPENCL FP_CONTRACT OFF
+#if D37_DOUBLE
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define D37_REAL double
+#else
+#define D37_REAL float
+#endif
+#define D37_FMA fma
+#define D37_FN(name) name
+#define D37_KQ __constant
+#else
+#define D37_KQ
+#endif
+
+#ifndef D2Q37_CELL_CONSTANTS
+#define D2Q37_CELL_CONSTANTS
+enum { D37_Q = 37, D37_CLASSES = 8 };
+/* the class of |c_i|^2 (0, 1, 2, 4, 5, 8, 9, 10 -> 0..7) of each direction of
+ * lattice_defs.h's D2Q37, and loops over the directions unrolled, so that every class
+ * index is a constant */
+#define D37_CLASS_TABLE                                                                  \
+  0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, \
+      7, 7, 7, 7, 7, 7, 7
+#ifdef __OPENCL_VERSION__
+#define D37_UNROLL _Pragma("unroll")
+__constant int d37_cls[D37_Q] = {D37_CLASS_TABLE};
+#else
+#define D37_UNROLL _Pragma("GCC unroll 40")
+static const int d37_cls[D37_Q] = {D37_CLASS_TABLE};
+#endif
+#endif
+
+/* The constants of a run in the storage type (d2q37_constants on the host): per
+ * direction the weight, xi_x and xi_y; per class of |c_i|^2 (d37_cls) x2 - 2, x2 - 4,
+ * x2 - 6 and x2^2 - 8 x2 + 8; tau, omega = 1 / tau, the force's shifts tau g (thermal
+ * units) and tau (1 - tau) g.g / 2; x2 per class. D37_KQ: the address space the kernels
+ * read them from (OpenCL: __constant). */
+typedef struct D37_FN(d37_consts) {
+  D37_REAL w[D37_Q], xx[D37_Q], xy[D37_Q];
+  D37_REAL x2[D37_CLASSES];
+  D37_REAL a[D37_CLASSES], b[D37_CLASSES], c[D37_CLASSES], h[D37_CLASSES];
+  D37_REAL omega, sgx, sgy, st;
+} D37_FN(d37_consts_t);
+
+/* The coefficients p0, p1, p2 of each class for (rho, ux, uy, T), the fields the
+ * equilibrium is taken at (thermal units). */
+static inline void D37_FN(d37_coefs)(const D37_REAL ux, const D37_REAL uy, const D37_REAL t,
+                                      D37_KQ const D37_FN(d37_consts_t) * k, D37_REAL *p0,
+                                      D37_REAL *p1, D37_REAL *p2) {
+  const D37_REAL u2 = D37_FMA(ux, ux, uy * uy);
+  const D37_REAL th = t - (D37_REAL)1;
+  const D37_REAL hu = (D37_REAL)0.5 * u2;
+  /* the parts common to every class */
+  const D37_REAL q0 = D37_FMA((D37_REAL)0.125 * u2, u2, (D37_REAL)1 - hu);
+  const D37_REAL q1 = (D37_REAL)1 - hu;
+  const D37_REAL q2 = D37_FMA((D37_REAL)-0.25, u2, (D37_REAL)0.5);
+  const D37_REAL ht = (D37_REAL)0.5 * th, qt = (D37_REAL)0.25 * th;
+  const D37_REAL tu = qt * u2, t8 = (D37_REAL)0.125 * th * th;
+  D37_UNROLL
+  for (int m = 0; m < D37_CLASSES; ++m) {
+    /* p0 = 1 - u2/2 + u2^2/8 + theta a/2 - theta u2 b/4 + theta^2 h/8 */
+    p0[m] = D37_FMA(t8, k->h[m], D37_FMA(-tu, k->b[m], D37_FMA(ht, k->a[m], q0)));
+    /* p1 = 1 - u2/2 + theta b/2;  p2 = 1/2 - u2/4 + theta c/4 */
+    p1[m] = D37_FMA(ht, k->b[m], q1);
+    p2[m] = D37_FMA(qt, k->c[m], q2);
+  }
+}
+
+/* f_eq_i / (w_i rho) from the coefficients and cu = xi_i.u. */
+static inline D37_REAL D37_FN(d37_poly)(const D37_REAL cu, const D37_REAL p0,
+                                        const D37_REAL p1, const D37_REAL p2) {
+  D37_REAL p = D37_FMA(cu, (D37_REAL)(1.0 / 24.0), (D37_REAL)(1.0 / 6.0));
+  p = D37_FMA(cu, p, p2);
+  p = D37_FMA(cu, p, p1);
+  return D37_FMA(cu, p, p0);
+}
+
+/* f_eq_i of rho and the velocity (ux, uy) whose class coefficients are p0, p1, p2. */
+static inline D37_REAL D37_FN(d37_feq)(D37_KQ const D37_FN(d37_consts_t) * k, const int i,
+                                       const D37_REAL rho, const D37_REAL ux,
+                                       const D37_REAL uy, const D37_REAL *p0,
+                                       const D37_REAL *p1, const D37_REAL *p2) {
+  const int m = d37_cls[i];
+  const D37_REAL cu = D37_FMA(k->xx[i], ux, k->xy[i] * uy);
+  return (k->w[i] * rho) * D37_FN(d37_poly)(cu, p0[m], p1[m], p2[m]);
+}
+
+/* The moments of f[0..Q): rho, u (thermal units) and T. */
+static inline void D37_FN(d37_moments)(D37_KQ const D37_FN(d37_consts_t) * k,
+                                       const D37_REAL *f, D37_REAL *rho, D37_REAL *ux,
+                                       D37_REAL *uy, D37_REAL *t) {
+  D37_REAL r = f[0], jx = (D37_REAL)0, jy = (D37_REAL)0, e = (D37_REAL)0;
+  D37_UNROLL
+  for (int i = 1; i < D37_Q; ++i) {
+    r += f[i];
+    jx = D37_FMA(f[i], k->xx[i], jx);
+    jy = D37_FMA(f[i], k->xy[i], jy);
+    e = D37_FMA(f[i], k->x2[d37_cls[i]], e);
+  }
+  const D37_REAL inv = (D37_REAL)1 / r;
+  const D37_REAL vx = jx * inv, vy = jy * inv;
+  *rho = r;
+  *ux = vx;
+  *uy = vy;
+  *t = (D37_REAL)0.5 * D37_FMA(e, inv, -D37_FMA(vx, vx, vy * vy));
+}
+
+/* f_eq of (rho, ux, uy, T) into feq[0..Q). */
+static inline void D37_FN(d37_equilibrium)(D37_KQ const D37_FN(d37_consts_t) * k, const D37_REAL rho,
+                                           const D37_REAL ux, const D37_REAL uy,
+                                           const D37_REAL t, D37_REAL *feq) {
+  D37_REAL p0[D37_CLASSES], p1[D37_CLASSES], p2[D37_CLASSES];
+  D37_FN(d37_coefs)(ux, uy, t, k, p0, p1, p2);
+  D37_UNROLL
+  for (int i = 0; i < D37_Q; ++i) feq[i] = D37_FN(d37_feq)(k, i, rho, ux, uy, p0, p1, p2);
+}
+
+/* The collision of one cell: f[0..Q) pulled in, relaxed in place. */
+static inline void D37_FN(d37_collide)(D37_KQ const D37_FN(d37_consts_t) * k, D37_REAL *f) {
+  D37_REAL rho, ux, uy, t;
+  D37_FN(d37_moments)(k, f, &rho, &ux, &uy, &t);
+  const D37_REAL ex = ux + k->sgx, ey = uy + k->sgy, et = t + k->st;
+  D37_REAL p0[D37_CLASSES], p1[D37_CLASSES], p2[D37_CLASSES];
+  D37_FN(d37_coefs)(ex, ey, et, k, p0, p1, p2);
+  D37_UNROLL
+  for (int i = 0; i < D37_Q; ++i) {
+    const D37_REAL feq = D37_FN(d37_feq)(k, i, rho, ex, ey, p0, p1, p2);
+    f[i] = D37_FMA(k->omega, feq - f[i], f[i]);
+  }
+}
