@@ -34,7 +34,7 @@ LATTICE_LIST(LATTICE_DECLARE)
 /* The directions i whose c_i crosses a block boundary in the direction with offsets
  * off (each in {-1, 0, 1}): every non-zero component of off has the sign of that of c_i
  * (for a lattice of reach 1: equals it). Writes
- * them in increasing order to out (room for LATTICE_MAX_Q) and returns their number. */
+ * them in increasing order to out (room for l->q) and returns their number. */
 int lattice_crossing(const lattice_t *l, const int off[3], int *out);
 
 /* The table of streaming in place (the AA pattern; gpu_field_shape_t.stream): for each

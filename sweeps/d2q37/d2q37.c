@@ -261,8 +261,8 @@ static tsr_status d37_fields(const d37_ctx_t *c, const block_info_t *b,
   TSR_TRY(field_sync(data, c->pdf_id, &h, err));
   TSR_CHECK(h, TSR_ERR_INTERNAL, "BlockID %d lacks its d2q37 populations", (int)b->id);
   const int n[3] = {b->size[0], b->size[1], 1};
-  /* d2q37_macro writes the storage precision into a field of 4 components without ghosts,
-     whose SoA rows lie back to back */
+  /* d2q37_macro writes the storage precision into a field of 4 components without ghosts
+     in AoS: component q of cell i is element 4 i + q */
   const grid_dims_t od = grid_dims_make(n, 4, 0, GRID_AOS, h->esize);
   void *m = field_values_alloc(&od, h->esize);
   TSR_CHECK(m, TSR_ERR_NOMEM, "out of memory sampling BlockID %d", (int)b->id);
@@ -381,7 +381,7 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
   for (int d = 0; d < DIRECTION_COUNT; ++d) {
     const int off[3] = {direction_offsets[d][0], direction_offsets[d][1],
                         direction_offsets[d][2]};
-    c.ncomps[d] = off[2] != 0 ? 0 : lattice_crossing(&lattice_d2q37, off, c.comps[d]);
+    c.ncomps[d] = lattice_crossing(&lattice_d2q37, off, c.comps[d]); /* none along z */
   }
   TSR_TRY(registry_data_id(reg, D37_PDF, &c.pdf_id, err));
   void *ctx;
