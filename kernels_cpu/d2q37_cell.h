@@ -42,8 +42,15 @@
 #define D37_FMA fma
 #define D37_FN(name) name
 #define D37_KQ __constant
+#define D37_GQ __global
+#define D37_IDX long
 #else
+#include <stddef.h>
+
+#include "lattice_defs.h"
 #define D37_KQ
+#define D37_GQ
+#define D37_IDX ptrdiff_t
 #endif
 
 #ifndef D2Q37_CELL_CONSTANTS
@@ -58,22 +65,29 @@ enum { D37_Q = 37, D37_CLASSES = 8 };
 #ifdef __OPENCL_VERSION__
 #define D37_UNROLL _Pragma("unroll")
 __constant int d37_cls[D37_Q] = {D37_CLASS_TABLE};
+__constant int d37_cx[D37_Q] = {LATTICE_D2Q37_CX};
+__constant int d37_cy[D37_Q] = {LATTICE_D2Q37_CY};
 #else
 #define D37_UNROLL _Pragma("GCC unroll 40")
 static const int d37_cls[D37_Q] = {D37_CLASS_TABLE};
+static const int d37_cx[D37_Q] = {LATTICE_D2Q37_CX};
+static const int d37_cy[D37_Q] = {LATTICE_D2Q37_CY};
 #endif
 #endif
 
 /* The constants of a run in the storage type (d2q37_constants on the host): per
  * direction the weight, xi_x and xi_y; per class of |c_i|^2 (d37_cls) x2 - 2, x2 - 4,
  * x2 - 6 and x2^2 - 8 x2 + 8; tau, omega = 1 / tau, the force's shifts tau g (thermal
- * units) and tau (1 - tau) g.g / 2; x2 per class. D37_KQ: the address space the kernels
- * read them from (OpenCL: __constant). */
+ * units) and tau (1 - tau) g.g / 2; x2 per class; the walls at y- (0) and y+ (1): the
+ * populations a wall of density 1 emits (we, d37_pull_walls) and 1 over what it emits
+ * into a column per step (winv). D37_KQ: the address space the kernels read them from
+ * (OpenCL: __constant). */
 typedef struct D37_FN(d37_consts) {
   D37_REAL w[D37_Q], xx[D37_Q], xy[D37_Q];
   D37_REAL x2[D37_CLASSES];
   D37_REAL a[D37_CLASSES], b[D37_CLASSES], c[D37_CLASSES], h[D37_CLASSES];
   D37_REAL omega, sgx, sgy, st;
+  D37_REAL we[2][D37_Q], winv[2];
 } D37_FN(d37_consts_t);
 
 /* The coefficients p0, p1, p2 of each class for (rho, ux, uy, T), the fields the
@@ -160,5 +174,39 @@ static inline void D37_FN(d37_collide)(D37_KQ const D37_FN(d37_consts_t) * k, D3
   for (int i = 0; i < D37_Q; ++i) {
     const D37_REAL feq = D37_FN(d37_feq)(k, i, rho, ex, ey, p0, p1, p2);
     f[i] = D37_FMA(k->omega, feq - f[i], f[i]);
+  }
+}
+
+/* The populations pulled into the cell at element c (row y of a block of ny rows; row
+ * stride sy, component stride sc) next to the walls lo (at y-, below row 0) and hi (at
+ * y+, above row ny - 1), 1 where the block's face is one: the diffuse (Maxwell) wall of
+ * physics.md. A population that would come from beyond a wall comes from the wall's
+ * Maxwellian at rest at its temperature (we), scaled so that the wall returns into the
+ * cell's column what left the fluid into it in the same column: the populations of the
+ * rows next to the wall that stream beyond it, summed in a fixed order (i, then the
+ * row). The wall keeps the mass to round-off and takes momentum and energy. */
+static inline void D37_FN(d37_pull_walls)(D37_KQ const D37_FN(d37_consts_t) * k,
+                                          D37_GQ const D37_REAL *src, const D37_IDX c,
+                                          const D37_IDX sy, const D37_IDX sc, const int y,
+                                          const int ny, const int lo, const int hi,
+                                          D37_REAL *f) {
+  D37_REAL rlo = (D37_REAL)0, rhi = (D37_REAL)0;
+  if (lo && y < 3) {
+    for (int i = 1; i < D37_Q; ++i)
+      for (int j = 0; j < -d37_cy[i]; ++j)
+        rlo += src[c + (D37_IDX)i * sc - d37_cx[i] + sy * (D37_IDX)(j - y)];
+    rlo *= k->winv[0];
+  }
+  if (hi && y >= ny - 3) {
+    for (int i = 1; i < D37_Q; ++i)
+      for (int j = 0; j < d37_cy[i]; ++j)
+        rhi += src[c + (D37_IDX)i * sc - d37_cx[i] + sy * (D37_IDX)(ny - 1 - j - y)];
+    rhi *= k->winv[1];
+  }
+  for (int i = 0; i < D37_Q; ++i) {
+    const int from = y - d37_cy[i];
+    if (lo && from < 0) f[i] = rlo * k->we[0][i];
+    else if (hi && from >= ny) f[i] = rhi * k->we[1][i];
+    else f[i] = src[c + (D37_IDX)i * sc - d37_cx[i] - sy * (D37_IDX)d37_cy[i]];
   }
 }

@@ -55,19 +55,68 @@ static void d37_tables(const d2q37_params_t *p, double w[D37_Q], double xx[D37_Q
     (K)->st = (T)sh[2];                                                                  \
   } while (0)
 
+/* The walls' emission (d37_pull_walls): the populations after a collision whose
+ * hydrodynamic fields are rest at the wall's temperature (as d2q37_init), and 1 over the
+ * mass they carry into a column per step, sum over the populations entering the fluid
+ * of |c_y| e_i (each enters |c_y| rows of the column). */
+#define D37_WALLS(K, T, SUF)                                                             \
+  do {                                                                                   \
+    const double s = LATTICE_D2Q37_SCALE;                                                \
+    const double tg = 0.125 * s * s * (p->g[0] * p->g[0] + p->g[1] * p->g[1]);           \
+    for (int side = 0; side < 2; ++side) {                                               \
+      d37_equilibrium_##SUF((K), (T)1, (T)(0.5 * s * p->g[0]), (T)(0.5 * s * p->g[1]),   \
+                            (T)(p->wall_t[side] - tg), (K)->we[side]);                   \
+      double in = 0;                                                                     \
+      for (int i = 0; i < D37_Q; ++i) {                                                  \
+        const int cy = side == 0 ? d37_cy[i] : -d37_cy[i];                               \
+        if (cy > 0) in += (double)cy * (double)(K)->we[side][i];                         \
+      }                                                                                  \
+      (K)->winv[side] = (T)(in > 0 ? 1.0 / in : 0.0);                                \
+    }                                                                                    \
+  } while (0)
+
 void d2q37_constants(const d2q37_params_t *p, int dp, d2q37_consts_t *out) {
   double w[D37_Q], xx[D37_Q], xy[D37_Q], x2[D37_CLASSES], sh[3];
   memset(out, 0, sizeof *out);
   d37_tables(p, w, xx, xy, x2, sh);
-  if (dp) D37_FILL(&out->d, double);
-  else D37_FILL(&out->f, float);
+  if (dp) {
+    D37_FILL(&out->d, double);
+    D37_WALLS(&out->d, double, d);
+  } else {
+    D37_FILL(&out->f, float);
+    D37_WALLS(&out->f, float, f);
+  }
 }
 
+/* The rows next to walls, one cell at a time. */
+#define D37_WALL_ROW(T, SUF)                                                             \
+  do {                                                                                   \
+    const T *s_ = src;                                                                   \
+    T *d_ = dst;                                                                         \
+    for (int x = 0; x < d->nx; ++x) {                                                    \
+      const ptrdiff_t c = d->origin + (ptrdiff_t)y * d->sy + x;                          \
+      T f[D37_Q];                                                                        \
+      d37_pull_walls_##SUF(&k->SUF, s_, c, d->sy, d->sc, y, d->ny, lo, hi, f);           \
+      d37_collide_##SUF(&k->SUF, f);                                                     \
+      for (int i = 0; i < D37_Q; ++i) d_[c + (ptrdiff_t)i * d->sc] = f[i];               \
+    }                                                                                    \
+  } while (0)
+
 void d2q37_stream_collide(int dp, const void *src, void *dst, const grid_dims_t *d,
-                          const d2q37_consts_t *k, int y0, int y1) {
+                          const d2q37_consts_t *k, int lo, int hi) {
   int level = cpu_level_current();
   if (level < 0) level = 0;
-  d37_sc[level][dp ? 1 : 0](src, dst, d, k, y0, y1);
+  const int ny = d->ny;
+  /* the rows next to a wall, and the rows between */
+  const int y0 = lo ? (ny < 3 ? ny : 3) : 0;
+  const int y1 = hi ? (ny - 3 > y0 ? ny - 3 : y0) : ny;
+  if (y1 > y0) d37_sc[level][dp ? 1 : 0](src, dst, d, k, y0, y1);
+#pragma omp parallel for schedule(static)
+  for (int y = 0; y < ny; ++y) {
+    if (y >= y0 && y < y1) continue;
+    if (dp) D37_WALL_ROW(double, d);
+    else D37_WALL_ROW(float, f);
+  }
 }
 
 void d2q37_init(int dp, void *values, const grid_dims_t *d, const d2q37_consts_t *k,

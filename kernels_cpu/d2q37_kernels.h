@@ -29,10 +29,13 @@
 #undef D37_FMA
 #undef D37_FN
 
-/* The physics of a run: relaxation time tau (> 1/2) and body force g (cells/step^2). */
+/* The physics of a run: relaxation time tau (> 1/2), body force g (cells/step^2) and
+ * the temperatures of the walls at y- and y+ (units of T0; used by blocks whose face is
+ * a wall). */
 typedef struct d2q37_params {
   double tau;
   double g[2];
+  double wall_t[2];
 } d2q37_params_t;
 
 /* The constants of either precision (dp: .d, else .f). */
@@ -43,10 +46,11 @@ typedef union d2q37_consts {
 
 void d2q37_constants(const d2q37_params_t *p, int dp, d2q37_consts_t *out);
 
-/* One step on the interior rows [y0, y1) of a block (z = 0): pull from src (ghost
- * layers current), collide, write to dst. OpenMP threads share the rows. */
+/* One step of a block (z = 0): pull from src (ghost layers current), collide, write to
+ * dst. lo, hi: 1 where the block's face at y- or y+ is a wall (the 3 rows next to it
+ * pull through d37_pull_walls). OpenMP threads share the rows. */
 void d2q37_stream_collide(int dp, const void *src, void *dst, const grid_dims_t *d,
-                          const d2q37_consts_t *k, int y0, int y1);
+                          const d2q37_consts_t *k, int lo, int hi);
 
 /* The fields of a cell for the start: rho, ux, uy (cells/step) and T (units of T0). */
 typedef void (*d2q37_init_fn)(int x, int y, const void *ctx, double out[4]);

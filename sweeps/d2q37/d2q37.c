@@ -16,8 +16,11 @@
  *
  * Quantities: density, velocity (ux, uy, 0; the hydrodynamic velocity u + g/2) and
  * temperature. Totals: mass, momentum (x, y) and energy, sum f, sum f c_i and
- * sum f |c_i|^2 / 2 over the post-collision populations. The domain is 2-D (one cell
- * along z) and periodic along x and y. */
+ * sum f |c_i|^2 / 2 over the post-collision populations, and the kinetic energy of the
+ * hydrodynamic velocity, sum rho |u|^2 / 2. The domain is 2-D (one cell along z) and
+ * periodic along x; along y periodic too, or closed by two walls at fixed temperatures
+ * (diffuse walls: d37_pull_walls in kernels_cpu/d2q37_cell.h). Blocks run on hs cpu
+ * (d2q37_kernels.c) and hs gpu (d2q37.cl), with bitwise the same results. */
 #include "d2q37.h"
 
 #include <math.h>
@@ -29,6 +32,7 @@
 #include "d2q37_kernels.h"
 #include "direction.h"
 #include "field.h"
+#include "gpu_program.h"
 #include "grid.h"
 #include "lattice.h"
 #include "selector.h"
@@ -44,8 +48,13 @@ enum d37_initial {
   D37_SHEAR_WAVE,
   D37_TEMPERATURE_WAVE,
   D37_SOUND_WAVE,
-  D37_TAYLOR_GREEN
+  D37_TAYLOR_GREEN,
+  D37_CONDUCTION,
+  D37_RAYLEIGH_TAYLOR
 };
+
+/* the program source: lattice_defs.h, d2q37_cell.h then d2q37.cl, embedded at build time */
+extern const char d2q37_source[];
 
 typedef struct d37_opts {
   int dp;
@@ -56,6 +65,9 @@ typedef struct d37_opts {
   double amplitude;       /* of a wave */
   int axis;               /* the wave vector's axis: 0 x, 1 y */
   int periods;            /* of the wave along the domain */
+  int walls;              /* walls at y- and y+ (the domain not periodic along y) */
+  double wall_t[2];       /* their temperatures (units of T0) */
+  double interface, width; /* rayleigh_taylor: the interface's height and half-width (cells) */
 } d37_opts_t;
 
 /* What the items share (kept in the registry). */
@@ -66,6 +78,8 @@ typedef struct d37_ctx {
   int pdf_id;
   int comps[DIRECTION_COUNT][D37_Q];
   int ncomps[DIRECTION_COUNT];
+  gpu_program_t *prog;   /* NULL: this process has no OpenCL device */
+  gpu_buffer_t consts;   /* k on the device */
 } d37_ctx_t;
 
 typedef struct d37_state d37_state_t;
@@ -78,12 +92,15 @@ typedef struct d37_quantity {
 
 struct d37_state {
   d37_opts_t o;
-  d37_ctx_t *ctx; /* after register_items */
+  d37_ctx_t *ctx;        /* after register_items */
   d37_quantity_t q[3];
+  gpu_program_t *prog;   /* the program of this process's OpenCL device */
+  gpu_buffer_t consts;   /* the constants on it */
 };
 
 static const char *const d37_initial_names[] = {"uniform", "shear_wave", "temperature_wave",
-                                                "sound_wave", "taylor_green", NULL};
+                                                "sound_wave", "taylor_green", "conduction",
+                                                "rayleigh_taylor", NULL};
 static const char *const d37_axis_names[] = {"x", "y", NULL};
 
 static tsr_status d37_read(config_t *cfg, const simulation_options_t *so, void **state,
@@ -95,16 +112,19 @@ static tsr_status d37_read(config_t *cfg, const simulation_options_t *so, void *
   TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory");
   d37_opts_t *o = &s->o;
   *o = (d37_opts_t){.dp = 1, .tau = 0.8, .initial = D37_UNIFORM, .density = 1,
-                    .temperature = 1, .amplitude = 1e-3, .periods = 1};
+                    .temperature = 1, .amplitude = 1e-3, .periods = 1, .wall_t = {1, 1},
+                    .width = 2};
   const char *src = config_source(cfg);
   TSR_CHECK(so->domain.cells[2] == 1, TSR_ERR_INVALID,
             "%s: domain.cells[2] = %lld: module \"d2q37\" is two-dimensional; allowed is 1",
             src, (long long)so->domain.cells[2]);
-  TSR_CHECK(so->domain.periodic[0] && so->domain.periodic[1], TSR_ERR_INVALID,
-            "%s: domain.periodic = [%s, %s, ...]: module \"d2q37\" runs on domains periodic "
-            "along x and y (it has no walls)", src, so->domain.periodic[0] ? "true" : "false",
-            so->domain.periodic[1] ? "true" : "false");
+  TSR_CHECK(so->domain.periodic[0], TSR_ERR_INVALID,
+            "%s: domain.periodic[0] = false: module \"d2q37\" runs on domains periodic along "
+            "x (walls only at y- and y+)", src);
+  o->walls = !so->domain.periodic[1];
+  o->interface = 0.5 * (double)so->domain.cells[1];
   config_node_t *n;
+  bool have_walls = false;
   TSR_TRY(config_object(config_root(cfg), "d2q37", false, &n, err));
   if (n) {
     int v = o->dp ? 0 : 1;
@@ -123,6 +143,18 @@ static tsr_status d37_read(config_t *cfg, const simulation_options_t *so, void *
               "%s: d2q37.gravity[2] = %g: the model is two-dimensional; allowed is 0", src, g3[2]);
     o->g[0] = g3[0];
     o->g[1] = g3[1];
+    config_node_t *walls;
+    TSR_TRY(config_object(n, "walls", false, &walls, err));
+    have_walls = walls != NULL;
+    TSR_CHECK(!walls || o->walls, TSR_ERR_INVALID,
+              "%s: d2q37.walls: the domain is periodic along y, so it has no walls; set "
+              "domain.periodic[1] to false for walls at y- and y+", src);
+    static const char *const faces[2] = {"y-", "y+"};
+    for (int side = 0; walls && side < 2; ++side) {
+      config_node_t *w;
+      TSR_TRY(config_object(walls, faces[side], true, &w, err));
+      TSR_TRY(config_real(w, "temperature", true, 1e-3, 1e3, &o->wall_t[side], err));
+    }
     config_node_t *ini;
     TSR_TRY(config_object(n, "initial", false, &ini, err));
     if (ini) {
@@ -136,9 +168,19 @@ static tsr_status d37_read(config_t *cfg, const simulation_options_t *so, void *
                 src, u3[2]);
       o->velocity[0] = u3[0];
       o->velocity[1] = u3[1];
+      TSR_CHECK((o->initial != D37_CONDUCTION && o->initial != D37_RAYLEIGH_TAYLOR) ||
+                o->walls, TSR_ERR_INVALID,
+                "%s: d2q37.initial.kind = \"%s\" lies between the walls at y- and y+: set "
+                "domain.periodic[1] to false and give d2q37.walls", src,
+                d37_initial_names[o->initial]);
+      if (o->initial == D37_RAYLEIGH_TAYLOR) {
+        const double ny = (double)so->domain.cells[1];
+        TSR_TRY(config_real(ini, "interface", false, 0, ny, &o->interface, err));
+        TSR_TRY(config_real(ini, "width", false, 0.1, ny, &o->width, err));
+      }
       if (o->initial != D37_UNIFORM) {
-        TSR_TRY(config_real(ini, "amplitude", false, -1, 1, &o->amplitude, err));
-        if (o->initial != D37_TAYLOR_GREEN)
+        TSR_TRY(config_real(ini, "amplitude", false, -1e6, 1e6, &o->amplitude, err));
+        if (o->initial != D37_TAYLOR_GREEN && o->initial < D37_CONDUCTION)
           TSR_TRY(config_choice(ini, "axis", false, d37_axis_names, &o->axis, err));
         int64_t p = o->periods;
         TSR_TRY(config_int(ini, "periods", false, 1, 1 << 20, &p, err));
@@ -146,6 +188,10 @@ static tsr_status d37_read(config_t *cfg, const simulation_options_t *so, void *
       }
     }
   }
+  TSR_CHECK(have_walls || !o->walls, TSR_ERR_INVALID,
+            "%s: domain.periodic[1] = false: module \"d2q37\" closes the domain along y "
+            "with walls; give d2q37.walls.y-.temperature and d2q37.walls.y+.temperature",
+            src);
   *state = s;
   s = NULL;
 cleanup:
@@ -153,13 +199,24 @@ cleanup:
   return st;
 }
 
-static void d37_free(void *state) { free(state); }
+static void d37_free(void *state) {
+  d37_state_t *s = state;
+  if (s) {
+    gpu_program_free(&s->prog);
+    gpu_buffer_free(&s->consts);
+  }
+  free(s);
+}
 
 static void d37_describe(const void *state, char *out, size_t cap) {
   const d37_state_t *s = state;
   const double nu = (s->o.tau - 0.5) * lattice_d2q37.cs2;
-  snprintf(out, cap, "d2q37 %s, tau = %g, nu = kappa = %g T (T0 = c_s^2 = %.6f), g = (%g, %g)",
-           s->o.dp ? "dp" : "sp", s->o.tau, nu, lattice_d2q37.cs2, s->o.g[0], s->o.g[1]);
+  int n = snprintf(out, cap, "d2q37 %s, tau = %g, nu = kappa = %g T (T0 = c_s^2 = %.6f), "
+                   "g = (%g, %g)", s->o.dp ? "dp" : "sp", s->o.tau, nu, lattice_d2q37.cs2,
+                   s->o.g[0], s->o.g[1]);
+  if (s->o.walls && n > 0 && (size_t)n < cap)
+    snprintf(out + n, cap - (size_t)n, ", walls at T = %g (y-) and %g (y+)", s->o.wall_t[0],
+             s->o.wall_t[1]);
 }
 
 static int d37_warnings(const void *state, const simulation_options_t *so, char *out,
@@ -169,11 +226,15 @@ static int d37_warnings(const void *state, const simulation_options_t *so, char 
   int n = 0;
   const double mach = hypot(s->o.velocity[0], s->o.velocity[1]) /
                       sqrt(2.0 * s->o.temperature * lattice_d2q37.cs2);
-  if (s->o.tau < 0.52) {
-    n += snprintf(out, cap, "d2q37.tau = %g is close to 1/2: the run may go unstable\n", s->o.tau) > 0;
-  } else if (mach > 0.5) {
-    n += snprintf(out, cap, "d2q37: initial Mach number %.2f: the fourth-order equilibrium "
-                  "is accurate at small Mach numbers\n", mach) > 0;
+  size_t used = 0;
+  if (s->o.tau < 0.505) {
+    const int k = snprintf(out, cap, "d2q37.tau = %g is close to 1/2: the run may go "
+                           "unstable\n", s->o.tau);
+    if (k > 0 && (size_t)k < cap) used = (size_t)k, ++n;
+  }
+  if (mach > 0.5) {
+    n += snprintf(out + used, cap - used, "d2q37: initial Mach number %.2f: the fourth-order "
+                  "equilibrium is accurate at small Mach numbers\n", mach) > 0;
   }
   return n;
 }
@@ -185,6 +246,19 @@ typedef struct d37_init_ctx {
   const block_info_t *b;
 } d37_init_ctx_t;
 
+/* ln of the pressure at height Y (cells from the wall at y-) relative to the reference
+ * height, in hydrostatic balance under gravity g_y (dp/dY = rho g_y, p = rho T c_s^2)
+ * for the temperature T(Y) = a + c tanh((Y - Y0) / w) (conduction: c = 0 and a linear
+ * profile instead, below). int dY / T over the tanh has the closed form
+ * w [a s - c ln(a cosh s + c sinh s)] / (a^2 - c^2), s = (Y - Y0) / w, ln(...) taken as
+ * |s| + ln((a + c sgn s) / 2 + (a - c sgn s) / 2 e^(-2 |s|)) so that nothing overflows. */
+static double d37_tanh_log_p(double gy, double a, double c, double w, double s) {
+  const double sg = s < 0 ? -1.0 : 1.0;
+  const double l = fabs(s) + log(0.5 * (a + c * sg) + 0.5 * (a - c * sg) * exp(-2.0 * fabs(s)));
+  const double f = a * s - c * l, f0 = -c * log(a);
+  return gy / lattice_d2q37.cs2 * w * (f - f0) / (a * a - c * c);
+}
+
 /* The start fields of a cell: rho, ux, uy, T. */
 static void d37_initial(int x, int y, const void *vctx, double out[4]) {
   const d37_init_ctx_t *ic = vctx;
@@ -195,6 +269,33 @@ static void d37_initial(int x, int y, const void *vctx, double out[4]) {
   out[3] = o->temperature;
   if (o->initial == D37_UNIFORM) return;
   const int at[2] = {ic->b->lo[0] + x, ic->b->lo[1] + y};
+  const double two_pi_ = 2.0 * 3.14159265358979323846;
+  if (o->initial == D37_CONDUCTION || o->initial == D37_RAYLEIGH_TAYLOR) {
+    /* between the walls (at Y = 0 and Y = ny), in hydrostatic balance; the mode of
+       `periods` along x perturbs the temperature (conduction) or the interface */
+    const double ny = (double)ic->c->domain.cells[1], Y = (double)at[1] + 0.5;
+    const double mode = cos(two_pi_ * (double)o->periods * ((double)at[0] + 0.5) /
+                            (double)ic->c->domain.cells[0]);
+    const double tb = o->wall_t[0], tt = o->wall_t[1], gy = o->g[1];
+    double t, lp;
+    if (o->initial == D37_CONDUCTION) {
+      const double beta = (tt - tb) / ny, tc = 0.5 * (tb + tt);
+      t = tb + beta * Y;
+      lp = fabs(beta) * ny < 1e-12 * tc
+               ? gy / lattice_d2q37.cs2 * (Y - 0.5 * ny) / tc
+               : gy / lattice_d2q37.cs2 / beta * log(t / tc);
+      lp += log(o->density * tc);
+      t += o->amplitude * mode * sin(3.14159265358979323846 * Y / ny);
+    } else {
+      const double a = 0.5 * (tb + tt), c = 0.5 * (tt - tb);
+      const double sc = (Y - (o->interface + o->amplitude * mode)) / o->width;
+      t = a + c * tanh(sc);
+      lp = log(o->density * a) + d37_tanh_log_p(gy, a, c, o->width, sc);
+    }
+    out[0] = exp(lp) / t;
+    out[3] = t;
+    return;
+  }
   if (o->initial == D37_TAYLOR_GREEN) { /* vortices of `periods` along both axes */
     const double two_pi = 2.0 * 3.14159265358979323846;
     const double px = two_pi * (double)o->periods * ((double)at[0] + 0.5) /
@@ -237,15 +338,98 @@ static tsr_status d37_fill(const block_info_t *b, void *values, const grid_dims_
 
 /* ---- work ---- */
 
+/* Which of the block's faces at y- (bit 0) and y+ (bit 1) are walls. */
+static int d37_block_walls(const d37_ctx_t *c, const block_info_t *b) {
+  if (!c->o.walls) return 0;
+  return (b->lo[1] == 0 ? 1 : 0) | (b->lo[1] + b->size[1] == c->domain.cells[1] ? 2 : 0);
+}
+
 static tsr_status d37_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
                                      tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const d37_ctx_t *c = vctx;
   field_block_t *f = field_block_of(data, c->pdf_id);
   TSR_CHECK(f, TSR_ERR_INTERNAL, "BlockID %d lacks its d2q37 populations", (int)b->id);
+  const int w = d37_block_walls(c, b);
   d2q37_stream_collide(c->o.dp, f->values[f->cur], f->values[f->cur ^ 1], &f->host.dims, &c->k,
-                       0, b->size[1]);
+                       w & 1, w >> 1);
   field_swap(f);
+cleanup:
+  return st;
+}
+
+/* GPU blocks: one launch per group of blocks of one size and one wall pattern. */
+static const int d37_wall_keys[4] = {0, 1, 2, 3};
+
+static void d37_gpu_groups_free(void *state) {
+  gpu_field_groups_t *g = state;
+  gpu_field_groups_clear(g);
+  free(g);
+}
+
+static tsr_status d37_gpu_group(registry_batch_t *batch, const void *vctx, void **state,
+                                tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const d37_ctx_t *c = vctx;
+  const size_t n = batch->n ? batch->n : 1;
+  gpu_field_t **f = calloc(n, sizeof *f);
+  const void **keys = calloc(n, sizeof *keys);
+  gpu_field_groups_t *g = calloc(1, sizeof *g);
+  TSR_CHECK(f && keys && g, TSR_ERR_NOMEM, "out of memory grouping the GPU blocks");
+  for (size_t k = 0; k < batch->n; ++k) {
+    field_block_t *fb = field_block_of(batch->data[k], c->pdf_id);
+    TSR_CHECK(fb, TSR_ERR_INTERNAL, "BlockID %d lacks its d2q37 populations",
+              (int)batch->blocks[k]->id);
+    f[k] = &fb->device;
+    keys[k] = &d37_wall_keys[d37_block_walls(c, batch->blocks[k])];
+  }
+  TSR_TRY(gpu_field_groups_make(f, keys, batch->n, 1, g, err));
+  *state = g;
+  g = NULL;
+cleanup:
+  free(f);
+  free(keys);
+  free(g);
+  return st;
+}
+
+static tsr_status d37_gpu_stream_collide(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const d37_ctx_t *c = vctx;
+  void *state = NULL;
+  TSR_TRY(registry_batch_state(batch, d37_gpu_group, d37_gpu_groups_free, c, &state, err));
+  const gpu_field_groups_t *gs = state;
+  for (size_t k = 0; k < gs->count; ++k) {
+    const gpu_field_group_t *g = &gs->group[k];
+    gpu_field_t *pdf = g->first[0];
+    const int w = *(const int *)g->key;
+    const gpu_buffer_t src = {gpu_field_array(pdf, pdf->cur), 0},
+                       dst = {gpu_field_array(pdf, pdf->cur ^ 1), 0};
+    const grid_dims_t d = gpu_field_dims(pdf);
+    const gpu_arg_t args[] = {
+        gpu_arg_buffer(&src), gpu_arg_buffer(&dst), gpu_arg_buffer(&g->bases[0]),
+        gpu_arg_long(d.origin), gpu_arg_long(d.sy), gpu_arg_long(d.sc), gpu_arg_int(g->n[1]),
+        gpu_arg_int(w & 1), gpu_arg_int(w >> 1), gpu_arg_buffer(&c->consts)};
+    TSR_TRY(gpu_program_launch_blocks(c->prog, 0, g->n, g->nblocks, args,
+                                      (int)(sizeof args / sizeof args[0]), err));
+  }
+  for (size_t k = 0; k < batch->n; ++k) field_swap(field_block_of(batch->data[k], c->pdf_id));
+cleanup:
+  return st;
+}
+
+/* The program for the precision, and the run's constants on the device. Single
+ * precision asks for a correctly rounded division (1 / rho), as the CPU's. */
+static tsr_status d37_program(opencl_context_t *cl, const d37_ctx_t *c, gpu_program_t **prog,
+                              gpu_buffer_t *consts, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  static const char *const names[] = {"d37_stream_collide_kernel"};
+  const char *options = c->o.dp ? "-DD37_DOUBLE=1"
+                                : "-DD37_DOUBLE=0 -cl-fp32-correctly-rounded-divide-sqrt";
+  TSR_TRY(gpu_program_create(cl, d2q37_source, options, "d2q37.cl", names, 1, prog, err));
+  const size_t bytes = c->o.dp ? sizeof c->k.d : sizeof c->k.f;
+  TSR_TRY(gpu_buffer_create(cl, bytes, "the d2q37 constants", consts, err));
+  TSR_TRY(gpu_buffer_write(cl, consts, 0, bytes, &c->k, NULL, err));
 cleanup:
   return st;
 }
@@ -297,8 +481,9 @@ cleanup:
   return st;
 }
 
-/* mass, momentum and energy of the post-collision populations (lattice units) */
-enum { D37_TOTALS = 4 };
+/* mass, momentum and energy of the post-collision populations (lattice units), and the
+ * kinetic energy of the hydrodynamic velocity u - g/2 */
+enum { D37_TOTALS = 5 };
 
 static tsr_status d37_totals(void *state, sim_t *sim, const char **names, double *values,
                              int cap, int *n, tsr_error_t *err) {
@@ -321,22 +506,29 @@ static tsr_status d37_totals(void *state, sim_t *sim, const char **names, double
     st = field_sync(patch_block_data(patch, id), c->pdf_id, &h, err);
     if (st != TSR_OK) break;
     if (!h) continue;
-    double sum[D37_TOTALS] = {0, 0, 0, 0};
+    double sum[D37_TOTALS] = {0, 0, 0, 0, 0};
     for (int y = 0; y < b->size[1]; ++y)
-      for (int x = 0; x < b->size[0]; ++x)
+      for (int x = 0; x < b->size[0]; ++x) {
+        double cell[3] = {0, 0, 0};
         for (int q = 0; q < D37_Q; ++q) {
           const double f = field_value(h->values, h->esize, grid_index(&h->dims, x, y, 0, q));
           const int cx = l->c[0][q], cy = l->c[1][q];
-          sum[0] += f;
-          sum[1] += f * cx;
-          sum[2] += f * cy;
+          cell[0] += f;
+          cell[1] += f * cx;
+          cell[2] += f * cy;
           sum[3] += 0.5 * f * (double)(cx * cx + cy * cy);
         }
+        const double ux = cell[1] / cell[0] - 0.5 * c->o.g[0],
+                     uy = cell[2] / cell[0] - 0.5 * c->o.g[1];
+        for (int k = 0; k < 3; ++k) sum[k] += cell[k];
+        sum[4] += 0.5 * cell[0] * (ux * ux + uy * uy);
+      }
     for (int k = 0; k < D37_TOTALS; ++k) part[(size_t)k * (size_t)nb + (size_t)id] = sum[k];
   }
   TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
   TSR_TRY(sim_block_sums(sim, part, D37_TOTALS, all, err));
-  static const char *const tn[D37_TOTALS] = {"mass", "momentum_x", "momentum_y", "energy"};
+  static const char *const tn[D37_TOTALS] = {"mass", "momentum_x", "momentum_y", "energy",
+                                             "kinetic_energy"};
   for (int k = 0; k < D37_TOTALS; ++k) names[k] = tn[k], values[k] = all[k];
   *n = D37_TOTALS;
 cleanup:
@@ -376,8 +568,12 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
   memset(&c, 0, sizeof c);
   c.o = s->o;
   c.domain = env->so->domain;
-  const d2q37_params_t p = {.tau = c.o.tau, .g = {c.o.g[0], c.o.g[1]}};
+  const d2q37_params_t p = {.tau = c.o.tau, .g = {c.o.g[0], c.o.g[1]},
+                            .wall_t = {c.o.wall_t[0], c.o.wall_t[1]}};
   d2q37_constants(&p, c.o.dp, &c.k);
+  if (env->cl && !s->prog) TSR_TRY(d37_program(env->cl, &c, &s->prog, &s->consts, err));
+  c.prog = s->prog;
+  c.consts = s->consts;
   for (int d = 0; d < DIRECTION_COUNT; ++d) {
     const int off[3] = {direction_offsets[d][0], direction_offsets[d][1],
                         direction_offsets[d][2]};
@@ -390,6 +586,9 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
       .bs = "*", .kernel = d37_stream_collide, .ctx = ctx, .concurrent = 1}, err));
+  TSR_TRY(registry_add(reg, &(registry_item_t){
+      .kind = REGISTRY_KIND_KERNEL, .name = D37_STREAM_COLLIDE, .fs = "*", .hs = "gpu",
+      .bs = "*", .batch = d37_gpu_stream_collide, .ctx = ctx}, err));
   const int vb = c.o.dp ? 8 : 4, r = lattice_d2q37.reach;
   TSR_TRY(field_declare(reg, env->fields, &(field_spec_t){
       .name = D37_PDF, .components = D37_Q, .esize = (size_t)vb, .width = {r, r, 0},
@@ -416,22 +615,28 @@ cleanup:
   return st;
 }
 
-/* Per block: the two population grids with their ghost layers, on the host. */
+/* Per block: the two population grids with their ghost layers, on the host; on a GPU
+ * block the same on the device (and the host's copy for output). */
 static tsr_status d37_local_bytes(const void *state, registry_t *reg, const patch_t *patch,
                                   size_t *host, size_t *device, size_t *largest,
                                   tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  (void)reg, (void)device, (void)largest;
   const d37_state_t *s = state;
   const size_t es = s->o.dp ? 8 : 4;
+  uint32_t gpu_hs = UINT32_MAX;
+  tsr_error_t ignored;
+  if (selector_find(registry_selectors(reg), SELECTOR_HS, "gpu", &gpu_hs, &ignored) != TSR_OK)
+    gpu_hs = UINT32_MAX;
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
     const grid_dims_t d = grid_dims_make(b->size, D37_Q, lattice_d2q37.reach, GRID_SOA, es);
     size_t grid, grids;
     bool ok = d.elements > 0 && tsr_mul_size(d.elements, es, &grid) &&
               tsr_mul_size(grid, 2, &grids) && tsr_add_size(*host, grids, host);
+    if (ok && b->hs == gpu_hs) ok = tsr_add_size(*device, grids, device);
     TSR_CHECK(ok, TSR_ERR_INVALID, "BlockID %d: its d2q37 populations do not fit in a size_t",
               (int)b->id);
+    if (b->hs == gpu_hs && grid > *largest) *largest = grid;
   }
 cleanup:
   return st;

@@ -1,0 +1,31 @@
+/* d2q37.cl: the D2Q37 stream-collide on GPU blocks. The program source is
+ * kernels_cpu/lattice_defs.h, kernels_cpu/d2q37_cell.h (the cell's arithmetic, the CPU's
+ * too) and this file; build define D37_DOUBLE (0 or 1). The populations are SoA arrays of
+ * the block (the field kit's device layout): component i of cell (x, y) is element
+ * origin + x + sy y + sc i of the block's copy, whose start in the set's array is
+ * fb[block]. A launch covers many blocks of one size and one wall pattern
+ * (gpu_program_launch_blocks); k: the run's constants (d2q37_constants). */
+
+__kernel void d37_stream_collide_kernel(const int b0, const int nz,
+                                        __global const D37_REAL *src_a,
+                                        __global D37_REAL *dst_a, __global const long *fb,
+                                        const long origin, const long sy, const long sc,
+                                        const int ny, const int lo, const int hi,
+                                        __constant const d37_consts_t *k) {
+  const long x = get_global_id(0);
+  const int y = (int)get_global_id(1);
+  const int b = b0 + (int)get_global_id(2) / nz;
+  __global const D37_REAL *src = src_a + fb[b];
+  __global D37_REAL *dst = dst_a + fb[b];
+  const long c = origin + x + sy * y;
+  D37_REAL f[D37_Q];
+  if ((lo && y < 3) || (hi && y >= ny - 3)) {
+    d37_pull_walls(k, src, c, sy, sc, y, ny, lo, hi, f);
+  } else {
+    D37_UNROLL
+    for (int i = 0; i < D37_Q; ++i) f[i] = src[c + sc * i - d37_cx[i] - sy * d37_cy[i]];
+  }
+  d37_collide(k, f);
+  D37_UNROLL
+  for (int i = 0; i < D37_Q; ++i) dst[c + sc * i] = f[i];
+}
