@@ -78,16 +78,16 @@ static const int d37_cy[D37_Q] = {LATTICE_D2Q37_CY};
 /* The constants of a run in the storage type (d2q37_constants on the host): per
  * direction the weight, xi_x and xi_y; per class of |c_i|^2 (d37_cls) x2 - 2, x2 - 4,
  * x2 - 6 and x2^2 - 8 x2 + 8; tau, omega = 1 / tau, the force's shifts tau g (thermal
- * units) and tau (1 - tau) g.g / 2; x2 per class; the walls at y- (0) and y+ (1): the
- * populations a wall of density 1 emits (we, d37_pull_walls) and 1 over what it emits
- * into a column per step (winv). D37_KQ: the address space the kernels read them from
+ * units) and tau (1 - tau) g.g / 2; x2 per class; the temperatures of the walls at y-
+ * (0) and y+ (1) and twice their velocity in the frame of the post-collision populations
+ * (T_w - g.g / 8 and g, thermal units; d37_wall_ghosts). D37_KQ: the address space the kernels read them from
  * (OpenCL: __constant). */
 typedef struct D37_FN(d37_consts) {
   D37_REAL w[D37_Q], xx[D37_Q], xy[D37_Q];
   D37_REAL x2[D37_CLASSES];
   D37_REAL a[D37_CLASSES], b[D37_CLASSES], c[D37_CLASSES], h[D37_CLASSES];
   D37_REAL omega, sgx, sgy, st;
-  D37_REAL we[2][D37_Q], winv[2];
+  D37_REAL wt[2], wgx, wgy;
 } D37_FN(d37_consts_t);
 
 /* The coefficients p0, p1, p2 of each class for (rho, ux, uy, T), the fields the
@@ -177,36 +177,75 @@ static inline void D37_FN(d37_collide)(D37_KQ const D37_FN(d37_consts_t) * k, D3
   }
 }
 
+/* The ghost populations of one wall (side 0: y-, below row 0; side 1: y+, above row
+ * ny - 1) for the column of the cell at element c (row y; row stride sy, component stride
+ * sc): g[j * Q + i], population i of the ghost row j + 1 cells beyond the wall, j < 3
+ * (physics.md, "Walls"). Ghost row j mirrors the fluid row j cells inside the wall (the
+ * wall half-way between them): the temperature 2 T_w - T_j and the velocity -u_j (in
+ * the frame of the post-collision populations: the wall's rest and T_w shifted by the
+ * force as in d2q37_init), the fluid row's pressure, and the fluid row's non-equilibrium
+ * part (f_i - f_eq_i, the same direction: non-equilibrium extrapolation). The ghost
+ * equilibria are then scaled by one factor so that the wall returns into the column the
+ * mass that left the fluid into it in the step: no mass crosses a wall. */
+static inline void D37_FN(d37_wall_ghosts)(D37_KQ const D37_FN(d37_consts_t) * k,
+                                           D37_GQ const D37_REAL *src, const D37_IDX c,
+                                           const D37_IDX sy, const D37_IDX sc, const int y,
+                                           const int ny, const int side, D37_REAL *g) {
+  const int dir = side == 0 ? 1 : -1; /* the wall's inward normal along y */
+  D37_REAL feq[D37_Q];
+  D37_REAL a = (D37_REAL)0, bsum = (D37_REAL)0, out = (D37_REAL)0;
+  for (int j = 0; j < 3; ++j) {
+    const int row = side == 0 ? j : ny - 1 - j;
+    const D37_IDX cj = c + sy * (D37_IDX)(row - y);
+    D37_REAL f[D37_Q], rho, ux, uy, t;
+    for (int i = 0; i < D37_Q; ++i) f[i] = src[cj + (D37_IDX)i * sc];
+    D37_FN(d37_moments)(k, f, &rho, &ux, &uy, &t);
+    D37_FN(d37_equilibrium)(k, rho, ux, uy, t, feq);
+    const D37_REAL tg = (D37_REAL)2 * k->wt[side] - t;
+    D37_FN(d37_equilibrium)(k, rho * t / tg, k->wgx - ux, k->wgy - uy, tg, g + j * D37_Q);
+    for (int i = 0; i < D37_Q; ++i) {
+      const D37_REAL neq = f[i] - feq[i];
+      const int cy = dir * d37_cy[i];
+      if (cy > j) { /* enters the fluid from ghost row j */
+        a += g[j * D37_Q + i];
+        bsum += neq;
+      }
+      g[j * D37_Q + i] = neq; /* the equilibrium part is kept in a */
+    }
+    /* what leaves the fluid into the wall from row j of this column's sources */
+    for (int i = 0; i < D37_Q; ++i)
+      if (-dir * d37_cy[i] > j) out += src[c + (D37_IDX)i * sc - d37_cx[i] + sy * (D37_IDX)(row - y)];
+  }
+  /* the scale of the ghost equilibria: a s + bsum = out */
+  const D37_REAL sc_ = (out - bsum) / a;
+  for (int j = 0; j < 3; ++j) {
+    const int row = side == 0 ? j : ny - 1 - j;
+    const D37_IDX cj = c + sy * (D37_IDX)(row - y);
+    D37_REAL f[D37_Q], rho, ux, uy, t;
+    for (int i = 0; i < D37_Q; ++i) f[i] = src[cj + (D37_IDX)i * sc];
+    D37_FN(d37_moments)(k, f, &rho, &ux, &uy, &t);
+    const D37_REAL tg = (D37_REAL)2 * k->wt[side] - t;
+    D37_FN(d37_equilibrium)(k, rho * t / tg, k->wgx - ux, k->wgy - uy, tg, feq);
+    for (int i = 0; i < D37_Q; ++i) g[j * D37_Q + i] = D37_FMA(sc_, feq[i], g[j * D37_Q + i]);
+  }
+}
+
 /* The populations pulled into the cell at element c (row y of a block of ny rows; row
- * stride sy, component stride sc) next to the walls lo (at y-, below row 0) and hi (at
- * y+, above row ny - 1), 1 where the block's face is one: the diffuse (Maxwell) wall of
- * physics.md. A population that would come from beyond a wall comes from the wall's
- * Maxwellian at rest at its temperature (we), scaled so that the wall returns into the
- * cell's column what left the fluid into it in the same column: the populations of the
- * rows next to the wall that stream beyond it, summed in a fixed order (i, then the
- * row). The wall keeps the mass to round-off and takes momentum and energy. */
+ * stride sy, component stride sc) next to the walls lo (at y-) and hi (at y+), 1 where
+ * the block's face is one: from the ghost rows of d37_wall_ghosts beyond a wall, from
+ * the neighbours elsewhere. */
 static inline void D37_FN(d37_pull_walls)(D37_KQ const D37_FN(d37_consts_t) * k,
                                           D37_GQ const D37_REAL *src, const D37_IDX c,
                                           const D37_IDX sy, const D37_IDX sc, const int y,
                                           const int ny, const int lo, const int hi,
                                           D37_REAL *f) {
-  D37_REAL rlo = (D37_REAL)0, rhi = (D37_REAL)0;
-  if (lo && y < 3) {
-    for (int i = 1; i < D37_Q; ++i)
-      for (int j = 0; j < -d37_cy[i]; ++j)
-        rlo += src[c + (D37_IDX)i * sc - d37_cx[i] + sy * (D37_IDX)(j - y)];
-    rlo *= k->winv[0];
-  }
-  if (hi && y >= ny - 3) {
-    for (int i = 1; i < D37_Q; ++i)
-      for (int j = 0; j < d37_cy[i]; ++j)
-        rhi += src[c + (D37_IDX)i * sc - d37_cx[i] + sy * (D37_IDX)(ny - 1 - j - y)];
-    rhi *= k->winv[1];
-  }
+  D37_REAL glo[3 * D37_Q], ghi[3 * D37_Q];
+  if (lo && y < 3) D37_FN(d37_wall_ghosts)(k, src, c, sy, sc, y, ny, 0, glo);
+  if (hi && y >= ny - 3) D37_FN(d37_wall_ghosts)(k, src, c, sy, sc, y, ny, 1, ghi);
   for (int i = 0; i < D37_Q; ++i) {
     const int from = y - d37_cy[i];
-    if (lo && from < 0) f[i] = rlo * k->we[0][i];
-    else if (hi && from >= ny) f[i] = rhi * k->we[1][i];
+    if (lo && from < 0) f[i] = glo[(-1 - from) * D37_Q + i];
+    else if (hi && from >= ny) f[i] = ghi[(from - ny) * D37_Q + i];
     else f[i] = src[c + (D37_IDX)i * sc - d37_cx[i] - sy * (D37_IDX)d37_cy[i]];
   }
 }

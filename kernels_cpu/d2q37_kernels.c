@@ -55,24 +55,15 @@ static void d37_tables(const d2q37_params_t *p, double w[D37_Q], double xx[D37_Q
     (K)->st = (T)sh[2];                                                                  \
   } while (0)
 
-/* The walls' emission (d37_pull_walls): the populations after a collision whose
- * hydrodynamic fields are rest at the wall's temperature (as d2q37_init), and 1 over the
- * mass they carry into a column per step, sum over the populations entering the fluid
- * of |c_y| e_i (each enters |c_y| rows of the column). */
-#define D37_WALLS(K, T, SUF)                                                             \
+/* The walls (d37_wall_ghosts): their temperatures and twice their velocity in the frame
+ * of the post-collision populations (as d2q37_init: T - g.g / 8 and u + g / 2, u = 0). */
+#define D37_WALLS(K, T)                                                                  \
   do {                                                                                   \
     const double s = LATTICE_D2Q37_SCALE;                                                \
     const double tg = 0.125 * s * s * (p->g[0] * p->g[0] + p->g[1] * p->g[1]);           \
-    for (int side = 0; side < 2; ++side) {                                               \
-      d37_equilibrium_##SUF((K), (T)1, (T)(0.5 * s * p->g[0]), (T)(0.5 * s * p->g[1]),   \
-                            (T)(p->wall_t[side] - tg), (K)->we[side]);                   \
-      double in = 0;                                                                     \
-      for (int i = 0; i < D37_Q; ++i) {                                                  \
-        const int cy = side == 0 ? d37_cy[i] : -d37_cy[i];                               \
-        if (cy > 0) in += (double)cy * (double)(K)->we[side][i];                         \
-      }                                                                                  \
-      (K)->winv[side] = (T)(in > 0 ? 1.0 / in : 0.0);                                \
-    }                                                                                    \
+    for (int side = 0; side < 2; ++side) (K)->wt[side] = (T)(p->wall_t[side] - tg);      \
+    (K)->wgx = (T)(s * p->g[0]);                                                         \
+    (K)->wgy = (T)(s * p->g[1]);                                                         \
   } while (0)
 
 void d2q37_constants(const d2q37_params_t *p, int dp, d2q37_consts_t *out) {
@@ -81,10 +72,10 @@ void d2q37_constants(const d2q37_params_t *p, int dp, d2q37_consts_t *out) {
   d37_tables(p, w, xx, xy, x2, sh);
   if (dp) {
     D37_FILL(&out->d, double);
-    D37_WALLS(&out->d, double, d);
+    D37_WALLS(&out->d, double);
   } else {
     D37_FILL(&out->f, float);
-    D37_WALLS(&out->f, float, f);
+    D37_WALLS(&out->f, float);
   }
 }
 
