@@ -177,75 +177,70 @@ static inline void D37_FN(d37_collide)(D37_KQ const D37_FN(d37_consts_t) * k, D3
   }
 }
 
-/* The ghost populations of one wall (side 0: y-, below row 0; side 1: y+, above row
- * ny - 1) for the column of the cell at element c (row y; row stride sy, component stride
- * sc): g[j * Q + i], population i of the ghost row j + 1 cells beyond the wall, j < 3
- * (physics.md, "Walls"). Ghost row j mirrors the fluid row j cells inside the wall (the
- * wall half-way between them): the temperature 2 T_w - T_j and the velocity -u_j (in
- * the frame of the post-collision populations: the wall's rest and T_w shifted by the
- * force as in d2q37_init), the fluid row's pressure, and the fluid row's non-equilibrium
- * part (f_i - f_eq_i, the same direction: non-equilibrium extrapolation). The ghost
+/* The ghost rows of one wall (side 0: y-, rows -1, -2, -3 below row 0; side 1: y+, rows
+ * ny, ny + 1, ny + 2 above row ny - 1) in the column of the cell at element c of row 0
+ * (row stride sy, component stride sc), written into src before the step pulls from
+ * them (physics.md, "Walls"). Ghost row j (j + 1 cells beyond the wall, j < 3) mirrors
+ * the fluid row j cells inside the wall (the wall half-way between the two rows next to
+ * it): the temperature 2 T_w - T_j and the velocity -u_j (in the frame of the
+ * post-collision populations: the wall's rest and T_w shifted by the force as in
+ * d2q37_init), the fluid row's pressure, and the fluid row's non-equilibrium part
+ * (f_i - f_eq_i, the same direction: non-equilibrium extrapolation). The ghost
  * equilibria are then scaled by one factor so that the wall returns into the column the
- * mass that left the fluid into it in the step: no mass crosses a wall. */
+ * mass that left the fluid into the wall from it in the step (the populations that stream
+ * beyond the wall landing in this column): no mass crosses a wall. Reads rows 0..2 (and
+ * their neighbours along x) only, so columns may run in any order. */
 static inline void D37_FN(d37_wall_ghosts)(D37_KQ const D37_FN(d37_consts_t) * k,
-                                           D37_GQ const D37_REAL *src, const D37_IDX c,
-                                           const D37_IDX sy, const D37_IDX sc, const int y,
-                                           const int ny, const int side, D37_REAL *g) {
+                                           D37_GQ D37_REAL *src, const D37_IDX c,
+                                           const D37_IDX sy, const D37_IDX sc, const int ny,
+                                           const int side) {
   const int dir = side == 0 ? 1 : -1; /* the wall's inward normal along y */
-  D37_REAL feq[D37_Q];
+  D37_REAL feq[D37_Q], f[D37_Q], rho, ux, uy, t;
   D37_REAL a = (D37_REAL)0, bsum = (D37_REAL)0, out = (D37_REAL)0;
   for (int j = 0; j < 3; ++j) {
-    const int row = side == 0 ? j : ny - 1 - j;
-    const D37_IDX cj = c + sy * (D37_IDX)(row - y);
-    D37_REAL f[D37_Q], rho, ux, uy, t;
+    const D37_IDX cj = c + sy * (D37_IDX)(side == 0 ? j : ny - 1 - j);
+    const D37_IDX gj = c + sy * (D37_IDX)(side == 0 ? -1 - j : ny + j);
     for (int i = 0; i < D37_Q; ++i) f[i] = src[cj + (D37_IDX)i * sc];
     D37_FN(d37_moments)(k, f, &rho, &ux, &uy, &t);
     D37_FN(d37_equilibrium)(k, rho, ux, uy, t, feq);
+    for (int i = 0; i < D37_Q; ++i) f[i] -= feq[i]; /* the non-equilibrium part */
     const D37_REAL tg = (D37_REAL)2 * k->wt[side] - t;
-    D37_FN(d37_equilibrium)(k, rho * t / tg, k->wgx - ux, k->wgy - uy, tg, g + j * D37_Q);
+    D37_FN(d37_equilibrium)(k, rho * t / tg, k->wgx - ux, k->wgy - uy, tg, feq);
     for (int i = 0; i < D37_Q; ++i) {
-      const D37_REAL neq = f[i] - feq[i];
-      const int cy = dir * d37_cy[i];
-      if (cy > j) { /* enters the fluid from ghost row j */
-        a += g[j * D37_Q + i];
-        bsum += neq;
+      if (dir * d37_cy[i] > j) { /* enters the fluid from ghost row j */
+        a += feq[i];
+        bsum += f[i];
       }
-      g[j * D37_Q + i] = neq; /* the equilibrium part is kept in a */
+      /* what streams beyond the wall from fluid row j into this column */
+      if (-dir * d37_cy[i] > j) out += src[cj + (D37_IDX)i * sc - d37_cx[i]];
+      src[gj + (D37_IDX)i * sc] = f[i];
     }
-    /* what leaves the fluid into the wall from row j of this column's sources */
-    for (int i = 0; i < D37_Q; ++i)
-      if (-dir * d37_cy[i] > j) out += src[c + (D37_IDX)i * sc - d37_cx[i] + sy * (D37_IDX)(row - y)];
   }
   /* the scale of the ghost equilibria: a s + bsum = out */
-  const D37_REAL sc_ = (out - bsum) / a;
+  const D37_REAL s = (out - bsum) / a;
   for (int j = 0; j < 3; ++j) {
-    const int row = side == 0 ? j : ny - 1 - j;
-    const D37_IDX cj = c + sy * (D37_IDX)(row - y);
-    D37_REAL f[D37_Q], rho, ux, uy, t;
+    const D37_IDX cj = c + sy * (D37_IDX)(side == 0 ? j : ny - 1 - j);
+    const D37_IDX gj = c + sy * (D37_IDX)(side == 0 ? -1 - j : ny + j);
     for (int i = 0; i < D37_Q; ++i) f[i] = src[cj + (D37_IDX)i * sc];
     D37_FN(d37_moments)(k, f, &rho, &ux, &uy, &t);
     const D37_REAL tg = (D37_REAL)2 * k->wt[side] - t;
     D37_FN(d37_equilibrium)(k, rho * t / tg, k->wgx - ux, k->wgy - uy, tg, feq);
-    for (int i = 0; i < D37_Q; ++i) g[j * D37_Q + i] = D37_FMA(sc_, feq[i], g[j * D37_Q + i]);
+    for (int i = 0; i < D37_Q; ++i)
+      src[gj + (D37_IDX)i * sc] = D37_FMA(s, feq[i], src[gj + (D37_IDX)i * sc]);
   }
 }
 
 /* The populations pulled into the cell at element c (row y of a block of ny rows; row
  * stride sy, component stride sc) next to the walls lo (at y-) and hi (at y+), 1 where
- * the block's face is one: from the ghost rows of d37_wall_ghosts beyond a wall, from
- * the neighbours elsewhere. */
-static inline void D37_FN(d37_pull_walls)(D37_KQ const D37_FN(d37_consts_t) * k,
-                                          D37_GQ const D37_REAL *src, const D37_IDX c,
+ * the block's face is one: from the neighbours, and beyond a wall from the ghost rows of
+ * the cell's own column (d37_wall_ghosts). */
+static inline void D37_FN(d37_pull_walls)(D37_GQ const D37_REAL *src, const D37_IDX c,
                                           const D37_IDX sy, const D37_IDX sc, const int y,
                                           const int ny, const int lo, const int hi,
                                           D37_REAL *f) {
-  D37_REAL glo[3 * D37_Q], ghi[3 * D37_Q];
-  if (lo && y < 3) D37_FN(d37_wall_ghosts)(k, src, c, sy, sc, y, ny, 0, glo);
-  if (hi && y >= ny - 3) D37_FN(d37_wall_ghosts)(k, src, c, sy, sc, y, ny, 1, ghi);
   for (int i = 0; i < D37_Q; ++i) {
     const int from = y - d37_cy[i];
-    if (lo && from < 0) f[i] = glo[(-1 - from) * D37_Q + i];
-    else if (hi && from >= ny) f[i] = ghi[(from - ny) * D37_Q + i];
-    else f[i] = src[c + (D37_IDX)i * sc - d37_cx[i] - sy * (D37_IDX)d37_cy[i]];
+    const int beyond = (lo && from < 0) || (hi && from >= ny);
+    f[i] = src[c + (D37_IDX)i * sc - (beyond ? 0 : d37_cx[i]) - sy * (D37_IDX)d37_cy[i]];
   }
 }

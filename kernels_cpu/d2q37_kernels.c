@@ -87,17 +87,28 @@ void d2q37_constants(const d2q37_params_t *p, int dp, d2q37_consts_t *out) {
     for (int x = 0; x < d->nx; ++x) {                                                    \
       const ptrdiff_t c = d->origin + (ptrdiff_t)y * d->sy + x;                          \
       T f[D37_Q];                                                                        \
-      d37_pull_walls_##SUF(&k->SUF, s_, c, d->sy, d->sc, y, d->ny, lo, hi, f);           \
+      d37_pull_walls_##SUF(s_, c, d->sy, d->sc, y, d->ny, lo, hi, f);                     \
       d37_collide_##SUF(&k->SUF, f);                                                     \
       for (int i = 0; i < D37_Q; ++i) d_[c + (ptrdiff_t)i * d->sc] = f[i];               \
     }                                                                                    \
   } while (0)
 
-void d2q37_stream_collide(int dp, const void *src, void *dst, const grid_dims_t *d,
+void d2q37_stream_collide(int dp, void *src, void *dst, const grid_dims_t *d,
                           const d2q37_consts_t *k, int lo, int hi) {
   int level = cpu_level_current();
   if (level < 0) level = 0;
   const int ny = d->ny;
+  /* the walls' ghost rows, column by column */
+  if (lo || hi) {
+#pragma omp parallel for schedule(static)
+    for (int x = 0; x < d->nx; ++x)
+      for (int side = 0; side < 2; ++side) {
+        if (!(side == 0 ? lo : hi)) continue;
+        const ptrdiff_t c = d->origin + x;
+        if (dp) d37_wall_ghosts_d(&k->d, src, c, d->sy, d->sc, ny, side);
+        else d37_wall_ghosts_f(&k->f, src, c, d->sy, d->sc, ny, side);
+      }
+  }
   /* the rows next to a wall, and the rows between */
   const int y0 = lo ? (ny < 3 ? ny : 3) : 0;
   const int y1 = hi ? (ny - 3 > y0 ? ny - 3 : y0) : ny;

@@ -406,6 +406,16 @@ static tsr_status d37_gpu_stream_collide(registry_batch_t *batch, void *vctx, ts
     const gpu_buffer_t src = {gpu_field_array(pdf, pdf->cur), 0},
                        dst = {gpu_field_array(pdf, pdf->cur ^ 1), 0};
     const grid_dims_t d = gpu_field_dims(pdf);
+    for (int side = 0; side < 2; ++side) {
+      if (!(w >> side & 1)) continue;
+      const int nw[3] = {g->n[0], 1, 1};
+      const gpu_arg_t wargs[] = {
+          gpu_arg_buffer(&src), gpu_arg_buffer(&g->bases[0]), gpu_arg_long(d.origin),
+          gpu_arg_long(d.sy), gpu_arg_long(d.sc), gpu_arg_int(g->n[1]), gpu_arg_int(side),
+          gpu_arg_buffer(&c->consts)};
+      TSR_TRY(gpu_program_launch_blocks(c->prog, 1, nw, g->nblocks, wargs,
+                                        (int)(sizeof wargs / sizeof wargs[0]), err));
+    }
     const gpu_arg_t args[] = {
         gpu_arg_buffer(&src), gpu_arg_buffer(&dst), gpu_arg_buffer(&g->bases[0]),
         gpu_arg_long(d.origin), gpu_arg_long(d.sy), gpu_arg_long(d.sc), gpu_arg_int(g->n[1]),
@@ -423,10 +433,10 @@ cleanup:
 static tsr_status d37_program(opencl_context_t *cl, const d37_ctx_t *c, gpu_program_t **prog,
                               gpu_buffer_t *consts, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  static const char *const names[] = {"d37_stream_collide_kernel"};
+  static const char *const names[] = {"d37_stream_collide_kernel", "d37_walls_kernel"};
   const char *options = c->o.dp ? "-DD37_DOUBLE=1"
                                 : "-DD37_DOUBLE=0 -cl-fp32-correctly-rounded-divide-sqrt";
-  TSR_TRY(gpu_program_create(cl, d2q37_source, options, "d2q37.cl", names, 1, prog, err));
+  TSR_TRY(gpu_program_create(cl, d2q37_source, options, "d2q37.cl", names, 2, prog, err));
   const size_t bytes = c->o.dp ? sizeof c->k.d : sizeof c->k.f;
   TSR_TRY(gpu_buffer_create(cl, bytes, "the d2q37 constants", consts, err));
   TSR_TRY(gpu_buffer_write(cl, consts, 0, bytes, &c->k, NULL, err));

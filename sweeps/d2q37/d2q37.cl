@@ -4,7 +4,8 @@
  * the block (the field kit's device layout): component i of cell (x, y) is element
  * origin + x + sy y + sc i of the block's copy, whose start in the set's array is
  * fb[block]. A launch covers many blocks of one size and one wall pattern
- * (gpu_program_launch_blocks); k: the run's constants (d2q37_constants). */
+ * (gpu_program_launch_blocks); k: the run's constants (d2q37_constants). A block with
+ * walls has their ghost rows written first (d37_walls_kernel). */
 
 __kernel void d37_stream_collide_kernel(const int b0, const int nz,
                                         __global const D37_REAL *src_a,
@@ -20,7 +21,7 @@ __kernel void d37_stream_collide_kernel(const int b0, const int nz,
   const long c = origin + x + sy * y;
   D37_REAL f[D37_Q];
   if ((lo && y < 3) || (hi && y >= ny - 3)) {
-    d37_pull_walls(k, src, c, sy, sc, y, ny, lo, hi, f);
+    d37_pull_walls(src, c, sy, sc, y, ny, lo, hi, f);
   } else {
     D37_UNROLL
     for (int i = 0; i < D37_Q; ++i) f[i] = src[c + sc * i - d37_cx[i] - sy * d37_cy[i]];
@@ -28,4 +29,15 @@ __kernel void d37_stream_collide_kernel(const int b0, const int nz,
   d37_collide(k, f);
   D37_UNROLL
   for (int i = 0; i < D37_Q; ++i) dst[c + sc * i] = f[i];
+}
+
+/* The ghost rows of the wall at y- (side 0) or y+ (side 1) of every column of the blocks
+ * (d37_wall_ghosts), into the copy the next step pulls from. */
+__kernel void d37_walls_kernel(const int b0, const int nz, __global D37_REAL *src_a,
+                               __global const long *fb, const long origin, const long sy,
+                               const long sc, const int ny, const int side,
+                               __constant const d37_consts_t *k) {
+  const long x = get_global_id(0);
+  const int b = b0 + (int)get_global_id(2) / nz;
+  d37_wall_ghosts(k, src_a + fb[b], origin + x, sy, sc, ny, side);
 }
