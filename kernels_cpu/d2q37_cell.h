@@ -178,7 +178,7 @@ static inline void D37_FN(d37_collide)(D37_KQ const D37_FN(d37_consts_t) * k, D3
 }
 
 /* The ghost rows of one wall (side 0: y-, rows -1, -2, -3 below row 0; side 1: y+, rows
- * ny, ny + 1, ny + 2 above row ny - 1) in the column of the cell at element c of row 0
+ * ny, ny + 1, ny + 2 above row ny - 1) for the column of the cell at element c of row 0
  * (row stride sy, component stride sc), written into src before the step pulls from
  * them (physics.md, "Walls"). Ghost row j (j + 1 cells beyond the wall, j < 3) mirrors
  * the fluid row j cells inside the wall (the wall half-way between the two rows next to
@@ -188,59 +188,40 @@ static inline void D37_FN(d37_collide)(D37_KQ const D37_FN(d37_consts_t) * k, D3
  * (f_i - f_eq_i, the same direction: non-equilibrium extrapolation). The ghost
  * equilibria are then scaled by one factor so that the wall returns into the column the
  * mass that left the fluid into the wall from it in the step (the populations that stream
- * beyond the wall landing in this column): no mass crosses a wall. Reads rows 0..2 (and
- * their neighbours along x) only, so columns may run in any order. */
+ * beyond the wall landing in this column): no mass crosses a wall. Population i of
+ * ghost row j of this column goes where the column's cells pull it from, c_x cells to
+ * the side, so that the step pulls every row alike. Reads rows 0..2 (and their
+ * neighbours along x) only and writes beyond the wall only, so columns may run in any
+ * order. */
 static inline void D37_FN(d37_wall_ghosts)(D37_KQ const D37_FN(d37_consts_t) * k,
                                            D37_GQ D37_REAL *src, const D37_IDX c,
                                            const D37_IDX sy, const D37_IDX sc, const int ny,
                                            const int side) {
   const int dir = side == 0 ? 1 : -1; /* the wall's inward normal along y */
-  D37_REAL feq[D37_Q], f[D37_Q], rho, ux, uy, t;
+  D37_REAL eq[3 * D37_Q], neq[3 * D37_Q], f[D37_Q], rho, ux, uy, t;
   D37_REAL a = (D37_REAL)0, bsum = (D37_REAL)0, out = (D37_REAL)0;
   for (int j = 0; j < 3; ++j) {
     const D37_IDX cj = c + sy * (D37_IDX)(side == 0 ? j : ny - 1 - j);
-    const D37_IDX gj = c + sy * (D37_IDX)(side == 0 ? -1 - j : ny + j);
     for (int i = 0; i < D37_Q; ++i) f[i] = src[cj + (D37_IDX)i * sc];
     D37_FN(d37_moments)(k, f, &rho, &ux, &uy, &t);
-    D37_FN(d37_equilibrium)(k, rho, ux, uy, t, feq);
-    for (int i = 0; i < D37_Q; ++i) f[i] -= feq[i]; /* the non-equilibrium part */
+    D37_FN(d37_equilibrium)(k, rho, ux, uy, t, neq + j * D37_Q);
     const D37_REAL tg = (D37_REAL)2 * k->wt[side] - t;
-    D37_FN(d37_equilibrium)(k, rho * t / tg, k->wgx - ux, k->wgy - uy, tg, feq);
+    D37_FN(d37_equilibrium)(k, rho * t / tg, k->wgx - ux, k->wgy - uy, tg, eq + j * D37_Q);
     for (int i = 0; i < D37_Q; ++i) {
+      neq[j * D37_Q + i] = f[i] - neq[j * D37_Q + i];
       if (dir * d37_cy[i] > j) { /* enters the fluid from ghost row j */
-        a += feq[i];
-        bsum += f[i];
+        a += eq[j * D37_Q + i];
+        bsum += neq[j * D37_Q + i];
       }
       /* what streams beyond the wall from fluid row j into this column */
       if (-dir * d37_cy[i] > j) out += src[cj + (D37_IDX)i * sc - d37_cx[i]];
-      src[gj + (D37_IDX)i * sc] = f[i];
     }
   }
   /* the scale of the ghost equilibria: a s + bsum = out */
   const D37_REAL s = (out - bsum) / a;
   for (int j = 0; j < 3; ++j) {
-    const D37_IDX cj = c + sy * (D37_IDX)(side == 0 ? j : ny - 1 - j);
     const D37_IDX gj = c + sy * (D37_IDX)(side == 0 ? -1 - j : ny + j);
-    for (int i = 0; i < D37_Q; ++i) f[i] = src[cj + (D37_IDX)i * sc];
-    D37_FN(d37_moments)(k, f, &rho, &ux, &uy, &t);
-    const D37_REAL tg = (D37_REAL)2 * k->wt[side] - t;
-    D37_FN(d37_equilibrium)(k, rho * t / tg, k->wgx - ux, k->wgy - uy, tg, feq);
     for (int i = 0; i < D37_Q; ++i)
-      src[gj + (D37_IDX)i * sc] = D37_FMA(s, feq[i], src[gj + (D37_IDX)i * sc]);
-  }
-}
-
-/* The populations pulled into the cell at element c (row y of a block of ny rows; row
- * stride sy, component stride sc) next to the walls lo (at y-) and hi (at y+), 1 where
- * the block's face is one: from the neighbours, and beyond a wall from the ghost rows of
- * the cell's own column (d37_wall_ghosts). */
-static inline void D37_FN(d37_pull_walls)(D37_GQ const D37_REAL *src, const D37_IDX c,
-                                          const D37_IDX sy, const D37_IDX sc, const int y,
-                                          const int ny, const int lo, const int hi,
-                                          D37_REAL *f) {
-  for (int i = 0; i < D37_Q; ++i) {
-    const int from = y - d37_cy[i];
-    const int beyond = (lo && from < 0) || (hi && from >= ny);
-    f[i] = src[c + (D37_IDX)i * sc - (beyond ? 0 : d37_cx[i]) - sy * (D37_IDX)d37_cy[i]];
+      src[gj + (D37_IDX)i * sc - d37_cx[i]] = D37_FMA(s, eq[j * D37_Q + i], neq[j * D37_Q + i]);
   }
 }

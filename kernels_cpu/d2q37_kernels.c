@@ -8,13 +8,19 @@
 
 /* the stream-collide of every level (d2q37_kernels_<level>.c) */
 typedef void (*d37_sc_fn)(const void *, void *, const grid_dims_t *, const void *, int, int);
+typedef void (*d37_walls_fn)(void *, const grid_dims_t *, const void *, int);
 #define D37_DECLARE(level, name)                                                         \
   void d2q37_sc_f64_##level(const void *, void *, const grid_dims_t *, const void *, int, int); \
-  void d2q37_sc_f32_##level(const void *, void *, const grid_dims_t *, const void *, int, int);
+  void d2q37_sc_f32_##level(const void *, void *, const grid_dims_t *, const void *, int, int); \
+  void d2q37_walls_f64_##level(void *, const grid_dims_t *, const void *, int);          \
+  void d2q37_walls_f32_##level(void *, const grid_dims_t *, const void *, int);
 CPU_LEVEL_LIST(D37_DECLARE)
 #undef D37_DECLARE
 #define D37_ENTRY(level, name) {d2q37_sc_f32_##level, d2q37_sc_f64_##level},
 static const d37_sc_fn d37_sc[][2] = {CPU_LEVEL_LIST(D37_ENTRY)};
+#undef D37_ENTRY
+#define D37_ENTRY(level, name) {d2q37_walls_f32_##level, d2q37_walls_f64_##level},
+static const d37_walls_fn d37_walls[][2] = {CPU_LEVEL_LIST(D37_ENTRY)};
 #undef D37_ENTRY
 
 /* The tables in double; each precision's constants are these rounded once. */
@@ -79,46 +85,14 @@ void d2q37_constants(const d2q37_params_t *p, int dp, d2q37_consts_t *out) {
   }
 }
 
-/* The rows next to walls, one cell at a time. */
-#define D37_WALL_ROW(T, SUF)                                                             \
-  do {                                                                                   \
-    const T *s_ = src;                                                                   \
-    T *d_ = dst;                                                                         \
-    for (int x = 0; x < d->nx; ++x) {                                                    \
-      const ptrdiff_t c = d->origin + (ptrdiff_t)y * d->sy + x;                          \
-      T f[D37_Q];                                                                        \
-      d37_pull_walls_##SUF(s_, c, d->sy, d->sc, y, d->ny, lo, hi, f);                     \
-      d37_collide_##SUF(&k->SUF, f);                                                     \
-      for (int i = 0; i < D37_Q; ++i) d_[c + (ptrdiff_t)i * d->sc] = f[i];               \
-    }                                                                                    \
-  } while (0)
-
 void d2q37_stream_collide(int dp, void *src, void *dst, const grid_dims_t *d,
                           const d2q37_consts_t *k, int lo, int hi) {
   int level = cpu_level_current();
   if (level < 0) level = 0;
-  const int ny = d->ny;
   /* the walls' ghost rows, column by column */
-  if (lo || hi) {
-#pragma omp parallel for schedule(static)
-    for (int x = 0; x < d->nx; ++x)
-      for (int side = 0; side < 2; ++side) {
-        if (!(side == 0 ? lo : hi)) continue;
-        const ptrdiff_t c = d->origin + x;
-        if (dp) d37_wall_ghosts_d(&k->d, src, c, d->sy, d->sc, ny, side);
-        else d37_wall_ghosts_f(&k->f, src, c, d->sy, d->sc, ny, side);
-      }
-  }
-  /* the rows next to a wall, and the rows between */
-  const int y0 = lo ? (ny < 3 ? ny : 3) : 0;
-  const int y1 = hi ? (ny - 3 > y0 ? ny - 3 : y0) : ny;
-  if (y1 > y0) d37_sc[level][dp ? 1 : 0](src, dst, d, k, y0, y1);
-#pragma omp parallel for schedule(static)
-  for (int y = 0; y < ny; ++y) {
-    if (y >= y0 && y < y1) continue;
-    if (dp) D37_WALL_ROW(double, d);
-    else D37_WALL_ROW(float, f);
-  }
+  for (int side = 0; side < 2; ++side)
+    if (side == 0 ? lo : hi) d37_walls[level][dp ? 1 : 0](src, d, k, side);
+  d37_sc[level][dp ? 1 : 0](src, dst, d, k, 0, d->ny);
 }
 
 void d2q37_init(int dp, void *values, const grid_dims_t *d, const d2q37_consts_t *k,

@@ -48,8 +48,7 @@ void d2q37_constants(const d2q37_params_t *p, int dp, d2q37_consts_t *out);
 
 /* One step of a block (z = 0): pull from src (ghost layers current), collide, write to
  * dst. lo, hi: 1 where the block's face at y- or y+ is a wall: its ghost rows in src are
- * written first (d37_wall_ghosts), the 3 rows next to it pull through d37_pull_walls.
- * OpenMP threads share the rows. */
+ * written first (d37_wall_ghosts). OpenMP threads share the rows. */
 void d2q37_stream_collide(int dp, void *src, void *dst, const grid_dims_t *d,
                           const d2q37_consts_t *k, int lo, int hi);
 

@@ -418,8 +418,8 @@ static tsr_status d37_gpu_stream_collide(registry_batch_t *batch, void *vctx, ts
     }
     const gpu_arg_t args[] = {
         gpu_arg_buffer(&src), gpu_arg_buffer(&dst), gpu_arg_buffer(&g->bases[0]),
-        gpu_arg_long(d.origin), gpu_arg_long(d.sy), gpu_arg_long(d.sc), gpu_arg_int(g->n[1]),
-        gpu_arg_int(w & 1), gpu_arg_int(w >> 1), gpu_arg_buffer(&c->consts)};
+        gpu_arg_long(d.origin), gpu_arg_long(d.sy), gpu_arg_long(d.sc),
+        gpu_arg_buffer(&c->consts)};
     TSR_TRY(gpu_program_launch_blocks(c->prog, 0, g->n, g->nblocks, args,
                                       (int)(sizeof args / sizeof args[0]), err));
   }

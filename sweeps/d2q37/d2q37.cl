@@ -11,21 +11,15 @@ __kernel void d37_stream_collide_kernel(const int b0, const int nz,
                                         __global const D37_REAL *src_a,
                                         __global D37_REAL *dst_a, __global const long *fb,
                                         const long origin, const long sy, const long sc,
-                                        const int ny, const int lo, const int hi,
                                         __constant const d37_consts_t *k) {
-  const long x = get_global_id(0);
-  const int y = (int)get_global_id(1);
+  const long x = get_global_id(0), y = get_global_id(1);
   const int b = b0 + (int)get_global_id(2) / nz;
   __global const D37_REAL *src = src_a + fb[b];
   __global D37_REAL *dst = dst_a + fb[b];
   const long c = origin + x + sy * y;
   D37_REAL f[D37_Q];
-  if ((lo && y < 3) || (hi && y >= ny - 3)) {
-    d37_pull_walls(src, c, sy, sc, y, ny, lo, hi, f);
-  } else {
-    D37_UNROLL
-    for (int i = 0; i < D37_Q; ++i) f[i] = src[c + sc * i - d37_cx[i] - sy * d37_cy[i]];
-  }
+  D37_UNROLL
+  for (int i = 0; i < D37_Q; ++i) f[i] = src[c + sc * i - d37_cx[i] - sy * d37_cy[i]];
   d37_collide(k, f);
   D37_UNROLL
   for (int i = 0; i < D37_Q; ++i) dst[c + sc * i] = f[i];
