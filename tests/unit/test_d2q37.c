@@ -253,16 +253,18 @@ static void test_stream_moves(void **state) {
 }
 
 /* Every CPU level of this build, that the CPU has, computes what the lowest computes, in
- * both precisions, with a force (rows of a length that leaves a partial vector). */
+ * both precisions, with a force, without and with walls (rows of a length that leaves a
+ * partial vector). */
 static void test_levels_bitwise(void **state) {
   (void)state;
   const int nl = cpu_level_count();
-  for (int dp = 0; dp <= 1; ++dp) {
+  for (int run = 0; run < 4; ++run) {
+    const int dp = run & 1, walls = run >> 1; /* with walls at y- and y+: their ghost rows */
     const int n[3] = {29, 5, 1};
     const size_t es = dp ? 8 : 4;
     grid_dims_t d;
     void *src = field_make(n, dp, &d), *ref = field_make(n, dp, &d), *out = field_make(n, dp, &d);
-    const d2q37_params_t p = {.tau = 0.6, .g = {2e-4, -5e-4}};
+    const d2q37_params_t p = {.tau = 0.6, .g = {2e-4, -5e-4}, .wall_t = {1.1, 0.95}};
     d2q37_consts_t k;
     d2q37_constants(&p, dp, &k);
     const wave_t w = {{29, 5}};
@@ -274,15 +276,15 @@ static void test_levels_bitwise(void **state) {
       char msg[256];
       setenv("TESSERA_CPU_LEVEL", cpu_level_name(lv), 1);
       assert_int_equal(cpu_level_from_environment(msg, sizeof msg), 0);
-      d2q37_stream_collide(dp, src, first ? ref : out, &d, &k, 0, 0);
+      d2q37_stream_collide(dp, src, first ? ref : out, &d, &k, walls, walls);
       if (!first)
         for (int y = 0; y < n[1]; ++y)
           for (int x = 0; x < n[0]; ++x)
             for (int i = 0; i < D37_Q; ++i) {
               const size_t e = grid_index(&d, x, y, 0, i);
               if (memcmp((char *)out + e * es, (char *)ref + e * es, es) != 0)
-                fail_msg("level %s, dp %d: cell (%d, %d) direction %d differs", cpu_level_name(lv),
-                         dp, x, y, i);
+                fail_msg("level %s, dp %d, walls %d: cell (%d, %d) direction %d differs",
+                         cpu_level_name(lv), dp, walls, x, y, i);
             }
       first = 0;
     }
