@@ -14,6 +14,7 @@
 #include "cpu_level.h"
 #include "cpu_stream.h"
 #include "cpu_threads.h"
+#include "fma_peak.h"
 #include "gpu_buffer.h"
 #include "lbm_kernels.h"
 #include "lbm_sim.h"
@@ -424,6 +425,48 @@ static void bench_row_item(const bench_row_t *r, report_item_t out[11]) {
   out[10] = REPORT_REAL_ITEM("exchange_share", r->exchange_share);
 }
 
+/* tessera bench --fma [--seconds T] [--repeat R]: the FMA peak of every process's
+ * OpenMP threads (fma_peak.h), all processes at once, summed: DP and SP, R times. */
+static int bench_fma(MPI_Comm comm, int argc, char **argv) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  double seconds = 0.3;
+  int64_t repeat = 3;
+  for (int i = 1; i < argc; ++i) {
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int ok = 0;
+    if (strcmp(argv[i], "--seconds") == 0 && v)
+      ok = tsr_parse_real(v, 0.01, 60, &seconds), ++i;
+    else if (strcmp(argv[i], "--repeat") == 0 && v)
+      ok = tsr_parse_int(v, 1, 64, &repeat), ++i;
+    if (!ok) {
+      if (rank == 0)
+        fprintf(stderr, "usage: tessera bench --fma [--seconds T] [--repeat R]\n"
+                        "tessera bench --fma: '%s' %s\n", argv[i], v ? "is not an option "
+                        "with a valid value" : "needs a value");
+      return 2;
+    }
+  }
+  int level = cpu_level_current();
+  if (level < 0) level = 0;
+  if (rank == 0)
+    printf("FMA peak: %d process(es), %d OpenMP thread(s) each, CPU level %s; GFLOPS of all "
+           "together (an FMA counts 2)\n", size, omp_get_max_threads(), cpu_level_name(level));
+  for (int64_t r = 0; r < repeat; ++r) {
+    double mine[2], all[2];
+    MPI_Barrier(comm);
+    mine[0] = fma_peak_gflops(1, seconds);
+    MPI_Barrier(comm);
+    mine[1] = fma_peak_gflops(0, seconds);
+    MPI_Reduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, 0, comm);
+    if (rank == 0)
+      printf("  repetition %lld: dp %.1f GFLOPS, sp %.1f GFLOPS\n", (long long)r + 1, all[0],
+             all[1]);
+  }
+  return 0;
+}
+
 int app_bench(MPI_Comm comm, int argc, char **argv) {
   tsr_status st = TSR_OK;
   tsr_error_t e, *err = &e;
@@ -433,6 +476,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_size(comm, &size);
   if (argc > 1 && strcmp(argv[1], "--hetero") == 0) return app_bench_hetero(comm, argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "--config") == 0) return app_bench_config(comm, argc - 1, argv + 1);
+  if (argc > 1 && strcmp(argv[1], "--fma") == 0) return bench_fma(comm, argc - 1, argv + 1);
   bench_opts_t o;
   const int parsed = bench_parse(comm, argc, argv, &o);
   if (parsed != 0) return parsed == 1 ? 0 : 2;

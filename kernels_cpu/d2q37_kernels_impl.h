@@ -1,7 +1,17 @@
 /* d2q37_kernels_impl.h: the stream-collide of d2q37_kernels.h for one CPU level (D37_LEVEL)
  * and one precision (D37_REAL, D37_FN), included by the generated d2q37_kernels_<level>.c.
- * Rows of a block run in parallel; along a row the cells run as SIMD lanes (each lane one
- * cell through d2q37_cell.h's functions, bitwise the scalar result). */
+ * Rows of a block run in parallel; along a row the cells run in tiles of one 64-byte
+ * vector per population (d37_collide_tile: each lane bitwise the scalar d37_collide). */
+#include "lbm_simd.h" /* 64-byte vectors and their nontemporal stores */
+/* tiles ahead that each population's next line is asked for: 37 streams are more than the
+   hardware prefetchers follow */
+#ifndef D37_PREFETCH
+#define D37_PREFETCH 2
+#endif
+#define D37_CAT2_(a, b) a##_##b
+#define D37_CAT2(a, b) D37_CAT2_(a, b)
+#define D37_VLOAD(p) D37_CAT2(lbm_vload, D37_SFX)(p)
+#define D37_VSTORE(p, v) D37_CAT2(lbm_vstore, D37_SFX)(p, v)
 #define D37_CAT_(a, b, c) a##_##b##_##c
 #define D37_CAT(a, b, c) D37_CAT_(a, b, c)
 
@@ -20,16 +30,33 @@ void D37_CAT(d2q37_sc, D37_SFX, D37_LEVEL)(const void *vsrc, void *vdst, const g
 #pragma omp parallel for schedule(static)
   for (int y = y0; y < y1; ++y) {
     const ptrdiff_t row = d->origin + (ptrdiff_t)y * d->sy;
-#pragma omp simd
-    for (int x = 0; x < nx; ++x) {
-      D37_REAL f[D37_Q];
+    /* tiles of D37_W cells aligned to the arrays (every component starts a cache line):
+       the first starts up to D37_W - 1 cells before the row, the last may end past it;
+       their lanes outside the row read ghost cells, the rows around or the field's guard
+       lines, and are not written. Whole tiles inside the row go out with nontemporal
+       stores (the field is far larger than the caches and read only in the next step) */
+    const int xs = -(int)(((row % D37_W) + D37_W) % D37_W);
+    for (int x0 = xs; x0 < nx; x0 += D37_W) {
+      _Alignas(64) D37_REAL f[D37_Q][D37_W];
       D37_UNROLL
-      for (int i = 0; i < D37_Q; ++i) f[i] = src[row + x + off[i]];
-      D37_FN(d37_collide)(k, f);
-      D37_UNROLL
-      for (int i = 0; i < D37_Q; ++i) dst[row + x + (ptrdiff_t)i * d->sc] = f[i];
+      for (int i = 0; i < D37_Q; ++i) {
+        const D37_REAL *s = src + row + x0 + off[i];
+        __builtin_prefetch(s + D37_PREFETCH * D37_W);
+        D37_LANES f[i][l] = s[l];
+      }
+      D37_FN(d37_collide_tile)(k, f);
+      D37_REAL *o = dst + row + x0;
+      if (x0 >= 0 && x0 + D37_W <= nx) {
+        D37_UNROLL
+        for (int i = 0; i < D37_Q; ++i) D37_VSTORE(o + (ptrdiff_t)i * d->sc, D37_VLOAD(f[i]));
+      } else {
+        const int a = x0 < 0 ? -x0 : 0, b = nx - x0 < D37_W ? nx - x0 : D37_W;
+        for (int i = 0; i < D37_Q; ++i)
+          for (int l = a; l < b; ++l) o[(ptrdiff_t)i * d->sc + l] = f[i][l];
+      }
     }
   }
+  lbm_store_fence();
 }
 
 /* The ghost rows of the wall `side` of every column (d37_wall_ghosts), columns as SIMD
@@ -46,3 +73,7 @@ void D37_CAT(d2q37_walls, D37_SFX, D37_LEVEL)(void *vsrc, const grid_dims_t *d, 
 }
 #undef D37_CAT
 #undef D37_CAT_
+#undef D37_VLOAD
+#undef D37_VSTORE
+#undef D37_CAT2
+#undef D37_CAT2_
