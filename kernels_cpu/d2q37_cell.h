@@ -179,12 +179,15 @@ static inline void D37_FN(d37_collide)(D37_KQ const D37_FN(d37_consts_t) * k, D3
 
 #ifndef __OPENCL_VERSION__
 /* The collision of a tile of D37_W cells (a 64-byte vector of each population: 8 in
- * double, 16 in single precision), f[i][lane]: d37_collide's operations in its order,
+ * double, 16 in single precision; tiles of two vectors measured slower), f[i][lane]: d37_collide's operations in its order,
  * lane by lane, each loop over the lanes one vector operation. The CPU kernels run this
  * form (GCC does not vectorise d37_collide's per-cell arrays across the cells of an
  * `omp simd` loop); every lane computes bitwise what d37_collide computes. */
 #ifndef D37_W
-#define D37_W ((int)(64 / sizeof(D37_REAL)))
+#ifndef D37_TILE_BYTES
+#define D37_TILE_BYTES 64
+#endif
+#define D37_W ((int)(D37_TILE_BYTES / sizeof(D37_REAL)))
 #define D37_LANES _Pragma("omp simd") for (int l = 0; l < D37_W; ++l)
 #endif
 static inline void D37_FN(d37_collide_tile)(const D37_FN(d37_consts_t) * k,

@@ -35,7 +35,8 @@ void D37_CAT(d2q37_sc, D37_SFX, D37_LEVEL)(const void *vsrc, void *vdst, const g
        their lanes outside the row read ghost cells, the rows around or the field's guard
        lines, and are not written. Whole tiles inside the row go out with nontemporal
        stores (the field is far larger than the caches and read only in the next step) */
-    const int xs = -(int)(((row % D37_W) + D37_W) % D37_W);
+    enum { VW = 64 / (int)sizeof(D37_REAL) }; /* a vector: a cache line */
+    const int xs = -(int)(((row % VW) + VW) % VW);
     for (int x0 = xs; x0 < nx; x0 += D37_W) {
       _Alignas(64) D37_REAL f[D37_Q][D37_W];
       D37_UNROLL
@@ -48,7 +49,9 @@ void D37_CAT(d2q37_sc, D37_SFX, D37_LEVEL)(const void *vsrc, void *vdst, const g
       D37_REAL *o = dst + row + x0;
       if (x0 >= 0 && x0 + D37_W <= nx) {
         D37_UNROLL
-        for (int i = 0; i < D37_Q; ++i) D37_VSTORE(o + (ptrdiff_t)i * d->sc, D37_VLOAD(f[i]));
+        for (int i = 0; i < D37_Q; ++i)
+          for (int v = 0; v < D37_W; v += 64 / (int)sizeof(D37_REAL))
+            D37_VSTORE(o + (ptrdiff_t)i * d->sc + v, D37_VLOAD(f[i] + v));
       } else {
         const int a = x0 < 0 ? -x0 : 0, b = nx - x0 < D37_W ? nx - x0 : D37_W;
         for (int i = 0; i < D37_Q; ++i)
