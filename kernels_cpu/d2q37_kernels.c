@@ -7,11 +7,13 @@
 #include "lattice.h"
 
 /* the stream-collide of every level (d2q37_kernels_<level>.c) */
-typedef void (*d37_sc_fn)(const void *, void *, const grid_dims_t *, const void *, int, int);
+typedef void (*d37_sc_fn)(const void *, void *, const grid_dims_t *, const void *, int, int, int);
 typedef void (*d37_walls_fn)(void *, const grid_dims_t *, const void *, int);
 #define D37_DECLARE(level, name)                                                         \
-  void d2q37_sc_f64_##level(const void *, void *, const grid_dims_t *, const void *, int, int); \
-  void d2q37_sc_f32_##level(const void *, void *, const grid_dims_t *, const void *, int, int); \
+  void d2q37_sc_f64_##level(const void *, void *, const grid_dims_t *, const void *, int, int, \
+                            int);                                                        \
+  void d2q37_sc_f32_##level(const void *, void *, const grid_dims_t *, const void *, int, int, \
+                            int);                                                        \
   void d2q37_walls_f64_##level(void *, const grid_dims_t *, const void *, int);          \
   void d2q37_walls_f32_##level(void *, const grid_dims_t *, const void *, int);
 CPU_LEVEL_LIST(D37_DECLARE)
@@ -86,13 +88,13 @@ void d2q37_constants(const d2q37_params_t *p, int dp, d2q37_consts_t *out) {
 }
 
 void d2q37_stream_collide(int dp, void *src, void *dst, const grid_dims_t *d,
-                          const d2q37_consts_t *k, int lo, int hi) {
+                          const d2q37_consts_t *k, int lo, int hi, int split) {
   int level = cpu_level_current();
   if (level < 0) level = 0;
   /* the walls' ghost rows, column by column */
   for (int side = 0; side < 2; ++side)
     if (side == 0 ? lo : hi) d37_walls[level][dp ? 1 : 0](src, d, k, side);
-  d37_sc[level][dp ? 1 : 0](src, dst, d, k, 0, d->ny);
+  d37_sc[level][dp ? 1 : 0](src, dst, d, k, 0, d->ny, split);
 }
 
 void d2q37_init(int dp, void *values, const grid_dims_t *d, const d2q37_consts_t *k,

@@ -48,9 +48,11 @@ void d2q37_constants(const d2q37_params_t *p, int dp, d2q37_consts_t *out);
 
 /* One step of a block (z = 0): pull from src (ghost layers current), collide, write to
  * dst. lo, hi: 1 where the block's face at y- or y+ is a wall: its ghost rows in src are
- * written first (d37_wall_ghosts). OpenMP threads share the rows. */
+ * written first (d37_wall_ghosts). split 0: propagation and collision fused in one pass;
+ * 1: the propagation into dst, then the collision in place (the same values). OpenMP
+ * threads share the rows. */
 void d2q37_stream_collide(int dp, void *src, void *dst, const grid_dims_t *d,
-                          const d2q37_consts_t *k, int lo, int hi);
+                          const d2q37_consts_t *k, int lo, int hi, int split);
 
 /* The fields of a cell for the start: rho, ux, uy (cells/step) and T (units of T0). */
 typedef void (*d2q37_init_fn)(int x, int y, const void *ctx, double out[4]);

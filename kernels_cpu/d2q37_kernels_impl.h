@@ -15,17 +15,12 @@
 #define D37_CAT_(a, b, c) a##_##b##_##c
 #define D37_CAT(a, b, c) D37_CAT_(a, b, c)
 
-void D37_CAT(d2q37_sc, D37_SFX, D37_LEVEL)(const void *vsrc, void *vdst, const grid_dims_t *d,
-                                          const void *vk, int y0, int y1);
-void D37_CAT(d2q37_sc, D37_SFX, D37_LEVEL)(const void *vsrc, void *vdst, const grid_dims_t *d,
-                                          const void *vk, int y0, int y1) {
-  const D37_REAL *restrict src = vsrc;
-  D37_REAL *restrict dst = vdst;
-  const D37_FN(d37_consts_t) *k = vk;
-  ptrdiff_t off[D37_Q];
-  for (int i = 0; i < D37_Q; ++i)
-    off[i] = (ptrdiff_t)i * d->sc - (ptrdiff_t)d37_cx[i] -
-             (ptrdiff_t)d37_cy[i] * d->sy;
+/* The rows [y0, y1): each cell's populations from src at its element + off[i], collided,
+ * to dst at its element + i sc (src may be dst: in place, off[i] = i sc). */
+static void D37_CAT(d37_rows, D37_SFX, D37_LEVEL)(const D37_REAL *src, D37_REAL *dst,
+                                                  const ptrdiff_t *off, const grid_dims_t *d,
+                                                  const D37_FN(d37_consts_t) * k, int y0,
+                                                  int y1) {
   const int nx = d->nx;
 #pragma omp parallel for schedule(static)
   for (int y = y0; y < y1; ++y) {
@@ -60,6 +55,40 @@ void D37_CAT(d2q37_sc, D37_SFX, D37_LEVEL)(const void *vsrc, void *vdst, const g
     }
   }
   lbm_store_fence();
+}
+
+/* One step on the rows [y0, y1): fused (split 0), each cell pulls its populations and
+ * collides them; or split, the propagation first (each population's rows shifted into
+ * dst) and then the collision in place in dst, as Calore et al. (2016) run it: the same
+ * values, one more pass over the field. */
+void D37_CAT(d2q37_sc, D37_SFX, D37_LEVEL)(const void *vsrc, void *vdst, const grid_dims_t *d,
+                                          const void *vk, int y0, int y1, int split);
+void D37_CAT(d2q37_sc, D37_SFX, D37_LEVEL)(const void *vsrc, void *vdst, const grid_dims_t *d,
+                                          const void *vk, int y0, int y1, int split) {
+  const D37_REAL *src = vsrc;
+  D37_REAL *dst = vdst;
+  const D37_FN(d37_consts_t) *k = vk;
+  ptrdiff_t pull[D37_Q], here[D37_Q];
+  for (int i = 0; i < D37_Q; ++i) {
+    pull[i] = (ptrdiff_t)i * d->sc - (ptrdiff_t)d37_cx[i] - (ptrdiff_t)d37_cy[i] * d->sy;
+    here[i] = (ptrdiff_t)i * d->sc;
+  }
+  if (!split) {
+    D37_CAT(d37_rows, D37_SFX, D37_LEVEL)(src, dst, pull, d, k, y0, y1);
+    return;
+  }
+  const int nx = d->nx;
+#pragma omp parallel for schedule(static)
+  for (int y = y0; y < y1; ++y) {
+    const ptrdiff_t row = d->origin + (ptrdiff_t)y * d->sy;
+    for (int i = 0; i < D37_Q; ++i) {
+      const D37_REAL *restrict s = src + row + pull[i];
+      D37_REAL *restrict o = dst + row + here[i];
+#pragma omp simd
+      for (int x = 0; x < nx; ++x) o[x] = s[x];
+    }
+  }
+  D37_CAT(d37_rows, D37_SFX, D37_LEVEL)(dst, dst, here, d, k, y0, y1);
 }
 
 /* The ghost rows of the wall `side` of every column (d37_wall_ghosts), columns as SIMD

@@ -6,6 +6,7 @@
 #  2. three rounds of: the FMA peak of the process's threads (tessera bench --fma), then
 #     a periodic 512^2 box in double and in single precision (tessera bench --config):
 #     MLUPS, GFLOPS = MLUPS x operations, and their share of the peak measured just before;
+#     and in double precision with propagation and collision split (d2q37.kernel);
 #  3. the decomposition question of Calore et al. (2016), 1-D slabs against 2-D tiles: a
 #     1024^2 box on 2 ranks split along x and along y, and on 4 ranks along x, along y and
 #     2 x 2 (one thread each; blocks of one rank per rank).
@@ -42,10 +43,11 @@ J
 for round in 1 2 3; do
   peak=$("$tessera" bench --fma --repeat 1 | awk '/repetition/ { print $4, $7 }')
   set -- $peak
-  for p in dp sp; do
-    mlups=$("$tessera" bench --config "$work/box.json" --set "d2q37.precision=\"$p\"" --steps 30 \
+  for p in dp sp split; do
+    set_kernel=$([[ $p == split ]] && echo 'd2q37.kernel="split"' || echo "d2q37.precision=\"$p\"")
+    mlups=$("$tessera" bench --config "$work/box.json" --set "$set_kernel" --steps 30 \
               --repeat 3 | awk '/repetition/ { print $3 }' | sort -g | sed -n 2p)
-    pk=$([[ $p == dp ]] && echo "$1" || echo "$2")
+    pk=$([[ $p == sp ]] && echo "$2" || echo "$1")
     awk -v r="$round" -v p="$p" -v m="$mlups" -v f="$flops" -v pk="$pk" 'BEGIN {
       printf "round %d %s: %.2f MLUPS, %.1f GFLOPS, %.0f%% of the FMA peak %.1f GFLOPS\n",
              r, p, m, m * f / 1000, 100 * m * f / 1000 / pk, pk }'

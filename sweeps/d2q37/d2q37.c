@@ -68,6 +68,7 @@ typedef struct d37_opts {
   int walls;              /* walls at y- and y+ (the domain not periodic along y) */
   double wall_t[2];       /* their temperatures (units of T0) */
   double interface, width; /* rayleigh_taylor: the interface's height and half-width (cells) */
+  int split;              /* CPU blocks: propagation and collision in two passes */
 } d37_opts_t;
 
 /* What the items share (kept in the registry). */
@@ -130,6 +131,8 @@ static tsr_status d37_read(config_t *cfg, const simulation_options_t *so, void *
     int v = o->dp ? 0 : 1;
     TSR_TRY(config_choice(n, "precision", false, precisions, &v, err));
     o->dp = v == 0;
+    static const char *const kernels[] = {"fused", "split", NULL};
+    TSR_TRY(config_choice(n, "kernel", false, kernels, &o->split, err));
     double nu = -1, tau = -1;
     TSR_TRY(config_real(n, "tau", false, 0.5000001, 1e3, &tau, err));
     TSR_TRY(config_real(n, "viscosity", false, 1e-9, 1e3, &nu, err));
@@ -352,7 +355,7 @@ static tsr_status d37_stream_collide(const block_info_t *b, block_data_t *data, 
   TSR_CHECK(f, TSR_ERR_INTERNAL, "BlockID %d lacks its d2q37 populations", (int)b->id);
   const int w = d37_block_walls(c, b);
   d2q37_stream_collide(c->o.dp, f->values[f->cur], f->values[f->cur ^ 1], &f->host.dims, &c->k,
-                       w & 1, w >> 1);
+                       w & 1, w >> 1, c->o.split);
   field_swap(f);
 cleanup:
   return st;

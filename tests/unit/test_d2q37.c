@@ -234,7 +234,7 @@ static void test_stream_moves(void **state) {
       for (int i = 0; i < D37_Q; ++i)
         src[grid_index(&d, x, y, 0, i)] =
             l->w[i] * (1.0 + 0.001 * (x + 3) + 0.0007 * (y + 3) + 0.0001 * i);
-  d2q37_stream_collide(1, src, dst, &d, &k, 0, 0);
+  d2q37_stream_collide(1, src, dst, &d, &k, 0, 0, 0);
   for (int y = 0; y < n[1]; ++y)
     for (int x = 0; x < n[0]; ++x) {
       double f[D37_Q];
@@ -253,8 +253,8 @@ static void test_stream_moves(void **state) {
 }
 
 /* Every CPU level of this build, that the CPU has, computes what the lowest computes, in
- * both precisions, with a force, without and with walls (rows of a length that leaves a
- * partial vector). */
+ * both precisions, with a force, without and with walls, fused and split (rows of a
+ * length that leaves a partial vector); the split kernel what the fused one computes. */
 static void test_levels_bitwise(void **state) {
   (void)state;
   const int nl = cpu_level_count();
@@ -271,20 +271,21 @@ static void test_levels_bitwise(void **state) {
     d2q37_init(dp, src, &d, &k, p.g, wave_fields, &w);
     const char *saved = getenv("TESSERA_CPU_LEVEL");
     int first = 1;
-    for (int lv = 0; lv < nl; ++lv) {
+    for (int sl = 0; sl < 2 * nl; ++sl) { /* every level fused, then every level split */
+      const int split = sl / nl, lv = sl % nl;
       if (!cpu_level_supported(lv)) continue;
       char msg[256];
       setenv("TESSERA_CPU_LEVEL", cpu_level_name(lv), 1);
       assert_int_equal(cpu_level_from_environment(msg, sizeof msg), 0);
-      d2q37_stream_collide(dp, src, first ? ref : out, &d, &k, walls, walls);
+      d2q37_stream_collide(dp, src, first ? ref : out, &d, &k, walls, walls, split);
       if (!first)
         for (int y = 0; y < n[1]; ++y)
           for (int x = 0; x < n[0]; ++x)
             for (int i = 0; i < D37_Q; ++i) {
               const size_t e = grid_index(&d, x, y, 0, i);
               if (memcmp((char *)out + e * es, (char *)ref + e * es, es) != 0)
-                fail_msg("level %s, dp %d, walls %d: cell (%d, %d) direction %d differs",
-                         cpu_level_name(lv), dp, walls, x, y, i);
+                fail_msg("level %s, dp %d, walls %d, split %d: cell (%d, %d) direction %d "
+                         "differs", cpu_level_name(lv), dp, walls, split, x, y, i);
             }
       first = 0;
     }
@@ -329,7 +330,7 @@ static void test_walls(void **state) {
           src[grid_index(&d, -g, y, 0, i)] = src[grid_index(&d, n[0] - g, y, 0, i)];
           src[grid_index(&d, n[0] - 1 + g, y, 0, i)] = src[grid_index(&d, g - 1, y, 0, i)];
         }
-    d2q37_stream_collide(1, src, dst, &d, &k, 1, 1);
+    d2q37_stream_collide(1, src, dst, &d, &k, 1, 1, 0);
     double m0 = 0, m1 = 0, e0 = 0, e1 = 0, worst = 0;
     for (int y = 0; y < n[1]; ++y)
       for (int x = 0; x < n[0]; ++x)
