@@ -298,7 +298,9 @@ static const char bench_usage[] =
     "  the CPU processes of CONFIG alone, its GPU processes alone, and all together\n"
     "       tessera bench --config CONFIG [--steps S] [--repeat R] [--json FILE]\n"
     "  CONFIG's run (any modules, no output): MLUPS, and the share of the step per sweep\n"
-    "  in its exchange, boundary and kernel\n";
+    "  in its exchange, boundary and kernel\n"
+    "       tessera bench --fma [--seconds T] [--repeat R]\n"
+    "  the FMA peak of the process's threads, DP and SP, GFLOPS\n";
 
 /* The options; 2 (and the usage, or what is wrong with a number, printed once) for bad
  * ones. */
@@ -433,18 +435,21 @@ static int bench_fma(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_size(comm, &size);
   double seconds = 0.3;
   int64_t repeat = 3;
-  for (int i = 1; i < argc; ++i) {
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int ok = 0;
-    if (strcmp(argv[i], "--seconds") == 0 && v)
-      ok = tsr_parse_real(v, 0.01, 60, &seconds), ++i;
-    else if (strcmp(argv[i], "--repeat") == 0 && v)
-      ok = tsr_parse_int(v, 1, 64, &repeat), ++i;
+  for (int i = 1; i < argc; i += 2) {
+    const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    const bool sec = strcmp(opt, "--seconds") == 0, rep = strcmp(opt, "--repeat") == 0;
+    if ((!sec && !rep) || !v) {
+      if (rank == 0)
+        fprintf(stderr, "tessera bench --fma: option '%s' is unknown here or lacks its value\n"
+                        "usage: tessera bench --fma [--seconds T] [--repeat R]\n", opt);
+      return 2;
+    }
+    const bool ok = sec ? tsr_parse_real(v, 0.01, 60, &seconds) : tsr_parse_int(v, 1, 64, &repeat);
     if (!ok) {
       if (rank == 0)
-        fprintf(stderr, "usage: tessera bench --fma [--seconds T] [--repeat R]\n"
-                        "tessera bench --fma: '%s' %s\n", argv[i], v ? "is not an option "
-                        "with a valid value" : "needs a value");
+        fprintf(stderr, sec ? "tessera bench --fma: --seconds: '%s' is not a number from 0.01 to 60\n"
+                            : "tessera bench --fma: --repeat: '%s' is not an integer from 1 to 64\n",
+                v);
       return 2;
     }
   }

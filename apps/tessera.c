@@ -28,7 +28,7 @@ static const char usage[] =
     "                         modules' totals (lbm: the fluid mass and kinetic energy,\n"
     "                         each named body's force, c_D and c_L, also in\n"
     "                         series_<body>.csv; thermal: Nu; d2q37: mass, momentum,\n"
-    "                         energy); with a units section the\n"
+    "                         energy, kinetic energy); with a units section the\n"
     "                         flow's values are in SI units (the outputs too where\n"
     "                         units.output is \"physical\"); it ends early at a steady\n"
     "                         state where the\n"
@@ -100,6 +100,11 @@ static const char usage_plan[] =
     "                         in its exchange round, boundary and kernel; E: merged or\n"
     "                         per_sweep exchange rounds (default: CONFIG's), or both,\n"
     "                         their repetitions alternating\n"
+    "  bench --fma [--seconds T] [--repeat R]\n"
+    "                         the floating-point peak of every process's OpenMP threads\n"
+    "                         (chains of 64-byte FMAs at the CPU level in use), DP and SP,\n"
+    "                         all processes at once, summed: what a compute-bound\n"
+    "                         kernel's GFLOPS are held against (scripts/d2q37-bench.sh)\n"
     "";
 
 static const char usage_more[] =
