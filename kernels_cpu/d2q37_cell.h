@@ -80,7 +80,8 @@ static const int d37_cy[D37_Q] = {LATTICE_D2Q37_CY};
  * x2 - 6 and x2^2 - 8 x2 + 8; tau, omega = 1 / tau, the force's shifts tau g (thermal
  * units) and tau (1 - tau) g.g / 2; x2 per class; the temperatures of the walls at y-
  * (0) and y+ (1) and twice their velocity in the frame of the post-collision populations
- * (T_w - g.g / 8 and g, thermal units; d37_wall_ghosts). D37_KQ: the address space the kernels read them from
+ * (T_w - g.g / 8 and g, thermal units; d37_wall_ghosts). D37_KQ: the address space the
+ * kernels read them from
  * (OpenCL: __constant). */
 typedef struct D37_FN(d37_consts) {
   D37_REAL w[D37_Q], xx[D37_Q], xy[D37_Q];
@@ -92,26 +93,44 @@ typedef struct D37_FN(d37_consts) {
 
 /* The coefficients p0, p1, p2 of each class for (rho, ux, uy, T), the fields the
  * equilibrium is taken at (thermal units). */
-static inline void D37_FN(d37_coefs)(const D37_REAL ux, const D37_REAL uy, const D37_REAL t,
-                                      D37_KQ const D37_FN(d37_consts_t) * k, D37_REAL *p0,
-                                      D37_REAL *p1, D37_REAL *p2) {
+/* The parts of the class coefficients common to every class. */
+typedef struct D37_FN(d37_common) {
+  D37_REAL q0, q1, q2, ht, qt, tu, t8;
+} D37_FN(d37_common_t);
+
+static inline D37_FN(d37_common_t) D37_FN(d37_common)(const D37_REAL ux, const D37_REAL uy,
+                                                      const D37_REAL t) {
   const D37_REAL u2 = D37_FMA(ux, ux, uy * uy);
   const D37_REAL th = t - (D37_REAL)1;
   const D37_REAL hu = (D37_REAL)0.5 * u2;
-  /* the parts common to every class */
-  const D37_REAL q0 = D37_FMA((D37_REAL)0.125 * u2, u2, (D37_REAL)1 - hu);
-  const D37_REAL q1 = (D37_REAL)1 - hu;
-  const D37_REAL q2 = D37_FMA((D37_REAL)-0.25, u2, (D37_REAL)0.5);
-  const D37_REAL ht = (D37_REAL)0.5 * th, qt = (D37_REAL)0.25 * th;
-  const D37_REAL tu = qt * u2, t8 = (D37_REAL)0.125 * th * th;
+  D37_FN(d37_common_t) c;
+  c.q0 = D37_FMA((D37_REAL)0.125 * u2, u2, (D37_REAL)1 - hu);
+  c.q1 = (D37_REAL)1 - hu;
+  c.q2 = D37_FMA((D37_REAL)-0.25, u2, (D37_REAL)0.5);
+  c.ht = (D37_REAL)0.5 * th;
+  c.qt = (D37_REAL)0.25 * th;
+  c.tu = c.qt * u2;
+  c.t8 = (D37_REAL)0.125 * th * th;
+  return c;
+}
+
+/* Class m's coefficients from the common parts c:
+ * p0 = 1 - u2/2 + u2^2/8 + theta a/2 - theta u2 b/4 + theta^2 h/8,
+ * p1 = 1 - u2/2 + theta b/2,  p2 = 1/2 - u2/4 + theta c/4. */
+#define D37_CLASS_COEFS(c, k, m, P0, P1, P2)                                             \
+  do {                                                                                   \
+    (P0) = D37_FMA((c).t8, (k)->h[m],                                                    \
+                   D37_FMA(-(c).tu, (k)->b[m], D37_FMA((c).ht, (k)->a[m], (c).q0)));     \
+    (P1) = D37_FMA((c).ht, (k)->b[m], (c).q1);                                           \
+    (P2) = D37_FMA((c).qt, (k)->c[m], (c).q2);                                           \
+  } while (0)
+
+static inline void D37_FN(d37_coefs)(const D37_REAL ux, const D37_REAL uy, const D37_REAL t,
+                                      D37_KQ const D37_FN(d37_consts_t) * k, D37_REAL *p0,
+                                      D37_REAL *p1, D37_REAL *p2) {
+  const D37_FN(d37_common_t) c = D37_FN(d37_common)(ux, uy, t);
   D37_UNROLL
-  for (int m = 0; m < D37_CLASSES; ++m) {
-    /* p0 = 1 - u2/2 + u2^2/8 + theta a/2 - theta u2 b/4 + theta^2 h/8 */
-    p0[m] = D37_FMA(t8, k->h[m], D37_FMA(-tu, k->b[m], D37_FMA(ht, k->a[m], q0)));
-    /* p1 = 1 - u2/2 + theta b/2;  p2 = 1/2 - u2/4 + theta c/4 */
-    p1[m] = D37_FMA(ht, k->b[m], q1);
-    p2[m] = D37_FMA(qt, k->c[m], q2);
-  }
+  for (int m = 0; m < D37_CLASSES; ++m) D37_CLASS_COEFS(c, k, m, p0[m], p1[m], p2[m]);
 }
 
 /* f_eq_i / (w_i rho) from the coefficients and cu = xi_i.u. */
@@ -134,27 +153,41 @@ static inline D37_REAL D37_FN(d37_feq)(D37_KQ const D37_FN(d37_consts_t) * k, co
 }
 
 /* The moments of f[0..Q): rho, u (thermal units) and T. */
+/* Population F of velocity (CX, CY) (thermal units) and |xi|^2 C2 into the sums R, JX,
+ * JY, E of the moments; the velocity VX, VY and temperature T of the sums. */
+#define D37_MOMENT_ADD(F, CX, CY, C2, R, JX, JY, E)                                      \
+  do {                                                                                   \
+    (R) += (F);                                                                          \
+    (JX) = D37_FMA((F), (CX), (JX));                                                     \
+    (JY) = D37_FMA((F), (CY), (JY));                                                     \
+    (E) = D37_FMA((F), (C2), (E));                                                       \
+  } while (0)
+#define D37_MOMENT_FIELDS(R, JX, JY, E, VX, VY, T)                                       \
+  do {                                                                                   \
+    const D37_REAL inv_ = (D37_REAL)1 / (R);                                             \
+    (VX) = (JX) * inv_;                                                                  \
+    (VY) = (JY) * inv_;                                                                  \
+    (T) = (D37_REAL)0.5 * D37_FMA((E), inv_, -D37_FMA((VX), (VX), (VY) * (VY)));          \
+  } while (0)
+
 static inline void D37_FN(d37_moments)(D37_KQ const D37_FN(d37_consts_t) * k,
                                        const D37_REAL *f, D37_REAL *rho, D37_REAL *ux,
                                        D37_REAL *uy, D37_REAL *t) {
   D37_REAL r = f[0], jx = (D37_REAL)0, jy = (D37_REAL)0, e = (D37_REAL)0;
   D37_UNROLL
-  for (int i = 1; i < D37_Q; ++i) {
-    r += f[i];
-    jx = D37_FMA(f[i], k->xx[i], jx);
-    jy = D37_FMA(f[i], k->xy[i], jy);
-    e = D37_FMA(f[i], k->x2[d37_cls[i]], e);
-  }
-  const D37_REAL inv = (D37_REAL)1 / r;
-  const D37_REAL vx = jx * inv, vy = jy * inv;
+  for (int i = 1; i < D37_Q; ++i)
+    D37_MOMENT_ADD(f[i], k->xx[i], k->xy[i], k->x2[d37_cls[i]], r, jx, jy, e);
+  D37_REAL vx, vy, tt;
+  D37_MOMENT_FIELDS(r, jx, jy, e, vx, vy, tt);
   *rho = r;
   *ux = vx;
   *uy = vy;
-  *t = (D37_REAL)0.5 * D37_FMA(e, inv, -D37_FMA(vx, vx, vy * vy));
+  *t = tt;
 }
 
 /* f_eq of (rho, ux, uy, T) into feq[0..Q). */
-static inline void D37_FN(d37_equilibrium)(D37_KQ const D37_FN(d37_consts_t) * k, const D37_REAL rho,
+static inline void D37_FN(d37_equilibrium)(D37_KQ const D37_FN(d37_consts_t) * k,
+                                           const D37_REAL rho,
                                            const D37_REAL ux, const D37_REAL uy,
                                            const D37_REAL t, D37_REAL *feq) {
   D37_REAL p0[D37_CLASSES], p1[D37_CLASSES], p2[D37_CLASSES];
@@ -179,10 +212,11 @@ static inline void D37_FN(d37_collide)(D37_KQ const D37_FN(d37_consts_t) * k, D3
 
 #ifndef __OPENCL_VERSION__
 /* The collision of a tile of D37_W cells (a 64-byte vector of each population: 8 in
- * double, 16 in single precision; tiles of two vectors measured slower), f[i][lane]: d37_collide's operations in its order,
- * lane by lane, each loop over the lanes one vector operation. The CPU kernels run this
- * form (GCC does not vectorise d37_collide's per-cell arrays across the cells of an
- * `omp simd` loop); every lane computes bitwise what d37_collide computes. */
+ * double, 16 in single precision; tiles of two vectors measured slower), f[i][lane]:
+ * d37_collide's operations in its order, lane by lane, each loop over the lanes one
+ * vector operation. The CPU kernels run this form (GCC does not vectorise d37_collide's
+ * per-cell arrays across the cells of an `omp simd` loop); every lane computes bitwise
+ * what d37_collide computes. */
 #ifndef D37_W
 #ifndef D37_TILE_BYTES
 #define D37_TILE_BYTES 64
@@ -200,37 +234,20 @@ static inline void D37_FN(d37_collide_tile)(const D37_FN(d37_consts_t) * k,
   D37_UNROLL
   for (int i = 1; i < D37_Q; ++i) {
     const D37_REAL cx = k->xx[i], cy = k->xy[i], c2 = k->x2[d37_cls[i]];
-    D37_LANES {
-      r[l] += f[i][l];
-      jx[l] = D37_FMA(f[i][l], cx, jx[l]);
-      jy[l] = D37_FMA(f[i][l], cy, jy[l]);
-      e[l] = D37_FMA(f[i][l], c2, e[l]);
-    }
+    D37_LANES D37_MOMENT_ADD(f[i][l], cx, cy, c2, r[l], jx[l], jy[l], e[l]);
   }
   /* the moments, the shifted fields and the class coefficients (d37_coefs) */
   _Alignas(64) D37_REAL ex[D37_W], ey[D37_W];
   _Alignas(64) D37_REAL p0[D37_CLASSES][D37_W], p1[D37_CLASSES][D37_W], p2[D37_CLASSES][D37_W];
   D37_LANES {
-    const D37_REAL inv = (D37_REAL)1 / r[l];
-    const D37_REAL vx = jx[l] * inv, vy = jy[l] * inv;
-    const D37_REAL t = (D37_REAL)0.5 * D37_FMA(e[l], inv, -D37_FMA(vx, vx, vy * vy));
+    D37_REAL vx, vy, t;
+    D37_MOMENT_FIELDS(r[l], jx[l], jy[l], e[l], vx, vy, t);
     const D37_REAL ux = vx + k->sgx, uy = vy + k->sgy, et = t + k->st;
     ex[l] = ux;
     ey[l] = uy;
-    const D37_REAL u2 = D37_FMA(ux, ux, uy * uy);
-    const D37_REAL th = et - (D37_REAL)1;
-    const D37_REAL hu = (D37_REAL)0.5 * u2;
-    const D37_REAL q0 = D37_FMA((D37_REAL)0.125 * u2, u2, (D37_REAL)1 - hu);
-    const D37_REAL q1 = (D37_REAL)1 - hu;
-    const D37_REAL q2 = D37_FMA((D37_REAL)-0.25, u2, (D37_REAL)0.5);
-    const D37_REAL ht = (D37_REAL)0.5 * th, qt = (D37_REAL)0.25 * th;
-    const D37_REAL tu = qt * u2, t8 = (D37_REAL)0.125 * th * th;
+    const D37_FN(d37_common_t) c = D37_FN(d37_common)(ux, uy, et);
     D37_UNROLL
-    for (int m = 0; m < D37_CLASSES; ++m) {
-      p0[m][l] = D37_FMA(t8, k->h[m], D37_FMA(-tu, k->b[m], D37_FMA(ht, k->a[m], q0)));
-      p1[m][l] = D37_FMA(ht, k->b[m], q1);
-      p2[m][l] = D37_FMA(qt, k->c[m], q2);
-    }
+    for (int m = 0; m < D37_CLASSES; ++m) D37_CLASS_COEFS(c, k, m, p0[m][l], p1[m][l], p2[m][l]);
   }
   D37_UNROLL
   for (int i = 0; i < D37_Q; ++i) {

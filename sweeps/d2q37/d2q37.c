@@ -466,7 +466,8 @@ static tsr_status d37_fields(const d37_ctx_t *c, const block_info_t *b,
   d2q37_macro(c->o.dp, h->values, &h->dims, &c->k, c->o.g, m, &od);
   const size_t cells = (size_t)n[0] * (size_t)n[1];
   for (size_t i = 0; i < cells; ++i)
-    for (int q = 0; q < 4; ++q) out[(size_t)q * cells + i] = field_value(m, h->esize, 4 * i + (size_t)q);
+    for (int q = 0; q < 4; ++q)
+      out[(size_t)q * cells + i] = field_value(m, h->esize, 4 * i + (size_t)q);
   free(m);
 cleanup:
   return st;

@@ -24,11 +24,12 @@ and Veronis 1960). The runs keep it at 1.3% of dT.
 usage: check_d2q37_onset.py TOL FIRST LAST FOLDER...   (each folder holds config.json)
 Bounds: Ra_c within TOL (relative) of 1707.76; log of the amplitude within 0.02 of its
 straight line over the window (a clean exponential); the rates bracket zero."""
-import csv
 import json
-import math
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fits  # noqa: E402
 
 RA_C = 1707.76
 CS2 = 1.0 / 1.19697977039307435897239 ** 2
@@ -53,27 +54,10 @@ def rayleigh(cfg):
 def growth(folder, first, last):
     with open(os.path.join(folder, "config.json")) as f:
         ra, ad = rayleigh(json.load(f))
-    with open(os.path.join(folder, "probe_mid.csv")) as f:
-        rows = list(csv.DictReader(f))
-    keys = [k for k in rows[0] if k.startswith("uy_")]
-    n = len(keys)
-    pts = []
-    for r in rows:
-        t = float(r["step"])
-        if not first <= t <= last:
-            continue
-        re = sum(float(r[k]) * math.cos(2 * math.pi * i / n) for i, k in enumerate(keys))
-        im = sum(float(r[k]) * math.sin(2 * math.pi * i / n) for i, k in enumerate(keys))
-        a = 2.0 * math.hypot(re, im) / n
-        if a > 0:
-            pts.append((t, math.log(a)))
+    pts = fits.log_mode_series(os.path.join(folder, "probe_mid.csv"), first, last)
     if len(pts) < 10:
         fail("%d samples of probe_mid.csv between steps %g and %g in %s" % (len(pts), first, last, folder))
-    m = len(pts)
-    mx = sum(p[0] for p in pts) / m
-    my = sum(p[1] for p in pts) / m
-    slope = sum((p[0] - mx) * (p[1] - my) for p in pts) / sum((p[0] - mx) ** 2 for p in pts)
-    resid = max(abs(p[1] - (my + slope * (p[0] - mx))) for p in pts)
+    _, _, slope, resid = fits.line(pts)
     print("Ra %.1f (adiabatic part %.2f%% of dT): sigma %.4e per step, log amplitude within %.4f of "
           "its line (%s)" % (ra, 100 * ad, slope, resid, folder))
     if resid > 0.02:
@@ -88,13 +72,10 @@ def main():
     pts = sorted(growth(f, first, last) for f in sys.argv[4:])
     if not (pts[0][1] < 0 < pts[-1][1]):
         fail("the growth rates do not bracket the onset: %s" % pts)
-    m = len(pts)
-    mx = sum(p[0] for p in pts) / m
-    my = sum(p[1] for p in pts) / m
-    slope = sum((p[0] - mx) * (p[1] - my) for p in pts) / sum((p[0] - mx) ** 2 for p in pts)
+    mx, my, slope, _ = fits.line(pts)
     rac = mx - my / slope
     print("check_d2q37_onset: Ra_c = %.1f (%+.2f%% from %.2f) from %d runs"
-          % (rac, 100.0 * (rac / RA_C - 1.0), RA_C, m))
+          % (rac, 100.0 * (rac / RA_C - 1.0), RA_C, len(pts)))
     if abs(rac / RA_C - 1.0) > tol:
         fail("Ra_c = %.1f, more than %g%% from %.2f" % (rac, 100 * tol, RA_C))
     print("ok")

@@ -32,6 +32,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fits  # noqa: E402
+
 CS2 = 1.0 / 1.19697977039307435897239 ** 2
 
 
@@ -41,24 +44,10 @@ def fail(msg):
 
 
 def measured(folder, k_index, first, last):
-    with open(os.path.join(folder, "probe_interface.csv")) as f:
-        rows = list(csv.DictReader(f))
-    keys = [c for c in rows[0] if c.startswith("uy_")]
-    n = len(keys)
-    pts = []
-    for r in rows:
-        t = float(r["step"])
-        if first <= t <= last:
-            re_ = sum(float(r[c]) * math.cos(2 * math.pi * k_index * (i + 0.5) / n) for i, c in enumerate(keys))
-            im = sum(float(r[c]) * math.sin(2 * math.pi * k_index * (i + 0.5) / n) for i, c in enumerate(keys))
-            pts.append((t, math.log(2 * math.hypot(re_, im) / n)))
+    pts = fits.log_mode_series(os.path.join(folder, "probe_interface.csv"), first, last, k_index)
     if len(pts) < 5:
         fail("%d samples between steps %g and %g" % (len(pts), first, last))
-    m = len(pts)
-    mx = sum(p[0] for p in pts) / m
-    my = sum(p[1] for p in pts) / m
-    s = sum((p[0] - mx) * (p[1] - my) for p in pts) / sum((p[0] - mx) ** 2 for p in pts)
-    resid = max(abs(p[1] - (my + s * (p[0] - mx))) for p in pts)
+    _, _, s, resid = fits.line(pts)
     return s, resid
 
 

@@ -18,6 +18,9 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fits  # noqa: E402
+
 RA_C = 1707.76
 
 
@@ -39,11 +42,7 @@ def growth(config, folder):
            for r in rows if first <= float(r["step"]) <= last and float(r["nusselt"]) != 1.0]
     if len(pts) < 10:
         fail("%d points of series.csv between steps %g and %g in %s" % (len(pts), first, last, folder))
-    n = len(pts)
-    mx = sum(p[0] for p in pts) / n
-    my = sum(p[1] for p in pts) / n
-    slope = sum((p[0] - mx) * (p[1] - my) for p in pts) / sum((p[0] - mx) ** 2 for p in pts)
-    resid = max(abs(p[1] - (my + slope * (p[0] - mx))) for p in pts)
+    _, _, slope, resid = fits.line(pts)
     if resid > 0.15:
         fail("Ra %g: log |Nu - 1| is %.3f off a straight line: not a clean exponential" % (ra, resid))
     return ra, slope / 2.0
