@@ -16,6 +16,7 @@
 #include "cpu_threads.h"
 #include "fma_peak.h"
 #include "gpu_buffer.h"
+#include "gpu_peak.h"
 #include "lbm_kernels.h"
 #include "lbm_sim.h"
 #include "opencl.h"
@@ -300,7 +301,7 @@ static const char bench_usage[] =
     "  CONFIG's run (any modules, no output): MLUPS, and the share of the step per sweep\n"
     "  in its exchange, boundary and kernel\n"
     "       tessera bench --fma [--seconds T] [--repeat R]\n"
-    "  the FMA peak of the process's threads, DP and SP, GFLOPS\n";
+    "  the FMA peak of the process's threads, then of its OpenCL device, DP and SP\n";
 
 /* The options; 2 (and the usage, or what is wrong with a number, printed once) for bad
  * ones. */
@@ -469,7 +470,41 @@ static int bench_fma(MPI_Comm comm, int argc, char **argv) {
       printf("  repetition %lld: dp %.1f GFLOPS, sp %.1f GFLOPS\n", (long long)r + 1, all[0],
              all[1]);
   }
-  return 0;
+  /* the default OpenCL device of every process, where every process has one */
+  tsr_error_t e, *err = &e;
+  tsr_error_clear(err);
+  opencl_device_desc_t *list = NULL;
+  size_t ndev = 0;
+  int have = opencl_list_devices(&list, &ndev, err) == TSR_OK && ndev > 0, all_have = 0;
+  free(list);
+  MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, comm);
+  if (!all_have) {
+    if (rank == 0) printf("no OpenCL device on every process: no device peak\n");
+    return 0;
+  }
+  tsr_status st = TSR_OK;
+  opencl_context_t *cl = NULL;
+  const opencl_select_t sel = opencl_select_default();
+  st = opencl_context_create(&sel, &cl, err);
+  st = verdict_reduce(comm, st, 0, err);
+  if (st == TSR_OK && rank == 0)
+    printf("FMA peak of the OpenCL device of every process (%s, %s), summed\n",
+           opencl_context_desc(cl)->name, opencl_context_desc(cl)->platform_name);
+  const int dp_ok = st == TSR_OK && opencl_context_desc(cl)->double_precision;
+  for (int64_t r = 0; st == TSR_OK && r < repeat; ++r) {
+    double mine[2] = {0, 0}, all[2];
+    MPI_Barrier(comm);
+    if (dp_ok) st = gpu_fma_peak_gflops(cl, 1, seconds, &mine[0], err);
+    if (st == TSR_OK) st = gpu_fma_peak_gflops(cl, 0, seconds, &mine[1], err);
+    st = verdict_reduce(comm, st, 0, err);
+    if (st != TSR_OK) break;
+    MPI_Reduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, 0, comm);
+    if (rank == 0)
+      printf("  repetition %lld: dp %.1f GFLOPS, sp %.1f GFLOPS\n", (long long)r + 1, all[0],
+             all[1]);
+  }
+  opencl_context_free(&cl);
+  return app_report(comm, st, err);
 }
 
 int app_bench(MPI_Comm comm, int argc, char **argv) {

@@ -103,8 +103,9 @@ static const char usage_plan[] =
     "  bench --fma [--seconds T] [--repeat R]\n"
     "                         the floating-point peak of every process's OpenMP threads\n"
     "                         (chains of 64-byte FMAs at the CPU level in use), DP and SP,\n"
-    "                         all processes at once, summed: what a compute-bound\n"
-    "                         kernel's GFLOPS are held against (scripts/d2q37-bench.sh)\n"
+    "                         all processes at once, summed, then of every process's\n"
+    "                         default OpenCL device: what a compute-bound kernel's\n"
+    "                         GFLOPS are held against (scripts/d2q37-bench.sh)\n"
     "";
 
 static const char usage_more[] =

@@ -7,13 +7,14 @@
 #include "lattice.h"
 
 /* the stream-collide of every level (d2q37_kernels_<level>.c) */
-typedef void (*d37_sc_fn)(const void *, void *, const grid_dims_t *, const void *, int, int, int);
+typedef void (*d37_sc_fn)(const void *, void *, const grid_dims_t *, const void *, const int *,
+                          const int *, int);
 typedef void (*d37_walls_fn)(void *, const grid_dims_t *, const void *, int);
 #define D37_DECLARE(level, name)                                                         \
-  void d2q37_sc_f64_##level(const void *, void *, const grid_dims_t *, const void *, int, int, \
-                            int);                                                        \
-  void d2q37_sc_f32_##level(const void *, void *, const grid_dims_t *, const void *, int, int, \
-                            int);                                                        \
+  void d2q37_sc_f64_##level(const void *, void *, const grid_dims_t *, const void *,         \
+                            const int *, const int *, int);                              \
+  void d2q37_sc_f32_##level(const void *, void *, const grid_dims_t *, const void *,         \
+                            const int *, const int *, int);                              \
   void d2q37_walls_f64_##level(void *, const grid_dims_t *, const void *, int);          \
   void d2q37_walls_f32_##level(void *, const grid_dims_t *, const void *, int);
 CPU_LEVEL_LIST(D37_DECLARE)
@@ -87,14 +88,29 @@ void d2q37_constants(const d2q37_params_t *p, int dp, d2q37_consts_t *out) {
   }
 }
 
+static int d37_level(void) {
+  const int level = cpu_level_current();
+  return level < 0 ? 0 : level;
+}
+
+void d2q37_walls(int dp, void *src, const grid_dims_t *d, const d2q37_consts_t *k, int lo,
+                 int hi) {
+  for (int side = 0; side < 2; ++side)
+    if (side == 0 ? lo : hi) d37_walls[d37_level()][dp ? 1 : 0](src, d, k, side);
+}
+
+void d2q37_stream_collide_box(int dp, const void *src, void *dst, const grid_dims_t *d,
+                              const d2q37_consts_t *k, const int lo[2], const int hi[2],
+                              int split) {
+  if (lo[0] < hi[0] && lo[1] < hi[1])
+    d37_sc[d37_level()][dp ? 1 : 0](src, dst, d, k, lo, hi, split);
+}
+
 void d2q37_stream_collide(int dp, void *src, void *dst, const grid_dims_t *d,
                           const d2q37_consts_t *k, int lo, int hi, int split) {
-  int level = cpu_level_current();
-  if (level < 0) level = 0;
-  /* the walls' ghost rows, column by column */
-  for (int side = 0; side < 2; ++side)
-    if (side == 0 ? lo : hi) d37_walls[level][dp ? 1 : 0](src, d, k, side);
-  d37_sc[level][dp ? 1 : 0](src, dst, d, k, 0, d->ny, split);
+  const int all_lo[2] = {0, 0}, all_hi[2] = {d->nx, d->ny};
+  d2q37_walls(dp, src, d, k, lo, hi);
+  d2q37_stream_collide_box(dp, src, dst, d, k, all_lo, all_hi, split);
 }
 
 void d2q37_init(int dp, void *values, const grid_dims_t *d, const d2q37_consts_t *k,

@@ -54,6 +54,17 @@ void d2q37_constants(const d2q37_params_t *p, int dp, d2q37_consts_t *out);
 void d2q37_stream_collide(int dp, void *src, void *dst, const grid_dims_t *d,
                           const d2q37_consts_t *k, int lo, int hi, int split);
 
+/* The same in parts, for a bulk and a frame whose exchange overlaps the bulk's work (the
+ * inner/outer split of Calore et al.): the walls' ghost rows (d2q37_walls, once, before
+ * any part near a wall), then the stream-collide of any set of boxes [lo, hi) that tile
+ * the block (interior cells), in any order; the same values as d2q37_stream_collide. The
+ * bulk, [3, nx - 3) x [3, ny - 3), reads no ghost cell. */
+void d2q37_walls(int dp, void *src, const grid_dims_t *d, const d2q37_consts_t *k, int lo,
+                 int hi);
+void d2q37_stream_collide_box(int dp, const void *src, void *dst, const grid_dims_t *d,
+                              const d2q37_consts_t *k, const int lo[2], const int hi[2],
+                              int split);
+
 /* The fields of a cell for the start: rho, ux, uy (cells/step) and T (units of T0). */
 typedef void (*d2q37_init_fn)(int x, int y, const void *ctx, double out[4]);
 

@@ -13,7 +13,11 @@
 #      one domain, against CPU alone and GPU alone;
 #   6. flows past bodies: the DFG cylinder (configs/cylinder_2d.json) on one GPU process
 #      as one block, 20000 steps: the boundary phase (walls, inlet, outlet, the cylinder's
-#      interpolated links and force) against the step, as `tessera run` prints it.
+#      interpolated links and force) against the step, as `tessera run` prints it;
+#   7. the d2q37 model on the GPU: the device's FMA peak (tessera bench --fma, DP and SP),
+#      then a periodic 2048^2 box in DP and SP and the Rayleigh-Taylor showcase at Calore
+#      et al.'s size (2048 x 4096, DP, walls) through tessera bench --config; GFLOPS =
+#      MLUPS x 952 operations per update (counted by scripts/d2q37-bench.sh).
 # Usage: scripts/gpu-check.sh [--build DIR] [--tessera PATH] [--tests FILE] [--report FILE]
 #        [--gpu-cells N] [--cpu-processes P]
 # defaults: --build build, tessera of that build, report gpu-check-<host>-<date>.txt,
@@ -122,6 +126,25 @@ run "$tessera" run configs/cylinder_2d.json --steps 20000 --set 'domain.blocks=[
     --set 'hardware.hs="gpu"' --set output.vtk_every=0 --set 'output.slices=[]' \
     --set output.progress_every=0 --output "$cylinder/out"
 rm -rf "$cylinder"
+
+section "d2q37 on the GPU: the FMA peak, 2048^2 periodic DP and SP, the 2048 x 4096 showcase"
+run "$tessera" bench --fma --repeat 2
+box=$(mktemp --suffix=.json)
+cat > "$box" <<JSON
+{ "modules": ["d2q37"],
+  "domain": { "cells": [2048, 2048, 1], "blocks": [1, 1, 1], "periodic": [true, true, true] },
+  "steps": 100, "d2q37": { "tau": 0.8, "initial": { "kind": "taylor_green", "amplitude": 0.01 } },
+  "hardware": { "hs": "gpu" } }
+JSON
+for p in dp sp; do
+  echo "(GFLOPS = MLUPS x 952 / 1000)" | tee -a "$report"
+  run "$tessera" bench --config "$box" --set "d2q37.precision=\"$p\"" --steps 50 --repeat 3
+done
+run "$tessera" bench --config configs/rayleigh_taylor.json --set 'domain.cells=[2048,4096,1]' \
+    --set 'domain.blocks=[1,4,1]' --set 'd2q37.gravity=[0,-6.25e-5,0]' \
+    --set 'd2q37.initial.interface=2048' --set 'd2q37.initial.amplitude=16' \
+    --set 'd2q37.initial.width=16' --set 'hardware.hs="gpu"' --steps 50 --repeat 3
+rm -f "$box"
 
 section "done: report $report"
 exit $status
