@@ -175,7 +175,7 @@ cleanup:
   return st;
 }
 
-static double gpu_now(void) {
+double gpu_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;

@@ -67,6 +67,9 @@ TSR_NODISCARD tsr_status gpu_event_wait(void **event, tsr_error_t *err);
 TSR_NODISCARD tsr_status gpu_buffer_copy(opencl_context_t *ctx, const gpu_buffer_t *src,
                                          gpu_buffer_t *dst, size_t bytes, tsr_error_t *err);
 
+/* Seconds of a monotonic clock, for timing what a queue has finished. */
+double gpu_now(void);
+
 /* The device's copy bandwidth: reps device-to-device copies of bytes (after one
  * untimed copy), counted as bytes read plus bytes written, in GB/s. */
 TSR_NODISCARD tsr_status gpu_copy_bandwidth(opencl_context_t *ctx, size_t bytes, int reps,

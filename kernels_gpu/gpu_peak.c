@@ -1,7 +1,6 @@
 #include "gpu_peak.h"
 
 #include <stdint.h>
-#include <time.h>
 
 #include "gpu_buffer.h"
 #include "gpu_program.h"
@@ -25,12 +24,6 @@ static const char gpu_peak_source[] =
     "  out[g] = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));\n"
     "}\n";
 
-static double peak_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 tsr_status gpu_fma_peak_gflops(opencl_context_t *cl, int dp, double seconds, double *out,
                                tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -51,10 +44,10 @@ tsr_status gpu_fma_peak_gflops(opencl_context_t *cl, int dp, double seconds, dou
     const gpu_arg_t args[] = {gpu_arg_buffer(&buf), gpu_arg_int((int)iters),
                               gpu_arg_real(0.9999999, dp), gpu_arg_real(1e-7, dp)};
     TSR_TRY(gpu_queue_finish(cl, err));
-    const double t0 = peak_now();
+    const double t0 = gpu_now();
     TSR_TRY(gpu_program_launch(prog, 0, n, args, 4, err));
     TSR_TRY(gpu_queue_finish(cl, err));
-    const double dt = peak_now() - t0;
+    const double dt = gpu_now() - t0;
     if (dt >= seconds || iters >= ((int64_t)1 << 28)) {
       *out = 2.0 * 8.0 * (double)iters * (double)items / dt * 1e-9;
       break;
