@@ -236,8 +236,21 @@ static int d37_warnings(const void *state, const simulation_options_t *so, char 
     if (k > 0 && (size_t)k < cap) used = (size_t)k, ++n;
   }
   if (mach > 0.5) {
-    n += snprintf(out + used, cap - used, "d2q37: initial Mach number %.2f: the fourth-order "
-                  "equilibrium is accurate at small Mach numbers\n", mach) > 0;
+    const int k = snprintf(out + used, cap - used, "d2q37: initial Mach number %.2f: the "
+                           "fourth-order equilibrium is accurate at small Mach numbers\n", mach);
+    if (k > 0 && (size_t)k < cap - used) used += (size_t)k, ++n;
+  }
+  /* the band of temperatures where BGK D2Q37 ran stably near tau = 1/2 (physics.md, "Where
+     it is stable"): measured at tau 0.53, 0.8 to 1.3 T0 */
+  double tlo = s->o.temperature, thi = s->o.temperature;
+  if (s->o.walls || s->o.initial == D37_CONDUCTION || s->o.initial == D37_RAYLEIGH_TAYLOR) {
+    tlo = fmin(s->o.wall_t[0], s->o.wall_t[1]);
+    thi = fmax(s->o.wall_t[0], s->o.wall_t[1]);
+  }
+  if (s->o.tau < 0.6 && (tlo < 0.8 || thi > 1.3)) {
+    n += snprintf(out + used, cap - used, "d2q37.tau = %g with temperatures from %g to %g T0: "
+                  "near tau = 1/2 the model ran stably from about 0.8 to 1.3 T0 (at tau = 0.53; "
+                  "docs/physics.md)\n", s->o.tau, tlo, thi) > 0;
   }
   return n;
 }
