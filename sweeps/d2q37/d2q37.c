@@ -42,6 +42,7 @@
 
 #define D37_PDF "d2q37.pdf"
 #define D37_STREAM_COLLIDE "d2q37.stream_collide"
+#define D37_WAIT "d2q37.wait"
 
 enum d37_initial {
   D37_UNIFORM,
@@ -444,6 +445,21 @@ cleanup:
   return st;
 }
 
+/* The end of a step: GPU blocks wait for their queue (so that the step's time is the
+ * device's work, as the other modules' finish items do); CPU blocks have nothing to wait
+ * for. */
+static tsr_status d37_gpu_wait(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+  const d37_ctx_t *c = vctx;
+  field_block_t *f = batch->n ? field_block_of(batch->data[0], c->pdf_id) : NULL;
+  return f ? gpu_queue_finish(f->device.cl, err) : TSR_OK;
+}
+
+static tsr_status d37_nothing(const block_info_t *b, block_data_t *data, void *vctx,
+                              tsr_error_t *err) {
+  (void)b, (void)data, (void)vctx, (void)err;
+  return TSR_OK;
+}
+
 /* The program for the precision, and the run's constants on the device. Single
  * precision asks for a correctly rounded division (1 / rho), as the CPU's. */
 static tsr_status d37_program(opencl_context_t *cl, const d37_ctx_t *c, gpu_program_t **prog,
@@ -616,6 +632,12 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_STREAM_COLLIDE, .fs = "*", .hs = "gpu",
       .bs = "*", .batch = d37_gpu_stream_collide, .ctx = ctx}, err));
+  TSR_TRY(registry_add(reg, &(registry_item_t){
+      .kind = REGISTRY_KIND_KERNEL, .name = D37_WAIT, .fs = "*", .hs = "gpu", .bs = "*",
+      .batch = d37_gpu_wait, .ctx = ctx}, err));
+  TSR_TRY(registry_add(reg, &(registry_item_t){
+      .kind = REGISTRY_KIND_KERNEL, .name = D37_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
+      .kernel = d37_nothing, .ctx = ctx, .concurrent = 1}, err));
   const int vb = c.o.dp ? 8 : 4, r = lattice_d2q37.reach;
   TSR_TRY(field_declare(reg, env->fields, &(field_spec_t){
       .name = D37_PDF, .components = D37_Q, .esize = (size_t)vb, .width = {r, r, 0},
@@ -637,7 +659,8 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
                      {.name = "velocity", .components = 3, .columns = {"ux", "uy", "uz"},
                       .sample = d37_sample, .ctx = &s->q[1]},
                      {.name = "temperature", .components = 1, .columns = {"T"},
-                      .sample = d37_sample, .ctx = &s->q[2]}}};
+                      .sample = d37_sample, .ctx = &s->q[2]}},
+      .finish = D37_WAIT};
 cleanup:
   return st;
 }
