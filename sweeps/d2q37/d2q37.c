@@ -19,8 +19,9 @@
  * sum f |c_i|^2 / 2 over the post-collision populations, and the kinetic energy of the
  * hydrodynamic velocity, sum rho |u|^2 / 2. The domain is 2-D (one cell along z) and
  * periodic along x; along y periodic too, or closed by two walls at fixed temperatures
- * (diffuse walls: d37_pull_walls in kernels_cpu/d2q37_cell.h). Blocks run on hs cpu
- * (d2q37_kernels.c) and hs gpu (d2q37.cl), with bitwise the same results. */
+ * (d37_wall_ghosts in kernels_cpu/d2q37_cell.h: mirrored ghost rows, no mass across).
+ * Blocks run on hs cpu (d2q37_kernels.c) and hs gpu (d2q37.cl), with bitwise the same
+ * results. */
 #include "d2q37.h"
 
 #include <math.h>
