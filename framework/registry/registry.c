@@ -68,6 +68,13 @@ void registry_free(registry_t **reg) {
 
 selector_table_t *registry_selectors(registry_t *reg) { return reg->selectors; }
 const selector_table_t *registry_selectors_const(const registry_t *reg) { return reg->selectors; }
+
+uint32_t registry_gpu_hs(const registry_t *reg) {
+  uint32_t hs = UINT32_MAX;
+  tsr_error_t ignored;
+  if (selector_find(reg->selectors, SELECTOR_HS, "gpu", &hs, &ignored) != TSR_OK) hs = UINT32_MAX;
+  return hs;
+}
 size_t registry_count(const registry_t *reg) { return reg->count; }
 
 tsr_status registry_batch_state(registry_batch_t *batch, registry_state_make_fn make,

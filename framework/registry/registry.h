@@ -185,6 +185,9 @@ TSR_NODISCARD tsr_status registry_lookup(const registry_t *reg, registry_kind_t 
 /* The selector table of the registry (borrowed). */
 selector_table_t *registry_selectors(registry_t *reg);
 const selector_table_t *registry_selectors_const(const registry_t *reg);
+/* The hs value of GPU blocks ("gpu"), or UINT32_MAX where the table has none: what a
+ * module's local_bytes compares a block's hs with. */
+uint32_t registry_gpu_hs(const registry_t *reg);
 
 /* Declares fs switches that exclude each other (at most one of them is on in any
  * simulation), e.g. "srt,trt" or "sp,dp". Items whose fs expressions name two different

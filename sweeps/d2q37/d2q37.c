@@ -674,10 +674,7 @@ static tsr_status d37_local_bytes(const void *state, registry_t *reg, const patc
   tsr_status st = TSR_OK;
   const d37_state_t *s = state;
   const size_t es = s->o.dp ? 8 : 4;
-  uint32_t gpu_hs = UINT32_MAX;
-  tsr_error_t ignored;
-  if (selector_find(registry_selectors(reg), SELECTOR_HS, "gpu", &gpu_hs, &ignored) != TSR_OK)
-    gpu_hs = UINT32_MAX;
+  const uint32_t gpu_hs = registry_gpu_hs(reg);
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
     const grid_dims_t d = grid_dims_make(b->size, D37_Q, lattice_d2q37.reach, GRID_SOA, es);

@@ -251,10 +251,7 @@ static tsr_status lbm_local_bytes(const void *state, registry_t *reg, const patc
   const size_t es = s->opts.precision == LBM_SP ? 4 : 8, moments_per_cell = 1 + 4 * 8;
   const lattice_t *l = s->opts.lattice;
   size_t staging = 0;
-  uint32_t solid = lbm_solid(reg), gpu_hs = UINT32_MAX;
-  tsr_error_t ignored;
-  if (selector_find(registry_selectors(reg), SELECTOR_HS, "gpu", &gpu_hs, &ignored) != TSR_OK)
-    gpu_hs = UINT32_MAX;
+  const uint32_t solid = lbm_solid(reg), gpu_hs = registry_gpu_hs(reg);
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
     if (patch_has_bs(b, solid)) continue;

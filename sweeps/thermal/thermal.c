@@ -693,10 +693,7 @@ static tsr_status thermal_local_bytes(const void *state, registry_t *reg, const 
   const thermal_state_t *s = state;
   const size_t es = s->o.dp ? 8 : 4, q = (size_t)lattice_d3q7.q;
   size_t staging = 0;
-  uint32_t gpu_hs = UINT32_MAX;
-  tsr_error_t ignored;
-  if (selector_find(registry_selectors(reg), SELECTOR_HS, "gpu", &gpu_hs, &ignored) != TSR_OK)
-    gpu_hs = UINT32_MAX;
+  const uint32_t gpu_hs = registry_gpu_hs(reg);
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
     const int gpu = b->hs == gpu_hs;
