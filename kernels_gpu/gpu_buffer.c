@@ -3,6 +3,7 @@
 #include "gpu_buffer.h"
 
 #include <CL/cl.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 
@@ -80,28 +81,52 @@ void gpu_pinned_free(gpu_pinned_t *p) {
   memset(p, 0, sizeof *p);
 }
 
-tsr_status gpu_buffer_read(opencl_context_t *ctx, const gpu_buffer_t *b, size_t offset,
-                           size_t bytes, void *host, void **event, tsr_error_t *err) {
+/* Transfers between the host and a device buffer go in pieces of at most this many bytes,
+ * one after the other on the in-order queue: NVIDIA's OpenCL driver (580.159, H200) failed
+ * one write of 8.7 GB with CL_OUT_OF_RESOURCES where writes of 4.4 GB went through. */
+static size_t gpu_transfer_piece = (size_t)1 << 30;
+
+size_t gpu_buffer_set_piece(size_t bytes) {
+  const size_t was = gpu_transfer_piece;
+  gpu_transfer_piece = bytes ? bytes : (size_t)1 << 30;
+  return was;
+}
+
+/* bytes between host and b from offset, in pieces; blocking, or with *event the last
+ * piece's (the queue is in order: it completes after the others) */
+static tsr_status gpu_buffer_transfer(opencl_context_t *ctx, const gpu_buffer_t *b, int write,
+                                      size_t offset, size_t bytes, void *host, void **event,
+                                      tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_event ev = NULL;
-  OPENCL_CHECK(clEnqueueReadBuffer(gpu_queue(ctx), (cl_mem)b->mem, event ? CL_FALSE : CL_TRUE,
-                                   offset, bytes, host, 0, NULL, event ? &ev : NULL));
-  opencl_count_transfer(ctx, 0, bytes);
+  size_t done = 0;
+  do {
+    const size_t n = bytes - done < gpu_transfer_piece ? bytes - done : gpu_transfer_piece;
+    const int last = done + n == bytes;
+    cl_event *mine = event && last ? &ev : NULL;
+    const cl_bool block = event ? CL_FALSE : CL_TRUE;
+    if (write)
+      OPENCL_CHECK(clEnqueueWriteBuffer(gpu_queue(ctx), (cl_mem)b->mem, block, offset + done, n,
+                                        (const uint8_t *)host + done, 0, NULL, mine));
+    else
+      OPENCL_CHECK(clEnqueueReadBuffer(gpu_queue(ctx), (cl_mem)b->mem, block, offset + done, n,
+                                       (uint8_t *)host + done, 0, NULL, mine));
+    done += n;
+  } while (done < bytes);
+  opencl_count_transfer(ctx, write, bytes);
   if (event) *event = ev;
 cleanup:
   return st;
 }
 
+tsr_status gpu_buffer_read(opencl_context_t *ctx, const gpu_buffer_t *b, size_t offset,
+                           size_t bytes, void *host, void **event, tsr_error_t *err) {
+  return gpu_buffer_transfer(ctx, b, 0, offset, bytes, host, event, err);
+}
+
 tsr_status gpu_buffer_write(opencl_context_t *ctx, gpu_buffer_t *b, size_t offset, size_t bytes,
                             const void *host, void **event, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  cl_event ev = NULL;
-  OPENCL_CHECK(clEnqueueWriteBuffer(gpu_queue(ctx), (cl_mem)b->mem, event ? CL_FALSE : CL_TRUE,
-                                    offset, bytes, host, 0, NULL, event ? &ev : NULL));
-  opencl_count_transfer(ctx, 1, bytes);
-  if (event) *event = ev;
-cleanup:
-  return st;
+  return gpu_buffer_transfer(ctx, b, 1, offset, bytes, (void *)(uintptr_t)host, event, err);
 }
 
 /* A marker on the kernel queue: an event that completes when everything enqueued there

@@ -48,6 +48,9 @@ TSR_NODISCARD tsr_status gpu_buffer_read(opencl_context_t *ctx, const gpu_buffer
 TSR_NODISCARD tsr_status gpu_buffer_write(opencl_context_t *ctx, gpu_buffer_t *b, size_t offset,
                                           size_t bytes, const void *host, void **event,
                                           tsr_error_t *err);
+/* The largest piece one transfer of gpu_buffer_read / _write is split into (1 GiB; 0
+ * restores that): for tests. Returns the size it replaces. */
+size_t gpu_buffer_set_piece(size_t bytes);
 
 /* The same on the context's transfer queue, in order with the kernel queue: the read
  * starts once everything enqueued on the kernel queue before it has completed; the

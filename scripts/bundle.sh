@@ -19,6 +19,7 @@
 #   bin/gpu-check scripts/gpu-check.sh with the bundle's tessera, mpirun and the build's
 #                 gpu test programs (tests/)
 #   env.sh        the environment, for a shell: `. tessera-bundle/env.sh`
+#   configs/      the example configurations (gpu-check runs two of them)
 # The machine must have glibc 2.36 or newer (Debian 12's; the one library not bundled)
 # and, for a GPU, its vendor's OpenCL driver: env.sh puts every driver it finds (an .icd
 # file in /etc/OpenCL/vendors, or NVIDIA's, AMD's or Intel's library where the driver
@@ -159,7 +160,7 @@ for __f in /etc/OpenCL/vendors/*.icd; do
   [ -e "$__f" ] && [ "$(basename "$__f")" != pocl.icd ] && cp "$__f" "$__vendors/"
 done
 for __lib in libnvidia-opencl.so.1 libamdocl64.so libigdrcl.so; do
-  ls "$__vendors"/*.icd 2>/dev/null | xargs -r grep -lq "$__lib" 2>/dev/null && continue
+  grep -qs "$__lib" "$__vendors"/*.icd && continue # (none there: grep fails too)
   for __dir in /usr/lib/$__arch /usr/lib64 /usr/local/nvidia/lib64 /usr/local/nvidia/lib /opt/rocm/lib /opt/amdgpu/lib64; do
     if [ -e "$__dir/$__lib" ]; then echo "$__dir/$__lib" > "$__vendors/${__lib%%.so*}.icd"; break; fi
   done
@@ -185,6 +186,7 @@ exec "$TESSERA_BUNDLE/root/usr/bin/orterun" -x PATH -x LD_LIBRARY_PATH -x OCL_IC
   -x LIBRARY_PATH "$@"
 SH
 cp scripts/gpu-check.sh "$out/libexec/gpu-check.sh"
+cp -r configs "$out/configs" # the cases gpu-check runs, and examples
 cat > "$out/bin/gpu-check" <<'SH'
 #!/usr/bin/env bash
 # scripts/gpu-check.sh with the bundle's tessera, mpirun and gpu test programs

@@ -19,9 +19,12 @@
 #      et al.'s size (2048 x 4096, DP, walls) through tessera bench --config; GFLOPS =
 #      MLUPS x 952 operations per update (counted by scripts/d2q37-bench.sh).
 # Usage: scripts/gpu-check.sh [--build DIR] [--tessera PATH] [--tests FILE] [--report FILE]
-#        [--gpu-cells N] [--cpu-processes P]
+#        [--gpu-cells N] [--cpu-processes P] [--sections LIST]
 # defaults: --build build, tessera of that build, report gpu-check-<host>-<date>.txt,
-# 256, P = cores - 1. Runs as root where it must (Open MPI's OMPI_ALLOW_RUN_AS_ROOT).
+# 256, P = cores - 1, every section in the order above. --sections runs the named ones in
+# the order given (comma-separated: info, tests, bench, groups, hetero, cylinder, d2q37;
+# the machine's description always comes first), e.g. the newest first when the node's
+# time is short. Runs as root where it must (Open MPI's OMPI_ALLOW_RUN_AS_ROOT).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=build
@@ -30,6 +33,7 @@ report=""
 tests=""
 gcells=256
 cpus=$(( $(nproc) - 1 ))
+sections=info,tests,bench,groups,hetero,cylinder,d2q37
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -38,6 +42,7 @@ while [ $# -gt 0 ]; do
     --tests) tests=$2; shift 2 ;;
     --gpu-cells) gcells=$2; shift 2 ;;
     --cpu-processes) cpus=$2; shift 2 ;;
+    --sections) sections=$2; shift 2 ;;
     *) echo "gpu-check.sh: unknown argument $1 (see the head of this script)" >&2; exit 2 ;;
   esac
 done
@@ -70,9 +75,12 @@ section "machine"
   git log -1 --format="tessera %h %s" 2> /dev/null
 } 2>&1 | tee -a "$report"
 
+sec_info() {
 section "tessera info on 2 ranks"
 run $mpi -n 2 "$tessera" info
+}
 
+sec_tests() {
 if [ -n "$tests" ]; then
   section "the gpu tests (the programs of $tests)"
   while read -r name ranks prog args <&3; do # (fd 3: mpirun reads stdin)
@@ -85,12 +93,16 @@ elif [ -f "$build/CTestTestfile.cmake" ]; then
   section "the gpu tests"
   run ctest --test-dir "$build" -L gpu --output-on-failure
 fi
+}
 
+sec_bench() {
 section "bench on the GPU: ${gcells}^3 cells per process, 1/8/64/512 blocks"
 run "$tessera" bench --lattice d3q19 --layout soa --collision srt --precision sp,dp \
     --blocks 1,8,64,512 --cells 64 --gpu-cells "$gcells" --repeat 5 --seconds 0.5 \
     --json "${report%.txt}-bench.json"
+}
 
+sec_groups() {
 section "bench on the GPU: work-group shapes (hardware.work_group), SP, 1 and 512 blocks"
 for shape in rule 32,1 32,8 64,2 128,1 256,1; do
   group=()
@@ -100,7 +112,9 @@ for shape in rule 32,1 32,8 64,2 128,1 256,1; do
       --blocks 1,512 --streaming two_grid --cells 16 --gpu-cells "$gcells" --repeat 3 \
       --seconds 0.3 "${group[@]}"
 done
+}
 
+sec_hetero() {
 section "bench --hetero: 1 GPU process and $cpus CPU processes"
 hetero=$(mktemp --suffix=.json)
 cat > "$hetero" <<JSON
@@ -119,14 +133,18 @@ JSON
 run $mpi -n $((cpus + 1)) "$tessera" bench --hetero "$hetero" --steps 50 \
     --json "${report%.txt}-hetero.json"
 rm -f "$hetero"
+}
 
+sec_cylinder() {
 section "flows past bodies: the DFG cylinder on one GPU process, one block"
 cylinder=$(mktemp -d)
 run "$tessera" run configs/cylinder_2d.json --steps 20000 --set 'domain.blocks=[1,1,1]' \
     --set 'hardware.hs="gpu"' --set output.vtk_every=0 --set 'output.slices=[]' \
     --set output.progress_every=0 --output "$cylinder/out"
 rm -rf "$cylinder"
+}
 
+sec_d2q37() {
 section "d2q37 on the GPU: the FMA peak, 2048^2 periodic DP and SP, the 2048 x 4096 showcase"
 run "$tessera" bench --fma --repeat 2
 box=$(mktemp --suffix=.json)
@@ -145,6 +163,12 @@ run "$tessera" bench --config configs/rayleigh_taylor.json --set 'domain.cells=[
     --set 'd2q37.initial.interface=2048' --set 'd2q37.initial.amplitude=16' \
     --set 'd2q37.initial.width=16' --set 'hardware.hs="gpu"' --steps 50 --repeat 3
 rm -f "$box"
+}
+
+for name in ${sections//,/ }; do
+  if declare -F "sec_$name" > /dev/null; then "sec_$name"
+  else echo "gpu-check.sh: no section $name (info, tests, bench, groups, hetero, cylinder, d2q37)" | tee -a "$report"; status=1; fi
+done
 
 section "done: report $report"
 exit $status
