@@ -31,19 +31,24 @@ static inline bool tsr_add_size(size_t a, size_t b, size_t *out) {
   return true;
 }
 
-/* *out = (n[0] + 2 ghost) (n[1] + 2 ghost) (n[2] + 2 ghost): the cells of a box of n[3]
- * cells with a layer of ghost cells on every side (ghost 0: the box alone). Negative
- * extents count as 0. */
-static inline bool tsr_box_cells(const int n[3], int ghost, size_t *out) {
+/* *out = (n[0] + 2 ghost) (n[1] + 2 ghost) (n[2] + 2 gz): the cells of a box of n[3]
+ * cells with layers of ghost cells on every side, gz of them along z (ghost 0: the box
+ * alone). Negative extents count as 0. */
+static inline bool tsr_box_cells_gz(const int n[3], int ghost, int gz, size_t *out) {
   size_t cells = 1;
   bool ok = true;
   for (int a = 0; a < 3; ++a) {
-    int64_t e = (int64_t)n[a] + 2 * (int64_t)ghost; /* no int overflow at INT_MAX */
+    int64_t e = (int64_t)n[a] + 2 * (int64_t)(a == 2 ? gz : ghost); /* no int overflow */
     ok = ok && tsr_mul_size(cells, e > 0 ? (size_t)e : 0, &cells);
   }
   if (!ok) *out = SIZE_MAX;
   else *out = cells;
   return ok;
+}
+
+/* The same with ghost layers of one width on every side. */
+static inline bool tsr_box_cells(const int n[3], int ghost, size_t *out) {
+  return tsr_box_cells_gz(n, ghost, ghost, out);
 }
 
 /* *out = v, for an MPI count (an int). */

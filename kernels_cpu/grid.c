@@ -13,6 +13,18 @@ static ptrdiff_t grid_round_up(ptrdiff_t v, ptrdiff_t m) { return (v + m - 1) / 
 
 grid_dims_t grid_dims_make(const int n[3], int ncomp, int ghost, grid_layout_t layout,
                            size_t esize) {
+  return grid_dims_make_gz(n, ncomp, ghost, ghost, layout, esize);
+}
+
+void grid_ghost_of(const int width[3], int *ghost, int *gz) {
+  *ghost = 0;
+  for (int a = 0; a < 3; ++a)
+    if (width[a] > *ghost) *ghost = width[a];
+  *gz = width[2];
+}
+
+grid_dims_t grid_dims_make_gz(const int n[3], int ncomp, int ghost, int gz,
+                              grid_layout_t layout, size_t esize) {
   grid_dims_t d;
   memset(&d, 0, sizeof d);
   d.nx = n[0];
@@ -20,9 +32,10 @@ grid_dims_t grid_dims_make(const int n[3], int ncomp, int ghost, grid_layout_t l
   d.nz = n[2];
   d.ncomp = ncomp;
   d.ghost = ghost;
+  d.gz = gz;
   d.layout = layout;
   const ptrdiff_t g = ghost, ex = (ptrdiff_t)n[0] + 2 * g, ey = (ptrdiff_t)n[1] + 2 * g,
-                  ez = (ptrdiff_t)n[2] + 2 * g;
+                  ez = (ptrdiff_t)n[2] + 2 * (ptrdiff_t)gz;
   /* every product checked: a field too large to address keeps elements = 0 */
   bool fits;
   ptrdiff_t total = 0;
@@ -31,7 +44,7 @@ grid_dims_t grid_dims_make(const int n[3], int ncomp, int ghost, grid_layout_t l
     d.sx = ncomp;
     fits = !__builtin_mul_overflow(d.sx, ex, &d.sy) && !__builtin_mul_overflow(d.sy, ey, &d.sz) &&
            !__builtin_mul_overflow(d.sz, ez, &total);
-    d.origin = fits ? g * (d.sx + d.sy + d.sz) : 0;
+    d.origin = fits ? g * (d.sx + d.sy) + gz * d.sz : 0;
   } else {
     /* a component: a guard line, the planes (rows of ex cells back to back, each plane
        starting a line), a guard line */
@@ -46,7 +59,7 @@ grid_dims_t grid_dims_make(const int n[3], int ncomp, int ghost, grid_layout_t l
     if (fits) {
       d.sz = grid_round_up(plane, line);
       d.sc = grid_round_up(2 * guard + planes, page) + GRID_SKEW_LINES * line;
-      d.origin = guard + g * (1 + d.sy + d.sz);
+      d.origin = guard + g * (1 + d.sy) + gz * d.sz;
       fits = !__builtin_mul_overflow(d.sc, (ptrdiff_t)ncomp, &total);
     }
   }
@@ -57,12 +70,12 @@ grid_dims_t grid_dims_make(const int n[3], int ncomp, int ghost, grid_layout_t l
 const char *grid_layout_name(grid_layout_t layout) { return layout == GRID_SOA ? "soa" : "aos"; }
 
 size_t grid_index_checked(const grid_dims_t *d, int x, int y, int z, int c) {
-  const int g = d->ghost;
-  if (x < -g || x >= d->nx + g || y < -g || y >= d->ny + g || z < -g || z >= d->nz + g ||
+  const int g = d->ghost, gz = d->gz;
+  if (x < -g || x >= d->nx + g || y < -g || y >= d->ny + g || z < -gz || z >= d->nz + gz ||
       c < 0 || c >= d->ncomp) {
     fprintf(stderr, "grid_index: (%d, %d, %d) component %d outside a field of %dx%dx%d cells "
-            "with %d components and a ghost layer of %d\n", x, y, z, c, d->nx, d->ny, d->nz,
-            d->ncomp, g);
+            "with %d components and a ghost layer of %d (%d along z)\n", x, y, z, c, d->nx,
+            d->ny, d->nz, d->ncomp, g, gz);
     abort();
   }
   return grid_index(d, x, y, z, c);

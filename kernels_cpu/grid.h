@@ -1,8 +1,11 @@
 /* grid: the CPU field layouts of a block and their slice packing and box copies.
  *
  * A field of a block with nx*ny*nz interior cells, ncomp values per cell and a ghost
- * layer of width g is a strided array: the value of component c of local cell (x, y, z)
- * (-g <= x < nx + g, ...) is element origin + x sx + y sy + z sz + c sc. Two layouts:
+ * layer of width g along x and y and gz along z is a strided array: the value of
+ * component c of local cell (x, y, z) (-g <= x < nx + g, -g <= y < ny + g, -gz <= z <
+ * nz + gz) is element origin + x sx + y sy + z sz + c sc. gz is g, except for a field
+ * that nothing crosses along z (a 2-D lattice's: width 0 there), which stores no ghost
+ * planes along z (one plane for a 2-D block instead of 2 g + 1). Two layouts:
  *   GRID_AOS  array of structures (the design card's reference CPU layout): a cell's
  *             values are adjacent; cells run x fastest, then y, then z; no padding.
  *   GRID_SOA  structure of arrays: one array per component, x fastest. The rows of a
@@ -31,7 +34,8 @@ typedef enum grid_layout { GRID_AOS = 0, GRID_SOA = 1 } grid_layout_t;
 typedef struct grid_dims {
   int nx, ny, nz;       /* interior cells */
   int ncomp;            /* components per cell */
-  int ghost;            /* ghost layer width */
+  int ghost;            /* ghost layer width along x and y */
+  int gz;               /* ghost layer width along z: ghost, or less (grid_dims_make_gz) */
   grid_layout_t layout;
   ptrdiff_t sx, sy, sz, sc; /* element strides of x, y, z and the component */
   ptrdiff_t origin;     /* element of cell (0, 0, 0), component 0 */
@@ -52,6 +56,12 @@ typedef struct grid_field {
  * check it before allocating. */
 grid_dims_t grid_dims_make(const int n[3], int ncomp, int ghost, grid_layout_t layout,
                            size_t esize);
+/* The same with gz (0 <= gz <= ghost) ghost planes along z. */
+grid_dims_t grid_dims_make_gz(const int n[3], int ncomp, int ghost, int gz,
+                              grid_layout_t layout, size_t esize);
+/* The ghost widths a field stores for the widths it exchanges along each axis: ghost =
+ * the largest, gz = width[2]. */
+void grid_ghost_of(const int width[3], int *ghost, int *gz);
 
 /* "aos" or "soa". */
 const char *grid_layout_name(grid_layout_t layout);

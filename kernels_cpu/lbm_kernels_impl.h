@@ -409,7 +409,7 @@ static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, 
   for (size_t c = 0; c < nchunks; ++c)
     memset(f + c * chunk, 0, (c + 1 < nchunks ? chunk : d->elements - c * chunk) * sizeof(REAL));
 #pragma omp parallel for schedule(static)
-  for (int z = -g; z < d->nz + g; ++z)
+  for (int z = -d->gz; z < d->nz + d->gz; ++z)
     for (int y = -g; y < d->ny + g; ++y)
       for (int x = -g; x < d->nx + g; ++x) {
         bool ghost = x < 0 || y < 0 || z < 0 || x >= d->nx || y >= d->ny || z >= d->nz;

@@ -11,7 +11,8 @@
  * block b's field starts at element K_BASE of its row of the block table and holds
  * `components` arrays (component c at element c * ncells) of sx * sy * sz cells, the
  * ghost layers included, x fastest: cell (x, y, z) of the block (-ghost <= x < nx +
- * ghost, ...) is element (x + ghost) + sx * ((y + ghost) + sy * (z + ghost)). A block's
+ * ghost, ...; -gz <= z < nz + gz, gz at K_GZ) is element (x + ghost) + sx * ((y + ghost) +
+ * sy * (z + gz)). A block's
  * present copy is g1 where its K_FLIP bit differs from the launch's flip, else g0; a
  * field streamed in place has one copy (g1 is g0) and that bit says it is swapped
  * (field_elem).
@@ -45,7 +46,8 @@ typedef uint elem_t;
 #define K_SY 2
 #define K_NCELLS 3
 #define K_FLIP 4
-#define K_ROW 5
+#define K_GZ 5
+#define K_ROW 6
 
 /* The row of work item g: the last row whose first item is at most g, searched from the
  * row where g's chunk of ROW_CHUNK items starts (chunks[g / ROW_CHUNK]). */
@@ -70,7 +72,7 @@ static int3 field_offsets(__global const long *t, const int k) {
 static long field_cell(__global const long *t, const int3 o, __global const long *bk,
                        const long ghost) {
   const long x = t[R_LO] + o.x, y = t[R_LO + 1] + o.y, z = t[R_LO + 2] + o.z;
-  return (x + ghost) + bk[K_SX] * ((y + ghost) + bk[K_SY] * (z + ghost));
+  return (x + ghost) + bk[K_SX] * ((y + ghost) + bk[K_SY] * (z + bk[K_GZ]));
 }
 
 /* The element of component c of a block's field at cell (an element of component 0).

@@ -14,7 +14,7 @@ extern const char gpu_field_source[];
 /* a row of field.cl's box table and of its block table */
 enum { R_LO = 0, R_EXT = 3, R_NCOMP = 6, R_COMP = 7, R_BLOCK = 8, R_ITEM = 9, R_VALUE = 10,
        R_ROW = 11 };
-enum { K_BASE = 0, K_SX = 1, K_SY = 2, K_NCELLS = 3, K_FLIP = 4, K_ROW = 5 };
+enum { K_BASE = 0, K_SX = 1, K_SY = 2, K_NCELLS = 3, K_FLIP = 4, K_GZ = 5, K_ROW = 6 };
 enum { ROW_CHUNK = 64 }; /* field.cl's chunks of work items */
 
 typedef struct gpu_field_program {
@@ -383,10 +383,11 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
     gpu_field_t *f = fields[b];
     const gpu_field_shape_t *s = &shapes[b];
     TSR_CHECK(s->esize == es && s->copies == s0->copies && s->ghost == s0->ghost &&
+                  s->gz == s0->gz &&
                   s->components == s0->components && (s->stream != NULL) == set->in_place,
               TSR_ERR_INTERNAL, "the fields of one GPU set differ in shape");
     size_t bytes = 0;
-    TSR_CHECK(tsr_box_cells(s->n, s->ghost, &f->ncells) &&
+    TSR_CHECK(tsr_box_cells_gz(s->n, s->ghost, s->gz, &f->ncells) &&
                   tsr_mul_size(f->ncells, (size_t)s->components * es, &bytes),
               TSR_ERR_INVALID, "a field of a block of %dx%dx%d cells: its bytes do not fit in "
               "a size_t", s->n[0], s->n[1], s->n[2]);
@@ -401,6 +402,7 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
     bk[K_SX] = s->n[0] + 2 * s->ghost;
     bk[K_SY] = s->n[1] + 2 * s->ghost;
     bk[K_NCELLS] = (cl_long)f->ncells;
+    bk[K_GZ] = s->gz;
   }
   set->nrows = rows;
   set->nitems = items;
@@ -506,9 +508,11 @@ tsr_status gpu_field_create_set(gpu_field_programs_t *progs, const gpu_field_sha
     TSR_CHECK(s->components >= 1 && s->components <= 64, TSR_ERR_INTERNAL,
               "a GPU field of %d components; 1..64 are allowed", s->components);
     for (int a = 0; a < 3; ++a)
-      TSR_CHECK(s->width[a] >= 0 && s->width[a] <= s->ghost, TSR_ERR_INTERNAL,
-                "a GPU field exchanges %d ghost layers along axis %d and stores %d",
-                s->width[a], a, s->ghost);
+      TSR_CHECK(s->width[a] >= 0 && s->width[a] <= (a == 2 ? s->gz : s->ghost) &&
+                    s->gz >= 0 && s->gz <= s->ghost,
+                TSR_ERR_INTERNAL,
+                "a GPU field exchanges %d ghost layers along axis %d and stores %d (%d along z)",
+                s->width[a], a, s->ghost, s->gz);
   }
   if (n == 0) goto cleanup;
   gpu_field_program_t *prog;
@@ -519,7 +523,7 @@ tsr_status gpu_field_create_set(gpu_field_programs_t *progs, const gpu_field_sha
   uint64_t bytes = 0;
   for (size_t b = 0; b < n; ++b) {
     size_t cells = 0;
-    uint64_t one = tsr_box_cells(shapes[b].n, shapes[b].ghost, &cells)
+    uint64_t one = tsr_box_cells_gz(shapes[b].n, shapes[b].ghost, shapes[b].gz, &cells)
                        ? (uint64_t)cells * (uint64_t)shapes[b].components * shapes[b].esize +
                              opencl_context_desc(progs->cl)->base_align
                        : UINT64_MAX;
@@ -571,9 +575,10 @@ grid_dims_t gpu_field_dims(const gpu_field_t *f) {
   const gpu_field_shape_t *s = &f->shape;
   const ptrdiff_t g = s->ghost, sx = s->n[0] + 2 * g, sy = s->n[1] + 2 * g;
   grid_dims_t d = {.nx = s->n[0], .ny = s->n[1], .nz = s->n[2], .ncomp = s->components,
-                   .ghost = s->ghost, .layout = GRID_SOA, .sx = 1, .sy = sx, .sz = sx * sy,
-                   .sc = (ptrdiff_t)f->ncells, .elements = f->ncells * (size_t)s->components};
-  d.origin = g + sx * (g + sy * g);
+                   .ghost = s->ghost, .gz = s->gz, .layout = GRID_SOA, .sx = 1, .sy = sx,
+                   .sz = sx * sy, .sc = (ptrdiff_t)f->ncells,
+                   .elements = f->ncells * (size_t)s->components};
+  d.origin = g + sx * (g + sy * (ptrdiff_t)s->gz);
   return d;
 }
 
@@ -588,11 +593,12 @@ static void gpu_field_convert(const gpu_field_t *f, uint8_t *dev, uint8_t *host,
                               const grid_dims_t *hd, int to_device) {
   const grid_dims_t dd = gpu_field_dims(f);
   const size_t es = f->shape.esize;
-  const int g = hd->ghost < dd.ghost ? hd->ghost : dd.ghost, G = dd.ghost;
+  const int g = hd->ghost < dd.ghost ? hd->ghost : dd.ghost;
+  const int gz = hd->gz < dd.gz ? hd->gz : dd.gz, G[3] = {dd.ghost, dd.ghost, dd.gz};
   const int swapped = gpu_field_in_place(f) && f->cur;
   const int n[3] = {dd.nx, dd.ny, dd.nz};
   for (int c = 0; c < dd.ncomp; ++c)
-    for (int z = -g; z < dd.nz + g; ++z)
+    for (int z = -gz; z < dd.nz + gz; ++z)
       for (int y = -g; y < dd.ny + g; ++y)
         for (int x = -g; x < dd.nx + g; ++x) {
           int at[4] = {c, x, y, z};
@@ -600,7 +606,7 @@ static void gpu_field_convert(const gpu_field_t *f, uint8_t *dev, uint8_t *host,
             const int *m = f->set->stream_host[c];
             int inside = 1;
             for (int a = 0; a < 4; ++a) at[a] = a ? at[a] + m[a] : m[0];
-            for (int a = 0; a < 3; ++a) inside &= at[a + 1] >= -G && at[a + 1] < n[a] + G;
+            for (int a = 0; a < 3; ++a) inside &= at[a + 1] >= -G[a] && at[a + 1] < n[a] + G[a];
             if (!inside) continue;
           }
           uint8_t *pd = dev + grid_index(&dd, at[1], at[2], at[3], at[0]) * es;
@@ -633,7 +639,7 @@ tsr_status gpu_field_upload(gpu_field_t *f, const void *values, const grid_dims_
   TSR_CHECK(dev, TSR_ERR_NOMEM, "out of memory staging a GPU field (%zu bytes)", bytes);
   /* cells the host field lacks (a narrower ghost layer) keep the device's values; a host
      field with every cell needs no read-back (the device layout has no padding) */
-  if (dims->ghost < f->shape.ghost)
+  if (dims->ghost < f->shape.ghost || dims->gz < f->shape.gz)
     TSR_TRY(gpu_buffer_read(f->cl, &f->grid[gpu_field_present(f)], 0, bytes, dev, NULL, err));
   gpu_field_convert(f, dev, (uint8_t *)(uintptr_t)values, dims, 1);
   for (int k = 0; k < f->shape.copies; ++k)

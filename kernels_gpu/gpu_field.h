@@ -5,9 +5,10 @@
  * element size, number of components, ghost width per axis and set of components
  * crossing each direction (field.cl).
  *
- * Device layout (SoA): `components` arrays of sx * sy * sz cells, sx = nx + 2 ghost and so
- * on, x fastest: component c of cell (x, y, z) (-ghost <= x < nx + ghost, ...) is element
- * c * ncells + (x + ghost) + sx * ((y + ghost) + sy * (z + ghost)). gpu_field_dims gives
+ * Device layout (SoA): `components` arrays of sx * sy * sz cells, sx = nx + 2 ghost, sy =
+ * ny + 2 ghost, sz = nz + 2 gz, x fastest: component c of cell (x, y, z) (-ghost <= x < nx
+ * + ghost, ...; -gz <= z < nz + gz) is element c * ncells + (x + ghost) + sx * ((y + ghost)
+ * + sy * (z + gz)). gpu_field_dims gives
  * the same as a grid_dims_t (grid.h) so that kernels written over strides read it. Host
  * copies (upload, download) take a CPU field of either layout (grid.h).
  *
@@ -39,7 +40,8 @@ opencl_context_t *gpu_field_programs_context(const gpu_field_programs_t *p);
 /* The shape of a field of one block. */
 typedef struct gpu_field_shape {
   int n[3];            /* interior cells */
-  int ghost;           /* ghost cells stored around the interior along every axis */
+  int ghost;           /* ghost cells stored around the interior along x and y */
+  int gz;              /* and along z (<= ghost; 0 where nothing crosses z) */
   int components;      /* values per cell */
   size_t esize;        /* bytes per value: 4 or 8 */
   int copies;          /* 1 or 2 */

@@ -102,7 +102,10 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   g->q = (size_t)spec->lattice->q;
   g->moments_double = desc->double_precision ? 1 : 0;
   size_t cells = 0, grid_bytes = 0;
-  TSR_CHECK(tsr_box_cells(spec->n, 1, &g->ncells) && tsr_box_cells(spec->n, 0, &cells) &&
+  /* ghost layers of one cell, none along z for a 2-D lattice (grid_ghost_of of its
+     widths) */
+  const int gz = spec->lattice->d == 3 ? 1 : 0;
+  TSR_CHECK(tsr_box_cells_gz(spec->n, 1, gz, &g->ncells) && tsr_box_cells(spec->n, 0, &cells) &&
                 tsr_mul_size(g->ncells, g->q * g->esize, &grid_bytes) &&
                 tsr_mul_size(cells, 4 * (g->moments_double ? sizeof(double) : sizeof(float)),
                              &g->moments_bytes),
@@ -113,9 +116,9 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   snprintf(upper, sizeof upper, "%s", spec->lattice->name);
   for (char *c = upper; *c; ++c) *c = (char)toupper((unsigned char)*c);
   snprintf(options, sizeof options,
-           "-DLATTICE_NAME=%s -DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DTRT=%d -DFORCE=%d "
-           "-DADE=%d -DCOUPLED=%d -DMOMENTS_DOUBLE=%d -DFORCE_SHIFT=%d",
-           upper, spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], spec->trt ? 1 : 0,
+           "-DLATTICE_NAME=%s -DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DGZ=%d -DTRT=%d "
+           "-DFORCE=%d -DADE=%d -DCOUPLED=%d -DMOMENTS_DOUBLE=%d -DFORCE_SHIFT=%d",
+           upper, spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], gz, spec->trt ? 1 : 0,
            spec->force ? 1 : 0, spec->ade ? 1 : 0, spec->coupled ? 1 : 0, g->moments_double,
            (int)LBM_FORCE_SHIFT);
   TSR_TRY(opencl_build_program(ctx, source ? source : gpu_lbm_source, options,

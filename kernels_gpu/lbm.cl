@@ -4,10 +4,11 @@
  * the same order as on the CPU; contraction into FMA is off.
  *
  * Build defines: LATTICE_NAME (D3Q19, ...), REAL_DOUBLE (0 or 1), NX, NY, NZ (interior
- * cells of the block), TRT, FORCE, ADE and COUPLED (0 or 1; ADE: the advection-diffusion
- * collision instead of the flow's; COUPLED: per-cell fields in and out). A field holds Q arrays (one per
+ * cells of the block), GZ (the ghost layers along z: 1, or 0 for a 2-D lattice), TRT,
+ * FORCE, ADE and COUPLED (0 or 1; ADE: the advection-diffusion collision instead of the
+ * flow's; COUPLED: per-cell fields in and out). A field holds Q arrays (one per
  * direction) of SX*SY*SZ cells, the ghost layer included, x fastest:
- * f[i * NCELLS + x + SX * (y + SY * z)] for cell (x - 1, y - 1, z - 1) of the block.
+ * f[i * NCELLS + x + SX * (y + SY * z)] for cell (x - 1, y - 1, z - GZ) of the block.
  *
  * The stream-collide advances many blocks of this size in one launch: their fields lie
  * in the same arrays (a field set, kernels_gpu/gpu_field.h), block b's at element
@@ -24,7 +25,7 @@
 #endif
 #define SX (NX + 2)
 #define SY (NY + 2)
-#define SZ (NZ + 2)
+#define SZ (NZ + 2 * GZ)
 #define NCELLS ((long)SX * SY * SZ)
 
 /* The lattice's tables, read with constant indices in unrolled loops (folded away). */
@@ -56,7 +57,7 @@ typedef struct lbm_consts {
   if (x >= NX || y >= NY) return;                                                      \
   __global const REAL *RESTRICT src = src0 + bases[b_];                                \
   __global REAL *RESTRICT dst = dst0 + bases[b_];                                      \
-  const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
+  const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + GZ));
 
 /* Three ways to stream (LBM_LD: the value pulled into direction I, LBM_ST: where the
  * post-collision value of direction I goes); the collision between is the same.
@@ -251,7 +252,7 @@ __kernel void lbm_pulled_density(__global const REAL *f0, __global REAL *out0,
   if (x >= NX || y >= NY) return;
   __global const REAL *f = f0 + bases[b_];
   __global REAL *out = out0 + out_bases[b_];
-  const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
+  const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + GZ));
   REAL r = f[cell];
   for (int i = 1; i < LAT(Q); ++i)
     r = r + (swapped ? f[(long)LAT_INV(i) * NCELLS + cell] : f[(long)i * NCELLS + cell - C_OFF(i)]);
@@ -274,7 +275,7 @@ static void cell_moments(__global const REAL *f, const int x, const int y, const
                          const MREAL rho0, const MREAL fhalf, const MREAL fx, const MREAL fy,
                          const MREAL fz, const int shifted, const int swapped,
                          MREAL *rho_out, MREAL *u) {
-  const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + 1));
+  const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + GZ));
   MREAL rho = 0, jx = 0, jy = 0, jz = 0;
   for (int i = 0; i < LAT(Q); ++i) {
     const MREAL v = (MREAL)(swapped ? f[(long)LAT_INV(i) * NCELLS + cell + C_OFF(i)]

@@ -16,6 +16,7 @@ typedef struct field_ctx {
   int comps[DIRECTION_COUNT][FIELD_MAX_COMPONENTS];
   int ncomps[DIRECTION_COUNT];
   int ghost;                  /* stored ghost layers: the largest width */
+  int gz;                     /* along z: the width there (grid_ghost_of) */
   int hollow;                 /* spec.hollow_bs given */
   uint32_t hollow_bs;
   gpu_field_programs_t *gpu;  /* NULL: no device on this process */
@@ -72,7 +73,7 @@ static tsr_status field_host(const field_ctx_t *c, const block_info_t *b, grid_l
   tsr_status st = TSR_OK;
   const field_spec_t *s = &c->spec;
   g->esize = s->esize;
-  g->dims = grid_dims_make(b->size, s->components, c->ghost, layout, s->esize);
+  g->dims = grid_dims_make_gz(b->size, s->components, c->ghost, c->gz, layout, s->esize);
   g->values = NULL;
   if (field_hollow(c, b)) goto cleanup;
   g->values = field_values_alloc(&g->dims, s->esize);
@@ -153,10 +154,11 @@ static tsr_status field_gpu_alloc_as(registry_batch_t *batch, const field_ctx_t 
               (int)b->id);
     /* the host mirror's dims (filled by field_sync); no copies on the host */
     f->host.esize = s->esize;
-    f->host.dims = grid_dims_make(b->size, s->components, c->ghost, GRID_SOA, s->esize);
+    f->host.dims = grid_dims_make_gz(b->size, s->components, c->ghost, c->gz, GRID_SOA,
+                                     s->esize);
     if (field_hollow(c, b)) continue;
     shapes[ndev] = (gpu_field_shape_t){
-        .n = {b->size[0], b->size[1], b->size[2]}, .ghost = c->ghost,
+        .n = {b->size[0], b->size[1], b->size[2]}, .ghost = c->ghost, .gz = c->gz,
         .components = s->components, .esize = s->esize, .copies = in_place ? 1 : s->copies,
         .width = {s->width[0], s->width[1], s->width[2]}, .crossing = &c->comps[0][0],
         .stride = FIELD_MAX_COMPONENTS, .ncrossing = c->ncomps,
@@ -413,8 +415,7 @@ tsr_status field_declare(registry_t *reg, gpu_field_programs_t *gpu, const field
   c->spec = *spec;
   if (c->spec.copies == 0) c->spec.copies = 1;
   snprintf(c->name, sizeof c->name, "%s", spec->name);
-  for (int a = 0; a < 3; ++a)
-    if (spec->width[a] > c->ghost) c->ghost = spec->width[a];
+  grid_ghost_of(spec->width, &c->ghost, &c->gz);
   for (int d = 0; d < DIRECTION_COUNT; ++d) {
     c->ncomps[d] = spec->crossing ? spec->ncrossing[d] : spec->components;
     for (int k = 0; k < c->ncomps[d]; ++k)

@@ -40,7 +40,7 @@ static tsr_status ghost_check_values(const block_info_t *b, void *values, const 
   const ghost_check_options_t *o = &c->opts;
   double *f = values;
   const int g = d->ghost;
-  for (int z = -g; z < d->nz + g; ++z)
+  for (int z = -d->gz; z < d->nz + d->gz; ++z)
     for (int y = -g; y < d->ny + g; ++y)
       for (int x = -g; x < d->nx + g; ++x) {
         const int local[3] = {x, y, z};
@@ -151,7 +151,7 @@ tsr_status ghost_check_verify(const patch_t *patch, int data_id, const ghost_che
     const double *f = h->values;
     grid_dims_t d = h->dims;
     const int gw = d.ghost;
-    for (int z = -gw; z < d.nz + gw; ++z)
+    for (int z = -d.gz; z < d.nz + d.gz; ++z)
       for (int y = -gw; y < d.ny + gw; ++y)
         for (int x = -gw; x < d.nx + gw; ++x) {
           int local[3] = {x, y, z}, order = 0;

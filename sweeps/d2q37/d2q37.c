@@ -677,7 +677,8 @@ static tsr_status d37_local_bytes(const void *state, registry_t *reg, const patc
   const uint32_t gpu_hs = registry_gpu_hs(reg);
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
-    const grid_dims_t d = grid_dims_make(b->size, D37_Q, lattice_d2q37.reach, GRID_SOA, es);
+    /* as the field kit stores it: no ghost planes along z (grid_ghost_of) */
+    const grid_dims_t d = grid_dims_make_gz(b->size, D37_Q, lattice_d2q37.reach, 0, GRID_SOA, es);
     size_t grid, grids;
     bool ok = d.elements > 0 && tsr_mul_size(d.elements, es, &grid) &&
               tsr_mul_size(grid, 2, &grids) && tsr_add_size(*host, grids, host);

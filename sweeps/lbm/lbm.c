@@ -652,7 +652,10 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
   TSR_CHECK(lb, TSR_ERR_NOMEM, "out of memory for the LBM data of BlockID %d", (int)b->id);
   lb->unstable = -1;
   lb->esize = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double);
-  lb->dims = grid_dims_make(b->size, l->q, l->reach, layout, lb->esize);
+  int width[3], ghost, gz;
+  lbm_ghost_width(l, width);
+  grid_ghost_of(width, &ghost, &gz); /* as the field kit stores the populations */
+  lb->dims = grid_dims_make_gz(b->size, l->q, ghost, gz, layout, lb->esize);
   if (patch_has_bs(b, c->bs_solid)) goto done; /* all solid: no PDFs */
   TSR_TRY(geometry_prepare(&c->opts.geometry, b, err)); /* voxel images around the block */
 

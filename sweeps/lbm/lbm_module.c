@@ -252,14 +252,18 @@ static tsr_status lbm_local_bytes(const void *state, registry_t *reg, const patc
   const lattice_t *l = s->opts.lattice;
   size_t staging = 0;
   const uint32_t solid = lbm_solid(reg), gpu_hs = registry_gpu_hs(reg);
+  int width[3], ghost, gz;
+  lbm_ghost_width(l, width);
+  grid_ghost_of(width, &ghost, &gz);
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
     if (patch_has_bs(b, solid)) continue;
     size_t cells, with_ghosts, moments, grid, messages;
-    bool ok = tsr_box_cells(b->size, 0, &cells) && tsr_box_cells(b->size, 1, &with_ghosts) &&
+    bool ok = tsr_box_cells(b->size, 0, &cells) &&
+              tsr_box_cells_gz(b->size, ghost, gz, &with_ghosts) &&
               tsr_mul_size(cells, moments_per_cell, &moments) && tsr_add_size(*host, moments, host);
     if (ok && b->hs != gpu_hs) { /* with the layout's padding */
-      grid_dims_t d = grid_dims_make(b->size, l->q, l->reach, s->opts.cpu_layout, es);
+      grid_dims_t d = grid_dims_make_gz(b->size, l->q, ghost, gz, s->opts.cpu_layout, es);
       ok = d.elements > 0 && tsr_mul_size(d.elements, 2 * es, &grid) &&
            tsr_add_size(*host, grid, host);
     } else if (ok) { /* two grids (one in place), the moments (rho, u) and the cell flags of
