@@ -65,7 +65,7 @@ cases = [
     ("truncated", variant("truncated", data[:-200]), [], "(truncated?)"),
     ("version", variant("version", bytes(version)), [], "checkpoint format version 3; this tessera reads versions 1 to 2"),
     ("text", variant("text", b"{\"not\": \"a checkpoint\"}\n" * 4), [], "not a tessera checkpoint"),
-    ("config", good, ["--set", "lbm.viscosity=0.06"], "written by a run of another configuration (lbm: trt,dp,soa,two_grid): lbm.viscosity is 0.05 there, 0.06 here"),
+    ("config", good, ["--set", "lbm.viscosity=0.06"], "written by a run of another configuration (lbm: trt,dp,soa,in_place): lbm.viscosity is 0.05 there, 0.06 here"),
     ("grid", good, ["--set", "domain.blocks=[1,1,1]"], "the block grid must be the same"),
     ("done", good, ["--steps", "4"], "is at step 4; steps = 4 leaves nothing to run"),
 ]
