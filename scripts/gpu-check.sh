@@ -15,9 +15,10 @@
 #      as one block, 20000 steps: the boundary phase (walls, inlet, outlet, the cylinder's
 #      interpolated links and force) against the step, as `tessera run` prints it;
 #   7. the d2q37 model on the GPU: the device's FMA peak (tessera bench --fma, DP and SP),
-#      then a periodic 2048^2 box in DP and SP and the Rayleigh-Taylor showcase at Calore
-#      et al.'s size (2048 x 4096, DP, walls) through tessera bench --config; GFLOPS =
-#      MLUPS x 952 operations per update (counted by scripts/d2q37-bench.sh).
+#      then a periodic 2048^2 box in DP and SP, fused and split (d2q37.kernel), and the
+#      Rayleigh-Taylor showcase at Calore et al.'s size (2048 x 4096, DP, walls) through
+#      tessera bench --config; GFLOPS = MLUPS x 952 operations per update (counted by
+#      scripts/d2q37-bench.sh).
 # Usage: scripts/gpu-check.sh [--build DIR] [--tessera PATH] [--tests FILE] [--report FILE]
 #        [--gpu-cells N] [--cpu-processes P] [--sections LIST]
 # defaults: --build build, tessera of that build, report gpu-check-<host>-<date>.txt,
@@ -155,8 +156,11 @@ cat > "$box" <<JSON
   "hardware": { "hs": "gpu" } }
 JSON
 for p in dp sp; do
-  echo "(GFLOPS = MLUPS x 952 / 1000)" | tee -a "$report"
-  run "$tessera" bench --config "$box" --set "d2q37.precision=\"$p\"" --steps 50 --repeat 3
+  for kernel in fused split; do
+    echo "(GFLOPS = MLUPS x 952 / 1000; $p, $kernel)" | tee -a "$report"
+    run "$tessera" bench --config "$box" --set "d2q37.precision=\"$p\"" \
+        --set "d2q37.kernel=\"$kernel\"" --steps 50 --repeat 3
+  done
 done
 run "$tessera" bench --config configs/rayleigh_taylor.json --set 'domain.cells=[2048,4096,1]' \
     --set 'domain.blocks=[1,4,1]' --set 'd2q37.gravity=[0,-6.25e-5,0]' \

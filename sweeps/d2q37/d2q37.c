@@ -70,7 +70,7 @@ typedef struct d37_opts {
   int walls;              /* walls at y- and y+ (the domain not periodic along y) */
   double wall_t[2];       /* their temperatures (units of T0) */
   double interface, width; /* rayleigh_taylor: the interface's height and half-width (cells) */
-  int split;              /* CPU blocks: propagation and collision in two passes */
+  int split;              /* propagation and collision in two passes */
 } d37_opts_t;
 
 /* What the items share (kept in the registry). */
@@ -438,8 +438,20 @@ static tsr_status d37_gpu_stream_collide(registry_batch_t *batch, void *vctx, ts
         gpu_arg_buffer(&src), gpu_arg_buffer(&dst), gpu_arg_buffer(&g->bases[0]),
         gpu_arg_long(d.origin), gpu_arg_long(d.sy), gpu_arg_long(d.sc),
         gpu_arg_buffer(&c->consts)};
-    TSR_TRY(gpu_program_launch_blocks(c->prog, 0, g->n, g->nblocks, args,
-                                      (int)(sizeof args / sizeof args[0]), err));
+    if (!c->o.split) {
+      TSR_TRY(gpu_program_launch_blocks(c->prog, 0, g->n, g->nblocks, args,
+                                        (int)(sizeof args / sizeof args[0]), err));
+      continue;
+    }
+    /* split: the propagation (the arguments above less the constants), then the
+       collision in place in dst */
+    TSR_TRY(gpu_program_launch_blocks(c->prog, 2, g->n, g->nblocks, args,
+                                      (int)(sizeof args / sizeof args[0]) - 1, err));
+    const gpu_arg_t cargs[] = {gpu_arg_buffer(&dst), gpu_arg_buffer(&g->bases[0]),
+                               gpu_arg_long(d.origin), gpu_arg_long(d.sy), gpu_arg_long(d.sc),
+                               gpu_arg_buffer(&c->consts)};
+    TSR_TRY(gpu_program_launch_blocks(c->prog, 3, g->n, g->nblocks, cargs,
+                                      (int)(sizeof cargs / sizeof cargs[0]), err));
   }
   for (size_t k = 0; k < batch->n; ++k) field_swap(field_block_of(batch->data[k], c->pdf_id));
 cleanup:
@@ -466,10 +478,11 @@ static tsr_status d37_nothing(const block_info_t *b, block_data_t *data, void *v
 static tsr_status d37_program(opencl_context_t *cl, const d37_ctx_t *c, gpu_program_t **prog,
                               gpu_buffer_t *consts, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  static const char *const names[] = {"d37_stream_collide_kernel", "d37_walls_kernel"};
+  static const char *const names[] = {"d37_stream_collide_kernel", "d37_walls_kernel",
+                                      "d37_propagate_kernel", "d37_collide_kernel"};
   const char *options = c->o.dp ? "-DD37_DOUBLE=1"
                                 : "-DD37_DOUBLE=0 -cl-fp32-correctly-rounded-divide-sqrt";
-  TSR_TRY(gpu_program_create(cl, d2q37_source, options, "d2q37.cl", names, 2, prog, err));
+  TSR_TRY(gpu_program_create(cl, d2q37_source, options, "d2q37.cl", names, 4, prog, err));
   const size_t bytes = c->o.dp ? sizeof c->k.d : sizeof c->k.f;
   TSR_TRY(gpu_buffer_create(cl, bytes, "the d2q37 constants", consts, err));
   TSR_TRY(gpu_buffer_write(cl, consts, 0, bytes, &c->k, NULL, err));
