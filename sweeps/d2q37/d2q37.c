@@ -44,6 +44,7 @@
 #define D37_PDF "d2q37.pdf"
 #define D37_STREAM_COLLIDE "d2q37.stream_collide"
 #define D37_WAIT "d2q37.wait"
+#define D37_MACRO "d2q37.macro"
 
 enum d37_initial {
   D37_UNIFORM,
@@ -83,11 +84,15 @@ typedef struct d37_ctx {
   int ncomps[DIRECTION_COUNT];
   gpu_program_t *prog;   /* NULL: this process has no OpenCL device */
   gpu_buffer_t consts;   /* k on the device */
+  void **macro;          /* per BlockID: rho, ux, uy, T of its cells (AoS, the storage
+                            precision) as the output step's D37_MACRO left them; owned by
+                            the state */
 } d37_ctx_t;
 
 typedef struct d37_state d37_state_t;
 
-/* A quantity: components of d37_fields (density 0, velocity 1..2, temperature 3). */
+/* A quantity: components of the hydrodynamic fields (density 0, velocity 1..2,
+ * temperature 3). */
 typedef struct d37_quantity {
   const d37_state_t *s;
   int first, count;
@@ -99,6 +104,8 @@ struct d37_state {
   d37_quantity_t q[3];
   gpu_program_t *prog;   /* the program of this process's OpenCL device */
   gpu_buffer_t consts;   /* the constants on it */
+  void **macro;          /* ctx->macro: one slot per BlockID of the domain */
+  size_t nmacro;
 };
 
 static const char *const d37_initial_names[] = {"uniform", "shear_wave", "temperature_wave",
@@ -209,6 +216,8 @@ static void d37_free(void *state) {
   if (s) {
     gpu_program_free(&s->prog);
     gpu_buffer_free(&s->consts);
+    for (size_t i = 0; i < s->nmacro; ++i) free(s->macro[i]);
+    free(s->macro);
   }
   free(s);
 }
@@ -492,49 +501,47 @@ cleanup:
 
 /* ---- output ---- */
 
-/* The hydrodynamic fields of every interior cell, x fastest: rho, ux, uy, T into
- * out[4 cells] (component-major). */
-static tsr_status d37_fields(const d37_ctx_t *c, const block_info_t *b,
-                             const block_data_t *data, double *out, tsr_error_t *err) {
+/* The output step's prepare item: the hydrodynamic fields rho, ux, uy, T of every interior
+ * cell (x fastest, AoS, the storage precision) into the block's slot, once for all the
+ * quantities sampled. */
+static tsr_status d37_macro_item(const block_info_t *b, block_data_t *data, void *vctx,
+                                 tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const d37_ctx_t *c = vctx;
   const grid_field_t *h = NULL;
   TSR_TRY(field_sync(data, c->pdf_id, &h, err));
   TSR_CHECK(h, TSR_ERR_INTERNAL, "BlockID %d lacks its d2q37 populations", (int)b->id);
   const int n[3] = {b->size[0], b->size[1], 1};
-  /* d2q37_macro writes the storage precision into a field of 4 components without ghosts
-     in AoS: component q of cell i is element 4 i + q */
+  /* d2q37_macro writes a field of 4 components without ghosts in AoS: component q of
+     cell i is element 4 i + q */
   const grid_dims_t od = grid_dims_make(n, 4, 0, GRID_AOS, h->esize);
-  void *m = field_values_alloc(&od, h->esize);
-  TSR_CHECK(m, TSR_ERR_NOMEM, "out of memory sampling BlockID %d", (int)b->id);
-  d2q37_macro(c->o.dp, h->values, &h->dims, &c->k, c->o.g, m, &od);
-  const size_t cells = (size_t)n[0] * (size_t)n[1];
-  for (size_t i = 0; i < cells; ++i)
-    for (int q = 0; q < 4; ++q)
-      out[(size_t)q * cells + i] = field_value(m, h->esize, 4 * i + (size_t)q);
-  free(m);
+  void **slot = &c->macro[b->id];
+  if (!*slot) *slot = field_values_alloc(&od, h->esize);
+  TSR_CHECK(*slot, TSR_ERR_NOMEM, "out of memory sampling BlockID %d", (int)b->id);
+  d2q37_macro(c->o.dp, h->values, &h->dims, &c->k, c->o.g, *slot, &od);
 cleanup:
   return st;
 }
 
 static tsr_status d37_sample(const block_info_t *b, const block_data_t *data, double *out,
                              void *vctx, tsr_error_t *err) {
+  (void)data;
   tsr_status st = TSR_OK;
   const d37_quantity_t *q = vctx;
-  const size_t cells = (size_t)b->size[0] * (size_t)b->size[1];
-  double *all = malloc(4 * cells * sizeof *all);
-  TSR_CHECK(all, TSR_ERR_NOMEM, "out of memory sampling BlockID %d", (int)b->id);
-  TSR_TRY(d37_fields(q->s->ctx, b, data, all, err));
+  const d37_ctx_t *c = q->s->ctx;
+  const void *m = c->macro[b->id];
+  TSR_CHECK(m, TSR_ERR_INTERNAL, "BlockID %d sampled before %s ran", (int)b->id, D37_MACRO);
+  const size_t cells = (size_t)b->size[0] * (size_t)b->size[1], es = c->o.dp ? 8 : 4;
   if (q->count == 1) {
-    memcpy(out, all + (size_t)q->first * cells, cells * sizeof *out);
+    for (size_t i = 0; i < cells; ++i) out[i] = field_value(m, es, 4 * i + (size_t)q->first);
   } else { /* a vector: 3 components per cell, z = 0 */
     for (size_t i = 0; i < cells; ++i) {
-      out[3 * i] = all[cells + i];
-      out[3 * i + 1] = all[2 * cells + i];
+      out[3 * i] = field_value(m, es, 4 * i + 1);
+      out[3 * i + 1] = field_value(m, es, 4 * i + 2);
       out[3 * i + 2] = 0;
     }
   }
 cleanup:
-  free(all);
   return st;
 }
 
@@ -637,6 +644,14 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
     c.ncomps[d] = lattice_crossing(&lattice_d2q37, off, c.comps[d]); /* none along z */
   }
   TSR_TRY(registry_data_id(reg, D37_PDF, &c.pdf_id, err));
+  if (!s->macro) { /* one slot per BlockID (a state may be registered more than once) */
+    s->nmacro = (size_t)c.domain.blocks[0] * (size_t)c.domain.blocks[1] *
+                (size_t)c.domain.blocks[2];
+    s->macro = calloc(s->nmacro, sizeof *s->macro);
+    TSR_CHECK(s->macro, TSR_ERR_NOMEM, "out of memory for the d2q37 output of %zu blocks",
+              s->nmacro);
+  }
+  c.macro = s->macro;
   void *ctx;
   TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
   s->ctx = ctx;
@@ -652,6 +667,13 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
       .kernel = d37_nothing, .ctx = ctx, .concurrent = 1}, err));
+  /* the output's fields: CPU blocks side by side, GPU blocks one by one (each downloads) */
+  TSR_TRY(registry_add(reg, &(registry_item_t){
+      .kind = REGISTRY_KIND_KERNEL, .name = D37_MACRO, .fs = "*", .hs = "cpu", .bs = "*",
+      .kernel = d37_macro_item, .ctx = ctx, .concurrent = 1}, err));
+  TSR_TRY(registry_add(reg, &(registry_item_t){
+      .kind = REGISTRY_KIND_KERNEL, .name = D37_MACRO, .fs = "*", .hs = "gpu", .bs = "*",
+      .kernel = d37_macro_item, .ctx = ctx}, err));
   const int vb = c.o.dp ? 8 : 4, r = lattice_d2q37.reach;
   TSR_TRY(field_declare(reg, env->fields, &(field_spec_t){
       .name = D37_PDF, .components = D37_Q, .esize = (size_t)vb, .width = {r, r, 0},
@@ -669,18 +691,19 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
                   .writes = {D37_PDF}, .nwrites = 1, .kernel = D37_STREAM_COLLIDE}},
       .nquantities = 3,
       .quantities = {{.name = "density", .components = 1, .columns = {"rho"},
-                      .sample = d37_sample, .ctx = &s->q[0]},
+                      .prepare = D37_MACRO, .sample = d37_sample, .ctx = &s->q[0]},
                      {.name = "velocity", .components = 3, .columns = {"ux", "uy", "uz"},
-                      .sample = d37_sample, .ctx = &s->q[1]},
+                      .prepare = D37_MACRO, .sample = d37_sample, .ctx = &s->q[1]},
                      {.name = "temperature", .components = 1, .columns = {"T"},
-                      .sample = d37_sample, .ctx = &s->q[2]}},
+                      .prepare = D37_MACRO, .sample = d37_sample, .ctx = &s->q[2]}},
       .finish = D37_WAIT};
 cleanup:
   return st;
 }
 
-/* Per block: the two population grids with their ghost layers, on the host; on a GPU
- * block the same on the device (and the host's copy for output). */
+/* Per block: the two population grids with their ghost layers and the output's fields,
+ * on the host; on a GPU block the grids on the device too (the host's copy serves
+ * output). */
 static tsr_status d37_local_bytes(const void *state, registry_t *reg, const patch_t *patch,
                                   size_t *host, size_t *device, size_t *largest,
                                   tsr_error_t *err) {
@@ -692,9 +715,11 @@ static tsr_status d37_local_bytes(const void *state, registry_t *reg, const patc
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
     /* as the field kit stores it: no ghost planes along z (grid_ghost_of) */
     const grid_dims_t d = grid_dims_make_gz(b->size, D37_Q, lattice_d2q37.reach, 0, GRID_SOA, es);
-    size_t grid, grids;
+    size_t grid, grids, cells, macro; /* and the output's 4 fields (D37_MACRO) */
     bool ok = d.elements > 0 && tsr_mul_size(d.elements, es, &grid) &&
-              tsr_mul_size(grid, 2, &grids) && tsr_add_size(*host, grids, host);
+              tsr_mul_size(grid, 2, &grids) && tsr_add_size(*host, grids, host) &&
+              tsr_box_cells(b->size, 0, &cells) && tsr_mul_size(cells, 4 * es, &macro) &&
+              tsr_add_size(*host, macro, host);
     if (ok && b->hs == gpu_hs) ok = tsr_add_size(*device, grids, device);
     TSR_CHECK(ok, TSR_ERR_INVALID, "BlockID %d: its d2q37 populations do not fit in a size_t",
               (int)b->id);
