@@ -111,6 +111,13 @@ const grid_field_t *field_of(const block_data_t *data, int id);
 /* Whether the block holds the field on a device. */
 static inline bool field_on_device(const field_block_t *f) { return f->device.cl != NULL; }
 
+/* Waits until the device of the batch's blocks (GPU blocks of one process share one) has
+ * done the work enqueued so far: the end of a step on GPU blocks, a module's finish item.
+ * id: a field those blocks hold (hollow blocks skipped); a batch none of whose blocks
+ * holds it, or whose blocks are CPU blocks, waits for nothing. */
+TSR_NODISCARD tsr_status field_device_finish(const registry_batch_t *batch, int id,
+                                             tsr_error_t *err);
+
 /* The other copy becomes the present one (a field of two copies; one copy: nothing). */
 void field_swap(field_block_t *f);
 

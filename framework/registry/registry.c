@@ -75,6 +75,12 @@ uint32_t registry_gpu_hs(const registry_t *reg) {
   if (selector_find(reg->selectors, SELECTOR_HS, "gpu", &hs, &ignored) != TSR_OK) hs = UINT32_MAX;
   return hs;
 }
+tsr_status registry_nothing(const block_info_t *block, block_data_t *data, void *ctx,
+                            tsr_error_t *err) {
+  (void)block, (void)data, (void)ctx, (void)err;
+  return TSR_OK;
+}
+
 size_t registry_count(const registry_t *reg) { return reg->count; }
 
 tsr_status registry_batch_state(registry_batch_t *batch, registry_state_make_fn make,

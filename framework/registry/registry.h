@@ -188,6 +188,10 @@ const selector_table_t *registry_selectors_const(const registry_t *reg);
 /* The hs value of GPU blocks ("gpu"), or UINT32_MAX where the table has none: what a
  * module's local_bytes compares a block's hs with. */
 uint32_t registry_gpu_hs(const registry_t *reg);
+/* A kernel item that does nothing: what an item name resolves to for the blocks that have
+ * no work in it (a finish item's CPU blocks, solid blocks). */
+tsr_status registry_nothing(const block_info_t *block, block_data_t *data, void *ctx,
+                            tsr_error_t *err);
 
 /* Declares fs switches that exclude each other (at most one of them is on in any
  * simulation), e.g. "srt,trt" or "sp,dp". Items whose fs expressions name two different

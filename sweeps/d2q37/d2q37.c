@@ -469,17 +469,9 @@ cleanup:
 
 /* The end of a step: GPU blocks wait for their queue (so that the step's time is the
  * device's work, as the other modules' finish items do); CPU blocks have nothing to wait
- * for. */
+ * for (registry_nothing). */
 static tsr_status d37_gpu_wait(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
-  const d37_ctx_t *c = vctx;
-  field_block_t *f = batch->n ? field_block_of(batch->data[0], c->pdf_id) : NULL;
-  return f ? gpu_queue_finish(f->device.cl, err) : TSR_OK;
-}
-
-static tsr_status d37_nothing(const block_info_t *b, block_data_t *data, void *vctx,
-                              tsr_error_t *err) {
-  (void)b, (void)data, (void)vctx, (void)err;
-  return TSR_OK;
+  return field_device_finish(batch, ((const d37_ctx_t *)vctx)->pdf_id, err);
 }
 
 /* The program for the precision, and the run's constants on the device. Single
@@ -666,7 +658,7 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
       .batch = d37_gpu_wait, .ctx = ctx}, err));
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
-      .kernel = d37_nothing, .ctx = ctx, .concurrent = 1}, err));
+      .kernel = registry_nothing, .ctx = ctx, .concurrent = 1}, err));
   /* the output's fields: CPU blocks side by side, GPU blocks one by one (each downloads) */
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_MACRO, .fs = "*", .hs = "cpu", .bs = "*",

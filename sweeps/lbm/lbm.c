@@ -777,10 +777,6 @@ cleanup:
 
 /* ---- work ---- */
 
-tsr_status lbm_nothing(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err) {
-  return TSR_OK;
-}
-
 static tsr_status lbm_boundary(const block_info_t *b, block_data_t *data, void *vctx,
                                tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -1020,29 +1016,29 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "cpu",
        .bs = "fluid_boundary", .kernel = lbm_boundary, .concurrent = 1},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "cpu|gpu",
-       .bs = "fluid|solid", .kernel = lbm_nothing},
+       .bs = "fluid|solid", .kernel = registry_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
        .bs = live, .kernel = lbm_stream_collide, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "cpu|gpu",
-       .bs = "solid", .kernel = lbm_nothing},
+       .bs = "solid", .kernel = registry_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_PULLED_DENSITY, .fs = "*", .hs = "cpu",
        .bs = live, .kernel = lbm_density_item, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_PULLED_DENSITY, .fs = "*", .hs = "cpu|gpu",
-       .bs = "solid", .kernel = lbm_nothing},
+       .bs = "solid", .kernel = registry_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "cpu", .bs = live,
        .kernel = lbm_moments_item, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "cpu|gpu",
-       .bs = "solid", .kernel = lbm_nothing},
+       .bs = "solid", .kernel = registry_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_CHECK, .fs = "*", .hs = "cpu", .bs = live,
        .kernel = lbm_check_item, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_CHECK, .fs = "*", .hs = "cpu|gpu",
-       .bs = "solid", .kernel = lbm_nothing},
+       .bs = "solid", .kernel = registry_nothing},
       /* CPU work is done when its item returns (the step is counted); GPU blocks wait for
          their queue */
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
        .kernel = lbm_step_done, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "gpu", .bs = "solid",
-       .kernel = lbm_nothing},
+       .kernel = registry_nothing},
   };
   TSR_TRY(lbm_add_items(reg, items, sizeof items / sizeof items[0], ctx, err));
   TSR_TRY(lbm_gpu_register(reg, ctx, err));

@@ -203,8 +203,7 @@ static tsr_status lbm_gpu_wait(registry_batch_t *batch, void *vctx, tsr_error_t 
     lbm_gpu_block_t *gb = block_data_get(batch->data[k], c->cells_id);
     if (gb) gb->host.steps++;
   }
-  field_block_t *pdf = field_block_of(batch->data[0], c->pdf_id);
-  return pdf ? gpu_queue_finish(pdf->device.cl, err) : TSR_OK;
+  return field_device_finish(batch, c->pdf_id, err);
 }
 
 /* ---- work on one block ---- */

@@ -73,8 +73,6 @@ void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb);
  * where every factor is 1 (no ramp, or every ramp over): the links then need none. */
 bool lbm_link_scale(const lbm_options_t *o, int64_t step, double scale[LBM_LINK_GROUPS]);
 
-/* Items that do nothing (solid blocks, blocks without walls). */
-tsr_status lbm_nothing(const block_info_t *b, block_data_t *data, void *vctx, tsr_error_t *err);
 
 /* The start PDFs of a block, ghost layers included (the field kit's fill function). */
 tsr_status lbm_fill(const block_info_t *b, void *values, const grid_dims_t *dims,

@@ -465,16 +465,8 @@ cleanup:
 }
 
 /* CPU blocks are done when their items return. */
-static tsr_status thermal_nothing(const block_info_t *b, block_data_t *data, void *vctx,
-                                  tsr_error_t *err) {
-  (void)b, (void)data, (void)vctx, (void)err;
-  return TSR_OK;
-}
-
 static tsr_status thermal_gpu_wait(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
-  const thermal_ctx_t *c = vctx;
-  field_block_t *f = field_block_of(batch->data[0], c->pdf_id);
-  return f ? gpu_queue_finish(f->device.cl, err) : TSR_OK;
+  return field_device_finish(batch, ((const thermal_ctx_t *)vctx)->pdf_id, err);
 }
 
 /* ---- output ---- */
@@ -648,7 +640,7 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_WAIT, .fs = "*", .hs = "gpu", .bs = "*",
        .batch = thermal_gpu_wait},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
-       .kernel = thermal_nothing},
+       .kernel = registry_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_START, .fs = "*", .hs = "cpu|gpu",
        .bs = "*", .kernel = thermal_start},
   };
