@@ -48,6 +48,10 @@ const lattice_t *lattice_find(const char *name) {
   return NULL;
 }
 
+void lattice_ghost_width(const lattice_t *l, int width[3]) {
+  for (int a = 0; a < 3; ++a) width[a] = a < l->d ? l->reach : 0;
+}
+
 int lattice_crossing(const lattice_t *l, const int off[3], int *out) {
   int n = 0;
   for (int i = 0; i < l->q; ++i) {

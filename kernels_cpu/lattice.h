@@ -31,6 +31,10 @@ const lattice_t *const *lattice_all(int *n);
 LATTICE_LIST(LATTICE_DECLARE)
 #undef LATTICE_DECLARE
 
+/* The ghost widths of a field of the lattice's populations: its reach along each of its
+ * dimensions, 0 along z for a 2-D lattice (nothing crosses along z). */
+void lattice_ghost_width(const lattice_t *l, int width[3]);
+
 /* The directions i whose c_i crosses a block boundary in the direction with offsets
  * off (each in {-1, 0, 1}): every non-zero component of off has the sign of that of c_i
  * (for a lattice of reach 1: equals it). Writes

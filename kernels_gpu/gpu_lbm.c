@@ -102,10 +102,13 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   g->q = (size_t)spec->lattice->q;
   g->moments_double = desc->double_precision ? 1 : 0;
   size_t cells = 0, grid_bytes = 0;
-  /* ghost layers of one cell, none along z for a 2-D lattice (grid_ghost_of of its
-     widths) */
-  const int gz = spec->lattice->d == 3 ? 1 : 0;
-  TSR_CHECK(tsr_box_cells_gz(spec->n, 1, gz, &g->ncells) && tsr_box_cells(spec->n, 0, &cells) &&
+  /* the ghost layers the field kit stores for the lattice's populations (lbm.cl: one
+     cell, none along z for a 2-D lattice) */
+  int width[3], ghost, gz;
+  lattice_ghost_width(spec->lattice, width);
+  grid_ghost_of(width, &ghost, &gz);
+  TSR_CHECK(tsr_box_cells_gz(spec->n, ghost, gz, &g->ncells) &&
+                tsr_box_cells(spec->n, 0, &cells) &&
                 tsr_mul_size(g->ncells, g->q * g->esize, &grid_bytes) &&
                 tsr_mul_size(cells, 4 * (g->moments_double ? sizeof(double) : sizeof(float)),
                              &g->moments_bytes),

@@ -75,6 +75,7 @@ uint32_t registry_gpu_hs(const registry_t *reg) {
   if (selector_find(reg->selectors, SELECTOR_HS, "gpu", &hs, &ignored) != TSR_OK) hs = UINT32_MAX;
   return hs;
 }
+
 tsr_status registry_nothing(const block_info_t *block, block_data_t *data, void *ctx,
                             tsr_error_t *err) {
   (void)block, (void)data, (void)ctx, (void)err;

@@ -666,9 +666,11 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_MACRO, .fs = "*", .hs = "gpu", .bs = "*",
       .kernel = d37_macro_item, .ctx = ctx}, err));
-  const int vb = c.o.dp ? 8 : 4, r = lattice_d2q37.reach;
+  const int vb = c.o.dp ? 8 : 4;
+  int w[3]; /* the reach along x and y, nothing along z */
+  lattice_ghost_width(&lattice_d2q37, w);
   TSR_TRY(field_declare(reg, env->fields, &(field_spec_t){
-      .name = D37_PDF, .components = D37_Q, .esize = (size_t)vb, .width = {r, r, 0},
+      .name = D37_PDF, .components = D37_Q, .esize = (size_t)vb, .width = {w[0], w[1], w[2]},
       .copies = 2, .layout = GRID_SOA, .crossing = &c.comps[0][0], .stride = D37_Q,
       .ncrossing = c.ncomps, .fill = d37_fill, .init_ctx = ctx}, err));
   s->q[0] = (d37_quantity_t){s, 0, 1};
@@ -676,7 +678,8 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
   s->q[2] = (d37_quantity_t){s, 3, 1};
   *decl = (module_decl_t){
       .nfields = 1,
-      .fields = {{.name = D37_PDF, .components = D37_Q, .value_bytes = vb, .width = {r, r, 0},
+      .fields = {{.name = D37_PDF, .components = D37_Q, .value_bytes = vb,
+                  .width = {w[0], w[1], w[2]},
                   .layout = {"soa", "soa"}}},
       .nsweeps = 1,
       .sweeps = {{.name = "d2q37", .reads_ghosts = {D37_PDF}, .nreads_ghosts = 1,
@@ -703,10 +706,12 @@ static tsr_status d37_local_bytes(const void *state, registry_t *reg, const patc
   const d37_state_t *s = state;
   const size_t es = s->o.dp ? 8 : 4;
   const uint32_t gpu_hs = registry_gpu_hs(reg);
+  int width[3], ghost, gz; /* as the field kit stores the populations */
+  lattice_ghost_width(&lattice_d2q37, width);
+  grid_ghost_of(width, &ghost, &gz);
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
-    /* as the field kit stores it: no ghost planes along z (grid_ghost_of) */
-    const grid_dims_t d = grid_dims_make_gz(b->size, D37_Q, lattice_d2q37.reach, 0, GRID_SOA, es);
+    const grid_dims_t d = grid_dims_make_gz(b->size, D37_Q, ghost, gz, GRID_SOA, es);
     size_t grid, grids, cells, macro; /* and the output's 4 fields (D37_MACRO) */
     bool ok = d.elements > 0 && tsr_mul_size(d.elements, es, &grid) &&
               tsr_mul_size(grid, 2, &grids) && tsr_add_size(*host, grids, host) &&

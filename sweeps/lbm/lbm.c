@@ -654,7 +654,7 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
   lb->unstable = -1;
   lb->esize = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double);
   int width[3], ghost, gz;
-  lbm_ghost_width(l, width);
+  lattice_ghost_width(l, width);
   grid_ghost_of(width, &ghost, &gz); /* as the field kit stores the populations */
   lb->dims = grid_dims_make_gz(b->size, l->q, ghost, gz, layout, lb->esize);
   if (patch_has_bs(b, c->bs_solid)) goto done; /* all solid: no PDFs */
@@ -983,7 +983,7 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
     const int off[3] = {direction_offsets[d][0], direction_offsets[d][1], direction_offsets[d][2]};
     c.ncomps[d] = lattice_crossing(c.lattice, off, c.comps[d]);
   }
-  lbm_ghost_width(c.lattice, c.width);
+  lattice_ghost_width(c.lattice, c.width);
   void *ctx;
   TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
   if (flags) *flags = &((lbm_ctx_t *)ctx)->couple;
@@ -1071,6 +1071,3 @@ cleanup:
   return st;
 }
 
-void lbm_ghost_width(const lattice_t *l, int width[3]) {
-  for (int a = 0; a < 3; ++a) width[a] = a < l->d ? l->reach : 0;
-}

@@ -170,8 +170,5 @@ lbm_moments_view_t lbm_block_moments(const block_data_t *data, int pdf_id);
  * (lbm_cell_stable with cs2), or -1. */
 int64_t lbm_first_unstable(const lbm_moments_view_t *v, double cs2);
 
-/* The ghost widths of a lattice's PDF field: its reach along each of its dimensions, 0
- * along z for a 2-D lattice (nothing crosses along z). */
-void lbm_ghost_width(const lattice_t *l, int width[3]);
 
 #endif

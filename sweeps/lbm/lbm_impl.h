@@ -24,7 +24,7 @@ typedef struct lbm_ctx {
   uint32_t bs_fluid, bs_boundary, bs_solid;
   int comps[DIRECTION_COUNT][LATTICE_MAX_Q]; /* PDFs crossing each direction */
   int ncomps[DIRECTION_COUNT];
-  int width[3];       /* ghost widths of the PDF field (lbm_ghost_width) */
+  int width[3];       /* ghost widths of the PDF field (lattice_ghost_width) */
   int nbodies;        /* named obstacles (geometry_bodies) */
   int shape_body[GEOMETRY_MAX_SHAPES];
   gpu_lbm_cache_t *gpu; /* NULL: this process has no OpenCL device */
@@ -72,7 +72,6 @@ void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb);
  * of each face over its T = ramp steps, 1 after; group 0 and the others 1. Returns false
  * where every factor is 1 (no ramp, or every ramp over): the links then need none. */
 bool lbm_link_scale(const lbm_options_t *o, int64_t step, double scale[LBM_LINK_GROUPS]);
-
 
 /* The start PDFs of a block, ghost layers included (the field kit's fill function). */
 tsr_status lbm_fill(const block_info_t *b, void *values, const grid_dims_t *dims,

@@ -187,7 +187,7 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
       .finish = LBM_WAIT,
       .nscalars = 2,
       .scalars = {{"lbm.viscosity", s->opts.viscosity}, {"lbm.rho0", s->opts.rho0}}};
-  lbm_ghost_width(l, decl->fields[0].width);
+  lattice_ghost_width(l, decl->fields[0].width);
 cleanup:
   return st;
 }
@@ -253,7 +253,7 @@ static tsr_status lbm_local_bytes(const void *state, registry_t *reg, const patc
   size_t staging = 0;
   const uint32_t solid = lbm_solid(reg), gpu_hs = registry_gpu_hs(reg);
   int width[3], ghost, gz;
-  lbm_ghost_width(l, width);
+  lattice_ghost_width(l, width);
   grid_ghost_of(width, &ghost, &gz);
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));

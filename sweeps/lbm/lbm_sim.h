@@ -4,7 +4,7 @@
  * The module "lbm" reads the sections "lbm", "boundaries" and "obstacles" (lbm.h) and
  * declares
  *   field     "lbm.pdf"       the PDFs: q values per cell, ghost layers of the lattice's
- *                             reach (lbm_ghost_width), SoA or AoS on CPU blocks, SoA on
+ *                             reach (lattice_ghost_width), SoA or AoS on CPU blocks, SoA on
  *                             GPU blocks
  *   sweep     "lbm"           reads the ghost layers of lbm.pdf and writes it; boundary
  *                             "lbm.boundary", kernel "lbm.stream_collide"

@@ -464,7 +464,8 @@ cleanup:
   return st;
 }
 
-/* CPU blocks are done when their items return. */
+/* The end of a step: GPU blocks wait for their queue; CPU blocks are done when their items
+ * return (registry_nothing). */
 static tsr_status thermal_gpu_wait(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
   return field_device_finish(batch, ((const thermal_ctx_t *)vctx)->pdf_id, err);
 }

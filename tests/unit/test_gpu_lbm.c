@@ -82,8 +82,10 @@ static void compare(const lattice_t *l, int dp, int trt, int force, int ade, int
   }
   gpu_lbm_t *gp = NULL;
   gpu_field_t gf;
-  const gpu_field_shape_t shape = {.n = {n[0], n[1], n[2]}, .ghost = 1,
-                                   .gz = k->lattice->d == 3 ? 1 : 0, /* as gpu_lbm's */
+  int width[3], ghost, gz; /* as the field kit stores the populations, and gpu_lbm */
+  lattice_ghost_width(k->lattice, width);
+  grid_ghost_of(width, &ghost, &gz);
+  const gpu_field_shape_t shape = {.n = {n[0], n[1], n[2]}, .ghost = ghost, .gz = gz,
                                    .components = k->lattice->q, .esize = es, .copies = 2};
   if (gpu_lbm_create(ctx, &spec, consts, &gp, &err) != TSR_OK) fail_msg("%s", err.text);
   if (gpu_field_create(&gf, progs, &shape, &err) != TSR_OK) fail_msg("%s", err.text);
