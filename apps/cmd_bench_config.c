@@ -8,7 +8,8 @@
  * step took longest; GPU kernels run asynchronously, so their time shows in the "finish"
  * sweep that waits for them). With --exchange both the run is built twice, with the
  * exchange rounds merged and per sweep (hardware.exchange), and their repetitions
- * alternate, so that the ratio of the two is measured in one run. */
+ * alternate, so that the ratio of the two is measured in one run; --overlap both does the
+ * same with and without the overlap of exchanges and items (hardware.overlap). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,18 +29,21 @@
 
 static const char config_usage[] =
     "usage: tessera bench --config CONFIG [--set PATH=VALUE]... [--steps S] [--repeat R]\n"
-    "                                     [--exchange E] [--json FILE]\n"
+    "                                     [--exchange E] [--overlap O] [--json FILE]\n"
     "  CONFIG's run (its modules, domain and hardware; the run's loop with its stability\n"
     "  checks, no output) for S steps (default 50),\n"
     "  R times (default 3): MLUPS and the share of the step per sweep and phase;\n"
     "  E: merged, per_sweep (the ghost exchange rounds, default: CONFIG's hardware.exchange)\n"
-    "  or both (the two built side by side, repetitions alternating)\n";
+    "  or both (the two built side by side, repetitions alternating);\n"
+    "  O: on, off (a sweep's items run while its exchange travels, default: CONFIG's\n"
+    "  hardware.overlap) or both (side by side, alternating; not with --exchange both)\n";
 
 enum { BENCH_CONFIG_MAX_SWEEPS = 16, BENCH_CONFIG_MAX_REPEAT = 64 };
 
 /* One build of the run and what its repetitions measured. */
 typedef struct bench_variant {
   simulation_exchange_t exchange;
+  bool overlap;
   module_t modules[MODULE_MAX]; /* read from the configuration; the simulation's once built */
   int nmodules;
   sim_t *sim;
@@ -59,6 +63,7 @@ static tsr_status bench_build(MPI_Comm comm, const simulation_options_t *so,
   tsr_status st = TSR_OK;
   simulation_options_t o = *so;
   o.hardware.exchange = v->exchange;
+  o.hardware.overlap = v->overlap;
   st = sim_create(comm, &o, &app_sim_setup, v->modules, v->nmodules, &v->sim, err);
   v->nmodules = 0; /* the simulation's now, or freed */
   TSR_TRY(st);
@@ -114,7 +119,7 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   tsr_error_clear(err);
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  const char *config = NULL, *json = NULL, *exchange = NULL;
+  const char *config = NULL, *json = NULL, *exchange = NULL, *overlap = NULL;
   int64_t steps = 50, repeat = 3;
   app_sets_t sets = {.n = 0};
   if (app_help(comm, argc, argv, config_usage)) return 0;
@@ -126,6 +131,7 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
                        &repeat))
         return 2;
     } else if (strcmp(argv[i], "--exchange") == 0 && i + 1 < argc) exchange = argv[++i];
+    else if (strcmp(argv[i], "--overlap") == 0 && i + 1 < argc) overlap = argv[++i];
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
     else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
       if (!app_set_arg(comm, "bench --config", argv[++i], &sets)) return 2;
@@ -144,6 +150,19 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
                       "per_sweep and both\n", exchange);
     return 2;
   }
+  const bool both_overlap = overlap && strcmp(overlap, "both") == 0;
+  if (overlap && !both_overlap && strcmp(overlap, "on") != 0 && strcmp(overlap, "off") != 0) {
+    if (rank == 0)
+      fprintf(stderr, "tessera: error: bench --config: --overlap %s: allowed are on, off and "
+                      "both\n", overlap);
+    return 2;
+  }
+  if (both && both_overlap) {
+    if (rank == 0)
+      fprintf(stderr, "tessera: error: bench --config: --exchange both and --overlap both: "
+                      "one comparison at a time\n");
+    return 2;
+  }
   config_t *doc = NULL;
   bench_variant_t var[2];
   memset(var, 0, sizeof var);
@@ -151,12 +170,22 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   simulation_options_t so;
   TSR_TRY(app_config_load(comm, config, &sets, &doc, err));
   st = simulation_options_read(doc, &so, err);
-  if (st == TSR_OK && both) {
-    var[nvar++].exchange = SIMULATION_EXCHANGE_MERGED;
-    var[nvar++].exchange = SIMULATION_EXCHANGE_PER_SWEEP;
-  } else if (st == TSR_OK) {
-    var[nvar++].exchange = chosen >= 0 ? (simulation_exchange_t)chosen : so.hardware.exchange;
+  if (st == TSR_OK) {
+    const simulation_exchange_t ex =
+        chosen >= 0 ? (simulation_exchange_t)chosen : so.hardware.exchange;
+    const bool ov = overlap && !both_overlap ? strcmp(overlap, "on") == 0 : so.hardware.overlap;
+    var[nvar++] = (bench_variant_t){.exchange = both ? SIMULATION_EXCHANGE_MERGED : ex,
+                                    .overlap = both_overlap ? true : ov};
+    if (both || both_overlap)
+      var[nvar++] = (bench_variant_t){.exchange = both ? SIMULATION_EXCHANGE_PER_SWEEP : ex,
+                                      .overlap = both_overlap ? false : ov};
   }
+  const bool by_exchange = both;
+  both = both || both_overlap;
+  const char *label[2]; /* what tells the variants apart */
+  for (int v = 0; v < nvar; ++v)
+    label[v] = by_exchange ? simulation_exchange_names[var[v].exchange]
+                           : var[v].overlap ? "overlap" : "no_overlap";
   /* each build takes its own module states */
   for (int v = 0; v < nvar && st == TSR_OK; ++v)
     st = module_read_all(doc, &so, app_modules, var[v].modules, &var[v].nmodules, err);
@@ -167,12 +196,14 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   if (rank == 0) {
     const char *fs = sim_fs_text(var[0].sim); /* empty where no module names an fs */
     printf("tessera bench --config %s: %lldx%lldx%lld cells in %d blocks, %s%sexchange %s%s, "
-           "%lld steps x %lld\n",
+           "overlap %s, %lld steps x %lld\n",
            config, (long long)so.domain.cells[0], (long long)so.domain.cells[1],
            (long long)so.domain.cells[2],
            so.domain.blocks[0] * so.domain.blocks[1] * so.domain.blocks[2], fs,
            fs[0] ? ", " : "", simulation_exchange_names[var[0].exchange],
-           both ? " and per_sweep (alternating)" : "", (long long)steps, (long long)repeat);
+           by_exchange ? " and per_sweep (alternating)" : "",
+           both_overlap ? "on and off (alternating)" : var[0].overlap ? "on" : "off",
+           (long long)steps, (long long)repeat);
     fflush(stdout);
   }
   for (int64_t r = 0; r < repeat; ++r)
@@ -192,7 +223,7 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
       var[v].mlups[r] = cells * (double)steps / res.seconds / 1e6;
       if (rank == 0) {
         printf("  repetition %lld%s%s: %.2f MLUPS\n", (long long)(r + 1), both ? ", " : "",
-               both ? simulation_exchange_names[var[v].exchange] : "", var[v].mlups[r]);
+               both ? label[v] : "", var[v].mlups[r]);
         fflush(stdout);
       }
     }
@@ -202,11 +233,10 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
     app_stats(b->mlups, (int)repeat, &b->median, &b->lo, &b->hi);
     if (rank != 0) continue;
     const timeloop_t *tl = sim_timeloop(b->sim);
-    const char *name = simulation_exchange_names[b->exchange];
-    printf("MLUPS%s%s: median %.2f (%.2f to %.2f)\n", both ? ", exchange " : "",
-           both ? name : "", b->median, b->lo, b->hi);
+    printf("MLUPS%s%s: median %.2f (%.2f to %.2f)\n", both ? ", " : "",
+           both ? label[v] : "", b->median, b->lo, b->hi);
     printf("share of the step on rank %d (exchange, boundary, kernel)%s%s:\n", b->slowest,
-           both ? ", exchange " : "", both ? name : "");
+           both ? ", " : "", both ? label[v] : "");
     for (int s = 0; s < b->nsweeps; ++s)
       printf("  %-14s %5.1f%% %5.1f%% %5.1f%%\n", timeloop_sweep_timing(tl, s).name,
              100.0 * b->spent[3 * s] / b->spent[3 * b->nsweeps],
@@ -219,15 +249,17 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
              (long long)b->device[3], (long long)b->device[4]);
   }
   if (rank == 0 && both)
-    printf("merged / per_sweep: %.3f (ratio of the medians)\n", var[0].median / var[1].median);
+    printf("%s / %s: %.3f (ratio of the medians)\n", label[0], label[1],
+           var[0].median / var[1].median);
   if (rank == 0) fflush(stdout);
   if (rank == 0 && json) {
-    report_item_t items[9 + 2 * (1 + 3 * BENCH_CONFIG_MAX_SWEEPS)];
+    report_item_t items[10 + 2 * (1 + 3 * BENCH_CONFIG_MAX_SWEEPS)];
     char keys[2][1 + 3 * BENCH_CONFIG_MAX_SWEEPS][112];
     int n = 0;
     items[n++] = REPORT_TEXT_ITEM("config", config);
     items[n++] = REPORT_INT_ITEM("steps", steps);
-    items[n++] = REPORT_TEXT_ITEM("exchange", both ? "both" : simulation_exchange_names[var[0].exchange]);
+    items[n++] = REPORT_TEXT_ITEM("exchange", by_exchange ? "both" : simulation_exchange_names[var[0].exchange]);
+    items[n++] = REPORT_TEXT_ITEM("overlap", both_overlap ? "both" : var[0].overlap ? "on" : "off");
     if (var[0].gpu) {
       items[n++] = REPORT_INT_ITEM("device_launches_per_step", var[0].device[0]);
       items[n++] = REPORT_INT_ITEM("device_reads_per_step", var[0].device[1]);
@@ -239,8 +271,8 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
     for (int v = 0; v < nvar; ++v) {
       const bench_variant_t *b = &var[v];
       const timeloop_t *tl = sim_timeloop(b->sim);
-      char suffix[16] = "";
-      if (both) snprintf(suffix, sizeof suffix, "_%s", simulation_exchange_names[b->exchange]);
+      char suffix[24] = "";
+      if (both) snprintf(suffix, sizeof suffix, "_%s", label[v]);
       snprintf(keys[v][0], sizeof keys[v][0], "mlups_median%s", suffix);
       items[n++] = REPORT_REAL_ITEM(keys[v][0], b->median);
       for (int s = 0; s < b->nsweeps; ++s)

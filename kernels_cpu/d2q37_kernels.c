@@ -9,14 +9,14 @@
 /* the stream-collide of every level (d2q37_kernels_<level>.c) */
 typedef void (*d37_sc_fn)(const void *, void *, const grid_dims_t *, const void *, const int *,
                           const int *, int);
-typedef void (*d37_walls_fn)(void *, const grid_dims_t *, const void *, int);
+typedef void (*d37_walls_fn)(void *, const grid_dims_t *, const void *, int, int, int);
 #define D37_DECLARE(level, name)                                                         \
   void d2q37_sc_f64_##level(const void *, void *, const grid_dims_t *, const void *,         \
                             const int *, const int *, int);                              \
   void d2q37_sc_f32_##level(const void *, void *, const grid_dims_t *, const void *,         \
                             const int *, const int *, int);                              \
-  void d2q37_walls_f64_##level(void *, const grid_dims_t *, const void *, int);          \
-  void d2q37_walls_f32_##level(void *, const grid_dims_t *, const void *, int);
+  void d2q37_walls_f64_##level(void *, const grid_dims_t *, const void *, int, int, int); \
+  void d2q37_walls_f32_##level(void *, const grid_dims_t *, const void *, int, int, int);
 CPU_LEVEL_LIST(D37_DECLARE)
 #undef D37_DECLARE
 #define D37_ENTRY(level, name) {d2q37_sc_f32_##level, d2q37_sc_f64_##level},
@@ -94,9 +94,9 @@ static int d37_level(void) {
 }
 
 void d2q37_walls(int dp, void *src, const grid_dims_t *d, const d2q37_consts_t *k, int lo,
-                 int hi) {
-  for (int side = 0; side < 2; ++side)
-    if (side == 0 ? lo : hi) d37_walls[d37_level()][dp ? 1 : 0](src, d, k, side);
+                 int hi, int x0, int x1) {
+  for (int side = 0; side < 2 && x0 < x1; ++side)
+    if (side == 0 ? lo : hi) d37_walls[d37_level()][dp ? 1 : 0](src, d, k, side, x0, x1);
 }
 
 void d2q37_stream_collide_box(int dp, const void *src, void *dst, const grid_dims_t *d,
@@ -109,7 +109,7 @@ void d2q37_stream_collide_box(int dp, const void *src, void *dst, const grid_dim
 void d2q37_stream_collide(int dp, void *src, void *dst, const grid_dims_t *d,
                           const d2q37_consts_t *k, int lo, int hi, int split) {
   const int all_lo[2] = {0, 0}, all_hi[2] = {d->nx, d->ny};
-  d2q37_walls(dp, src, d, k, lo, hi);
+  d2q37_walls(dp, src, d, k, lo, hi, 0, d->nx);
   d2q37_stream_collide_box(dp, src, dst, d, k, all_lo, all_hi, split);
 }
 

@@ -55,12 +55,15 @@ void d2q37_stream_collide(int dp, void *src, void *dst, const grid_dims_t *d,
                           const d2q37_consts_t *k, int lo, int hi, int split);
 
 /* The same in parts, for a bulk and a frame whose exchange overlaps the bulk's work (the
- * inner/outer split of Calore et al.): the walls' ghost rows (d2q37_walls, once, before
- * any part near a wall), then the stream-collide of any set of boxes [lo, hi) that tile
- * the block (interior cells), in any order; the same values as d2q37_stream_collide. The
- * bulk, [3, nx - 3) x [3, ny - 3), reads no ghost cell. */
+ * inner/outer split of Calore et al.): the walls' ghost rows of the columns [x0, x1)
+ * (d2q37_walls; every column once, before a cell of it pulls from them: a cell pulls
+ * only what its own column's walls wrote), then the stream-collide of any set of boxes
+ * [lo, hi) that tile the block (interior cells), in any order; the same values as
+ * d2q37_stream_collide. The walls of column x read rows 0..2 of columns x - 3 .. x + 3
+ * (the populations that leave into the wall): near a face, its ghost columns. The bulk,
+ * [3, nx - 3) x [3, ny - 3), reads no ghost cell. */
 void d2q37_walls(int dp, void *src, const grid_dims_t *d, const d2q37_consts_t *k, int lo,
-                 int hi);
+                 int hi, int x0, int x1);
 void d2q37_stream_collide_box(int dp, const void *src, void *dst, const grid_dims_t *d,
                               const d2q37_consts_t *k, const int lo[2], const int hi[2],
                               int split);

@@ -97,13 +97,13 @@ void D37_CAT(d2q37_sc, D37_SFX, D37_LEVEL)(const void *vsrc, void *vdst, const g
 /* The ghost rows of the wall `side` of every column (d37_wall_ghosts), columns as SIMD
  * lanes: each reads rows inside the wall and writes beyond it. */
 void D37_CAT(d2q37_walls, D37_SFX, D37_LEVEL)(void *vsrc, const grid_dims_t *d, const void *vk,
-                                             int side);
+                                             int side, int x0, int x1);
 void D37_CAT(d2q37_walls, D37_SFX, D37_LEVEL)(void *vsrc, const grid_dims_t *d, const void *vk,
-                                             int side) {
+                                             int side, int x0, int x1) {
   D37_REAL *src = vsrc;
   const D37_FN(d37_consts_t) *k = vk;
 #pragma omp parallel for simd schedule(static)
-  for (int x = 0; x < d->nx; ++x)
+  for (int x = x0; x < x1; ++x)
     D37_FN(d37_wall_ghosts)(k, src, d->origin + x, d->sy, d->sc, d->ny, side);
 }
 #undef D37_CAT

@@ -50,6 +50,59 @@ typedef struct grid_field {
   size_t esize;
 } grid_field_t;
 
+/* The cells of a block's interior a kernel call covers. An overlapped step (the time
+ * loop's) runs a sweep's kernel on the inner box while the ghost layers travel, then on
+ * the rest, the shell, once they have arrived; cells are independent within a step, so
+ * the two calls give what one call on every cell gives, bit for bit.
+ *   GRID_PART_ALL    every interior cell (lo and hi unused);
+ *   GRID_PART_INNER  the cells of the box [lo, hi) (inside the interior);
+ *   GRID_PART_SHELL  the interior cells outside that box. */
+typedef enum grid_part { GRID_PART_ALL = 0, GRID_PART_INNER, GRID_PART_SHELL } grid_part_t;
+typedef struct grid_region {
+  grid_part_t part;
+  int lo[3], hi[3];
+} grid_region_t;
+
+/* The rows of the interior (y, z) that hold cells of region r: y in [*y0, *y1), z in
+ * [*z0, *z1) (all rows but for GRID_PART_INNER; a row in that range may still hold none). */
+static inline void grid_region_rows(const grid_dims_t *d, const grid_region_t *r, int *y0,
+                                    int *y1, int *z0, int *z1) {
+  const int in = r && r->part == GRID_PART_INNER;
+  *y0 = in ? r->lo[1] : 0;
+  *y1 = in ? r->hi[1] : d->ny;
+  *z0 = in ? r->lo[2] : 0;
+  *z1 = in ? r->hi[2] : d->nz;
+}
+
+/* The runs of cells [x0[k], x1[k]) of row (y, z) that lie in region r (NULL: every cell),
+ * in increasing x; returns their number (0, 1 or 2). */
+static inline int grid_region_row(const grid_dims_t *d, const grid_region_t *r, int y, int z,
+                                  int x0[2], int x1[2]) {
+  const grid_part_t part = r ? r->part : GRID_PART_ALL;
+  const int inbox = part != GRID_PART_ALL && y >= r->lo[1] && y < r->hi[1] && z >= r->lo[2] &&
+                    z < r->hi[2];
+  int n = 0;
+  if (part == GRID_PART_ALL || (part == GRID_PART_SHELL && !inbox)) {
+    x0[n] = 0;
+    x1[n++] = d->nx;
+  } else if (part == GRID_PART_INNER) {
+    if (inbox && r->lo[0] < r->hi[0]) {
+      x0[n] = r->lo[0];
+      x1[n++] = r->hi[0];
+    }
+  } else { /* a shell row through the box: the cells either side of it */
+    if (r->lo[0] > 0) {
+      x0[n] = 0;
+      x1[n++] = r->lo[0];
+    }
+    if (r->hi[0] < d->nx) {
+      x0[n] = r->hi[0];
+      x1[n++] = d->nx;
+    }
+  }
+  return n;
+}
+
 /* The dims of a field of n[3] interior cells in a layout, for elements of esize bytes
  * (the SoA padding is in bytes). A field whose element count or strides do not fit in a
  * ptrdiff_t gets elements = 0 (every other field has at least one element): callers

@@ -64,6 +64,9 @@ typedef struct lbm_link {
   size_t from;   /* fluid cell's slot inverse(i) */
   double extra;  /* moving-wall term 2 a w_i rho0 c_i.u_w, 0 for no-slip */
   int group;     /* 0..LBM_LINK_GROUPS - 1: the factor scale[group] its extra takes */
+  uint32_t ghost; /* the ghost slices its cells lie in (bit d: the slice of direction d of
+                     the block's neighbourhood); 0: interior cells only. Not for the kernels:
+                     what a step that overlaps its exchange sorts links by */
 } lbm_link_t;
 
 /* Pressure-outlet links (lbm_collide.h LBM_OUTLET_CELL and _LINK, the non-equilibrium
@@ -84,6 +87,7 @@ typedef struct lbm_open_link {
   double extra;     /* 2 w_i (rho_w - shift), shift = rho0 for shifted storage, else 0 */
   double w2;        /* 2 w_i */
   double wrho0;     /* w_i rho0 */
+  uint32_t ghost;   /* as lbm_link_t */
 } lbm_open_link_t;
 
 /* Links to obstacles that are bodies (forces) or have curved walls: the interpolated
@@ -102,6 +106,7 @@ typedef struct lbm_body_link {
   double a, b;
   int body; /* -1: none */
   int dir;  /* o: the direction of from, towards the wall */
+  uint32_t ghost; /* as lbm_link_t */
 } lbm_body_link_t;
 
 /* The per-cell inputs and outputs of a coupled stream-collide (lbm_kernels_t.coupled):
@@ -149,6 +154,19 @@ typedef struct lbm_kernels {
    * the advection velocity from c->advection (required). */
   void (*coupled)(const void *restrict src, void *restrict dst, const grid_dims_t *d,
                   const lbm_params_t *p, lbm_variant_t v, const lbm_coupling_t *c);
+  /* stream_collide and coupled on the cells of region r alone (grid.h; NULL or
+   * GRID_PART_ALL: every cell), for a step that overlaps its exchange: the inner box needs
+   * no value of the ghost layers beyond the reach it was cut for, the shell gets them.
+   * Run GRID_PART_INNER before GRID_PART_SHELL: the SoA code computes whole vectors, so
+   * the inner call may leave values from stale ghost layers in shell cells next to the
+   * box, which the shell call then writes right (and it writes inner cells in its
+   * vectors again, with the same values). Together they give what one call gives. */
+  void (*stream_collide_region)(const void *restrict src, void *restrict dst,
+                                const grid_dims_t *d, const lbm_params_t *p, lbm_variant_t v,
+                                const grid_region_t *r);
+  void (*coupled_region)(const void *restrict src, void *restrict dst, const grid_dims_t *d,
+                         const lbm_params_t *p, lbm_variant_t v, const lbm_coupling_t *c,
+                         const grid_region_t *r);
   void (*init)(void *f, const grid_dims_t *d, const lbm_params_t *p, int shifted,
                lbm_init_fn init, void *ctx);
   /* Density and velocity of every interior cell of a stored (post-collision) field into

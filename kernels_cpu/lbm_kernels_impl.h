@@ -226,9 +226,61 @@ typedef void (*LBM_FN(vec_aos_fn))(int n, const REAL *restrict s, const ptrdiff_
 /* Vectors per work item of the SoA loop (a few rows of a 128-cell block). */
 #define LBM_SEG 64
 
-static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vdst,
-                                   const grid_dims_t *d, const lbm_params_t *p,
-                                   lbm_variant_t v) {
+/* The SoA vectors of region r (not GRID_PART_ALL) of planes [z0, z1): each plane's vector
+ * space cut into the segments of the whole-interior loop, each segment computing the
+ * vectors in it that hold a cell of r, so that no two threads write one vector. */
+static void LBM_FN(soa_region)(const REAL *restrict src, REAL *restrict dst,
+                               const grid_dims_t *d, const ptrdiff_t *off,
+                               const LBM_FN(vconsts_t) *kv, LBM_FN(vec_soa_fn) vec_soa,
+                               const grid_region_t *r, ptrdiff_t v0, ptrdiff_t nvec) {
+  const ptrdiff_t nseg = (nvec + LBM_SEG - 1) / LBM_SEG, sy = d->sy, origin = d->origin;
+  int y0, y1, z0, z1;
+  grid_region_rows(d, r, &y0, &y1, &z0, &z1);
+#pragma omp parallel
+  {
+#pragma omp for collapse(2) schedule(static)
+    for (int z = z0; z < z1; ++z)
+      for (ptrdiff_t g = 0; g < nseg; ++g) {
+        const ptrdiff_t s0 = v0 + g * LBM_SEG * LBM_VW;
+        const ptrdiff_t n = nvec - g * LBM_SEG < LBM_SEG ? nvec - g * LBM_SEG : LBM_SEG;
+        const ptrdiff_t s1 = s0 + n * LBM_VW, plane = (ptrdiff_t)z * d->sz;
+        /* the rows whose interior cells may fall into [s0, s1) */
+        int ya = s0 <= origin ? 0 : (int)((s0 - origin) / sy);
+        int yb = s1 - 1 < origin ? 0 : (int)((s1 - 1 - origin) / sy) + 1;
+        ya = ya > y0 ? ya : y0;
+        yb = yb < y1 ? yb : y1;
+        ptrdiff_t ra = 0, rb = 0; /* the run of vectors in hand: elements [ra, rb) */
+        for (int y = ya; y < yb; ++y) {
+          int xs[2], xe[2];
+          const int m = grid_region_row(d, r, y, z, xs, xe);
+          for (int k = 0; k < m; ++k) {
+            const ptrdiff_t e0 = origin + (ptrdiff_t)y * sy + xs[k];
+            const ptrdiff_t e1 = origin + (ptrdiff_t)y * sy + xe[k];
+            ptrdiff_t a = e0 / LBM_VW * LBM_VW, b = (e1 + LBM_VW - 1) / LBM_VW * LBM_VW;
+            a = a > s0 ? a : s0;
+            b = b < s1 ? b : s1;
+            if (a >= b) continue;
+            if (rb > ra && a <= rb) {
+              rb = b > rb ? b : rb;
+              continue;
+            }
+            if (rb > ra)
+              vec_soa(src + plane + ra, off, dst + plane + ra, d->sc, kv, (rb - ra) / LBM_VW);
+            ra = a;
+            rb = b;
+          }
+        }
+        if (rb > ra)
+          vec_soa(src + plane + ra, off, dst + plane + ra, d->sc, kv, (rb - ra) / LBM_VW);
+      }
+    lbm_store_fence();
+  }
+}
+
+static void LBM_FN(stream_collide_region)(const void *restrict vsrc, void *restrict vdst,
+                                          const grid_dims_t *d, const lbm_params_t *p,
+                                          lbm_variant_t v, const grid_region_t *r) {
+  const bool whole = !r || r->part == GRID_PART_ALL;
   const REAL *restrict src = vsrc;
   REAL *restrict dst = vdst;
   const int nx = d->nx, ny = d->ny, nz = d->nz;
@@ -262,6 +314,10 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
     const ptrdiff_t first = d->origin, last = d->origin + (ptrdiff_t)(ny - 1) * d->sy + nx - 1;
     const ptrdiff_t v0 = first / LBM_VW * LBM_VW, nvec = (last + 1 - v0 + LBM_VW - 1) / LBM_VW;
     const ptrdiff_t nseg = (nvec + LBM_SEG - 1) / LBM_SEG;
+    if (!whole) {
+      LBM_FN(soa_region)(src, dst, d, off, &kv, vec_soa, r, v0, nvec);
+      return;
+    }
 #pragma omp parallel
     {
 #pragma omp for collapse(2) schedule(static)
@@ -275,41 +331,56 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
     }
     return;
   }
+  int y0, y1, z0, z1;
+  grid_region_rows(d, r, &y0, &y1, &z0, &z1);
+  (void)nz, (void)ny;
 #pragma omp parallel
   {
     LBM_ALIGNED REAL out[LAT(Q)][LBM_CHUNK];
     LBM_ALIGNED REAL cells[LBM_CHUNK * LAT(Q)];
 #pragma omp for collapse(2) schedule(static)
-    for (int z = 0; z < nz; ++z)
-      for (int y = 0; y < ny; ++y) {
+    for (int z = z0; z < z1; ++z)
+      for (int y = y0; y < y1; ++y) {
         const ptrdiff_t row = d->origin + (ptrdiff_t)y * d->sy + (ptrdiff_t)z * d->sz;
-        int x0 = 0;
+        int xs[2], xe[2];
+        const int m = grid_region_row(d, r, y, z, xs, xe);
+        for (int seg = 0; seg < m; ++seg) {
+          const int xend = xe[seg];
+          int x0 = xs[seg];
 #ifdef LBM_AOS_SIMD
-        /* vectors; the last one of a row may have lanes masked off. Rows shorter than
-           a vector take the portable code. Of the source rows of a row only one, the
-           one the newest direction pulls from, is new to the caches when rows advance
-           along y then z: its lines are asked for two vectors ahead (prefetches past
-           the row's end are harmless). */
-        if (nx >= LBM_VW)
-          for (; x0 < nx; x0 += LBM_VW) {
-            lbm_prefetch_run((uintptr_t)(src + row + (ptrdiff_t)x0 * LAT(Q) + off[newest]) +
-                                 2u * 64u * LAT(Q), LAT(Q));
-            vec_aos(nx - x0 < LBM_VW ? nx - x0 : LBM_VW, src + row + (ptrdiff_t)x0 * LAT(Q),
-                    off, dst + row + (ptrdiff_t)x0 * LAT(Q), &kv);
-          }
+          /* vectors; the last one of a run may have lanes masked off. Runs shorter than
+             a vector take the portable code. Of the source rows of a row only one, the
+             one the newest direction pulls from, is new to the caches when rows advance
+             along y then z: its lines are asked for two vectors ahead (prefetches past
+             the row's end are harmless). */
+          if (xend - x0 >= LBM_VW)
+            for (; x0 < xend; x0 += LBM_VW) {
+              lbm_prefetch_run((uintptr_t)(src + row + (ptrdiff_t)x0 * LAT(Q) + off[newest]) +
+                                   2u * 64u * LAT(Q), LAT(Q));
+              vec_aos(xend - x0 < LBM_VW ? xend - x0 : LBM_VW,
+                      src + row + (ptrdiff_t)x0 * LAT(Q), off,
+                      dst + row + (ptrdiff_t)x0 * LAT(Q), &kv);
+            }
 #endif
-        for (; x0 < nx; x0 += LBM_CHUNK) {
-          const int n = nx - x0 < LBM_CHUNK ? nx - x0 : LBM_CHUNK;
-          const ptrdiff_t base = row + (ptrdiff_t)x0 * LAT(Q);
-          run(n, src + base, off, out, &k);
-          /* back to the cell layout, then out to the field in one sweep of stores */
-          for (int x = 0; x < n; ++x)
-            for (int i = 0; i < LAT(Q); ++i) cells[x * LAT(Q) + i] = out[i][x];
-          LBM_P(lbm_store_run)(dst + base, cells, (size_t)n * LAT(Q));
+          for (; x0 < xend; x0 += LBM_CHUNK) {
+            const int n = xend - x0 < LBM_CHUNK ? xend - x0 : LBM_CHUNK;
+            const ptrdiff_t base = row + (ptrdiff_t)x0 * LAT(Q);
+            run(n, src + base, off, out, &k);
+            /* back to the cell layout, then out to the field in one sweep of stores */
+            for (int x = 0; x < n; ++x)
+              for (int i = 0; i < LAT(Q); ++i) cells[x * LAT(Q) + i] = out[i][x];
+            LBM_P(lbm_store_run)(dst + base, cells, (size_t)n * LAT(Q));
+          }
         }
       }
     lbm_store_fence();
   }
+}
+
+static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vdst,
+                                   const grid_dims_t *d, const lbm_params_t *p,
+                                   lbm_variant_t v) {
+  LBM_FN(stream_collide_region)(vsrc, vdst, d, p, v, NULL);
 }
 
 /* The coupled stream-collide: every interior cell, in z-y-x order (threads over z and y),
@@ -325,7 +396,8 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
 #define LBM_DEFINE_COUPLED(NAME, ADE_, BODY)                                              \
   static void LBM_FN(NAME)(const REAL *restrict src, REAL *restrict dst,                 \
                            const grid_dims_t *d, const ptrdiff_t *off,                   \
-                           const LBM_FN(consts_t) *k0, const lbm_coupling_t *c) {        \
+                           const LBM_FN(consts_t) *k0, const lbm_coupling_t *c,          \
+                           const grid_region_t *r_) {                                    \
     const REAL *force = c->force, *adv = c->advection;                                   \
     REAL *vel = c->velocity, *sf = c->source_force;                                      \
     const REAL bx = (REAL)c->beta[0], by = (REAL)c->beta[1], bz = (REAL)c->beta[2];       \
@@ -333,11 +405,16 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
     const int acc_ = c->accumulate;                                                      \
     (void)force, (void)adv, (void)vel, (void)sf, (void)bx, (void)by, (void)bz, (void)c0; \
     (void)fw_, (void)acc_;                                                               \
+    int y0_, y1_, z0_, z1_;                                                              \
+    grid_region_rows(d, r_, &y0_, &y1_, &z0_, &z1_);                                     \
     _Pragma("omp parallel for collapse(2) schedule(static)")                             \
-    for (int z = 0; z < d->nz; ++z)                                                      \
-      for (int y = 0; y < d->ny; ++y) {                                                  \
+    for (int z = z0_; z < z1_; ++z)                                                      \
+      for (int y = y0_; y < y1_; ++y) {                                                  \
         LBM_FN(consts_t) kc = *k0;                                                       \
-        for (int x = 0; x < d->nx; ++x) {                                                \
+        int xs_[2], xe_[2];                                                              \
+        const int m_ = grid_region_row(d, r_, y, z, xs_, xe_);                           \
+        for (int q_ = 0; q_ < m_; ++q_)                                                  \
+        for (int x = xs_[q_]; x < xe_[q_]; ++x) {                                        \
           const ptrdiff_t cell = d->origin + (ptrdiff_t)x * d->sx + (ptrdiff_t)y * d->sy + \
                                  (ptrdiff_t)z * d->sz;                                   \
           if (ADE_) {                                                                    \
@@ -383,8 +460,9 @@ LBM_DEFINE_COUPLED(coupled_ade_trt, 1, LBM_ADE_CELL(1))
 #undef LBM_K_T
 #undef LBM_K_ZERO
 
-static void LBM_FN(coupled)(const void *restrict vsrc, void *restrict vdst, const grid_dims_t *d,
-                            const lbm_params_t *p, lbm_variant_t v, const lbm_coupling_t *c) {
+static void LBM_FN(coupled_region)(const void *restrict vsrc, void *restrict vdst,
+                                   const grid_dims_t *d, const lbm_params_t *p, lbm_variant_t v,
+                                   const lbm_coupling_t *c, const grid_region_t *r) {
   ptrdiff_t off[LAT(Q)];
   for (int i = 0; i < LAT(Q); ++i)
     off[i] = (ptrdiff_t)i * d->sc - (ptrdiff_t)LAT_CX(i) * d->sx - (ptrdiff_t)LAT_CY(i) * d->sy -
@@ -392,10 +470,15 @@ static void LBM_FN(coupled)(const void *restrict vsrc, void *restrict vdst, cons
   const int trt = v == LBM_VARIANT_TRT || v == LBM_VARIANT_ADE_TRT;
   LBM_FN(consts_t) k;
   LBM_FN(consts_init)(&k, p, trt);
-  if (v == LBM_VARIANT_ADE_SRT) LBM_FN(coupled_ade_srt)(vsrc, vdst, d, off, &k, c);
-  else if (v == LBM_VARIANT_ADE_TRT) LBM_FN(coupled_ade_trt)(vsrc, vdst, d, off, &k, c);
-  else if (v == LBM_VARIANT_TRT) LBM_FN(coupled_trt)(vsrc, vdst, d, off, &k, c);
-  else LBM_FN(coupled_srt)(vsrc, vdst, d, off, &k, c);
+  if (v == LBM_VARIANT_ADE_SRT) LBM_FN(coupled_ade_srt)(vsrc, vdst, d, off, &k, c, r);
+  else if (v == LBM_VARIANT_ADE_TRT) LBM_FN(coupled_ade_trt)(vsrc, vdst, d, off, &k, c, r);
+  else if (v == LBM_VARIANT_TRT) LBM_FN(coupled_trt)(vsrc, vdst, d, off, &k, c, r);
+  else LBM_FN(coupled_srt)(vsrc, vdst, d, off, &k, c, r);
+}
+
+static void LBM_FN(coupled)(const void *restrict vsrc, void *restrict vdst, const grid_dims_t *d,
+                            const lbm_params_t *p, lbm_variant_t v, const lbm_coupling_t *c) {
+  LBM_FN(coupled_region)(vsrc, vdst, d, p, v, c, NULL);
 }
 
 static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, int shifted,
@@ -559,6 +642,8 @@ static void LBM_FN(outlet)(void *vf, const grid_dims_t *d, const lbm_open_link_t
                                       .nontemporal = LBM_NONTEMPORAL,                    \
                                       .stream_collide = LBM_FN(stream_collide),          \
                                       .coupled = LBM_FN(coupled),                        \
+                                      .stream_collide_region = LBM_FN(stream_collide_region), \
+                                      .coupled_region = LBM_FN(coupled_region),          \
                                       .init = LBM_FN(init),                              \
                                       .moments = LBM_FN(moments),                        \
                                       .boundary = LBM_FN(boundary),                      \

@@ -313,6 +313,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
                             &s->field_id[m][f], err));
   st = timeloop_create(s->patch, s->reg, s->fs, comm, &s->loop, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
+  timeloop_set_overlap(s->loop, so->hardware.overlap);
   TSR_TRY(sim_start(s, comm, err));
   TSR_TRY(sim_add_sweeps(s, s->loop, s->decls, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED,
                          err));

@@ -68,6 +68,7 @@ struct comm {
   bool started;
   tsr_status start_status; /* first failure of comm_start, reported by comm_finish */
   tsr_error_t start_err;
+  uint32_t *late; /* per local block: the ghost slices comm_finish fills (comm_late) */
   comm_stats_t stats;
   comm_timing_t timing;
 };
@@ -96,6 +97,7 @@ void comm_free(comm_t **c) {
   free(x->scratch);
   free(x->reqs);
   free(x->statuses);
+  free(x->late);
   if (x->mpi != MPI_COMM_NULL) MPI_Comm_free(&x->mpi);
   free(x);
   *c = NULL;
@@ -240,7 +242,9 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
   int *flow = calloc(nslots, sizeof *flow);
   uint32_t *dirs = calloc(nslots, sizeof *dirs); /* as flow: the extractions' directions */
   const registry_item_t **stagers = calloc(nslots, sizeof *stagers);
-  TSR_CHECK(flow && dirs && stagers, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
+  c->late = calloc((size_t)(nlocal ? nlocal : 1), sizeof *c->late);
+  TSR_CHECK(flow && dirs && stagers && c->late, TSR_ERR_NOMEM,
+            "out of memory planning the ghost exchange");
   for (int32_t i = 0; i < nlocal; ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
     const registry_item_t *ext[COMM_MAX_FIELDS], *ins[COMM_MAX_FIELDS];
@@ -289,6 +293,7 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
             continue;
           }
           TSR_TRY(comm_push(&c->locals, &c->nlocals, &cap, t, err));
+          c->late[ni] |= 1u << direction_inverse(d);
           if (t.bytes > c->scratch_bytes) c->scratch_bytes = t.bytes;
           dirs[2 * ((size_t)i * nf + f)] |= 1u << d;
           continue;
@@ -310,6 +315,7 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
         if (rcv.bytes > 0) {
           TSR_TRY(comm_add_peer_task(c, n->rank, false, rcv, err));
           *in_flow = 2;
+          c->late[i] |= 1u << d;
         }
       }
     }
@@ -325,9 +331,11 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
       if (flow[k] && stagers[k]->stage_out)
         c->stage_out[c->nstage_out++] =
             (comm_stage_t){id, f, stagers[k], flow[k] == 2, dirs[k]};
-      if (flow[k + 1] && stagers[k + 1]->stage_in)
+      if (flow[k + 1] && stagers[k + 1]->stage_in) {
         c->stage_in[c->nstage_in++] =
             (comm_stage_t){id, f, stagers[k + 1], flow[k + 1] == 2, dirs[k]};
+        c->late[i] = (1u << DIRECTION_COUNT) - 1; /* every ghost comes in with stage_in */
+      }
     }
   }
   if (c->npeers > 1) qsort(c->peers, (size_t)c->npeers, sizeof *c->peers, comm_peer_cmp);
@@ -471,6 +479,8 @@ cleanup:
   return st;
 }
 
+static tsr_status comm_direct_copies(comm_t *c, tsr_error_t *err);
+
 tsr_status comm_start(comm_t *c, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   TSR_CHECK(!c->started, TSR_ERR_INTERNAL, "comm_start called twice without comm_finish");
@@ -512,8 +522,21 @@ tsr_status comm_start(comm_t *c, tsr_error_t *err) {
     c->timing.extract += b - a;
     c->timing.wait += MPI_Wtime() - b;
   }
+  /* the direct copies while the messages travel: afterwards every ghost slice outside
+     comm_late is in place */
+  double t4 = MPI_Wtime();
+  if (c->start_status == TSR_OK) c->start_status = comm_direct_copies(c, &c->start_err);
+  c->timing.copy += MPI_Wtime() - t4;
 cleanup:
   return st;
+}
+
+uint32_t comm_late(const comm_t *c, int32_t local) { return c->late[local]; }
+
+void comm_progress(comm_t *c) {
+  int flag = 0;
+  if (c->started && c->npeers > 0)
+    MPI_Iprobe(MPI_ANY_SOURCE, c->tag, c->mpi, &flag, MPI_STATUS_IGNORE);
 }
 
 /* The direct copies between blocks of one hardware, one call per copy item. */
@@ -680,10 +703,6 @@ tsr_status comm_finish(comm_t *c, tsr_error_t *err) {
     *err = c->start_err;
     phase = 0;
   }
-  double t0 = MPI_Wtime();
-  if (st == TSR_OK) st = comm_direct_copies(c, err);
-  double t1 = MPI_Wtime();
-  c->timing.copy += t1 - t0;
   if (st == TSR_OK) st = comm_local_pairs(c, err); /* times itself */
   if (st != TSR_OK) phase = 0; /* failed before any message was read */
   double t2 = MPI_Wtime();

@@ -23,8 +23,10 @@
  * solid), nothing is sent or copied.
  *
  * comm_start stages out (and waits for the staged data to reach the host), posts the
- * receives, packs and sends; comm_finish does the local copies while messages travel,
- * waits, checks, inserts and stages in. Both are collective; comm_finish returns the
+ * receives, packs and sends, then does the direct copies while the messages travel;
+ * comm_finish does the local pairs of different hardware, waits, checks, inserts and
+ * stages in. Between the two a caller may compute what needs none of the ghost slices
+ * comm_late names (an overlapped step, timeloop.h), calling comm_progress now and then. Both are collective; comm_finish returns the
  * same verdict on every rank. comm_timing says where this process spent the time. */
 #ifndef COMM_H
 #define COMM_H
@@ -96,6 +98,16 @@ TSR_NODISCARD tsr_status comm_start(comm_t *c, tsr_error_t *err);
 TSR_NODISCARD tsr_status comm_finish(comm_t *c, tsr_error_t *err);
 /* comm_start then comm_finish. */
 TSR_NODISCARD tsr_status comm_exchange(comm_t *c, tsr_error_t *err);
+
+/* The ghost slices of local block `local` (patch_local_id order) that comm_finish fills,
+ * as bits of directions (direction.h): those received from other processes, inserted
+ * from a block of other hardware, or brought to a device by stage_in (every direction
+ * of a staged block). The others are in place when comm_start returns. */
+uint32_t comm_late(const comm_t *c, int32_t local);
+
+/* Between comm_start and comm_finish: lets MPI move the messages in flight (a probe:
+ * nothing is received or completed). Not collective. */
+void comm_progress(comm_t *c);
 
 comm_stats_t comm_stats(const comm_t *c);
 comm_timing_t comm_timing(const comm_t *c);

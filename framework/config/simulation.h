@@ -168,6 +168,9 @@ typedef enum simulation_exchange {
 typedef struct simulation_hardware {
   simulation_hs_t hs;   /* every process's hs, when there are no configurations */
   simulation_exchange_t exchange;
+  bool overlap;         /* hardware.overlap: a sweep's items run on the cells that need no
+                           late ghost value while its exchange travels (timeloop.h);
+                           default true. The results are the same bit for bit either way */
   opencl_select_t opencl;
   char kernel_sources[SIMULATION_PATH_MAX]; /* "": the sources built in */
   int work_group[3];    /* {0, 0, 0}: the rule of gpu_lbm (x row segments, 2-D for short

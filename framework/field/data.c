@@ -89,10 +89,32 @@ cleanup:
   return st;
 }
 
-tsr_status data_items_run(data_items_t *d, tsr_error_t *err) {
+/* What local block i's item does in a phase (0: a step that does not overlap): 0
+ * nothing, 1 .kernel, 2 .part. */
+static int data_call_of(const registry_item_t *it, int phase, const registry_region_t *r) {
+  if (phase == 0) return it->batch ? 0 : 1;
+  if (it->batch) return 0;
+  const bool box = r->lo[0] < r->hi[0] && r->lo[1] < r->hi[1] && r->lo[2] < r->hi[2];
+  if (!r->late) return phase == REGISTRY_PART_INNER ? 1 : 0; /* its ghosts are there */
+  if (it->part && box) return 2;
+  return phase == REGISTRY_PART_SHELL ? 1 : 0; /* whole, once the exchange is done */
+}
+
+static tsr_status data_call(const data_items_t *d, int32_t i, int call, int phase,
+                            const registry_region_t *regions, tsr_error_t *err) {
+  const registry_item_t *it = d->items[i];
+  const int32_t id = patch_local_id(d->patch, i);
+  if (call == 1) return it->kernel(patch_block(d->patch, id), patch_block_data(d->patch, id), it->ctx, err);
+  registry_region_t r = regions[i];
+  r.part = (registry_part_t)phase;
+  return it->part(patch_block(d->patch, id), patch_block_data(d->patch, id), &r, it->ctx, err);
+}
+
+static tsr_status data_items_run_how(data_items_t *d, int phase, const registry_region_t *regions,
+                                     void (*progress)(void *), void *arg, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const int32_t n = d->n;
-  for (int k = 0; k < d->nbatches; ++k) {
+  for (int k = 0; k < d->nbatches && phase != REGISTRY_PART_INNER; ++k) {
     data_batch_t *b = &d->batches[k];
     st = b->item->batch(&b->batch, b->item->ctx, err);
     if (st != TSR_OK) {
@@ -103,18 +125,18 @@ tsr_status data_items_run(data_items_t *d, tsr_error_t *err) {
     }
   }
   int32_t nconc = 0, failed = n;
-  for (int32_t i = 0; i < n; ++i) nconc += !d->items[i]->batch && d->items[i]->concurrent;
+  for (int32_t i = 0; i < n; ++i)
+    nconc += d->items[i]->concurrent && data_call_of(d->items[i], phase, regions ? &regions[i] : NULL) != 0;
   const int spread = omp_get_max_threads() > 1 && nconc >= 2 * omp_get_max_threads();
   if (spread) {
     tsr_error_t first;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int32_t i = 0; i < n; ++i) {
       const registry_item_t *it = d->items[i];
-      if (it->batch || !it->concurrent) continue;
-      const int32_t id = patch_local_id(d->patch, i);
+      const int call = data_call_of(it, phase, regions ? &regions[i] : NULL);
+      if (!call || !it->concurrent) continue;
       tsr_error_t e;
-      if (it->kernel(patch_block(d->patch, id), patch_block_data(d->patch, id), it->ctx, &e) !=
-          TSR_OK) {
+      if (data_call(d, i, call, phase, regions, &e) != TSR_OK) {
 #pragma omp critical(data_items_failure)
         if (i < failed) {
           failed = i;
@@ -126,11 +148,10 @@ tsr_status data_items_run(data_items_t *d, tsr_error_t *err) {
   }
   for (int32_t i = 0; i < n && failed == n; ++i) {
     const registry_item_t *it = d->items[i];
-    if (it->batch || (spread && it->concurrent)) continue;
-    const int32_t id = patch_local_id(d->patch, i);
-    if (it->kernel(patch_block(d->patch, id), patch_block_data(d->patch, id), it->ctx, err) !=
-        TSR_OK)
-      failed = i;
+    const int call = data_call_of(it, phase, regions ? &regions[i] : NULL);
+    if (!call || (spread && it->concurrent)) continue;
+    if (data_call(d, i, call, phase, regions, err) != TSR_OK) failed = i;
+    else if (progress) progress(arg);
   }
   if (failed < n) {
     const registry_item_t *it = d->items[failed];
@@ -139,6 +160,16 @@ tsr_status data_items_run(data_items_t *d, tsr_error_t *err) {
                      (int)patch_local_id(d->patch, failed));
   }
   return st;
+}
+
+tsr_status data_items_run(data_items_t *d, tsr_error_t *err) {
+  return data_items_run_how(d, 0, NULL, NULL, NULL, err);
+}
+
+tsr_status data_items_run_part(data_items_t *d, registry_part_t phase,
+                               const registry_region_t *regions, void (*progress)(void *),
+                               void *arg, tsr_error_t *err) {
+  return data_items_run_how(d, (int)phase, regions, progress, arg, err);
 }
 
 tsr_status data_run_kernel(const registry_t *reg, patch_t *patch, const char *name, uint64_t fs,

@@ -41,6 +41,18 @@ void data_items_free(data_items_t **items);
  * Not collective. */
 TSR_NODISCARD tsr_status data_items_run(data_items_t *items, tsr_error_t *err);
 
+/* One phase of an overlapped step (registry_region_t): regions[i] the inner box and late
+ * directions of local block i. REGISTRY_PART_INNER runs the blocks with no late
+ * direction whole (.kernel) and the others' .part; REGISTRY_PART_SHELL the batches, the
+ * others' .part again, and whole the blocks whose item has no .part or whose box is
+ * empty. progress(arg), where given, is called after each block that runs on its own
+ * (not in the parallel region of concurrent items): what keeps messages moving. Not
+ * collective. */
+TSR_NODISCARD tsr_status data_items_run_part(data_items_t *items, registry_part_t phase,
+                                             const registry_region_t *regions,
+                                             void (*progress)(void *), void *arg,
+                                             tsr_error_t *err);
+
 /* Runs the kernel item `name` once on every local block (data_items_create, _run and
  * _free). Not collective: a failure is this rank's alone until the caller reduces it. */
 TSR_NODISCARD tsr_status data_run_kernel(const registry_t *reg, patch_t *patch, const char *name,

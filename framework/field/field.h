@@ -32,6 +32,17 @@
 
 enum { FIELD_MAX_COMPONENTS = 64 };
 
+/* The cells of a CPU kernel's call in an overlapped step (registry_region_t) as the
+ * kernels take them (grid.h). */
+static inline grid_region_t field_grid_region(const registry_region_t *r) {
+  grid_region_t g = {.part = r->part == REGISTRY_PART_INNER ? GRID_PART_INNER : GRID_PART_SHELL};
+  for (int a = 0; a < 3; ++a) {
+    g.lo[a] = r->lo[a];
+    g.hi[a] = r->hi[a];
+  }
+  return g;
+}
+
 /* Zeroed 64-byte aligned storage for the elements of dims of esize bytes each (NULL when
  * out of memory or when the bytes do not fit in a size_t). */
 void *field_values_alloc(const grid_dims_t *dims, size_t esize);

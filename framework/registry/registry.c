@@ -137,6 +137,7 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
   } fields[] = {
       {".kernel or .batch", it->kernel || it->batch, want_kernel, want_kernel},
       {".batch", it->batch != NULL, false, want_kernel},
+      {".part", it->part != NULL, false, want_kernel},
       {".alloc or .alloc_batch", it->alloc || it->alloc_batch, want_alloc, want_alloc},
       {".alloc_batch", it->alloc_batch != NULL, false, want_alloc},
       {".free", it->free != NULL, want_alloc, want_alloc},
@@ -156,6 +157,10 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
               "registry item %s '%s': %s %s item has no %s", kind, it->name, a, kind,
               fields[i].field);
   }
+  /* an overlapped step calls .part where it would call .kernel */
+  TSR_CHECK(!it->part || it->kernel, TSR_ERR_INVALID,
+            "registry item %s '%s': .part splits what .kernel does; give .kernel too", kind,
+            it->name);
   /* comm calls stage_wait only for blocks it staged out: alone it would never run */
   TSR_CHECK(!it->stage_wait || it->stage_out, TSR_ERR_INVALID,
             "registry item %s '%s': .stage_wait waits for what .stage_out started; give "

@@ -8,8 +8,8 @@
  * each; framework/ names no sweep.
  *
  * The function fields an item must carry depend on its kind:
- *   REGISTRY_KIND_KERNEL      .kernel, .batch or both
- *   REGISTRY_KIND_BOUNDARY    .kernel, .batch or both
+ *   REGISTRY_KIND_KERNEL      .kernel, .batch or both; optionally .part beside .kernel
+ *   REGISTRY_KIND_BOUNDARY    .kernel, .batch or both; optionally .part beside .kernel
  *   REGISTRY_KIND_ALLOCATOR   .alloc or .alloc_batch (or both), and .free
  *   REGISTRY_KIND_EXTRACTION  .extract and .size; optionally .stage_out, and
  *                             .stage_wait (only beside .stage_out)
@@ -99,6 +99,28 @@ typedef tsr_status (*registry_stage_fn)(const registry_stage_task_t *tasks, size
 typedef tsr_status (*registry_kernel_fn)(const block_info_t *block, block_data_t *data,
                                          void *ctx, tsr_error_t *err);
 
+/* Where a call of a kernel or boundary item falls in an overlapped step (timeloop.h): a
+ * sweep's exchange starts, its items run on what needs no late ghost value (INNER), the
+ * exchange finishes, and they run on the rest (SHELL). The ghost slices of the
+ * directions in `late` (bit d: direction d, direction.h) arrive between the two calls;
+ * every other ghost slice the exchange fills is there before INNER. The box [lo, hi) of
+ * interior cells is cut so that no cell in it lies within the exchanged fields' ghost
+ * widths of a late slice:
+ *   a kernel item computes the cells of the box in INNER and the others in SHELL;
+ *   a boundary item does in INNER the work that reads and writes no cell of a late ghost
+ *   slice, the rest in SHELL (work that writes a cell a box cell reads belongs to INNER).
+ * INNER before SHELL, on every block of the item, and the two together do what .kernel
+ * does. */
+typedef enum registry_part { REGISTRY_PART_INNER = 1, REGISTRY_PART_SHELL = 2 } registry_part_t;
+typedef struct registry_region {
+  registry_part_t part;
+  int lo[3], hi[3];
+  uint32_t late;
+} registry_region_t;
+typedef tsr_status (*registry_part_fn)(const block_info_t *block, block_data_t *data,
+                                       const registry_region_t *region, void *ctx,
+                                       tsr_error_t *err);
+
 /* The local blocks that resolved to one item, in local order: what a batch function
  * works on in one call, so that a device runs all of them with a fixed number of kernel
  * launches however many there are. The caller keeps a batch for as long as its block
@@ -137,6 +159,9 @@ typedef struct registry_item {
   registry_batch_fn batch;  /* kernel and boundary items: where given, a time loop calls
                                it once per step with every local block of the item
                                instead of .kernel per block */
+  registry_part_fn part;     /* kernel and boundary items beside .kernel: the item's work
+                               in two parts, for an overlapped step (registry_region_t);
+                               without it the item runs whole once the exchange is done */
   registry_alloc_fn alloc;
   registry_alloc_batch_fn alloc_batch; /* where given, used instead of .alloc */
   registry_free_fn free;

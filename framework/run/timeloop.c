@@ -6,6 +6,7 @@
 
 #include "comm.h"
 #include "data.h"
+#include "direction.h"
 #include "verdict.h"
 
 typedef struct timeloop_entry {
@@ -14,6 +15,8 @@ typedef struct timeloop_entry {
   comm_t *exchange;                  /* NULL: none */
   data_items_t *boundary;            /* NULL: none */
   data_items_t *kernel;
+  registry_region_t *regions;        /* per local block, where the sweep overlaps its
+                                        exchange; NULL: it does not */
 } timeloop_entry_t;
 
 struct timeloop {
@@ -23,6 +26,7 @@ struct timeloop {
   MPI_Comm comm;
   timeloop_entry_t *sweeps;
   int nsweeps;
+  bool overlap;
   timeloop_timing_t timing;
 };
 
@@ -36,6 +40,7 @@ tsr_status timeloop_create(patch_t *patch, const registry_t *reg, uint64_t fs, M
   tl->reg = reg;
   tl->fs = fs;
   tl->comm = comm;
+  tl->overlap = true;
   *out = tl;
 cleanup:
   return st;
@@ -48,11 +53,55 @@ void timeloop_free(timeloop_t **tl) {
     comm_free(&t->sweeps[i].exchange);
     data_items_free(&t->sweeps[i].boundary);
     data_items_free(&t->sweeps[i].kernel);
+    free(t->sweeps[i].regions);
   }
   free(t->sweeps);
   free(t);
   *tl = NULL;
 }
+
+void timeloop_inner_box(const int n[3], const int reach[3], uint32_t late, int lo[3],
+                        int hi[3]) {
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = 0;
+    hi[a] = n[a];
+  }
+  /* faces, then edges, then corners (direction.h numbers them so): a slice that a shrink
+     for an earlier one keeps away already needs nothing */
+  for (int d = 0; d < DIRECTION_COUNT; ++d) {
+    if (!(late & (1u << d))) continue;
+    const int8_t *o = direction_offsets[d];
+    bool away = false;
+    for (int a = 0; a < 3 && !away; ++a)
+      away = o[a] != 0 && (reach[a] == 0 || (o[a] > 0 ? hi[a] <= n[a] - reach[a]
+                                                         : lo[a] >= reach[a]));
+    if (away) continue;
+    /* shrink along z, else y, else x: whole rows stay whole where they can */
+    int a = 2;
+    while (o[a] == 0) --a;
+    if (o[a] > 0) hi[a] = n[a] - reach[a];
+    else lo[a] = reach[a];
+  }
+}
+
+/* The regions of the local blocks for a sweep whose exchange is c. */
+static tsr_status timeloop_regions(timeloop_t *tl, const comm_t *c, const int reach[3],
+                                   registry_region_t **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const int32_t n = patch_local_count(tl->patch);
+  registry_region_t *r = calloc((size_t)(n ? n : 1), sizeof *r);
+  TSR_CHECK(r, TSR_ERR_NOMEM, "out of memory planning an overlapped step");
+  for (int32_t i = 0; i < n; ++i) {
+    const block_info_t *b = patch_block(tl->patch, patch_local_id(tl->patch, i));
+    r[i].late = comm_late(c, i);
+    timeloop_inner_box(b->size, reach, r[i].late, r[i].lo, r[i].hi);
+  }
+  *out = r;
+cleanup:
+  return st;
+}
+
+void timeloop_set_overlap(timeloop_t *tl, bool on) { tl->overlap = on; }
 
 tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -74,7 +123,15 @@ tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr
     for (int f = 0; f < sweep->nexchange && f < COMM_MAX_FIELDS; ++f) co.fields[f] = sweep->exchange[f];
     st = comm_create(&co, tl->patch, tl->reg, tl->comm, &e.exchange, err); /* collective */
   }
+  if (st == TSR_OK && e.exchange && tl->overlap) {
+    int reach[3] = {0, 0, 0};
+    for (int f = 0; f < sweep->nexchange; ++f)
+      for (int a = 0; a < 3; ++a)
+        if (sweep->exchange[f].width[a] > reach[a]) reach[a] = sweep->exchange[f].width[a];
+    st = timeloop_regions(tl, e.exchange, reach, &e.regions, err);
+  }
   if (st != TSR_OK) {
+    comm_free(&e.exchange);
     data_items_free(&e.boundary);
     data_items_free(&e.kernel);
     return st;
@@ -83,12 +140,61 @@ tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr
   return st;
 }
 
+static void timeloop_progress(void *c) { comm_progress(c); }
+
+/* One sweep whose exchange overlaps its items: the exchange starts, the items run on what
+ * needs no late ghost slice, the exchange finishes, the items run on the rest. *st: this
+ * rank's status so far (a failure stops the items, not the exchange). Returns the
+ * exchange's shared verdict. */
+static tsr_status timeloop_overlapped(timeloop_t *tl, timeloop_entry_t *e, tsr_status *st,
+                                      tsr_error_t *err) {
+  tsr_error_t xerr;
+  /* t: start, the inner boundary, the inner kernel, the finish, the shell boundary, the
+     shell kernel, the end */
+  double t[7];
+  t[0] = MPI_Wtime();
+  tsr_status xst = comm_start(e->exchange, *st == TSR_OK ? err : &xerr);
+  if (xst != TSR_OK) return *st == TSR_OK ? xst : *st;
+  for (int phase = REGISTRY_PART_INNER; phase <= REGISTRY_PART_SHELL; ++phase) {
+    const int k = phase == REGISTRY_PART_INNER ? 1 : 4;
+    if (phase == REGISTRY_PART_SHELL) {
+      t[3] = MPI_Wtime();
+      xst = comm_finish(e->exchange, *st == TSR_OK ? err : &xerr);
+      if (xst != TSR_OK) return *st == TSR_OK ? xst : *st;
+    }
+    void (*progress)(void *) = phase == REGISTRY_PART_INNER ? timeloop_progress : NULL;
+    t[k] = MPI_Wtime();
+    if (*st == TSR_OK && e->boundary)
+      *st = data_items_run_part(e->boundary, (registry_part_t)phase, e->regions, progress,
+                                e->exchange, err);
+    t[k + 1] = MPI_Wtime();
+    if (*st == TSR_OK)
+      *st = data_items_run_part(e->kernel, (registry_part_t)phase, e->regions, progress,
+                                e->exchange, err);
+  }
+  t[6] = MPI_Wtime();
+  const double x = (t[1] - t[0]) + (t[4] - t[3]), b = (t[2] - t[1]) + (t[5] - t[4]),
+               w = (t[3] - t[2]) + (t[6] - t[5]);
+  tl->timing.exchange += x;
+  tl->timing.boundary += b;
+  tl->timing.kernel += w;
+  e->seconds[0] += x;
+  e->seconds[1] += b;
+  e->seconds[2] += w;
+  return TSR_OK;
+}
+
 tsr_status timeloop_step(timeloop_t *tl, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   /* after a local failure the exchanges still run, so that no rank waits for this one;
      the verdict at the end reports the failure everywhere */
   for (int s = 0; s < tl->nsweeps; ++s) {
     timeloop_entry_t *e = &tl->sweeps[s];
+    if (e->regions) {
+      tsr_status xst = timeloop_overlapped(tl, e, &st, err);
+      if (xst != TSR_OK) return xst; /* a shared verdict: all return */
+      continue;
+    }
     double t0 = MPI_Wtime();
     if (e->exchange) {
       tsr_error_t xerr;

@@ -12,6 +12,7 @@
 #define TIMELOOP_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "comm.h"
@@ -51,6 +52,19 @@ typedef struct timeloop_timing {
 TSR_NODISCARD tsr_status timeloop_create(patch_t *patch, const registry_t *reg, uint64_t fs,
                                          MPI_Comm comm, timeloop_t **out, tsr_error_t *err);
 void timeloop_free(timeloop_t **tl);
+
+/* Whether the sweeps added from now on overlap their exchange with their items (on by
+ * default): comm_start, the items' INNER part (registry_region_t: the blocks with no late
+ * ghost slice whole, the others' inner box where the item has .part), comm_finish, the
+ * SHELL part. The results are the same bit for bit either way. */
+void timeloop_set_overlap(timeloop_t *tl, bool on);
+
+/* The inner box [lo, hi) of a block of n cells for late ghost slices `late` (bits of
+ * direction.h) and a sweep that reads reach[a] cells past its interior along axis a:
+ * shrunk from the interior, for each late slice that a box cell could read, along one
+ * of the slice's axes (z, else y, else x: rows stay whole where they can). */
+void timeloop_inner_box(const int n[3], const int reach[3], uint32_t late, int lo[3],
+                        int hi[3]);
 
 /* Collective: looks up the sweep's items for every local block and plans its exchange. */
 TSR_NODISCARD tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep,

@@ -385,6 +385,39 @@ cleanup:
   return st;
 }
 
+/* The stream-collide in two parts (registry_region_t): the walls' ghost rows of the box's
+ * columns (which read the columns within 3 of them, no late ghost column) and the inner
+ * box, then the walls of the other columns and the shell's boxes. The walls lie at faces
+ * of the domain, where nothing arrives late. */
+static tsr_status d37_stream_collide_part(const block_info_t *b, block_data_t *data,
+                                          const registry_region_t *r, void *vctx,
+                                          tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const d37_ctx_t *c = vctx;
+  field_block_t *f = field_block_of(data, c->pdf_id);
+  TSR_CHECK(f, TSR_ERR_INTERNAL, "BlockID %d lacks its d2q37 populations", (int)b->id);
+  const int w = d37_block_walls(c, b), nx = b->size[0], ny = b->size[1];
+  void *src = f->values[f->cur], *dst = f->values[f->cur ^ 1];
+  if (r->part == REGISTRY_PART_INNER) {
+    d2q37_walls(c->o.dp, src, &f->host.dims, &c->k, w & 1, w >> 1, r->lo[0], r->hi[0]);
+    d2q37_stream_collide_box(c->o.dp, src, dst, &f->host.dims, &c->k, r->lo, r->hi,
+                             c->o.split);
+    goto cleanup;
+  }
+  d2q37_walls(c->o.dp, src, &f->host.dims, &c->k, w & 1, w >> 1, 0, r->lo[0]);
+  d2q37_walls(c->o.dp, src, &f->host.dims, &c->k, w & 1, w >> 1, r->hi[0], nx);
+  /* the shell: the rows below and above the box, then the columns either side of it */
+  const int boxes[4][4] = {{0, 0, nx, r->lo[1]}, {0, r->hi[1], nx, ny},
+                           {0, r->lo[1], r->lo[0], r->hi[1]}, {r->hi[0], r->lo[1], nx, r->hi[1]}};
+  for (int k = 0; k < 4; ++k)
+    if (boxes[k][0] < boxes[k][2] && boxes[k][1] < boxes[k][3])
+      d2q37_stream_collide_box(c->o.dp, src, dst, &f->host.dims, &c->k, &boxes[k][0],
+                               &boxes[k][2], c->o.split);
+  field_swap(f);
+cleanup:
+  return st;
+}
+
 /* GPU blocks: one launch per group of blocks of one size and one wall pattern. */
 static const int d37_wall_keys[4] = {0, 1, 2, 3};
 
@@ -649,7 +682,8 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
   s->ctx = ctx;
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
-      .bs = "*", .kernel = d37_stream_collide, .ctx = ctx, .concurrent = 1}, err));
+      .bs = "*", .kernel = d37_stream_collide, .part = d37_stream_collide_part, .ctx = ctx,
+      .concurrent = 1}, err));
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_STREAM_COLLIDE, .fs = "*", .hs = "gpu",
       .bs = "*", .batch = d37_gpu_stream_collide, .ctx = ctx}, err));

@@ -585,6 +585,15 @@ static bool lbm_interior_fluid(const lbm_ctx_t *c, const block_info_t *b, const 
  * (then x stands in for it); x + n is an interior fluid cell of the block but where an
  * obstacle is there (blocks are at least 2 cells thick along an open face's normal,
  * lbm_check_domain; then x stands in: u_g = u). */
+/* The ghost slice of local cell (x, y, z) of a block of dims d, as a bit of direction.h
+ * (lbm_link_t.ghost); 0 for an interior cell. */
+static uint32_t lbm_ghost_bit(const grid_dims_t *d, const int x[3]) {
+  const int n[3] = {d->nx, d->ny, d->nz};
+  int o[3];
+  for (int a = 0; a < 3; ++a) o[a] = x[a] < 0 ? -1 : x[a] >= n[a] ? 1 : 0;
+  return o[0] || o[1] || o[2] ? 1u << direction_from_offset(o[0], o[1], o[2]) : 0u;
+}
+
 static lbm_open_link_t lbm_open_link(const lbm_ctx_t *c, const block_info_t *b,
                                      const grid_dims_t *d, const int x[3], int i, int face) {
   const lattice_t *l = c->lattice;
@@ -604,6 +613,8 @@ static lbm_open_link_t lbm_open_link(const lbm_ctx_t *c, const block_info_t *b,
                grid_index(d, x[0] + next[0], x[1] + next[1], x[2] + next[2], 0)},
       .dir = i,
       .wrho0 = l->w[i] * c->opts.rho0};
+  const int sn[3] = {s[0] + n[0], s[1] + n[1], s[2] + n[2]};
+  o.ghost = lbm_ghost_bit(d, s) | (s_next ? lbm_ghost_bit(d, sn) : 0u);
   if (w->kind == GEOMETRY_WALL_PRESSURE) { /* rho_g = 2 rho_w - rho */
     o.extra = 2.0 * l->w[i] * (w->density - (c->opts.shifted ? c->opts.rho0 : 0.0));
     o.w2 = 2.0 * l->w[i];
@@ -627,6 +638,8 @@ static lbm_body_link_t lbm_body_link(const lbm_ctx_t *c, const block_info_t *b,
   lbm_body_link_t k = {.to = grid_index(d, x[0] - l->c[0][i], x[1] - l->c[1][i], x[2] - l->c[2][i], i),
                        .from = from, .from2 = from, .a = 1.0, .b = 0.0,
                        .body = shape >= 0 ? c->shape_body[shape] : -1, .dir = o};
+  const int s[3] = {x[0] - l->c[0][i], x[1] - l->c[1][i], x[2] - l->c[2][i]};
+  k.ghost = lbm_ghost_bit(d, s);
   if (shape < 0 || !c->opts.geometry.shapes[shape].interpolated) return k;
   if (q < 0.5) {
     const bool next = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + x[0] + l->c[0][i],
@@ -636,6 +649,8 @@ static lbm_body_link_t lbm_body_link(const lbm_ctx_t *c, const block_info_t *b,
     k.a = 2.0 * q;
     k.b = 1.0 - 2.0 * q;
     k.from2 = grid_index(d, x[0] + l->c[0][i], x[1] + l->c[1][i], x[2] + l->c[2][i], o);
+    const int next_cell[3] = {x[0] + l->c[0][i], x[1] + l->c[1][i], x[2] + l->c[2][i]};
+    k.ghost |= lbm_ghost_bit(d, next_cell);
   } else {
     k.a = 1.0 / (2.0 * q);
     k.b = (2.0 * q - 1.0) / (2.0 * q);
@@ -729,7 +744,7 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
           const int cell[3] = {x, y, z};
           if (face >= 0) { /* outflow: s takes the values of the cell next inwards */
             const lbm_open_link_t o = lbm_open_link(c, b, d, cell, i, face);
-            lb->links[lb->nlinks++] = (lbm_link_t){.to = o.to, .from = o.from};
+            lb->links[lb->nlinks++] = (lbm_link_t){.to = o.to, .from = o.from, .ghost = o.ghost};
             continue;
           }
           /* the wall's velocity where the link crosses it, half-way between the cells */
@@ -745,7 +760,8 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
               .to = grid_index(d, sx, sy, sz, i),
               .from = grid_index(d, x, y, z, l->inv[i]),
               .extra = 2.0 * l->inv_cs2 * l->w[i] * c->opts.rho0 * cu,
-              .group = moving >= 0 && c->opts.geometry.walls[moving].ramp > 0 ? 1 + moving : 0};
+              .group = moving >= 0 && c->opts.geometry.walls[moving].ramp > 0 ? 1 + moving : 0,
+              .ghost = lbm_ghost_bit(d, (const int[3]){sx, sy, sz})};
         }
       }
 done:
@@ -798,6 +814,71 @@ cleanup:
   return st;
 }
 
+/* Sorts n links of `size` bytes (their ghost bits at offset `at`) so that those touching
+ * no slice of late come first, in their order; returns how many they are. 0 where out
+ * of memory (*ok false). */
+static size_t lbm_sort_links(void *links, size_t n, size_t size, size_t at, uint32_t late,
+                             bool *ok) {
+  uint8_t *a = links, *tmp = malloc(n * size + 1);
+  size_t early = 0, k = 0;
+  if (!tmp) {
+    *ok = false;
+    return 0;
+  }
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t j = 0; j < n; ++j) {
+      uint32_t g;
+      memcpy(&g, a + j * size + at, sizeof g);
+      if (((g & late) != 0) != pass) continue;
+      memcpy(tmp + k++ * size, a + j * size, size);
+      early += pass == 0;
+    }
+  memcpy(a, tmp, n * size);
+  free(tmp);
+  return early;
+}
+
+/* The boundary in two parts (registry_region_t): the links that touch no late ghost
+ * slice, then the others. A link writes a slot only its fluid cell pulls, and that cell
+ * is next to every cell the link touches: a link on a late slice serves a shell cell. */
+static tsr_status lbm_boundary_part(const block_info_t *b, block_data_t *data,
+                                    const registry_region_t *r, void *vctx, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const lbm_ctx_t *c = vctx;
+  field_block_t *f;
+  lbm_block_t *lb;
+  TSR_TRY(lbm_get(b, data, c, &f, &lb, err));
+  if (!lb->sorted || lb->sorted_late != r->late) {
+    bool ok = true;
+    lb->nlinks_early = lbm_sort_links(lb->links, lb->nlinks, sizeof *lb->links,
+                                      offsetof(lbm_link_t, ghost), r->late, &ok);
+    lb->nopen_early = lbm_sort_links(lb->open, lb->nopen, sizeof *lb->open,
+                                     offsetof(lbm_open_link_t, ghost), r->late, &ok);
+    lb->nbody_early = lbm_sort_links(lb->body, lb->nbody, sizeof *lb->body,
+                                     offsetof(lbm_body_link_t, ghost), r->late, &ok);
+    TSR_CHECK(ok, TSR_ERR_NOMEM, "out of memory sorting the links of BlockID %d", (int)b->id);
+    lb->sorted = 1;
+    lb->sorted_late = r->late;
+  }
+  const bool inner = r->part == REGISTRY_PART_INNER;
+  const size_t l0 = inner ? 0 : lb->nlinks_early, l1 = inner ? lb->nlinks_early : lb->nlinks;
+  const size_t o0 = inner ? 0 : lb->nopen_early, o1 = inner ? lb->nopen_early : lb->nopen;
+  const size_t b0 = inner ? 0 : lb->nbody_early, b1 = inner ? lb->nbody_early : lb->nbody;
+  const lbm_kernels_t *k = c->kernels[f->host.dims.layout];
+  double scale[LBM_LINK_GROUPS];
+  const bool ramp = lbm_link_scale(&c->opts, lb->steps, scale);
+  k->boundary(f->host.values, lb->links + l0, l1 - l0, 0, ramp ? scale : NULL);
+  if (lb->nbody) { /* the forces of this boundary alone: both parts add up */
+    int64_t none[3];
+    if (lb->force && inner) memset(lb->force, 0, 3 * (size_t)c->nbodies * sizeof *lb->force);
+    k->bodies(f->host.values, lb->body + b0, b1 - b0, lb->force ? lb->force : none,
+              c->nbodies);
+  }
+  if (o1 > o0) k->outlet(f->host.values, &f->host.dims, lb->open + o0, o1 - o0, &c->params);
+cleanup:
+  return st;
+}
+
 bool lbm_link_scale(const lbm_options_t *o, int64_t step, double scale[LBM_LINK_GROUPS]) {
   bool any = false;
   for (int g = 0; g < LBM_LINK_GROUPS; ++g) scale[g] = 1.0;
@@ -821,10 +902,12 @@ static tsr_status lbm_step_done(const block_info_t *b, block_data_t *data, void 
   return TSR_OK;
 }
 
-static tsr_status lbm_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
-                                     tsr_error_t *err) {
+/* The stream-collide of region r (NULL: every cell); the step's end (the swap) with the
+ * last part. */
+static tsr_status lbm_stream_collide_region(const block_info_t *b, block_data_t *data,
+                                            const lbm_ctx_t *c, const grid_region_t *r,
+                                            tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const lbm_ctx_t *c = vctx;
   field_block_t *pf;
   lbm_block_t *lb;
   TSR_TRY(lbm_get(b, data, c, &pf, &lb, err));
@@ -832,8 +915,9 @@ static tsr_status lbm_stream_collide(const block_info_t *b, block_data_t *data, 
   void *src = pf->values[pf->cur], *dst = pf->values[pf->cur ^ 1];
   const lbm_variant_t v = c->opts.collision == LBM_TRT ? LBM_VARIANT_TRT : LBM_VARIANT_SRT;
   const lbm_coupling_flags_t *cf = &c->couple;
+  const bool last = !r || r->part != GRID_PART_INNER;
   if (!cf->force && !cf->velocity) {
-    k->stream_collide(src, dst, &pf->host.dims, &c->params, v);
+    k->stream_collide_region(src, dst, &pf->host.dims, &c->params, v, r);
   } else { /* coupled: a force per cell in, the velocity out */
     const grid_field_t *f = field_of(data, c->force_id), *u = field_of(data, c->velocity_id);
     TSR_CHECK((!cf->force || f) && (!cf->velocity || u), TSR_ERR_INTERNAL,
@@ -843,12 +927,24 @@ static tsr_status lbm_stream_collide(const block_info_t *b, block_data_t *data, 
                          .start = !lb->started};
     if (cf->force) cp.force_dims = f->dims;
     if (cf->velocity) cp.velocity_dims = u->dims;
-    k->coupled(src, dst, &pf->host.dims, &c->params, v, &cp);
-    lb->started = 1;
+    k->coupled_region(src, dst, &pf->host.dims, &c->params, v, &cp, r);
+    if (last) lb->started = 1;
   }
-  field_swap(pf);
+  if (last) field_swap(pf);
 cleanup:
   return st;
+}
+
+static tsr_status lbm_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
+                                     tsr_error_t *err) {
+  return lbm_stream_collide_region(b, data, vctx, NULL, err);
+}
+
+static tsr_status lbm_stream_collide_part(const block_info_t *b, block_data_t *data,
+                                          const registry_region_t *r, void *vctx,
+                                          tsr_error_t *err) {
+  const grid_region_t g = field_grid_region(r);
+  return lbm_stream_collide_region(b, data, vctx, &g, err);
 }
 
 /* The density the next collision will see (the sum of the pulled values, after the
@@ -1014,11 +1110,13 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_CELLS, .fs = "*", .hs = "cpu", .bs = "*",
        .alloc = lbm_alloc_cells, .free = lbm_block_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "cpu",
-       .bs = "fluid_boundary", .kernel = lbm_boundary, .concurrent = 1},
+       .bs = "fluid_boundary", .kernel = lbm_boundary, .part = lbm_boundary_part,
+       .concurrent = 1},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "cpu|gpu",
        .bs = "fluid|solid", .kernel = registry_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
-       .bs = live, .kernel = lbm_stream_collide, .concurrent = 1},
+       .bs = live, .kernel = lbm_stream_collide, .part = lbm_stream_collide_part,
+       .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "cpu|gpu",
        .bs = "solid", .kernel = registry_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_PULLED_DENSITY, .fs = "*", .hs = "cpu",

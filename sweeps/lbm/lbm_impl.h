@@ -49,6 +49,11 @@ typedef struct lbm_block {
   int started;           /* a coupled stream-collide has run (lbm_coupling_t.start) */
   int64_t steps;         /* steps completed ("lbm.wait" counts them; a restart sets it):
                             the time of walls whose velocity changes (lbm_link_scale) */
+  /* for a step that overlaps its exchange: the links are sorted, those that touch no late
+     ghost slice (lbm_link_t.ghost & late == 0) first: n*_early of them */
+  int sorted;
+  uint32_t sorted_late;
+  size_t nlinks_early, nopen_early, nbody_early;
 } lbm_block_t;
 
 

@@ -132,8 +132,8 @@ static void sc_describe(const void *state, char *out, size_t cap) {
           p[grid_index(&psi->dims, x, y, z, 0)] =                                          \
               sc_psi_##SUF(r[grid_index(&rho->dims, x, y, z, 0)], rho_psi, inv);           \
   }                                                                                        \
-  static void sc_force_cpu_##SUF(const block_info_t *b, const grid_field_t *psi,           \
-                                 grid_field_t *force, const sc_ctx_t *c) {                 \
+  static void sc_force_cpu_##SUF(const grid_field_t *psi, grid_field_t *force,            \
+                                 const sc_ctx_t *c, const grid_region_t *r) {              \
     const lattice_t *l = c->stencil;                                                       \
     T w[LATTICE_MAX_Q];                                                                    \
     ptrdiff_t off[LATTICE_MAX_Q];                                                          \
@@ -147,10 +147,15 @@ static void sc_describe(const void *state, char *out, size_t cap) {
     const T *p = psi->values;                                                              \
     T *f = force->values;                                                                  \
     const ptrdiff_t fsc = force->dims.sc;                                                  \
+    int y0, y1, z0, z1;                                                                    \
+    grid_region_rows(&psi->dims, r, &y0, &y1, &z0, &z1);                                   \
     _Pragma("omp parallel for collapse(2) schedule(static)")                               \
-    for (int z = 0; z < b->size[2]; ++z)                                                   \
-      for (int y = 0; y < b->size[1]; ++y)                                                 \
-        for (int x = 0; x < b->size[0]; ++x) {                                             \
+    for (int z = z0; z < z1; ++z)                                                          \
+      for (int y = y0; y < y1; ++y) {                                                      \
+        int xs[2], xe[2];                                                                  \
+        const int m = grid_region_row(&psi->dims, r, y, z, xs, xe);                        \
+        for (int k = 0; k < m; ++k)                                                        \
+        for (int x = xs[k]; x < xe[k]; ++x) {                                              \
           const size_t pc = grid_index(&psi->dims, x, y, z, 0);                            \
           const size_t fi = grid_index(&force->dims, x, y, z, 0);                          \
           T fx, fy, fz;                                                                    \
@@ -160,6 +165,7 @@ static void sc_describe(const void *state, char *out, size_t cap) {
           f[fi + fsc] = (acc ? f[fi + fsc] : (T)0) + fy;                                   \
           f[fi + 2 * fsc] = (acc ? f[fi + 2 * fsc] : (T)0) + fz;                           \
         }                                                                                  \
+      }                                                                                    \
   }
 #define SC_CPU_PSI_AT(I) p[(ptrdiff_t)pc + off[I]]
 #define SC_REAL double
@@ -196,17 +202,28 @@ cleanup:
   return st;
 }
 
-static tsr_status sc_force_item(const block_info_t *b, block_data_t *data, void *vctx,
-                                tsr_error_t *err) {
+/* The force on the cells of region r (NULL: every cell). */
+static tsr_status sc_force_region(const block_info_t *b, block_data_t *data, const sc_ctx_t *c,
+                                  const grid_region_t *r, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const sc_ctx_t *c = vctx;
   field_block_t *force, *psi;
   if (!field_block_of(data, c->force_id)) return st;
   TSR_TRY(sc_fields(b, data, c, c->force_id, &force, &psi, err));
-  if (c->o.dp) sc_force_cpu_d(b, &psi->host, &force->host, c);
-  else sc_force_cpu_f(b, &psi->host, &force->host, c);
+  if (c->o.dp) sc_force_cpu_d(&psi->host, &force->host, c, r);
+  else sc_force_cpu_f(&psi->host, &force->host, c, r);
 cleanup:
   return st;
+}
+
+static tsr_status sc_force_item(const block_info_t *b, block_data_t *data, void *vctx,
+                                tsr_error_t *err) {
+  return sc_force_region(b, data, vctx, NULL, err);
+}
+
+static tsr_status sc_force_part(const block_info_t *b, block_data_t *data,
+                                const registry_region_t *r, void *vctx, tsr_error_t *err) {
+  const grid_region_t g = field_grid_region(r);
+  return sc_force_region(b, data, vctx, &g, err);
 }
 
 /* ---- GPU blocks ---- */
@@ -368,7 +385,7 @@ static tsr_status sc_register(void *state, registry_t *reg, const module_env_t *
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_PSI_ITEM, .fs = "*", .hs = "cpu", .bs = "*",
        .kernel = sc_psi_item, .ctx = ctx, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_FORCE_ITEM, .fs = "*", .hs = "cpu", .bs = "*",
-       .kernel = sc_force_item, .ctx = ctx, .concurrent = 1},
+       .kernel = sc_force_item, .part = sc_force_part, .ctx = ctx, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_PSI_ITEM, .fs = "*", .hs = "gpu", .bs = "*",
        .batch = sc_gpu_psi_item, .ctx = ctx},
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_FORCE_ITEM, .fs = "*", .hs = "gpu", .bs = "*",

@@ -420,6 +420,15 @@ cleanup:
   return st;
 }
 
+/* The walls in an overlapped step (registry_region_t): every link writes a ghost cell of
+ * a wall at a face of the domain, where no neighbour sends anything, so none touches a
+ * late ghost slice: all of them run with the inner part. */
+static tsr_status thermal_boundary_part(const block_info_t *b, block_data_t *data,
+                                        const registry_region_t *r, void *vctx,
+                                        tsr_error_t *err) {
+  return r->part == REGISTRY_PART_INNER ? thermal_boundary(b, data, vctx, err) : TSR_OK;
+}
+
 static tsr_status thermal_gpu_boundary(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_lbm_batch_t *b;
@@ -429,10 +438,11 @@ cleanup:
   return st;
 }
 
-static tsr_status thermal_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
-                                         tsr_error_t *err) {
+/* The stream-collide of region r (NULL: every cell); the swap with the last part. */
+static tsr_status thermal_stream_collide_region(const block_info_t *b, block_data_t *data,
+                                               const thermal_ctx_t *c, const grid_region_t *r,
+                                               tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const thermal_ctx_t *c = vctx;
   field_block_t *f;
   thermal_walls_t *w;
   TSR_TRY(thermal_get(b, data, c, &f, &w, err));
@@ -442,11 +452,24 @@ static tsr_status thermal_stream_collide(const block_info_t *b, block_data_t *da
   lbm_coupling_t cp = c->coupling;
   cp.advection = u->values, cp.advection_dims = u->dims;
   cp.source_force = force->values, cp.source_force_dims = force->dims;
-  c->kernels[f->host.dims.layout]->coupled(f->values[f->cur], f->values[f->cur ^ 1],
-                                           &f->host.dims, &c->params, LBM_VARIANT_ADE_TRT, &cp);
-  field_swap(f);
+  c->kernels[f->host.dims.layout]->coupled_region(f->values[f->cur], f->values[f->cur ^ 1],
+                                                  &f->host.dims, &c->params,
+                                                  LBM_VARIANT_ADE_TRT, &cp, r);
+  if (!r || r->part != GRID_PART_INNER) field_swap(f);
 cleanup:
   return st;
+}
+
+static tsr_status thermal_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
+                                         tsr_error_t *err) {
+  return thermal_stream_collide_region(b, data, vctx, NULL, err);
+}
+
+static tsr_status thermal_stream_collide_part(const block_info_t *b, block_data_t *data,
+                                              const registry_region_t *r, void *vctx,
+                                              tsr_error_t *err) {
+  const grid_region_t g = field_grid_region(r);
+  return thermal_stream_collide_region(b, data, vctx, &g, err);
 }
 
 /* Every GPU block: the velocity in, the buoyancy out (written or added to). */
@@ -629,9 +652,10 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = THERMAL_WALLS, .fs = "*", .hs = "cpu", .bs = "*",
        .alloc = thermal_alloc, .free = thermal_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = THERMAL_BOUNDARY, .fs = "*", .hs = "cpu",
-       .bs = "*", .kernel = thermal_boundary, .concurrent = 1},
+       .bs = "*", .kernel = thermal_boundary, .part = thermal_boundary_part, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
-       .bs = "*", .kernel = thermal_stream_collide, .concurrent = 1},
+       .bs = "*", .kernel = thermal_stream_collide, .part = thermal_stream_collide_part,
+       .concurrent = 1},
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = THERMAL_WALLS, .fs = "*", .hs = "gpu", .bs = "*",
        .alloc = thermal_gpu_alloc, .free = thermal_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = THERMAL_BOUNDARY, .fs = "*", .hs = "gpu",

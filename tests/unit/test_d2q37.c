@@ -374,7 +374,7 @@ static void test_frame(void **state) {
                              {nx - r, r, nx, ny - r}};
     for (int order = 0; order < 2; ++order) {
       memset(out, 0, d.elements * es);
-      d2q37_walls(dp, src, &d, &k, 1, 1);
+      d2q37_walls(dp, src, &d, &k, 1, 1, 0, d.nx);
       for (int b = 0; b < 5; ++b) {
         const int *q = boxes[order ? 4 - b : b];
         const int lo[2] = {q[0], q[1]}, hi[2] = {q[2], q[3]};

@@ -4,7 +4,9 @@
  * on where in its row it lies (vector lanes, masked last vector, scalar rest); AoS and
  * SoA giving bitwise the same cells; the moments read-out; packing a slice of one
  * layout and unpacking it into the other; the dims of a field too large to address; the
- * coupled kernels (a force or an advection velocity per cell). */
+ * coupled kernels (a force or an advection velocity per cell); the kernels on the two
+ * parts of a region (an inner box without ghost values, then the shell) giving what one
+ * call gives. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -306,19 +308,23 @@ static void test_row_position_and_layouts(void **state) {
 
 /* A field of n components per cell beside a kernel set's PDF field (same cells, layout
  * and precision), every component of every interior cell set by value(x, y, z, c). */
-static field_t aux_make(const lbm_kernels_t *k, int ncomp, double (*value)(int, int, int, int)) {
-  const int n[3] = {37, 3, 2};
+static field_t aux_sized(const lbm_kernels_t *k, const int n[3], int ncomp,
+                         double (*value)(int, int, int, int)) {
   field_t f = {.d = grid_dims_make(n, ncomp, 1, k->layout, k->esize), .esize = k->esize};
   size_t bytes = (f.d.elements * f.esize + 63) / 64 * 64;
   f.v = aligned_alloc(64, bytes);
   assert_non_null(f.v);
   memset(f.v, 0, bytes);
-  for (int z = 0; z < 2; ++z)
-    for (int y = 0; y < 3; ++y)
-      for (int x = 0; x < 37; ++x)
+  for (int z = 0; z < n[2]; ++z)
+    for (int y = 0; y < n[1]; ++y)
+      for (int x = 0; x < n[0]; ++x)
         for (int c = 0; c < ncomp; ++c)
           if (value) field_set(&f, x, y, z, c, value(x, y, z, c));
   return f;
+}
+
+static field_t aux_make(const lbm_kernels_t *k, int ncomp, double (*value)(int, int, int, int)) {
+  return aux_sized(k, (const int[3]){37, 3, 2}, ncomp, value);
 }
 
 static const double coupled_force[3] = {1e-4, -2e-5, 3e-5};
@@ -460,6 +466,90 @@ static void init_flow(int x, int y, int z, void *ctx, double out[4]) {
   out[3] = *(const int *)ctx == 3 ? 0.005 * x : 0;
 }
 
+/* The ghost cells of f that no cell of the box [lo, hi) reaches set to a value no
+ * update of a box cell may use (what an overlapped step's late ghost slices hold while
+ * the inner box runs). */
+static void spoil_ghosts(field_t *f, const lattice_t *l, const int lo[3], const int hi[3]) {
+  const int g = f->d.ghost, gz = f->d.gz, r = l->reach;
+  for (int z = -gz; z < f->d.nz + gz; ++z)
+    for (int y = -g; y < f->d.ny + g; ++y)
+      for (int x = -g; x < f->d.nx + g; ++x) {
+        const int at[3] = {x, y, z};
+        bool ghost = x < 0 || y < 0 || z < 0 || x >= f->d.nx || y >= f->d.ny || z >= f->d.nz;
+        bool reached = true;
+        for (int a = 0; a < 3; ++a) reached = reached && at[a] >= lo[a] - r && at[a] < hi[a] + r;
+        for (int i = 0; ghost && !reached && i < l->q; ++i) field_set(f, x, y, z, i, 1e30);
+      }
+}
+
+/* Compares the cells of f in the box [lo, hi) (every interior cell where all is true)
+ * with want, bit for bit. */
+static void expect_cells(const field_t *f, const field_t *want, const lattice_t *l,
+                         const int lo[3], const int hi[3], bool all, const char *what) {
+  for (int z = 0; z < f->d.nz; ++z)
+    for (int y = 0; y < f->d.ny; ++y)
+      for (int x = 0; x < f->d.nx; ++x) {
+        const bool in = x >= lo[0] && x < hi[0] && y >= lo[1] && y < hi[1] && z >= lo[2] &&
+                        z < hi[2];
+        for (int i = 0; (in || all) && i < l->q; ++i)
+          if (field_bits(f, x, y, z, i) != field_bits(want, x, y, z, i))
+            fail_msg("%s %s %s: box [%d,%d)x[%d,%d)x[%d,%d): cell (%d,%d,%d) slot %d differs "
+                     "from the whole-interior call", l->name, grid_layout_name(f->d.layout),
+                     what, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], x, y, z, i);
+      }
+}
+
+/* The inner box of a region needs no ghost value (it is right with the ghost layer
+ * spoilt), and the inner call then the shell call give every cell what one call on the
+ * whole interior gives, bit for bit: stream_collide and the coupled kernel, boxes shrunk
+ * along one axis (whole rows), along x (the SoA code's partial vectors), and tiny. */
+static void test_regions(void **state) {
+  (void)state;
+  FOR_EACH_SET({
+    const lattice_t *l = k->lattice;
+    const int r = l->reach, nx = 29, ny = 11, nz = l->d == 2 ? 1 : 9;
+    const int rz = l->d == 2 ? 0 : r;
+    const int boxes[][6] = {{0, nx, r, ny, rz, nz - rz},    {0, nx, 0, ny, rz, nz},
+                            {r, nx - r, r, ny - r, rz, nz - rz}, {r, nx, 0, ny, 0, nz},
+                            {r, r + 1, r, r + 1, rz, rz + 1}, {0, nx, 0, ny, 0, nz}};
+    field_t src = field_make(k, nx, ny, nz), want = field_make(k, nx, ny, nz);
+    const int n[3] = {nx, ny, nz};
+    field_t got = field_make(k, nx, ny, nz), aux = aux_sized(k, n, 3, varying_force);
+    field_t vel = aux_sized(k, n, 3, NULL);
+    lbm_params_t p = {.omega_plus = 1.6, .omega_minus = lbm_omega_minus(1.6, 0.25), .rho0 = 1,
+                      .force = {1e-5, 0, -2e-5}, .use_force = 1};
+    lbm_coupling_t c = {.force = aux.v, .force_dims = aux.d, .velocity = vel.v,
+                        .velocity_dims = vel.d};
+    for (int coupled = 0; coupled < 2; ++coupled) {
+      fill_pdfs(&src, l, 0);
+      if (coupled) k->coupled(src.v, want.v, &src.d, &p, LBM_VARIANT_TRT, &c);
+      else k->stream_collide(src.v, want.v, &src.d, &p, LBM_VARIANT_TRT);
+      for (size_t b = 0; b < sizeof boxes / sizeof boxes[0]; ++b) {
+        grid_region_t reg = {.part = GRID_PART_INNER,
+                             .lo = {boxes[b][0], boxes[b][2], boxes[b][4]},
+                             .hi = {boxes[b][1], boxes[b][3], boxes[b][5]}};
+        fill_pdfs(&src, l, 0);
+        memset(got.v, 0xff, got.d.elements * got.esize); /* NaN everywhere */
+        spoil_ghosts(&src, l, reg.lo, reg.hi);
+        if (coupled) k->coupled_region(src.v, got.v, &src.d, &p, LBM_VARIANT_TRT, &c, &reg);
+        else k->stream_collide_region(src.v, got.v, &src.d, &p, LBM_VARIANT_TRT, &reg);
+        const char *what = coupled ? "coupled" : "stream_collide";
+        expect_cells(&got, &want, l, reg.lo, reg.hi, false, what);
+        fill_pdfs(&src, l, 0);
+        reg.part = GRID_PART_SHELL;
+        if (coupled) k->coupled_region(src.v, got.v, &src.d, &p, LBM_VARIANT_TRT, &c, &reg);
+        else k->stream_collide_region(src.v, got.v, &src.d, &p, LBM_VARIANT_TRT, &reg);
+        expect_cells(&got, &want, l, reg.lo, reg.hi, true, what);
+      }
+    }
+    free(src.v);
+    free(want.v);
+    free(got.v);
+    free(aux.v);
+    free(vel.v);
+  });
+}
+
 static void test_moments(void **state) {
   int nl;
   const lattice_t *const *all = lattice_all(&nl);
@@ -576,6 +666,7 @@ int main(void) {
       cmocka_unit_test(test_row_position_and_layouts),
       cmocka_unit_test(test_moments),
       cmocka_unit_test(test_coupled),
+      cmocka_unit_test(test_regions),
       cmocka_unit_test(test_pack_across_layouts),
       cmocka_unit_test(test_grid_dims_too_large),
   };
