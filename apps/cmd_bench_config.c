@@ -35,15 +35,16 @@ static const char config_usage[] =
     "  R times (default 3): MLUPS and the share of the step per sweep and phase;\n"
     "  E: merged, per_sweep (the ghost exchange rounds, default: CONFIG's hardware.exchange)\n"
     "  or both (the two built side by side, repetitions alternating);\n"
-    "  O: on, off (a sweep's items run while its exchange travels, default: CONFIG's\n"
-    "  hardware.overlap) or both (side by side, alternating; not with --exchange both)\n";
+    "  O: auto, on, off (a sweep's items run while its exchange travels, default: CONFIG's\n"
+    "  hardware.overlap) or both (on and off side by side, alternating; not with\n"
+    "  --exchange both)\n";
 
 enum { BENCH_CONFIG_MAX_SWEEPS = 16, BENCH_CONFIG_MAX_REPEAT = 64 };
 
 /* One build of the run and what its repetitions measured. */
 typedef struct bench_variant {
   simulation_exchange_t exchange;
-  bool overlap;
+  simulation_overlap_t overlap;
   module_t modules[MODULE_MAX]; /* read from the configuration; the simulation's once built */
   int nmodules;
   sim_t *sim;
@@ -151,10 +152,13 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
     return 2;
   }
   const bool both_overlap = overlap && strcmp(overlap, "both") == 0;
-  if (overlap && !both_overlap && strcmp(overlap, "on") != 0 && strcmp(overlap, "off") != 0) {
+  int overlap_chosen = -1;
+  for (int k = 0; overlap && !both_overlap && simulation_overlap_names[k]; ++k)
+    if (strcmp(overlap, simulation_overlap_names[k]) == 0) overlap_chosen = k;
+  if (overlap && !both_overlap && overlap_chosen < 0) {
     if (rank == 0)
-      fprintf(stderr, "tessera: error: bench --config: --overlap %s: allowed are on, off and "
-                      "both\n", overlap);
+      fprintf(stderr, "tessera: error: bench --config: --overlap %s: allowed are auto, on, off "
+                      "and both\n", overlap);
     return 2;
   }
   if (both && both_overlap) {
@@ -173,19 +177,20 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   if (st == TSR_OK) {
     const simulation_exchange_t ex =
         chosen >= 0 ? (simulation_exchange_t)chosen : so.hardware.exchange;
-    const bool ov = overlap && !both_overlap ? strcmp(overlap, "on") == 0 : so.hardware.overlap;
+    const simulation_overlap_t ov = overlap_chosen >= 0 ? (simulation_overlap_t)overlap_chosen
+                                                        : so.hardware.overlap;
     var[nvar++] = (bench_variant_t){.exchange = both ? SIMULATION_EXCHANGE_MERGED : ex,
-                                    .overlap = both_overlap ? true : ov};
+                                    .overlap = both_overlap ? SIMULATION_OVERLAP_ON : ov};
     if (both || both_overlap)
       var[nvar++] = (bench_variant_t){.exchange = both ? SIMULATION_EXCHANGE_PER_SWEEP : ex,
-                                      .overlap = both_overlap ? false : ov};
+                                      .overlap = both_overlap ? SIMULATION_OVERLAP_OFF : ov};
   }
   const bool by_exchange = both;
   both = both || both_overlap;
   const char *label[2]; /* what tells the variants apart */
   for (int v = 0; v < nvar; ++v)
     label[v] = by_exchange ? simulation_exchange_names[var[v].exchange]
-                           : var[v].overlap ? "overlap" : "no_overlap";
+                           : var[v].overlap == SIMULATION_OVERLAP_ON ? "overlap" : "no_overlap";
   /* each build takes its own module states */
   for (int v = 0; v < nvar && st == TSR_OK; ++v)
     st = module_read_all(doc, &so, app_modules, var[v].modules, &var[v].nmodules, err);
@@ -202,7 +207,7 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
            so.domain.blocks[0] * so.domain.blocks[1] * so.domain.blocks[2], fs,
            fs[0] ? ", " : "", simulation_exchange_names[var[0].exchange],
            by_exchange ? " and per_sweep (alternating)" : "",
-           both_overlap ? "on and off (alternating)" : var[0].overlap ? "on" : "off",
+           both_overlap ? "on and off (alternating)" : simulation_overlap_names[var[0].overlap],
            (long long)steps, (long long)repeat);
     fflush(stdout);
   }
@@ -259,7 +264,7 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
     items[n++] = REPORT_TEXT_ITEM("config", config);
     items[n++] = REPORT_INT_ITEM("steps", steps);
     items[n++] = REPORT_TEXT_ITEM("exchange", by_exchange ? "both" : simulation_exchange_names[var[0].exchange]);
-    items[n++] = REPORT_TEXT_ITEM("overlap", both_overlap ? "both" : var[0].overlap ? "on" : "off");
+    items[n++] = REPORT_TEXT_ITEM("overlap", both_overlap ? "both" : simulation_overlap_names[var[0].overlap]);
     if (var[0].gpu) {
       items[n++] = REPORT_INT_ITEM("device_launches_per_step", var[0].device[0]);
       items[n++] = REPORT_INT_ITEM("device_reads_per_step", var[0].device[1]);

@@ -246,6 +246,23 @@ cleanup:
   return st;
 }
 
+/* Whether this process overlaps its exchanges (simulation_overlap_t): auto is on where a
+ * neighbour block lies on a process of another node. */
+static bool sim_overlap(const sim_t *s, simulation_overlap_t o) {
+  if (o != SIMULATION_OVERLAP_AUTO) return o == SIMULATION_OVERLAP_ON;
+  const patch_t *p = s->patch;
+  const char *mine = s->plan->procs[patch_my_rank(p)].node;
+  for (int32_t i = 0; i < patch_local_count(p); ++i) {
+    const int32_t id = patch_local_id(p, i);
+    for (int d = 0; d < DIRECTION_COUNT; ++d) {
+      const int32_t n = patch_neighbor(p, id, d);
+      if (n >= 0 && strcmp(s->plan->procs[patch_block(p, n)->rank].node, mine) != 0)
+        return true;
+    }
+  }
+  return false;
+}
+
 tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_setup_t *setup,
                       module_t *modules, int n, sim_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -313,7 +330,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
                             &s->field_id[m][f], err));
   st = timeloop_create(s->patch, s->reg, s->fs, comm, &s->loop, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  timeloop_set_overlap(s->loop, so->hardware.overlap);
+  timeloop_set_overlap(s->loop, sim_overlap(s, so->hardware.overlap));
   TSR_TRY(sim_start(s, comm, err));
   TSR_TRY(sim_add_sweeps(s, s->loop, s->decls, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED,
                          err));

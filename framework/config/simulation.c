@@ -20,7 +20,7 @@ simulation_options_t simulation_options_default(void) {
   o.hardware.hs = SIMULATION_HS_CPU;
   o.hardware.opencl = opencl_select_default();
   o.hardware.exchange = SIMULATION_EXCHANGE_MERGED;
-  o.hardware.overlap = true;
+  o.hardware.overlap = SIMULATION_OVERLAP_AUTO;
   o.hardware.balance = (simulation_balance_t){.throughput = {20.0, 440.0}, .calibrate = false,
                                               .network_gbs = 10.0, .device_gbs = 12.0,
                                               .latency_us = 2.0};
@@ -287,6 +287,7 @@ cleanup:
 
 static const char *const hs_names[] = {"cpu", "gpu", NULL};
 const char *const simulation_exchange_names[] = {"merged", "per_sweep", NULL};
+const char *const simulation_overlap_names[] = {"auto", "on", "off", NULL};
 
 /* hardware.configurations[c]: a name and its process entries. */
 static tsr_status read_configuration(config_t *cfg, config_node_t *item, int c,
@@ -361,7 +362,9 @@ static tsr_status read_hardware(config_t *cfg, config_node_t *root, simulation_h
   int exchange = -1;
   TSR_TRY(config_choice(hw, "exchange", false, simulation_exchange_names, &exchange, err));
   if (exchange >= 0) h->exchange = (simulation_exchange_t)exchange;
-  TSR_TRY(config_bool(hw, "overlap", false, &h->overlap, err));
+  int overlap = -1;
+  TSR_TRY(config_choice(hw, "overlap", false, simulation_overlap_names, &overlap, err));
+  if (overlap >= 0) h->overlap = (simulation_overlap_t)overlap;
   TSR_TRY(config_object(hw, "opencl", false, &ocl, err));
   if (ocl) TSR_TRY(read_opencl(cfg, ocl, &h->opencl, err));
   TSR_TRY(config_string(hw, "kernel_sources", false, h->kernel_sources, sizeof h->kernel_sources,

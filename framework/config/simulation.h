@@ -165,12 +165,25 @@ typedef enum simulation_exchange {
   SIMULATION_EXCHANGE_PER_SWEEP  /* each sweep's round carries the fields it reads */
 } simulation_exchange_t;
 
+/* hardware.overlap: whether a sweep's items run on the cells that need no late ghost
+ * value while its exchange travels (timeloop.h). The results are the same bit for bit
+ * either way. */
+typedef enum simulation_overlap {
+  SIMULATION_OVERLAP_AUTO, /* on in a process that exchanges with a process on another
+                              node (a network's transfers run beside its work); off where
+                              every neighbour process shares its node (the transfer is the
+                              cores' own copy: splitting the work only costs) */
+  SIMULATION_OVERLAP_ON,
+  SIMULATION_OVERLAP_OFF
+} simulation_overlap_t;
+
+/* "auto", "on", "off", NULL: the values of hardware.overlap, by simulation_overlap_t. */
+extern const char *const simulation_overlap_names[];
+
 typedef struct simulation_hardware {
   simulation_hs_t hs;   /* every process's hs, when there are no configurations */
   simulation_exchange_t exchange;
-  bool overlap;         /* hardware.overlap: a sweep's items run on the cells that need no
-                           late ghost value while its exchange travels (timeloop.h);
-                           default true. The results are the same bit for bit either way */
+  simulation_overlap_t overlap;
   opencl_select_t opencl;
   char kernel_sources[SIMULATION_PATH_MAX]; /* "": the sources built in */
   int work_group[3];    /* {0, 0, 0}: the rule of gpu_lbm (x row segments, 2-D for short

@@ -198,6 +198,9 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
   int lo = level, hi = level;
   MPI_Allreduce(&level, &lo, 1, MPI_INT, MPI_MIN, comm);
   MPI_Allreduce(&level, &hi, 1, MPI_INT, MPI_MAX, comm);
+  const int mine = timeloop_overlaps(sim_timeloop(sim)) ? 1 : 0;
+  int overlapping = 0;
+  MPI_Allreduce(&mine, &overlapping, 1, MPI_INT, MPI_SUM, comm);
   if (rank == 0) {
     const patch_options_t *d = &so->domain;
     const plan_t *plan = sim_plan(sim);
@@ -233,6 +236,9 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
     char wait[96];
     cpu_threads_wait_policy(wait, sizeof wait);
     printf(" (levels of this build: %s); OpenMP threads wait: %s\n", built, wait);
+    printf("exchange: rounds %s, overlapped with the work in %d of %d process(es) "
+           "(hardware.overlap %s)\n", simulation_exchange_names[so->hardware.exchange],
+           overlapping, size, simulation_overlap_names[so->hardware.overlap]);
     fflush(stdout);
     for (int m = 0; m < nmod; ++m) {
       char warnings[1024];

@@ -103,6 +103,12 @@ cleanup:
 
 void timeloop_set_overlap(timeloop_t *tl, bool on) { tl->overlap = on; }
 
+bool timeloop_overlaps(const timeloop_t *tl) {
+  for (int s = 0; s < tl->nsweeps; ++s)
+    if (tl->sweeps[s].regions) return true;
+  return false;
+}
+
 tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   timeloop_entry_t e = {0};

@@ -58,6 +58,8 @@ void timeloop_free(timeloop_t **tl);
  * ghost slice whole, the others' inner box where the item has .part), comm_finish, the
  * SHELL part. The results are the same bit for bit either way. */
 void timeloop_set_overlap(timeloop_t *tl, bool on);
+/* Whether some sweep of the loop overlaps its exchange. */
+bool timeloop_overlaps(const timeloop_t *tl);
 
 /* The inner box [lo, hi) of a block of n cells for late ghost slices `late` (bits of
  * direction.h) and a sweep that reads reach[a] cells past its interior along axis a:
