@@ -59,6 +59,13 @@
   T rho0, inv_rho0, op, om, fx, fy, fz, hfx, hfy, hfz, ax, ay, az;
 #define LBM_CONSTS_COUNT(Q) (6 * (Q) + 13)
 
+/* Where the collision reads the constants that depend on the body force (fx, fy, fz,
+ * hfx, hfy, hfz, cf, cf3, smw3cf) or on the advection velocity (ax, ay, az): k's. A
+ * kernel whose force or advection velocity varies from cell to cell (the coupled SoA
+ * vector code) redefines it around its expansions to read them from values of its own,
+ * computed by the same expressions as LBM_CELL_FORCE_CONSTS. */
+#define LBM_KF(F) (k->F)
+
 /* a = 1/c_s^2 and the equilibrium's other coefficients a^2/2, a/2 and a^2 (exact). */
 #define LBM_A1 ((REAL)LAT(INV_CS2))
 #define LBM_A2 ((REAL)(LAT(INV_CS2) * LAT(INV_CS2)) * (REAL)0.5)
@@ -126,9 +133,9 @@
     const LBM_T feqk = k->w[I] * (rho + rho0 * (sym - lin - usq));                       \
     LBM_T oi = f[I] - op * (f[I] - feqi), ok = f[K] - op * (f[K] - feqk);                \
     if (FORCE_) {                                                                        \
-      const LBM_T a9 = LBM_A4 * cu * k->cf[I];                                           \
-      oi = oi + k->spw[I] * (k->cf3[I] + a9 - uf3);                                      \
-      ok = ok + k->spw[I] * (k->cf3[K] + a9 - uf3);                                      \
+      const LBM_T a9 = LBM_A4 * cu * LBM_KF(cf)[I];                                      \
+      oi = oi + k->spw[I] * (LBM_KF(cf3)[I] + a9 - uf3);                                 \
+      ok = ok + k->spw[I] * (LBM_KF(cf3)[K] + a9 - uf3);                                 \
     }                                                                                    \
     LBM_ST(I, oi);                                                                       \
     LBM_ST(K, ok);                                                                       \
@@ -143,9 +150,9 @@
     const LBM_T fp = (REAL)0.5 * (f[I] + f[K]), fm = (REAL)0.5 * (f[I] - f[K]);          \
     const LBM_T dp = op * (fp - eqp), dm = om * (fm - eqm);                              \
     if (FORCE_) {                                                                        \
-      const LBM_T sp_ = k->spw[I] * (LBM_A4 * cu * k->cf[I] - uf3);                      \
-      LBM_ST(I, f[I] - dp - dm + sp_ + k->smw3cf[I]);                                    \
-      LBM_ST(K, f[K] - dp + dm + sp_ - k->smw3cf[I]);                                    \
+      const LBM_T sp_ = k->spw[I] * (LBM_A4 * cu * LBM_KF(cf)[I] - uf3);                 \
+      LBM_ST(I, f[I] - dp - dm + sp_ + LBM_KF(smw3cf)[I]);                               \
+      LBM_ST(K, f[K] - dp + dm + sp_ - LBM_KF(smw3cf)[I]);                               \
     } else {                                                                             \
       LBM_ST(I, f[I] - dp - dm);                                                         \
       LBM_ST(K, f[K] - dp + dm);                                                         \
@@ -178,7 +185,7 @@
   LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) f[i_] = LBM_LD(i_);                     \
   LBM_T rho = f[0];                                                                      \
   LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) rho = rho + f[i_];                      \
-  const LBM_K_T ux = k->ax, uy = k->ay, uz = k->az;                                      \
+  const LBM_K_T ux = LBM_KF(ax), uy = LBM_KF(ay), uz = LBM_KF(az);                       \
   (void)uz;                                                                              \
   LBM_ST(0, f[0] - op * (f[0] - k->w[0] * rho));                                         \
   LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) {                                       \
@@ -229,8 +236,8 @@
 
 #define LBM_COLLIDE_CONSTS                                                               \
   const LBM_K_T rho0 = k->rho0, inv_rho0 = k->inv_rho0, op = k->op, om = k->om;          \
-  const LBM_K_T fx = k->fx, fy = k->fy, fz = k->fz, hfx = k->hfx, hfy = k->hfy,          \
-                hfz = k->hfz;                                                            \
+  const LBM_K_T fx = LBM_KF(fx), fy = LBM_KF(fy), fz = LBM_KF(fz), hfx = LBM_KF(hfx),    \
+                hfy = LBM_KF(hfy), hfz = LBM_KF(hfz);                                    \
   (void)rho0, (void)inv_rho0, (void)op, (void)om, (void)fx, (void)fy, (void)fz, (void)hfx, \
       (void)hfy, (void)hfz
 

@@ -191,6 +191,101 @@ typedef void (*LBM_FN(run_fn))(int n, const REAL *restrict s, const ptrdiff_t *r
     }                                                                                    \
   }
 LBM_VARIANTS(LBM_DEFINE_VEC_SOA, vec_soa)
+
+/* The coupled SoA vector code (lbm_kernels_t.coupled): vec_soa with, for each lane's cell,
+ * the force (flow) or the advection velocity (ADE) read from a coupling field at the
+ * same element offset as the cell's populations (a field of the same dims: c->in, its
+ * component stride c->in_sc; NULL for the flow: the constant force alone), and the
+ * velocity the collision used (flow) or the source beta (C - c0) (ADE; written or added
+ * to) written there (c->out; NULL: not written). The force's constants are computed per
+ * vector by the expressions of LBM_CELL_FORCE_CONSTS, from the scalar constants k0: every
+ * lane as the scalar coupled code computes its cell. The outputs are whole aligned
+ * vectors (the populations' vectors are; a coupling field's components start lines) with
+ * nontemporal stores, as the populations'. */
+typedef struct LBM_FN(vcouple) {
+  const REAL *in;
+  REAL *out;
+  ptrdiff_t in_sc, out_sc;
+  REAL fw, bx, by, bz, c0;
+  int acc;
+} LBM_FN(vcouple_t);
+typedef struct LBM_FN(kf) {
+  LBM_P(lbm_vec) fx, fy, fz, hfx, hfy, hfz, ax, ay, az;
+  LBM_P(lbm_vec) cf[LAT(Q)], cf3[LAT(Q)], smw3cf[LAT(Q)];
+} LBM_FN(kf_t);
+#undef LBM_KF
+#define LBM_KF(F) (kf_.F)
+#define LBM_DEFINE_VEC_SOA_COUPLED(NAME, ADE_, BODY)                                     \
+  static void LBM_FN(NAME)(const REAL *restrict s, const ptrdiff_t *restrict off,        \
+                           REAL *restrict d, ptrdiff_t sc,                               \
+                           const LBM_FN(vconsts_t) *restrict k,                          \
+                           const LBM_FN(consts_t) *restrict k0, ptrdiff_t nvec,          \
+                           const LBM_FN(vcouple_t) *restrict c, ptrdiff_t at) {          \
+    LBM_FN(kf_t) kf_;                                                                    \
+    const REAL sm_ = (REAL)1 - (REAL)0.5 * k0->om;                                       \
+    kf_.fx = k->fx, kf_.fy = k->fy, kf_.fz = k->fz;                                      \
+    kf_.hfx = k->hfx, kf_.hfy = k->hfy, kf_.hfz = k->hfz;                                \
+    kf_.ax = k->ax, kf_.ay = k->ay, kf_.az = k->az;                                      \
+    LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) {                                     \
+      kf_.cf[i_] = k->cf[i_];                                                            \
+      kf_.cf3[i_] = k->cf3[i_];                                                          \
+      kf_.smw3cf[i_] = k->smw3cf[i_];                                                    \
+    }                                                                                    \
+    (void)sm_;                                                                           \
+    for (ptrdiff_t v_ = 0; v_ < nvec; ++v_, s += LBM_P(LBM_VW), d += LBM_P(LBM_VW),       \
+                   at += LBM_P(LBM_VW)) {                                                \
+      if (LBM_SOA_PREFETCH)                                                              \
+        LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_)                                   \
+          __builtin_prefetch(s + off[i_] + LBM_SOA_PREFETCH * 64 / (int)sizeof(REAL), 0, 3); \
+      if (ADE_) {                                                                        \
+        kf_.ax = LBM_P(lbm_vload)(c->in + at);                                           \
+        kf_.ay = LBM_P(lbm_vload)(c->in + at + c->in_sc);                                \
+        kf_.az = LBM_P(lbm_vload)(c->in + at + 2 * c->in_sc);                            \
+      } else if (c->in) {                                                                \
+        kf_.fx = c->fw * (k0->fx + LBM_P(lbm_vload)(c->in + at));                        \
+        kf_.fy = c->fw * (k0->fy + LBM_P(lbm_vload)(c->in + at + c->in_sc));             \
+        kf_.fz = c->fw * (k0->fz + LBM_P(lbm_vload)(c->in + at + 2 * c->in_sc));         \
+        kf_.hfx = (REAL)0.5 * kf_.fx;                                                    \
+        kf_.hfy = (REAL)0.5 * kf_.fy;                                                    \
+        kf_.hfz = (REAL)0.5 * kf_.fz;                                                    \
+        LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) {                                 \
+          const LBM_P(lbm_vec) cf_ = (REAL)LAT_CX(i_) * kf_.fx + (REAL)LAT_CY(i_) * kf_.fy + \
+                                     (REAL)LAT_CZ(i_) * kf_.fz;                          \
+          kf_.cf[i_] = cf_;                                                              \
+          kf_.cf3[i_] = LBM_A1 * cf_;                                                    \
+          kf_.smw3cf[i_] = sm_ * k0->w[i_] * LBM_A1 * cf_;                               \
+        }                                                                                \
+      }                                                                                  \
+      LBM_COLLIDE_CONSTS;                                                                \
+      BODY                                                                               \
+      if (ADE_ && c->out) {                                                              \
+        const LBM_P(lbm_vec) dc_ = rho - c->c0;                                          \
+        for (int a_ = 0; a_ < 3; ++a_) {                                                 \
+          REAL *o_ = c->out + at + a_ * c->out_sc;                                       \
+          const REAL b_ = a_ == 0 ? c->bx : a_ == 1 ? c->by : c->bz;                     \
+          const LBM_P(lbm_vec) s_ =                                                      \
+              (c->acc ? LBM_P(lbm_vload)(o_) : (LBM_P(lbm_vec)){0}) + b_ * dc_;          \
+          LBM_P(lbm_vstore)(o_, s_);                                                     \
+        }                                                                                \
+      } else if (!ADE_ && c->out) {                                                      \
+        LBM_P(lbm_vstore)(c->out + at, ux);                                              \
+        LBM_P(lbm_vstore)(c->out + at + c->out_sc, uy);                                  \
+        LBM_P(lbm_vstore)(c->out + at + 2 * c->out_sc, uz);                              \
+      }                                                                                  \
+    }                                                                                    \
+  }
+LBM_DEFINE_VEC_SOA_COUPLED(vcpl_srt, 0, LBM_COLLIDE_CELL(0, 1))
+LBM_DEFINE_VEC_SOA_COUPLED(vcpl_trt, 0, LBM_COLLIDE_CELL(1, 1))
+LBM_DEFINE_VEC_SOA_COUPLED(vcpl_ade_srt, 1, LBM_ADE_CELL(0))
+LBM_DEFINE_VEC_SOA_COUPLED(vcpl_ade_trt, 1, LBM_ADE_CELL(1))
+#undef LBM_DEFINE_VEC_SOA_COUPLED
+#undef LBM_KF
+#define LBM_KF(F) (k->F)
+typedef void (*LBM_FN(vcpl_fn))(const REAL *restrict s, const ptrdiff_t *restrict off,
+                                REAL *restrict d, ptrdiff_t sc,
+                                const LBM_FN(vconsts_t) *restrict k,
+                                const LBM_FN(consts_t) *restrict k0, ptrdiff_t nvec,
+                                const LBM_FN(vcouple_t) *restrict c, ptrdiff_t at);
 #undef LBM_LD
 #undef LBM_ST
 typedef void (*LBM_FN(vec_soa_fn))(const REAL *restrict s, const ptrdiff_t *restrict off,
@@ -226,14 +321,35 @@ typedef void (*LBM_FN(vec_aos_fn))(int n, const REAL *restrict s, const ptrdiff_
 /* Vectors per work item of the SoA loop (a few rows of a 128-cell block). */
 #define LBM_SEG 64
 
-/* The SoA vectors of region r (not GRID_PART_ALL) of planes [z0, z1): each plane's vector
- * space cut into the segments of the whole-interior loop, each segment computing the
+/* One call's SoA work: the plain vector code (vec), or the coupled one (cpl, with k0 and
+ * c), on vectors of cells from element `at` of the populations. */
+typedef struct LBM_FN(soa_job) {
+  const REAL *src;
+  REAL *dst;
+  const ptrdiff_t *off;
+  ptrdiff_t sc;
+  const LBM_FN(vconsts_t) *kv;
+  LBM_FN(vec_soa_fn) vec;
+  const LBM_FN(consts_t) *k0;
+  LBM_FN(vcpl_fn) cpl;
+  const LBM_FN(vcouple_t) *c;
+} LBM_FN(soa_job_t);
+
+static inline void LBM_FN(soa_run)(const LBM_FN(soa_job_t) *j, ptrdiff_t at, ptrdiff_t n) {
+  if (j->cpl) j->cpl(j->src + at, j->off, j->dst + at, j->sc, j->kv, j->k0, n, j->c, at);
+  else j->vec(j->src + at, j->off, j->dst + at, j->sc, j->kv, n);
+}
+
+/* The SoA vectors of region r (NULL or GRID_PART_ALL: every cell): each plane's run of
+ * cells from the first interior cell to the last, rounded out to whole aligned vectors,
+ * cut into segments of at most LBM_SEG vectors; for a part, each segment computes the
  * vectors in it that hold a cell of r, so that no two threads write one vector. */
-static void LBM_FN(soa_region)(const REAL *restrict src, REAL *restrict dst,
-                               const grid_dims_t *d, const ptrdiff_t *off,
-                               const LBM_FN(vconsts_t) *kv, LBM_FN(vec_soa_fn) vec_soa,
-                               const grid_region_t *r, ptrdiff_t v0, ptrdiff_t nvec) {
+static void LBM_FN(soa_all)(const grid_dims_t *d, const LBM_FN(soa_job_t) *j,
+                            const grid_region_t *r) {
+  const ptrdiff_t first = d->origin, last = d->origin + (ptrdiff_t)(d->ny - 1) * d->sy + d->nx - 1;
+  const ptrdiff_t v0 = first / LBM_VW * LBM_VW, nvec = (last + 1 - v0 + LBM_VW - 1) / LBM_VW;
   const ptrdiff_t nseg = (nvec + LBM_SEG - 1) / LBM_SEG, sy = d->sy, origin = d->origin;
+  const bool whole = !r || r->part == GRID_PART_ALL;
   int y0, y1, z0, z1;
   grid_region_rows(d, r, &y0, &y1, &z0, &z1);
 #pragma omp parallel
@@ -244,6 +360,10 @@ static void LBM_FN(soa_region)(const REAL *restrict src, REAL *restrict dst,
         const ptrdiff_t s0 = v0 + g * LBM_SEG * LBM_VW;
         const ptrdiff_t n = nvec - g * LBM_SEG < LBM_SEG ? nvec - g * LBM_SEG : LBM_SEG;
         const ptrdiff_t s1 = s0 + n * LBM_VW, plane = (ptrdiff_t)z * d->sz;
+        if (whole) {
+          LBM_FN(soa_run)(j, plane + s0, n);
+          continue;
+        }
         /* the rows whose interior cells may fall into [s0, s1) */
         int ya = s0 <= origin ? 0 : (int)((s0 - origin) / sy);
         int yb = s1 - 1 < origin ? 0 : (int)((s1 - 1 - origin) / sy) + 1;
@@ -264,14 +384,12 @@ static void LBM_FN(soa_region)(const REAL *restrict src, REAL *restrict dst,
               rb = b > rb ? b : rb;
               continue;
             }
-            if (rb > ra)
-              vec_soa(src + plane + ra, off, dst + plane + ra, d->sc, kv, (rb - ra) / LBM_VW);
+            if (rb > ra) LBM_FN(soa_run)(j, plane + ra, (rb - ra) / LBM_VW);
             ra = a;
             rb = b;
           }
         }
-        if (rb > ra)
-          vec_soa(src + plane + ra, off, dst + plane + ra, d->sc, kv, (rb - ra) / LBM_VW);
+        if (rb > ra) LBM_FN(soa_run)(j, plane + ra, (rb - ra) / LBM_VW);
       }
     lbm_store_fence();
   }
@@ -280,10 +398,8 @@ static void LBM_FN(soa_region)(const REAL *restrict src, REAL *restrict dst,
 static void LBM_FN(stream_collide_region)(const void *restrict vsrc, void *restrict vdst,
                                           const grid_dims_t *d, const lbm_params_t *p,
                                           lbm_variant_t v, const grid_region_t *r) {
-  const bool whole = !r || r->part == GRID_PART_ALL;
   const REAL *restrict src = vsrc;
   REAL *restrict dst = vdst;
-  const int nx = d->nx, ny = d->ny, nz = d->nz;
   const bool soa = d->layout == GRID_SOA;
   /* element offset of the value pulled into slot i, from the cell's slot 0 */
   ptrdiff_t off[LAT(Q)];
@@ -309,31 +425,13 @@ static void LBM_FN(stream_collide_region)(const void *restrict vsrc, void *restr
   const LBM_FN(vec_aos_fn) vec_aos = LBM_PICK(vec_aos);
 #endif
   if (soa) {
-    /* each plane's run of cells from the first interior cell to the last, rounded out to
-       whole aligned vectors, cut into segments of at most LBM_SEG vectors */
-    const ptrdiff_t first = d->origin, last = d->origin + (ptrdiff_t)(ny - 1) * d->sy + nx - 1;
-    const ptrdiff_t v0 = first / LBM_VW * LBM_VW, nvec = (last + 1 - v0 + LBM_VW - 1) / LBM_VW;
-    const ptrdiff_t nseg = (nvec + LBM_SEG - 1) / LBM_SEG;
-    if (!whole) {
-      LBM_FN(soa_region)(src, dst, d, off, &kv, vec_soa, r, v0, nvec);
-      return;
-    }
-#pragma omp parallel
-    {
-#pragma omp for collapse(2) schedule(static)
-      for (int z = 0; z < nz; ++z)
-        for (ptrdiff_t g = 0; g < nseg; ++g) {
-          const ptrdiff_t at = v0 + (ptrdiff_t)z * d->sz + g * LBM_SEG * LBM_VW;
-          const ptrdiff_t n = nvec - g * LBM_SEG < LBM_SEG ? nvec - g * LBM_SEG : LBM_SEG;
-          vec_soa(src + at, off, dst + at, d->sc, &kv, n);
-        }
-      lbm_store_fence();
-    }
+    const LBM_FN(soa_job_t) job = {.src = src, .dst = dst, .off = off, .sc = d->sc, .kv = &kv,
+                                   .vec = vec_soa};
+    LBM_FN(soa_all)(d, &job, r);
     return;
   }
   int y0, y1, z0, z1;
   grid_region_rows(d, r, &y0, &y1, &z0, &z1);
-  (void)nz, (void)ny;
 #pragma omp parallel
   {
     LBM_ALIGNED REAL out[LAT(Q)][LBM_CHUNK];
@@ -460,6 +558,22 @@ LBM_DEFINE_COUPLED(coupled_ade_trt, 1, LBM_ADE_CELL(1))
 #undef LBM_K_T
 #undef LBM_K_ZERO
 
+/* Whether the coupled SoA vector code serves populations of dims d and coupling fields
+ * of dims a and b (NULL: not used): SoA, the same row and plane strides and origin (a
+ * lane's cell lies at the same element in each), so that the lanes' ghost cells, which
+ * the vector code computes too, fall on ghost cells of the coupling fields. */
+static bool LBM_FN(coupled_vectors)(const grid_dims_t *d, const grid_dims_t *a,
+                                    const grid_dims_t *b) {
+  if (d->layout != GRID_SOA) return false;
+  const grid_dims_t *f[2] = {a, b};
+  for (int i = 0; i < 2; ++i)
+    if (f[i] && (f[i]->layout != GRID_SOA || f[i]->sy != d->sy || f[i]->sz != d->sz ||
+                 f[i]->origin != d->origin || f[i]->ghost != d->ghost || f[i]->gz != d->gz ||
+                 f[i]->ncomp < 3))
+      return false;
+  return true;
+}
+
 static void LBM_FN(coupled_region)(const void *restrict vsrc, void *restrict vdst,
                                    const grid_dims_t *d, const lbm_params_t *p, lbm_variant_t v,
                                    const lbm_coupling_t *c, const grid_region_t *r) {
@@ -470,6 +584,31 @@ static void LBM_FN(coupled_region)(const void *restrict vsrc, void *restrict vds
   const int trt = v == LBM_VARIANT_TRT || v == LBM_VARIANT_ADE_TRT;
   LBM_FN(consts_t) k;
   LBM_FN(consts_init)(&k, p, trt);
+  const bool ade = v == LBM_VARIANT_ADE_SRT || v == LBM_VARIANT_ADE_TRT;
+  const void *in = ade ? c->advection : c->force;
+  void *out = ade ? c->source_force : c->velocity;
+  const grid_dims_t *in_d = ade ? &c->advection_dims : &c->force_dims;
+  const grid_dims_t *out_d = ade ? &c->source_force_dims : &c->velocity_dims;
+  const bool out_aligned = !out || ((uintptr_t)out % 64 == 0 &&
+                                     (size_t)out_d->sc * sizeof(REAL) % 64 == 0);
+  if (out_aligned && LBM_FN(coupled_vectors)(d, in ? in_d : NULL, out ? out_d : NULL)) {
+    /* the vector code: every coupling field at the populations' element offsets */
+    LBM_FN(vconsts_t) kv;
+    LBM_FN(vconsts_init)(&kv, &k);
+    const LBM_FN(vcouple_t) vc = {
+        .in = in, .out = out, .in_sc = in ? in_d->sc : 0, .out_sc = out ? out_d->sc : 0,
+        .fw = c->start && in ? (REAL)0.5 : (REAL)1, .bx = (REAL)c->beta[0],
+        .by = (REAL)c->beta[1], .bz = (REAL)c->beta[2], .c0 = (REAL)c->c0,
+        .acc = c->accumulate};
+    const LBM_FN(soa_job_t) job = {
+        .src = vsrc, .dst = vdst, .off = off, .sc = d->sc, .kv = &kv, .k0 = &k, .c = &vc,
+        .cpl = v == LBM_VARIANT_ADE_SRT   ? LBM_FN(vcpl_ade_srt)
+               : v == LBM_VARIANT_ADE_TRT ? LBM_FN(vcpl_ade_trt)
+               : v == LBM_VARIANT_TRT     ? LBM_FN(vcpl_trt)
+                                          : LBM_FN(vcpl_srt)};
+    LBM_FN(soa_all)(d, &job, r);
+    return;
+  }
   if (v == LBM_VARIANT_ADE_SRT) LBM_FN(coupled_ade_srt)(vsrc, vdst, d, off, &k, c, r);
   else if (v == LBM_VARIANT_ADE_TRT) LBM_FN(coupled_ade_trt)(vsrc, vdst, d, off, &k, c, r);
   else if (v == LBM_VARIANT_TRT) LBM_FN(coupled_trt)(vsrc, vdst, d, off, &k, c, r);

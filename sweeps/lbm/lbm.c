@@ -1086,11 +1086,19 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
   /* the public face: the velocity and the density start as the initial state's, so that
      a module reading them before the first collision (a start sweep) sees it */
   static const field_init_fn face_init[] = {NULL, lbm_initial_velocity, lbm_initial_density};
-  for (size_t i = 0; i < sizeof face / sizeof face[0]; ++i)
+  for (size_t i = 0; i < sizeof face / sizeof face[0]; ++i) {
+    /* the force and the velocity are stored with the populations' ghost layers (nothing
+       exchanges them: no sweep reads their ghosts), so that on SoA blocks a cell's values
+       lie at its populations' element offsets: the coupled vector code reads and writes
+       them with the populations' vectors (lbm_kernels_t.coupled) */
+    const bool beside = i < 2;
     TSR_TRY(field_declare(reg, fields, &(field_spec_t){.name = face[i].name,
                           .components = face[i].components,
                           .esize = o->precision == LBM_SP ? 4 : 8, .layout = GRID_SOA,
+                          .width = {beside ? c.width[0] : 0, beside ? c.width[1] : 0,
+                                    beside ? c.width[2] : 0},
                           .init = face_init[i], .init_ctx = ctx}, err));
+  }
   TSR_TRY(registry_exclusive(reg, "srt,trt", err));
   TSR_TRY(registry_exclusive(reg, "sp,dp", err));
   TSR_TRY(registry_exclusive(reg, "aos,soa", err));
