@@ -10,6 +10,9 @@
 #include "tsr_size.h"
 #include "verdict.h"
 
+/* Seconds between two probes of comm_progress at least. */
+#define COMM_PROGRESS_S 1e-3
+
 /* One message or local copy: src packs in dir, dst unpacks the same bytes. */
 typedef struct comm_task {
   int32_t src, dst;
@@ -69,6 +72,7 @@ struct comm {
   tsr_status start_status; /* first failure of comm_start, reported by comm_finish */
   tsr_error_t start_err;
   uint32_t *late; /* per local block: the ghost slices comm_finish fills (comm_late) */
+  double progressed; /* MPI_Wtime of the last probe of comm_progress */
   comm_stats_t stats;
   comm_timing_t timing;
 };
@@ -535,8 +539,13 @@ uint32_t comm_late(const comm_t *c, int32_t local) { return c->late[local]; }
 
 void comm_progress(comm_t *c) {
   int flag = 0;
-  if (c->started && c->npeers > 0)
-    MPI_Iprobe(MPI_ANY_SOURCE, c->tag, c->mpi, &flag, MPI_STATUS_IGNORE);
+  if (!c->started || c->npeers == 0) return;
+  /* a probe drives every transport of the library: a millisecond apart at most (every
+     block, 64 blocks of 32^3 on 2 ranks, cost 7-17% on a shared-memory node) */
+  const double now = MPI_Wtime();
+  if (now - c->progressed < COMM_PROGRESS_S) return;
+  c->progressed = now;
+  MPI_Iprobe(MPI_ANY_SOURCE, c->tag, c->mpi, &flag, MPI_STATUS_IGNORE);
 }
 
 /* The direct copies between blocks of one hardware, one call per copy item. */

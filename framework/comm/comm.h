@@ -106,7 +106,8 @@ TSR_NODISCARD tsr_status comm_exchange(comm_t *c, tsr_error_t *err);
 uint32_t comm_late(const comm_t *c, int32_t local);
 
 /* Between comm_start and comm_finish: lets MPI move the messages in flight (a probe:
- * nothing is received or completed). Not collective. */
+ * nothing is received or completed), at most once a millisecond (calls in between return
+ * at once). Not collective. */
 void comm_progress(comm_t *c);
 
 comm_stats_t comm_stats(const comm_t *c);
