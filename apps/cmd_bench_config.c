@@ -240,6 +240,12 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
     const timeloop_t *tl = sim_timeloop(b->sim);
     printf("MLUPS%s%s: median %.2f (%.2f to %.2f)\n", both ? ", " : "",
            both ? label[v] : "", b->median, b->lo, b->hi);
+    const double predicted = sim_plan(b->sim)->max_seconds,
+                 measured = b->median > 0 ? cells / (b->median * 1e6) : 0.0;
+    if (measured > 0)
+      printf("step: predicted %.3f ms (the plan's model), measured %.3f ms (the median): "
+             "predicted / measured %.2f\n", 1e3 * predicted, 1e3 * measured,
+             predicted / measured);
     printf("share of the step on rank %d (exchange, boundary, kernel)%s%s:\n", b->slowest,
            both ? ", " : "", both ? label[v] : "");
     for (int s = 0; s < b->nsweeps; ++s)
@@ -258,8 +264,8 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
            var[0].median / var[1].median);
   if (rank == 0) fflush(stdout);
   if (rank == 0 && json) {
-    report_item_t items[10 + 2 * (1 + 3 * BENCH_CONFIG_MAX_SWEEPS)];
-    char keys[2][1 + 3 * BENCH_CONFIG_MAX_SWEEPS][112];
+    report_item_t items[10 + 2 * (2 + 3 * BENCH_CONFIG_MAX_SWEEPS)];
+    char keys[2][2 + 3 * BENCH_CONFIG_MAX_SWEEPS][112];
     int n = 0;
     items[n++] = REPORT_TEXT_ITEM("config", config);
     items[n++] = REPORT_INT_ITEM("steps", steps);
@@ -280,6 +286,10 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
       if (both) snprintf(suffix, sizeof suffix, "_%s", label[v]);
       snprintf(keys[v][0], sizeof keys[v][0], "mlups_median%s", suffix);
       items[n++] = REPORT_REAL_ITEM(keys[v][0], b->median);
+      snprintf(keys[v][1 + 3 * BENCH_CONFIG_MAX_SWEEPS], sizeof keys[v][0],
+               "predicted_step_s%s", suffix);
+      items[n++] = REPORT_REAL_ITEM(keys[v][1 + 3 * BENCH_CONFIG_MAX_SWEEPS],
+                                    sim_plan(b->sim)->max_seconds);
       for (int s = 0; s < b->nsweeps; ++s)
         for (int p = 0; p < 3; ++p) {
           char *k = keys[v][1 + 3 * s + p];

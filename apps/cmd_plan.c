@@ -66,7 +66,7 @@ static void plan_where(const node_process_t *q, char *out, size_t cap) {
                         : snprintf(out, cap, "threads default");
 }
 
-enum { PLAN_COLUMNS = 13 };
+enum { PLAN_COLUMNS = 14 };
 
 static tsr_status plan_report(const char *config, const char *json, const plan_t *plan,
                               double seconds, tsr_error_t *err) {
@@ -80,16 +80,18 @@ static tsr_status plan_report(const char *config, const char *json, const plan_t
   double cells = 0;
   for (int r = 0; r < n; ++r) cells += plan->cost[r].cells;
   printf("tessera plan %s: %d blocks on %d ranks\n", config, (int)patch_block_count(patch), n);
-  printf("%6s %-16s %-3s %-16s %9s %7s %12s %10s %10s %10s  %s\n", "rank", "node", "hs", "where",
-         "MLUPS", "blocks", "cells", "compute", "comm", "total", "BlockIDs");
+  printf("%6s %-16s %-3s %-16s %9s %7s %12s %10s %10s %10s %10s  %s\n", "rank", "node", "hs",
+         "where", "MLUPS", "blocks", "cells", "compute", "exchange", "comm", "total", "BlockIDs");
   for (int r = 0; r < n; ++r) {
     const balance_cost_t *c = &plan->cost[r];
     const node_process_t *q = &plan->procs[r];
     TSR_TRY(plan_block_ranges(patch, r, &ranges[r], err));
     plan_where(q, where[r], sizeof where[r]);
-    printf("%6d %-16s %-3s %-16s %9.1f %7d %12.0f %8.3fms %8.3fms %8.3fms  %s\n", r, q->node,
-           simulation_hs_name(q->proc.hs), where[r], plan->mlups[r], (int)c->blocks, c->cells,
-           1e3 * c->compute, 1e3 * c->comm, 1e3 * (c->compute + c->comm), ranges[r]);
+    const double total = c->compute + c->exchange + c->comm;
+    printf("%6d %-16s %-3s %-16s %9.1f %7d %12.0f %8.3fms %8.3fms %8.3fms %8.3fms  %s\n", r,
+           q->node, simulation_hs_name(q->proc.hs), where[r], plan->mlups[r], (int)c->blocks,
+           c->cells, 1e3 * c->compute, 1e3 * c->exchange, 1e3 * c->comm, 1e3 * total,
+           ranges[r]);
     report_item_t *row = &rows[(size_t)r * PLAN_COLUMNS];
     int k = 0;
     row[k++] = REPORT_INT_ITEM("rank", r);
@@ -101,8 +103,9 @@ static tsr_status plan_report(const char *config, const char *json, const plan_t
     row[k++] = REPORT_INT_ITEM("blocks", c->blocks);
     row[k++] = REPORT_INT_ITEM("cells", (int64_t)c->cells);
     row[k++] = REPORT_REAL_ITEM("predicted_compute_s", c->compute);
+    row[k++] = REPORT_REAL_ITEM("predicted_exchange_s", c->exchange);
     row[k++] = REPORT_REAL_ITEM("predicted_comm_s", c->comm);
-    row[k++] = REPORT_REAL_ITEM("predicted_s", c->compute + c->comm);
+    row[k++] = REPORT_REAL_ITEM("predicted_s", total);
     row[k++] = REPORT_INT_ITEM("messages", c->messages);
     row[k++] = REPORT_TEXT_ITEM("block_ids", ranges[r]);
   }
@@ -187,7 +190,8 @@ static tsr_status plan_make(config_t *doc, const char *config, int64_t ranks, co
   /* no device is opened: the items of every hs size the messages alike */
   module_env_t env = {.so = &so, .cl = NULL, .kernel_sources = so.hardware.kernel_sources};
   TSR_TRY(module_register_all(modules, nmodules, reg, &env, decls, &fs, NULL, 0, err));
-  TSR_TRY(plan_create(&so, modules, decls, nmodules, reg, fs, procs, NULL, n, 0, &plan, err));
+  TSR_TRY(plan_create(&so, modules, decls, nmodules, reg, fs, procs, NULL, NULL, n, 0, &plan,
+                      err));
   if (so.hardware.balance.calibrate)
     printf("note: hardware.balance.calibrate is on: a run measures each process's throughput "
            "at start-up; this plan uses the configured throughput\n");

@@ -44,11 +44,13 @@ static tsr_status balance_model_check(const patch_t *patch, const balance_model_
               "balance model: cell_seconds[%d] = %g: allowed are finite values > 0", r,
               model->cell_seconds[r]);
   TSR_TRY(balance_check_nonneg("block_seconds", model->block_seconds, model->nranks, err));
+  TSR_TRY(balance_check_nonneg("exchange_seconds", model->exchange_seconds, model->nranks, err));
   TSR_TRY(balance_check_nonneg("byte_seconds", model->byte_seconds, model->nranks, err));
   TSR_CHECK(isfinite(model->message_seconds) && model->message_seconds >= 0, TSR_ERR_INVALID,
             "balance model: message_seconds = %g: allowed are finite values >= 0",
             model->message_seconds);
   TSR_TRY(balance_check_nonneg("block_cells", model->block_cells, n, err));
+  TSR_TRY(balance_check_nonneg("block_exchange_bytes", model->block_exchange_bytes, n, err));
   TSR_TRY(balance_check_nonneg("link_bytes", model->link_bytes, (int64_t)n * DIRECTION_COUNT,
                                err));
 cleanup:
@@ -78,6 +80,8 @@ tsr_status balance_predict(const patch_t *patch, const balance_model_t *model,
     costs[r].cells += w;
     costs[r].compute += w * model->cell_seconds[r];
     if (model->block_seconds) costs[r].compute += model->block_seconds[r];
+    if (model->exchange_seconds && model->block_exchange_bytes)
+      costs[r].exchange += model->block_exchange_bytes[id] * model->exchange_seconds[r];
     if (!model->link_bytes) continue;
     for (int d = 0; d < DIRECTION_COUNT; ++d) {
       double bytes = model->link_bytes[(int64_t)id * DIRECTION_COUNT + d];

@@ -39,6 +39,13 @@ typedef struct balance_model {
   const double *link_bytes;    /* [nblocks * 26]: bytes block id sends to its neighbour in
                                   direction d (index id*26 + d; 0 where there is none or
                                   nothing crosses); NULL: no communication */
+  const double *exchange_seconds; /* [nranks] seconds per ghost byte a block of rank r
+                                     copies or packs per step, whoever its neighbour is
+                                     (itself, a block of the same rank or of another);
+                                     NULL: 0 */
+  const double *block_exchange_bytes; /* [nblocks] those bytes of block id per step; NULL: 0.
+                                         The assignment (balance_weighted) leaves this part
+                                         out: it hardly depends on the assignment */
 } balance_model_t;
 
 typedef struct balance_cost {
@@ -46,6 +53,8 @@ typedef struct balance_cost {
   double cells;     /* cells updated per step */
   double compute;   /* seconds per step: cells * cell_seconds + non-solid blocks *
                        block_seconds */
+  double exchange;  /* seconds per step: block_exchange_bytes * exchange_seconds (the
+                       copies and the packing of ghost values) */
   double comm;      /* seconds per step: bytes sent+received across ranks * byte_seconds +
                        messages sent+received * message_seconds */
   int32_t messages; /* block messages sent to other ranks per step (one per link with

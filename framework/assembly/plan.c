@@ -17,6 +17,8 @@ void plan_free(plan_t **plan) {
   free(p->byte_seconds);
   free(p->block_cells);
   free(p->link_bytes);
+  free(p->exchange_bytes);
+  free(p->exchange_seconds);
   free(p->cost);
   free(p);
   *plan = NULL;
@@ -65,6 +67,7 @@ static tsr_status plan_weights(plan_t *p, const patch_t *patch, const module_t *
     p->block_cells[id] = cells;
     for (int d = 0; d < DIRECTION_COUNT; ++d)
       p->link_bytes[(size_t)id * DIRECTION_COUNT + (size_t)d] = 0;
+    p->exchange_bytes[id] = 0;
     for (int m = 0; m < n; ++m)
       for (int f = 0; f < decls[m].nfields; ++f) {
         const char *field = decls[m].fields[f].name;
@@ -74,14 +77,15 @@ static tsr_status plan_weights(plan_t *p, const patch_t *patch, const module_t *
         TSR_TRY(registry_lookup(reg, REGISTRY_KIND_EXTRACTION, field, &req, &ext, err));
         for (int d = 0; d < DIRECTION_COUNT; ++d) {
           int32_t nid = patch_neighbor(patch, id, d);
-          if (nid < 0 || nid == id) continue;
+          if (nid < 0) continue;
           const block_info_t *nb = patch_block(patch, nid);
           const registry_item_t *ins;
           registry_request_t nreq = {.fs = fs, .hs = cpu, .bs = nb->bs};
           TSR_TRY(registry_lookup(reg, REGISTRY_KIND_INSERTION, field, &nreq, &ins, err));
-          if (ins->size(nb, direction_inverse(d), ins->ctx) > 0)
-            p->link_bytes[(size_t)id * DIRECTION_COUNT + (size_t)d] +=
-                (double)ext->size(b, d, ext->ctx);
+          if (ins->size(nb, direction_inverse(d), ins->ctx) == 0) continue;
+          const double bytes = (double)ext->size(b, d, ext->ctx);
+          p->exchange_bytes[id] += bytes; /* copied to itself too */
+          if (nid != id) p->link_bytes[(size_t)id * DIRECTION_COUNT + (size_t)d] += bytes;
         }
       }
   }
@@ -91,8 +95,9 @@ cleanup:
 
 tsr_status plan_create(const simulation_options_t *so, module_t *modules,
                        const module_decl_t *decls, int n, registry_t *reg, uint64_t fs,
-                       const node_process_t *procs, const double *mlups, int nranks, int my_rank,
-                       plan_t **out, tsr_error_t *err) {
+                       const node_process_t *procs, const double *mlups,
+                       const double *exchange_gbs, int nranks, int my_rank, plan_t **out,
+                       tsr_error_t *err) {
   tsr_status st = TSR_OK;
   patch_t *probe = NULL;
   uint32_t *hs_of_rank = NULL, *hs_of_block = NULL;
@@ -110,9 +115,12 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
   p->cost = calloc((size_t)nranks, sizeof *p->cost);
   p->block_cells = malloc((size_t)nb * sizeof *p->block_cells);
   p->link_bytes = malloc((size_t)nb * DIRECTION_COUNT * sizeof *p->link_bytes);
+  p->exchange_bytes = malloc((size_t)nb * sizeof *p->exchange_bytes);
+  p->exchange_seconds = malloc((size_t)nranks * sizeof *p->exchange_seconds);
   hs_of_rank = malloc((size_t)nranks * sizeof *hs_of_rank);
   TSR_CHECK(p->procs && p->mlups && p->cell_seconds && p->byte_seconds && p->cost &&
-                p->block_cells && p->link_bytes && hs_of_rank,
+                p->block_cells && p->link_bytes && p->exchange_bytes && p->exchange_seconds &&
+                hs_of_rank,
             TSR_ERR_NOMEM, "out of memory planning %d processes and %lld blocks", nranks,
             (long long)nb);
   memcpy(p->procs, procs, (size_t)nranks * sizeof *procs);
@@ -126,6 +134,10 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
               "rank %d (node \"%s\"): throughput %g MLUPS; it must be > 0", r, procs[r].node, m);
     p->mlups[r] = m;
     p->cell_seconds[r] = 1.0 / (m * 1e6);
+    const double x = exchange_gbs ? exchange_gbs[r] : bal->exchange_gbs;
+    TSR_CHECK(x > 0 && isfinite(x), TSR_ERR_INVALID,
+              "rank %d (node \"%s\"): exchange rate %g GB/s; it must be > 0", r, procs[r].node, x);
+    p->exchange_seconds[r] = 1.0 / (x * 1e9);
     p->byte_seconds[r] = 1.0 / (bal->network_gbs * 1e9) +
                          (q->hs == SIMULATION_HS_GPU ? 1.0 / (bal->device_gbs * 1e9) : 0.0);
     TSR_TRY(selector_intern(registry_selectors(reg), SELECTOR_HS, simulation_hs_name(q->hs),
@@ -147,7 +159,9 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
   p->model = (balance_model_t){.nranks = nranks, .cell_seconds = p->cell_seconds,
                                .byte_seconds = p->byte_seconds,
                                .message_seconds = bal->latency_us * 1e-6 * rounds,
-                               .block_cells = p->block_cells, .link_bytes = p->link_bytes};
+                               .block_cells = p->block_cells, .link_bytes = p->link_bytes,
+                               .exchange_seconds = p->exchange_seconds,
+                               .block_exchange_bytes = p->exchange_bytes};
 
   /* the assignment and its prediction */
   patch_layout_t layout = {.nranks = nranks, .my_rank = my_rank, .hs_of_rank = hs_of_rank,
@@ -170,7 +184,7 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
   free(rank_of_block);
   TSR_TRY(st);
   for (int r = 0; r < nranks; ++r) {
-    double t = p->cost[r].compute + p->cost[r].comm;
+    double t = p->cost[r].compute + p->cost[r].exchange + p->cost[r].comm;
     if (t > p->max_seconds) p->max_seconds = t;
     p->mean_seconds += t / nranks;
   }

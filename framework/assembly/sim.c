@@ -162,7 +162,7 @@ enum { SIM_CALIBRATE_CELLS = 1 << 21 };
 
 static tsr_status sim_calibrate(const simulation_options_t *so, const sim_setup_t *setup,
                                 const module_t *modules, int n, const simulation_process_t *me,
-                                double *mlups, tsr_error_t *err) {
+                                double *mlups, double *exchange_gbs, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   sim_t *cal = NULL;
   module_t cm[MODULE_MAX] = {{NULL, NULL}};
@@ -195,6 +195,7 @@ static tsr_status sim_calibrate(const simulation_options_t *so, const sim_setup_
   ncm = 0; /* taken over */
   TSR_TRY(st);
   TSR_TRY(sim_step(cal, 2, err));
+  const timeloop_timing_t a = sim_timing(cal);
   double t0 = MPI_Wtime(), t = 0;
   int64_t steps = 0;
   while (steps < 3 || t < 0.2) {
@@ -202,7 +203,14 @@ static tsr_status sim_calibrate(const simulation_options_t *so, const sim_setup_
     ++steps;
     t = MPI_Wtime() - t0;
   }
-  *mlups = (double)cal->cells * (double)steps / t / 1e6;
+  /* the kernels' throughput from the time in the items, the exchange rate from the time
+     in the exchanges (the periodic block's copies onto itself: every direction); the
+     rest of a step (its verdict) is too little to split */
+  const timeloop_timing_t b = sim_timing(cal);
+  const double work = (b.kernel - a.kernel) + (b.boundary - a.boundary);
+  const double ex = b.exchange - a.exchange, bytes = b.bytes - a.bytes;
+  *mlups = (double)cal->cells * (double)steps / (work > 0 ? work : t) / 1e6;
+  *exchange_gbs = bytes > 0 && ex > 0 ? bytes / ex / 1e9 : so->hardware.balance.exchange_gbs;
 cleanup:
   if (st != TSR_OK) tsr_error_prefix(err, "calibrating (hardware.balance.calibrate)");
   module_free_all(cm, ncm);
@@ -267,7 +275,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
                       module_t *modules, int n, sim_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   int rank, size;
-  double *mlups = NULL;
+  double *mlups = NULL, *xgbs = NULL;
   node_process_t *procs = NULL;
   *out = NULL;
   sim_t *s = calloc(1, sizeof *s);
@@ -275,6 +283,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
   MPI_Comm_size(comm, &size);
   procs = calloc((size_t)size, sizeof *procs);
   mlups = calloc((size_t)size, sizeof *mlups);
+  xgbs = calloc((size_t)size, sizeof *xgbs);
   if (n < 1 || n > MODULE_MAX) {
     module_free_all(modules, n > MODULE_MAX ? MODULE_MAX : n);
     st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
@@ -285,7 +294,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
     memcpy(s->modules, modules, (size_t)n * sizeof *modules);
     s->nmodules = n;
   }
-  if (st == TSR_OK && (!s || !procs || !mlups))
+  if (st == TSR_OK && (!s || !procs || !mlups || !xgbs))
     st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   s->comm = comm;
@@ -314,13 +323,17 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
   }
   if (st == TSR_OK) st = sim_check_outputs(so, s->decls, s->nmodules, err);
   if (st == TSR_OK && so->hardware.balance.calibrate)
-    st = sim_calibrate(so, setup, s->modules, s->nmodules, &me->proc, &mlups[rank], err);
+    st = sim_calibrate(so, setup, s->modules, s->nmodules, &me->proc, &mlups[rank],
+                       &xgbs[rank], err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  if (so->hardware.balance.calibrate)
+  if (so->hardware.balance.calibrate) {
     TSR_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, mlups, 1, MPI_DOUBLE, comm));
+    TSR_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, xgbs, 1, MPI_DOUBLE, comm));
+  }
   /* which blocks it runs: every process plans the same assignment */
   st = plan_create(so, s->modules, s->decls, s->nmodules, s->reg, s->fs, procs,
-                   so->hardware.balance.calibrate ? mlups : NULL, size, rank, &s->plan, err);
+                   so->hardware.balance.calibrate ? mlups : NULL,
+                   so->hardware.balance.calibrate ? xgbs : NULL, size, rank, &s->plan, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   s->patch = plan_take_patch(s->plan);
   TSR_TRY(sim_check_memory(s, gpu, rank, err));
@@ -341,6 +354,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
 cleanup:
   free(procs);
   free(mlups);
+  free(xgbs);
   sim_free(&s);
   return st;
 }

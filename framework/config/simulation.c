@@ -22,7 +22,8 @@ simulation_options_t simulation_options_default(void) {
   o.hardware.exchange = SIMULATION_EXCHANGE_MERGED;
   o.hardware.overlap = SIMULATION_OVERLAP_AUTO;
   o.hardware.balance = (simulation_balance_t){.throughput = {20.0, 440.0}, .calibrate = false,
-                                              .network_gbs = 10.0, .device_gbs = 12.0,
+                                              .network_gbs = 10.0, .exchange_gbs = 2.5,
+                                              .device_gbs = 12.0,
                                               .latency_us = 2.0};
   return o;
 }
@@ -112,6 +113,8 @@ static tsr_status simulation_hardware_validate(const simulation_hardware_t *h, t
               simulation_hs_name((simulation_hs_t)k), b->throughput[k]);
   TSR_CHECK(b->network_gbs > 0 && isfinite(b->network_gbs), TSR_ERR_INVALID,
             "hardware.balance.network_gbs = %g: allowed are GB/s > 0", b->network_gbs);
+  TSR_CHECK(b->exchange_gbs > 0 && isfinite(b->exchange_gbs), TSR_ERR_INVALID,
+            "hardware.balance.exchange_gbs = %g: allowed are GB/s > 0", b->exchange_gbs);
   TSR_CHECK(b->device_gbs > 0 && isfinite(b->device_gbs), TSR_ERR_INVALID,
             "hardware.balance.device_gbs = %g: allowed are GB/s > 0", b->device_gbs);
   TSR_CHECK(b->latency_us >= 0 && isfinite(b->latency_us), TSR_ERR_INVALID,
@@ -343,6 +346,7 @@ static tsr_status read_balance(config_node_t *hw, simulation_balance_t *b, tsr_e
     TSR_TRY(config_real(tp, hs_names[k], false, 1e-9, 1e12, &b->throughput[k], err));
   TSR_TRY(config_bool(bal, "calibrate", false, &b->calibrate, err));
   TSR_TRY(config_real(bal, "network_gbs", false, 1e-9, 1e9, &b->network_gbs, err));
+  TSR_TRY(config_real(bal, "exchange_gbs", false, 1e-9, 1e9, &b->exchange_gbs, err));
   TSR_TRY(config_real(bal, "device_gbs", false, 1e-9, 1e9, &b->device_gbs, err));
   TSR_TRY(config_real(bal, "latency_us", false, 0, 1e9, &b->latency_us, err));
 cleanup:

@@ -64,6 +64,7 @@
  *       "throughput": { "cpu": 20, "gpu": 440 },   MLUPS of one process of each hs
  *       "calibrate": false,       true: every process measures its own kernel at start-up
  *       "network_gbs": 10,        GB/s between processes
+ *       "exchange_gbs": 2.5,      ghost bytes copied or packed per second
  *       "device_gbs": 12,         GB/s between host and device (GPU processes)
  *       "latency_us": 2           microseconds per message
  *     }
@@ -153,6 +154,9 @@ typedef struct simulation_balance {
   double throughput[2]; /* MLUPS of one process, by simulation_hs_t */
   bool calibrate;       /* measure each process's own kernel at start-up instead */
   double network_gbs;   /* between processes */
+  double exchange_gbs;  /* ghost bytes one process copies or packs per second: a block's
+                           exchange work, to a neighbour of its own process, itself or
+                           another process alike */
   double device_gbs;    /* between host and device */
   double latency_us;    /* per message */
 } simulation_balance_t;

@@ -69,7 +69,7 @@ cleanup:
 
 /* Rank 0: the report rows of the processes, prediction beside measurement
  * (cells[nranks * RUN_COLUMNS]). */
-enum { RUN_COLUMNS = 9 + RUN_PHASES };
+enum { RUN_COLUMNS = 10 + RUN_PHASES };
 static void run_fill_processes(const sim_t *sim, const double *rows, report_item_t *cells) {
   const plan_t *plan = sim_plan(sim);
   const patch_t *patch = sim_patch(sim);
@@ -85,8 +85,9 @@ static void run_fill_processes(const sim_t *sim, const double *rows, report_item
     row[k++] = REPORT_INT_ITEM("cells", (int64_t)c->cells);
     row[k++] = REPORT_REAL_ITEM("mlups_weight", plan->mlups[r]);
     row[k++] = REPORT_REAL_ITEM("predicted_compute_s", c->compute);
+    row[k++] = REPORT_REAL_ITEM("predicted_exchange_s", c->exchange);
     row[k++] = REPORT_REAL_ITEM("predicted_comm_s", c->comm);
-    row[k++] = REPORT_REAL_ITEM("predicted_s", c->compute + c->comm);
+    row[k++] = REPORT_REAL_ITEM("predicted_s", c->compute + c->exchange + c->comm);
     for (int f = 0; f < RUN_PHASES; ++f)
       row[k++] = REPORT_REAL_ITEM(run_phase_keys[f], rows[r * RUN_PHASES + f]);
   }
@@ -96,21 +97,30 @@ static void run_fill_processes(const sim_t *sim, const double *rows, report_item
 static void run_print_processes(const sim_t *sim, const double *rows) {
   const plan_t *plan = sim_plan(sim);
   const patch_t *patch = sim_patch(sim);
-  printf("per process, ms per step: predicted compute + communication | measured kernel, "
-         "boundary, extraction, host<->device, MPI wait, insertion, local copies\n");
-  for (int r = 0; r < plan->nranks && r < RUN_PRINT_MAX; ++r) {
+  printf("per process, ms per step: predicted compute + exchange + communication | measured "
+         "kernel, boundary, extraction, host<->device, MPI wait, insertion, local copies\n");
+  double measured = 0;
+  for (int r = 0; r < plan->nranks; ++r) {
+    const double *m = &rows[r * RUN_PHASES];
+    double sum = 0;
+    for (int f = 0; f < RUN_PHASES; ++f) sum += m[f];
+    if (sum > measured) measured = sum;
+    if (r >= RUN_PRINT_MAX) continue;
     const balance_cost_t *c = &plan->cost[r];
     const node_process_t *q = &plan->procs[r];
-    const double *m = &rows[r * RUN_PHASES];
-    printf("  rank %d %s %s: %d blocks, %lld cells | %.3f + %.3f | %.3f, %.3f, %.3f, %.3f, "
-           "%.3f, %.3f, %.3f\n",
+    printf("  rank %d %s %s: %d blocks, %lld cells | %.3f + %.3f + %.3f | %.3f, %.3f, %.3f, "
+           "%.3f, %.3f, %.3f, %.3f\n",
            r, q->node, simulation_hs_name(q->proc.hs), (int)patch_rank_block_count(patch, r),
-           (long long)c->cells, 1e3 * c->compute, 1e3 * c->comm, 1e3 * m[RUN_KERNEL],
-           1e3 * m[RUN_BOUNDARY], 1e3 * m[RUN_EXTRACT], 1e3 * m[RUN_DEVICE], 1e3 * m[RUN_WAIT],
-           1e3 * m[RUN_INSERT], 1e3 * m[RUN_COPY]);
+           (long long)c->cells, 1e3 * c->compute, 1e3 * c->exchange, 1e3 * c->comm,
+           1e3 * m[RUN_KERNEL], 1e3 * m[RUN_BOUNDARY], 1e3 * m[RUN_EXTRACT], 1e3 * m[RUN_DEVICE],
+           1e3 * m[RUN_WAIT], 1e3 * m[RUN_INSERT], 1e3 * m[RUN_COPY]);
   }
   if (plan->nranks > RUN_PRINT_MAX)
     printf("  ... %d more processes in summary.json\n", plan->nranks - RUN_PRINT_MAX);
+  if (measured > 0)
+    printf("step: predicted %.3f ms, measured %.3f ms (the slowest process's phases): "
+           "predicted / measured %.2f\n", 1e3 * plan->max_seconds, 1e3 * measured,
+           plan->max_seconds / measured);
   printf("predicted imbalance %.1f%% (largest %.3f ms per step; the block granularity allows "
          "%.3f ms of compute at best)\n",
          100.0 * plan_imbalance(plan), 1e3 * plan->max_seconds, 1e3 * plan->best_compute);

@@ -235,6 +235,8 @@ timeloop_timing_t timeloop_timing(const timeloop_t *tl) {
   for (int s = 0; s < tl->nsweeps; ++s) {
     if (!tl->sweeps[s].exchange) continue;
     comm_timing_t ct = comm_timing(tl->sweeps[s].exchange);
+    comm_stats_t cs = comm_stats(tl->sweeps[s].exchange);
+    t.bytes += (double)(cs.local_bytes + cs.bytes_sent) * (double)ct.exchanges;
     t.device += ct.device;
     t.extract += ct.extract;
     t.copy += ct.copy;

@@ -45,6 +45,8 @@ typedef struct timeloop_timing {
   double copy;      /* direct block-to-block copies inside this process */
   double wait;      /* MPI: posting, MPI_Waitall, the exchange's verdict */
   double insert;    /* checking and inserting received messages (and from scratch) */
+  double bytes;     /* ghost bytes this process's blocks sent (to their neighbours of this
+                       process, themselves and others), summed over the exchanges */
   int64_t steps;
 } timeloop_timing_t;
 

@@ -165,6 +165,22 @@ static void thermal_free(void *state) {
   free(s);
 }
 
+/* The calibration's physics (hardware.balance.calibrate): the same fields and kernels on
+ * a periodic block, so without walls, from a pulse (the conduction profile needs them). */
+static tsr_status thermal_calibration(const void *state, void **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  thermal_state_t *s = calloc(1, sizeof *s);
+  *out = NULL;
+  TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory");
+  s->o = ((const thermal_state_t *)state)->o;
+  s->o.pulse = 1;
+  s->o.width = 4.0;
+  for (int a = 0; a < 3; ++a) s->o.center[a] = 0.0;
+  *out = s;
+cleanup:
+  return st;
+}
+
 static const char *thermal_fs(const void *state) {
   (void)state;
   return "";
@@ -764,6 +780,7 @@ const module_def_t thermal_module = {
     .name = "thermal",
     .read = thermal_read,
     .free = thermal_free,
+    .calibration = thermal_calibration,
     .fs = thermal_fs,
     .describe = thermal_describe,
     .register_items = thermal_register,

@@ -206,6 +206,19 @@ static void test_predict_two_blocks_by_hand(void **state) {
   m.block_seconds = NULL;
   ASSERT_OK(balance_predict(p, &m, split, c, &err));
   assert_close(c[0].compute, 8 * 1e-3, 1e-15);
+  assert_float_equal(c[0].exchange, 0, 0); /* no exchange rate: no exchange work */
+
+  /* the exchange work: each block's ghost bytes (itself included) at its rank's rate,
+     wherever its neighbours live */
+  const double xs[2] = {1e-4, 3e-4}, xb[2] = {1000, 400};
+  m.exchange_seconds = xs;
+  m.block_exchange_bytes = xb;
+  ASSERT_OK(balance_predict(p, &m, split, c, &err));
+  assert_close(c[0].exchange, 1000 * 1e-4, 1e-15);
+  assert_close(c[1].exchange, 400 * 3e-4, 1e-15);
+  ASSERT_OK(balance_predict(p, &m, together, c, &err));
+  assert_close(c[0].exchange, 1400 * 1e-4, 1e-15);
+  assert_float_equal(c[1].exchange, 0, 0);
   patch_free(&p);
 }
 
