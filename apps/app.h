@@ -111,5 +111,6 @@ int app_bench(MPI_Comm comm, int argc, char **argv);
 int app_plan(MPI_Comm comm, int argc, char **argv);
 int app_bench_hetero(MPI_Comm comm, int argc, char **argv);
 int app_bench_config(MPI_Comm comm, int argc, char **argv);
+int app_bench_machine(MPI_Comm comm, int argc, char **argv);
 
 #endif

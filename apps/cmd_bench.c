@@ -517,6 +517,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--hetero") == 0) return app_bench_hetero(comm, argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "--config") == 0) return app_bench_config(comm, argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "--fma") == 0) return bench_fma(comm, argc - 1, argv + 1);
+  if (argc > 1 && strcmp(argv[1], "--machine") == 0) return app_bench_machine(comm, argc, argv);
   bench_opts_t o;
   const int parsed = bench_parse(comm, argc, argv, &o);
   if (parsed != 0) return parsed == 1 ? 0 : 2;

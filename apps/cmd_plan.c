@@ -68,7 +68,8 @@ static void plan_where(const node_process_t *q, char *out, size_t cap) {
 
 enum { PLAN_COLUMNS = 14 };
 
-static tsr_status plan_report(const char *config, const char *json, const plan_t *plan,
+static tsr_status plan_report(const char *config, const char *json,
+                              const simulation_options_t *so, const plan_t *plan,
                               double seconds, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const patch_t *patch = plan->patch;
@@ -80,6 +81,12 @@ static tsr_status plan_report(const char *config, const char *json, const plan_t
   double cells = 0;
   for (int r = 0; r < n; ++r) cells += plan->cost[r].cells;
   printf("tessera plan %s: %d blocks on %d ranks\n", config, (int)patch_block_count(patch), n);
+  const simulation_balance_t *bal = &so->hardware.balance;
+  printf("model figures: %s%s%s%s (exchange %.3g GB/s, network %.3g GB/s, latency %.3g us, "
+         "host<->device %.3g GB/s)\n",
+         bal->machine[0] ? "hardware.machine " : "hardware.balance", bal->machine,
+         bal->machine_name[0] ? ", " : "", bal->machine_name, bal->exchange_gbs,
+         bal->network_gbs, bal->latency_us, bal->device_gbs);
   printf("%6s %-16s %-3s %-16s %9s %7s %12s %10s %10s %10s %10s  %s\n", "rank", "node", "hs",
          "where", "MLUPS", "blocks", "cells", "compute", "exchange", "comm", "total", "BlockIDs");
   for (int r = 0; r < n; ++r) {
@@ -195,7 +202,7 @@ static tsr_status plan_make(config_t *doc, const char *config, int64_t ranks, co
   if (so.hardware.balance.calibrate)
     printf("note: hardware.balance.calibrate is on: a run measures each process's throughput "
            "at start-up; this plan uses the configured throughput\n");
-  TSR_TRY(plan_report(config, json, plan, MPI_Wtime() - t0, err));
+  TSR_TRY(plan_report(config, json, &so, plan, MPI_Wtime() - t0, err));
 cleanup:
   plan_free(&plan);
   registry_free(&reg);

@@ -102,6 +102,13 @@ static const char usage_plan[] =
     "                         their repetitions alternating; O: auto, on or off (the\n"
     "                         work on inner cells while the exchange travels; default:\n"
     "                         CONFIG's hardware.overlap), or both, alternating\n"
+    "";
+static const char usage_bench[] =
+    "  bench --machine FILE [--cells N] [--no-gpu]\n"
+    "                         the figures of the plan's model on this machine (a\n"
+    "                         process's throughput and ghost-copy rate, rank 0's OpenCL\n"
+    "                         device, the network between ranks 0 and 1) written to FILE,\n"
+    "                         a machine description for hardware.machine\n"
     "  bench --fma [--seconds T] [--repeat R]\n"
     "                         the floating-point peak of every process's OpenMP threads\n"
     "                         (chains of 64-byte FMAs at the CPU level in use), DP and SP,\n"
@@ -179,6 +186,7 @@ int main(int argc, char **argv) {
     if (rank == 0) {
       fputs(usage, cmd ? stdout : stderr);
       fputs(usage_plan, cmd ? stdout : stderr);
+      fputs(usage_bench, cmd ? stdout : stderr);
       fputs(usage_more, cmd ? stdout : stderr);
     }
     rc = cmd ? 0 : 2;

@@ -52,6 +52,14 @@ void config_free(config_t **cfg) {
 }
 
 const char *config_source(const config_t *cfg) { return cfg->source; }
+
+void config_path_beside(const config_t *cfg, const char *file, char *path, size_t cap) {
+  const char *source = config_source(cfg), *slash = strrchr(source, '/');
+  if (file[0] == '/' || !slash)
+    snprintf(path, cap, "%s", file);
+  else
+    snprintf(path, cap, "%.*s/%s", (int)(slash - source), source, file);
+}
 void config_set_units(config_t *cfg, const units_t *u) { cfg->units = *u; }
 const units_t *config_units(const config_t *cfg) { return &cfg->units; }
 config_node_t *config_root(config_t *cfg) { return cfg->nodes[0]; }

@@ -86,6 +86,9 @@ void config_set_units(config_t *cfg, const units_t *u);
 const units_t *config_units(const config_t *cfg);
 
 const char *config_source(const config_t *cfg);
+/* The path of a file a configuration names: as it is where absolute, else beside the
+ * configuration's file (its folder). */
+void config_path_beside(const config_t *cfg, const char *file, char *path, size_t cap);
 config_node_t *config_root(config_t *cfg);
 /* Key path of a node: "" for the top level, "domain", "obstacles[2]". */
 const char *config_path(const config_node_t *node);

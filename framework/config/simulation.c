@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 simulation_options_t simulation_options_default(void) {
@@ -335,20 +336,60 @@ cleanup:
   return st;
 }
 
-/* hardware.balance */
-static tsr_status read_balance(config_node_t *hw, simulation_balance_t *b, tsr_error_t *err) {
+/* The figures of hardware.balance in the object bal (a configuration's section or a
+ * machine file's top level). */
+static tsr_status read_figures(config_node_t *bal, simulation_balance_t *b, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  config_node_t *bal, *tp;
-  TSR_TRY(config_object(hw, "balance", false, &bal, err));
-  if (!bal) goto cleanup;
+  config_node_t *tp;
   TSR_TRY(config_object(bal, "throughput", false, &tp, err));
   for (int k = 0; tp && k < 2; ++k)
     TSR_TRY(config_real(tp, hs_names[k], false, 1e-9, 1e12, &b->throughput[k], err));
-  TSR_TRY(config_bool(bal, "calibrate", false, &b->calibrate, err));
   TSR_TRY(config_real(bal, "network_gbs", false, 1e-9, 1e9, &b->network_gbs, err));
   TSR_TRY(config_real(bal, "exchange_gbs", false, 1e-9, 1e9, &b->exchange_gbs, err));
   TSR_TRY(config_real(bal, "device_gbs", false, 1e-9, 1e9, &b->device_gbs, err));
   TSR_TRY(config_real(bal, "latency_us", false, 0, 1e9, &b->latency_us, err));
+cleanup:
+  return st;
+}
+
+/* hardware.machine: a machine description file (`tessera bench --machine` writes one):
+ * the figures of hardware.balance at its top level, and its name; the configuration's
+ * hardware.balance section then overrides what it gives. */
+static tsr_status read_machine(config_t *cfg, config_node_t *hw, simulation_balance_t *b,
+                               tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  config_t *m = NULL;
+  char *text = NULL, path[SIMULATION_PATH_MAX + 1024];
+  size_t len = 0;
+  TSR_TRY(config_string(hw, "machine", false, b->machine, sizeof b->machine, err));
+  if (!b->machine[0]) goto cleanup;
+  config_path_beside(cfg, b->machine, path, sizeof path);
+  st = config_read_file(path, &text, &len, err);
+  if (st != TSR_OK) {
+    tsr_error_prefix(err, "%s: hardware.machine = \"%s\"", config_source(cfg), b->machine);
+    goto cleanup;
+  }
+  TSR_TRY(config_parse(text, len, path, &m, err));
+  config_node_t *root = config_root(m);
+  TSR_TRY(config_string(root, "name", false, b->machine_name, sizeof b->machine_name, err));
+  char measured[512];
+  TSR_TRY(config_string(root, "measured", false, measured, sizeof measured, err));
+  TSR_TRY(read_figures(root, b, err));
+  TSR_TRY(config_check_unknown(m, err));
+cleanup:
+  free(text);
+  config_free(&m);
+  return st;
+}
+
+/* hardware.balance */
+static tsr_status read_balance(config_node_t *hw, simulation_balance_t *b, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  config_node_t *bal;
+  TSR_TRY(config_object(hw, "balance", false, &bal, err));
+  if (!bal) goto cleanup;
+  TSR_TRY(read_figures(bal, b, err));
+  TSR_TRY(config_bool(bal, "calibrate", false, &b->calibrate, err));
 cleanup:
   return st;
 }
@@ -435,6 +476,7 @@ static tsr_status read_hardware(config_t *cfg, config_node_t *root, simulation_h
     }
   }
   h->nnodes = (int)n;
+  TSR_TRY(read_machine(cfg, hw, &h->balance, err));
   TSR_TRY(read_balance(hw, &h->balance, err));
 cleanup:
   return st;

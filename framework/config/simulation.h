@@ -159,6 +159,9 @@ typedef struct simulation_balance {
                            another process alike */
   double device_gbs;    /* between host and device */
   double latency_us;    /* per message */
+  char machine[SIMULATION_PATH_MAX]; /* hardware.machine: the file these figures came
+                                        from ("": none), as given */
+  char machine_name[128]; /* its "name" */
 } simulation_balance_t;
 
 /* hardware.exchange: how the ghost exchanges of a step are grouped into rounds. */

@@ -168,16 +168,6 @@ cleanup:
   return st;
 }
 
-/* The path of a file a configuration names: relative to the configuration file's folder
- * (absolute paths as they are). */
-static void lbm_file_path(const config_t *cfg, const char *file, char *path, size_t cap) {
-  const char *source = config_source(cfg), *slash = strrchr(source, '/');
-  if (file[0] == '/' || !slash)
-    snprintf(path, cap, "%s", file);
-  else
-    snprintf(path, cap, "%.*s/%s", (int)(slash - source), source, file);
-}
-
 /* A voxel image's keys (voxels.h), and the image. */
 static tsr_status lbm_read_image(config_node_t *n, const config_t *cfg,
                                  const patch_options_t *domain, const char *where,
@@ -201,7 +191,7 @@ static tsr_status lbm_read_image(config_node_t *n, const config_t *cfg,
   o.bytes = type == 1 ? 2 : 1;
   o.big_endian = endian == 1;
   o.solid_below = side == 1;
-  lbm_file_path(cfg, file, o.path, sizeof o.path);
+  config_path_beside(cfg, file, o.path, sizeof o.path);
   st = voxels_load(&o, domain, &s->voxels, err);
   if (st != TSR_OK) tsr_error_prefix(err, "%s: %s.file = \"%s\"", config_source(cfg), where, file);
 cleanup:
@@ -236,7 +226,7 @@ static tsr_status lbm_read_shape(config_node_t *n, const config_t *cfg,
     TSR_TRY(config_measure(n, "scale", false, UNITS_LENGTH, 1e-12, big, &scale, err));
     TSR_TRY(config_real3(n, "rotate", false, -360.0, 360.0, rotate, err));
     TSR_TRY(config_measure3(n, "offset", false, UNITS_LENGTH, -big, big, offset, err));
-    lbm_file_path(cfg, file, path, sizeof path);
+    config_path_beside(cfg, file, path, sizeof path);
     st = geometry_mesh_load(path, scale, rotate, offset, &s->mesh, err);
     if (st != TSR_OK) {
       tsr_error_prefix(err, "%s: %s.file = \"%s\"", source, where, file);
@@ -364,7 +354,7 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     if (w->profile == GEOMETRY_PROFILE_FILE) { /* the velocity from a table */
       char file[1024], path[2048];
       TSR_TRY(config_string(face, "file", true, file, sizeof file, err));
-      lbm_file_path(cfg, file, path, sizeof path);
+      config_path_beside(cfg, file, path, sizeof path);
       st = inlet_profile_load(path, f, domain, units, &w->table, err);
       if (st != TSR_OK) {
         tsr_error_prefix(err, "%s: boundaries.%s.file = \"%s\"", config_source(cfg),
