@@ -132,6 +132,20 @@ static void LBM_FN(constants)(const lbm_params_t *p, int trt, void *out) {
    : v == LBM_VARIANT_TRT     ? (p->use_force ? LBM_FN(P##_trt_force) : LBM_FN(P##_trt)) \
                               : (p->use_force ? LBM_FN(P##_srt_force) : LBM_FN(P##_srt)))
 
+/* The four coupled kernel variants (the flow with a force field, the ADE with an
+ * advection field; SRT and TRT) of a code path P_<variant>, and the one of them a call
+ * uses. */
+#define LBM_COUPLED_VARIANTS(DEFINE, P)                                                  \
+  DEFINE(P##_srt, 0, LBM_COLLIDE_CELL(0, 1))                                             \
+  DEFINE(P##_trt, 0, LBM_COLLIDE_CELL(1, 1))                                             \
+  DEFINE(P##_ade_srt, 1, LBM_ADE_CELL(0))                                                \
+  DEFINE(P##_ade_trt, 1, LBM_ADE_CELL(1))
+#define LBM_COUPLED_PICK(P)                                                              \
+  (v == LBM_VARIANT_ADE_SRT   ? LBM_FN(P##_ade_srt)                                      \
+   : v == LBM_VARIANT_ADE_TRT ? LBM_FN(P##_ade_trt)                                      \
+   : v == LBM_VARIANT_TRT     ? LBM_FN(P##_trt)                                          \
+                              : LBM_FN(P##_srt))
+
 /* Portable AoS code: n <= LBM_CHUNK cells from s (the first cell's slot 0 in the source
  * field) into out (one row per direction). */
 #define LBM_LD(I) s[off[I] + (ptrdiff_t)x * LAT(Q)]
@@ -274,10 +288,7 @@ typedef struct LBM_FN(kf) {
       }                                                                                  \
     }                                                                                    \
   }
-LBM_DEFINE_VEC_SOA_COUPLED(vcpl_srt, 0, LBM_COLLIDE_CELL(0, 1))
-LBM_DEFINE_VEC_SOA_COUPLED(vcpl_trt, 0, LBM_COLLIDE_CELL(1, 1))
-LBM_DEFINE_VEC_SOA_COUPLED(vcpl_ade_srt, 1, LBM_ADE_CELL(0))
-LBM_DEFINE_VEC_SOA_COUPLED(vcpl_ade_trt, 1, LBM_ADE_CELL(1))
+LBM_COUPLED_VARIANTS(LBM_DEFINE_VEC_SOA_COUPLED, vcpl)
 #undef LBM_DEFINE_VEC_SOA_COUPLED
 #undef LBM_KF
 #define LBM_KF(F) (k->F)
@@ -545,10 +556,7 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
         }                                                                                \
       }                                                                                  \
   }
-LBM_DEFINE_COUPLED(coupled_srt, 0, LBM_COLLIDE_CELL(0, 1))
-LBM_DEFINE_COUPLED(coupled_trt, 0, LBM_COLLIDE_CELL(1, 1))
-LBM_DEFINE_COUPLED(coupled_ade_srt, 1, LBM_ADE_CELL(0))
-LBM_DEFINE_COUPLED(coupled_ade_trt, 1, LBM_ADE_CELL(1))
+LBM_COUPLED_VARIANTS(LBM_DEFINE_COUPLED, coupled)
 #undef LBM_DEFINE_COUPLED
 #undef LBM_AUX
 #undef LBM_LD
@@ -602,17 +610,11 @@ static void LBM_FN(coupled_region)(const void *restrict vsrc, void *restrict vds
         .acc = c->accumulate};
     const LBM_FN(soa_job_t) job = {
         .src = vsrc, .dst = vdst, .off = off, .sc = d->sc, .kv = &kv, .k0 = &k, .c = &vc,
-        .cpl = v == LBM_VARIANT_ADE_SRT   ? LBM_FN(vcpl_ade_srt)
-               : v == LBM_VARIANT_ADE_TRT ? LBM_FN(vcpl_ade_trt)
-               : v == LBM_VARIANT_TRT     ? LBM_FN(vcpl_trt)
-                                          : LBM_FN(vcpl_srt)};
+        .cpl = LBM_COUPLED_PICK(vcpl)};
     LBM_FN(soa_all)(d, &job, r);
     return;
   }
-  if (v == LBM_VARIANT_ADE_SRT) LBM_FN(coupled_ade_srt)(vsrc, vdst, d, off, &k, c, r);
-  else if (v == LBM_VARIANT_ADE_TRT) LBM_FN(coupled_ade_trt)(vsrc, vdst, d, off, &k, c, r);
-  else if (v == LBM_VARIANT_TRT) LBM_FN(coupled_trt)(vsrc, vdst, d, off, &k, c, r);
-  else LBM_FN(coupled_srt)(vsrc, vdst, d, off, &k, c, r);
+  LBM_COUPLED_PICK(coupled)(vsrc, vdst, d, off, &k, c, r);
 }
 
 static void LBM_FN(coupled)(const void *restrict vsrc, void *restrict vdst, const grid_dims_t *d,
@@ -802,6 +804,8 @@ LBM_DEFINE_SET(lbm_kernels_soa, GRID_SOA)
 #undef LBM_COPY_CELL
 #undef LBM_VARIANTS
 #undef LBM_PICK
+#undef LBM_COUPLED_VARIANTS
+#undef LBM_COUPLED_PICK
 #undef LBM_DEFINE_RUN
 #undef LBM_DEFINE_VEC_SOA
 #undef LBM_DEFINE_VEC_AOS
