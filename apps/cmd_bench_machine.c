@@ -172,7 +172,7 @@ int app_bench_machine(MPI_Comm comm, int argc, char **argv) {
     output_file_t out;
     st = output_file_open(&out, file, err);
     if (st == TSR_OK) {
-      fprintf(out.f, "{\n  \"name\": \"%s, %s, %d processes of %d threads\",\n", node0,
+      fprintf(out.f, "{\n  \"name\": \"%s, %s, %d process(es) of %d thread(s)\",\n", node0,
               cpu_level_name(cpu_level_current()), size, cpu_threads_max());
       fprintf(out.f, "  \"measured\": \"tessera bench --machine, %s: the periodic D3Q19 box "
                      "(TRT, DP, SoA), one block of %lld^3 cells per process",

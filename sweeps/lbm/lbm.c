@@ -809,7 +809,8 @@ cleanup:
  * of memory (*ok false). */
 static size_t lbm_sort_links(void *links, size_t n, size_t size, size_t at, uint32_t late,
                              bool *ok) {
-  uint8_t *a = links, *tmp = malloc(n * size + 1);
+  if (n == 0) return 0;
+  uint8_t *a = links, *tmp = malloc(n * size);
   size_t early = 0, k = 0;
   if (!tmp) {
     *ok = false;
