@@ -269,8 +269,10 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
     int n = 0;
     items[n++] = REPORT_TEXT_ITEM("config", config);
     items[n++] = REPORT_INT_ITEM("steps", steps);
-    items[n++] = REPORT_TEXT_ITEM("exchange", by_exchange ? "both" : simulation_exchange_names[var[0].exchange]);
-    items[n++] = REPORT_TEXT_ITEM("overlap", both_overlap ? "both" : simulation_overlap_names[var[0].overlap]);
+    const char *ex = by_exchange ? "both" : simulation_exchange_names[var[0].exchange];
+    const char *ov = both_overlap ? "both" : simulation_overlap_names[var[0].overlap];
+    items[n++] = REPORT_TEXT_ITEM("exchange", ex);
+    items[n++] = REPORT_TEXT_ITEM("overlap", ov);
     if (var[0].gpu) {
       items[n++] = REPORT_INT_ITEM("device_launches_per_step", var[0].device[0]);
       items[n++] = REPORT_INT_ITEM("device_reads_per_step", var[0].device[1]);

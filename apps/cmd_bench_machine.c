@@ -183,7 +183,8 @@ int app_bench_machine(MPI_Comm comm, int argc, char **argv) {
       fprintf(out.f, "\",\n  \"throughput\": { \"cpu\": %.6g", cpu);
       if (device) fprintf(out.f, ", \"gpu\": %.6g", gpu_mlups);
       fprintf(out.f, " },\n  \"exchange_gbs\": %.6g", xgbs);
-      if (size >= 2) fprintf(out.f, ",\n  \"network_gbs\": %.6g,\n  \"latency_us\": %.6g", net, lat);
+      if (size >= 2)
+        fprintf(out.f, ",\n  \"network_gbs\": %.6g,\n  \"latency_us\": %.6g", net, lat);
       fprintf(out.f, "\n}\n");
       st = output_file_commit(&out, err);
     }

@@ -46,9 +46,10 @@ typedef struct plan {
 /* procs[nranks]: the processes (node_resolve or node_assign). mlups: measured
  * throughput per rank (calibration), or NULL: each process's "mlups", else
  * hardware.balance.throughput of its hs; exchange_gbs: the ghost bytes each rank copies or
- * packs per second (calibration), or NULL: hardware.balance.exchange_gbs. modules[n] with their declarations decls[n]
- * and reg, a registry where they registered their items (borrowed; it interns the bs
- * names); fs: the run's switches. The modules classify the blocks. */
+ * packs per second (calibration), or NULL: hardware.balance.exchange_gbs. modules[n]
+ * with their declarations decls[n] and reg, a registry where they registered their items
+ * (borrowed; it interns the bs names); fs: the run's switches. The modules classify the
+ * blocks. */
 TSR_NODISCARD tsr_status plan_create(const simulation_options_t *so, module_t *modules,
                                      const module_decl_t *decls, int n, registry_t *reg,
                                      uint64_t fs, const node_process_t *procs,

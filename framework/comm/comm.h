@@ -26,8 +26,9 @@
  * receives, packs and sends, then does the direct copies while the messages travel;
  * comm_finish does the local pairs of different hardware, waits, checks, inserts and
  * stages in. Between the two a caller may compute what needs none of the ghost slices
- * comm_late names (an overlapped step, timeloop.h), calling comm_progress now and then. Both are collective; comm_finish returns the
- * same verdict on every rank. comm_timing says where this process spent the time. */
+ * comm_late names (an overlapped step, timeloop.h), calling comm_progress now and then.
+ * Both are collective; comm_finish returns the same verdict on every rank. comm_timing
+ * says where this process spent the time. */
 #ifndef COMM_H
 #define COMM_H
 

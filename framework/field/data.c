@@ -104,7 +104,8 @@ static tsr_status data_call(const data_items_t *d, int32_t i, int call, int phas
                             const registry_region_t *regions, tsr_error_t *err) {
   const registry_item_t *it = d->items[i];
   const int32_t id = patch_local_id(d->patch, i);
-  if (call == 1) return it->kernel(patch_block(d->patch, id), patch_block_data(d->patch, id), it->ctx, err);
+  if (call == 1)
+    return it->kernel(patch_block(d->patch, id), patch_block_data(d->patch, id), it->ctx, err);
   registry_region_t r = regions[i];
   r.part = (registry_part_t)phase;
   return it->part(patch_block(d->patch, id), patch_block_data(d->patch, id), &r, it->ctx, err);
@@ -126,7 +127,8 @@ static tsr_status data_items_run_how(data_items_t *d, int phase, const registry_
   }
   int32_t nconc = 0, failed = n;
   for (int32_t i = 0; i < n; ++i)
-    nconc += d->items[i]->concurrent && data_call_of(d->items[i], phase, regions ? &regions[i] : NULL) != 0;
+    nconc += d->items[i]->concurrent &&
+             data_call_of(d->items[i], phase, regions ? &regions[i] : NULL) != 0;
   const int spread = omp_get_max_threads() > 1 && nconc >= 2 * omp_get_max_threads();
   if (spread) {
     tsr_error_t first;
