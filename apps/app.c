@@ -12,6 +12,7 @@
 #include "cpu_threads.h"
 #include "node.h"
 #include "tsr_parse.h"
+#include "tsr_stats.h"
 #include "verdict.h"
 
 int app_report(MPI_Comm comm, tsr_status st, const tsr_error_t *err) {
@@ -188,14 +189,8 @@ void app_default_float_mode(void) {
   if (!(keep && strcmp(keep, "1") == 0)) (void)cpu_threads_flush_denormals(1);
 }
 
-static int app_cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 void app_stats(double *v, int m, double *median, double *lo, double *hi) {
-  qsort(v, (size_t)m, sizeof *v, app_cmp);
-  *median = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+  *median = tsr_sort_median(v, m);
   *lo = v[0];
   *hi = v[m - 1];
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "data.h"
+#include "tsr_stats.h"
 #include "image.h"
 #include "node.h"
 #include "opencl.h"
@@ -153,32 +154,65 @@ cleanup:
   return st;
 }
 
-/* Calibration: this process's MLUPS on one block of the run's largest block size (at most
- * SIM_CALIBRATE_CELLS cells, scaled down alike along each axis), periodic, without walls,
- * on its own hardware, measured after two warm-up steps over at least 0.2 s (and 3
- * steps). Every process calibrates at the same time, so processes sharing a node share
- * its memory bandwidth as they will in the run. */
-enum { SIM_CALIBRATE_CELLS = 1 << 21 };
+/* Calibration: this process's MLUPS on blocks of the run's largest block size, as many as
+ * its share of the run's blocks (at most SIM_CALIBRATE_CELLS cells together; one block
+ * larger than that is scaled down alike along each axis that has more than one cell),
+ * periodic, without walls, on its own hardware: the median step after two warm-up steps,
+ * over at least 0.2 s (at least 3 steps, at most SIM_CALIBRATE_STEPS). Several blocks make the calibration see what the run's blocks
+ * cost beyond their cells: their data in the caches as in the run, the copies between
+ * blocks, the per-block launches. Every process calibrates at the same time, so processes
+ * sharing a node share its memory bandwidth as they will in the run. */
+enum { SIM_CALIBRATE_CELLS = 1 << 21, SIM_CALIBRATE_STEPS = 256 };
+
+void sim_calibration_blocks(const int64_t size[3], const int run_blocks[3], int64_t want,
+                            int k[3]) {
+  const double block = (double)size[0] * (double)size[1] * (double)size[2];
+  for (int a = 0; a < 3; ++a) k[a] = 1;
+  for (;;) {
+    int best = -1;
+    for (int a = 0; a < 3; ++a) {
+      if (k[a] >= run_blocks[a]) continue;
+      const int64_t n = (int64_t)k[0] * k[1] * k[2] / k[a] * (k[a] + 1);
+      if (n > want || (double)n * block > SIM_CALIBRATE_CELLS) continue;
+      if (best < 0 || (int64_t)k[a] * size[a] < (int64_t)k[best] * size[best]) best = a;
+    }
+    if (best < 0) return;
+    ++k[best];
+  }
+}
 
 static tsr_status sim_calibrate(const simulation_options_t *so, const sim_setup_t *setup,
                                 const module_t *modules, int n, const simulation_process_t *me,
-                                double *mlups, double *exchange_gbs, tsr_error_t *err) {
+                                int nprocs, double *mlups, double *exchange_gbs,
+                                tsr_error_t *err) {
   tsr_status st = TSR_OK;
   sim_t *cal = NULL;
   module_t cm[MODULE_MAX] = {{NULL, NULL}};
   int ncm = 0;
   simulation_options_t c = simulation_options_default();
+  int64_t size[3];
   double cells = 1;
+  int axes = 0;
   for (int a = 0; a < 3; ++a) {
-    int64_t size = (so->domain.cells[a] + so->domain.blocks[a] - 1) / so->domain.blocks[a];
-    c.domain.cells[a] = size;
-    c.domain.periodic[a] = true;
-    cells *= (double)size;
+    size[a] = (so->domain.cells[a] + so->domain.blocks[a] - 1) / so->domain.blocks[a];
+    cells *= (double)size[a];
+    axes += size[a] > 1;
   }
-  double shrink = cells > SIM_CALIBRATE_CELLS ? cbrt(SIM_CALIBRATE_CELLS / cells) : 1.0;
+  if (cells > SIM_CALIBRATE_CELLS) {
+    const double shrink = pow(SIM_CALIBRATE_CELLS / cells, 1.0 / (axes ? axes : 1));
+    for (int a = 0; a < 3; ++a)
+      if (size[a] > 1) {
+        size[a] = (int64_t)((double)size[a] * shrink);
+        if (size[a] < 4) size[a] = 4;
+      }
+  }
+  const int64_t nb = (int64_t)so->domain.blocks[0] * so->domain.blocks[1] * so->domain.blocks[2];
+  int k[3];
+  sim_calibration_blocks(size, so->domain.blocks, (nb + nprocs - 1) / nprocs, k);
   for (int a = 0; a < 3; ++a) {
-    c.domain.cells[a] = (int64_t)((double)c.domain.cells[a] * shrink);
-    if (c.domain.cells[a] < 4) c.domain.cells[a] = 4;
+    c.domain.cells[a] = size[a] * k[a];
+    c.domain.blocks[a] = k[a];
+    c.domain.periodic[a] = true;
   }
   c.hardware.hs = me->hs;
   c.hardware.opencl = simulation_process_device(&so->hardware, me);
@@ -195,22 +229,26 @@ static tsr_status sim_calibrate(const simulation_options_t *so, const sim_setup_
   ncm = 0; /* taken over */
   TSR_TRY(st);
   TSR_TRY(sim_step(cal, 2, err));
-  const timeloop_timing_t a = sim_timing(cal);
-  double t0 = MPI_Wtime(), t = 0;
-  int64_t steps = 0;
-  while (steps < 3 || t < 0.2) {
+  /* per step: the kernels' throughput from the time in the items, the exchange rate from
+     the time in the exchanges (the copies between the blocks and onto themselves: every
+     direction); the rest of a step (its verdict) is too little to split. The medians over
+     the steps: a VM's or a node's hiccup in one step does not become the run's weights */
+  timeloop_timing_t a = sim_timing(cal);
+  double t0 = MPI_Wtime(), work[SIM_CALIBRATE_STEPS], ex[SIM_CALIBRATE_STEPS];
+  int steps = 0;
+  double bytes = 0;
+  while (steps < 3 || (MPI_Wtime() - t0 < 0.2 && steps < SIM_CALIBRATE_STEPS)) {
     TSR_TRY(sim_step(cal, 1, err));
+    const timeloop_timing_t b = sim_timing(cal);
+    work[steps] = (b.kernel - a.kernel) + (b.boundary - a.boundary);
+    ex[steps] = b.exchange - a.exchange;
+    bytes = b.bytes - a.bytes;
     ++steps;
-    t = MPI_Wtime() - t0;
+    a = b;
   }
-  /* the kernels' throughput from the time in the items, the exchange rate from the time
-     in the exchanges (the periodic block's copies onto itself: every direction); the
-     rest of a step (its verdict) is too little to split */
-  const timeloop_timing_t b = sim_timing(cal);
-  const double work = (b.kernel - a.kernel) + (b.boundary - a.boundary);
-  const double ex = b.exchange - a.exchange, bytes = b.bytes - a.bytes;
-  *mlups = (double)cal->cells * (double)steps / (work > 0 ? work : t) / 1e6;
-  *exchange_gbs = bytes > 0 && ex > 0 ? bytes / ex / 1e9 : so->hardware.balance.exchange_gbs;
+  const double w = tsr_sort_median(work, steps), x = tsr_sort_median(ex, steps);
+  *mlups = (double)cal->cells / (w > 0 ? w : 1e-9) / 1e6;
+  *exchange_gbs = bytes > 0 && x > 0 ? bytes / x / 1e9 : so->hardware.balance.exchange_gbs;
 cleanup:
   if (st != TSR_OK) tsr_error_prefix(err, "calibrating (hardware.balance.calibrate)");
   module_free_all(cm, ncm);
@@ -323,7 +361,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
   }
   if (st == TSR_OK) st = sim_check_outputs(so, s->decls, s->nmodules, err);
   if (st == TSR_OK && so->hardware.balance.calibrate)
-    st = sim_calibrate(so, setup, s->modules, s->nmodules, &me->proc, &mlups[rank],
+    st = sim_calibrate(so, setup, s->modules, s->nmodules, &me->proc, size, &mlups[rank],
                        &xgbs[rank], err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   if (so->hardware.balance.calibrate) {

@@ -41,6 +41,12 @@ struct sim {
  * NULL when every slot is taken. */
 output_series_t *sim_series_named(sim_t *sim, const char *file);
 
+/* The calibration's blocks per axis (hardware.balance.calibrate): about `want` blocks of
+ * `size` cells, k[a] <= run_blocks[a], together at most 2^21 cells (at least one block),
+ * grown one block at a time along the axis whose extent is shortest. */
+void sim_calibration_blocks(const int64_t size[3], const int run_blocks[3], int64_t want,
+                            int k[3]);
+
 /* One exchange of every field a sweep reads across faces (the start, a restart). */
 TSR_NODISCARD tsr_status sim_exchange_all(sim_t *s, tsr_error_t *err);
 

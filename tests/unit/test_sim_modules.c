@@ -27,6 +27,7 @@
 #include "registry.h"
 #include "rounds.h"
 #include "sim.h"
+#include "sim_impl.h"
 #include "tsr_error.h"
 #include "unit_test.h"
 
@@ -199,6 +200,31 @@ static void test_register_checks(void **state) {
   assert_non_null(strstr(err.text, "sweep \"a.s\" reads the ghost layers of field \"c.h\""));
 }
 
+/* The calibration's box: the process's share of the run's blocks, within the run's block
+ * grid and 2^21 cells, near a cube. */
+static void test_calibration_blocks(void **state) {
+  (void)state;
+  int k[3];
+  const int64_t b32[3] = {32, 32, 32}, b64[3] = {64, 64, 64}, b128[3] = {128, 128, 128};
+  const int g4[3] = {4, 4, 4}, g2[3] = {2, 2, 2}, g1[3] = {1, 1, 1};
+  sim_calibration_blocks(b32, g4, 64, k); /* 64 blocks of 32^3 on one process: all */
+  assert_true(k[0] == 4 && k[1] == 4 && k[2] == 4);
+  sim_calibration_blocks(b32, g4, 32, k); /* on two: 27 of the 32, a cube */
+  assert_true(k[0] == 3 && k[1] == 3 && k[2] == 3);
+  sim_calibration_blocks(b64, g4, 64, k); /* 2^21 cells allow 8 blocks of 64^3 */
+  assert_true(k[0] == 2 && k[1] == 2 && k[2] == 2);
+  sim_calibration_blocks(b128, g2, 8, k); /* one block already fills the cells */
+  assert_true(k[0] == 1 && k[1] == 1 && k[2] == 1);
+  sim_calibration_blocks(b32, g1, 64, k); /* the run has one block */
+  assert_true(k[0] == 1 && k[1] == 1 && k[2] == 1);
+  const int64_t flat[3] = {64, 16, 1}; /* 2-D: never along z; y first, the shorter extent */
+  const int g2d[3] = {4, 8, 1};
+  sim_calibration_blocks(flat, g2d, 4, k);
+  assert_true(k[0] == 1 && k[1] == 4 && k[2] == 1);
+  sim_calibration_blocks(flat, g2d, 32, k);
+  assert_true(k[0] == 4 && k[1] == 8 && k[2] == 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exchange_one_sweep),
@@ -207,6 +233,7 @@ int main(void) {
       cmocka_unit_test(test_exchange_rounds_counted),
       cmocka_unit_test(test_exchange_never_written),
       cmocka_unit_test(test_register_checks),
+      cmocka_unit_test(test_calibration_blocks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
