@@ -142,9 +142,7 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   }
   if (!config) return app_usage(comm, "bench --config", config_usage, NULL, "CONFIG");
   bool both = exchange && strcmp(exchange, "both") == 0;
-  int chosen = -1;
-  for (int k = 0; exchange && !both && simulation_exchange_names[k]; ++k)
-    if (strcmp(exchange, simulation_exchange_names[k]) == 0) chosen = k;
+  const int chosen = both ? -1 : config_name_index(simulation_exchange_names, exchange);
   if (exchange && !both && chosen < 0) {
     if (rank == 0)
       fprintf(stderr, "tessera: error: bench --config: --exchange %s: allowed are merged, "
@@ -152,9 +150,8 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
     return 2;
   }
   const bool both_overlap = overlap && strcmp(overlap, "both") == 0;
-  int overlap_chosen = -1;
-  for (int k = 0; overlap && !both_overlap && simulation_overlap_names[k]; ++k)
-    if (strcmp(overlap, simulation_overlap_names[k]) == 0) overlap_chosen = k;
+  const int overlap_chosen =
+      both_overlap ? -1 : config_name_index(simulation_overlap_names, overlap);
   if (overlap && !both_overlap && overlap_chosen < 0) {
     if (rank == 0)
       fprintf(stderr, "tessera: error: bench --config: --overlap %s: allowed are auto, on, off "

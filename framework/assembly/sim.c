@@ -126,7 +126,9 @@ cleanup:
   return st;
 }
 
-static tsr_status sim_start(sim_t *s, MPI_Comm comm, tsr_error_t *err) {
+/* The start sweeps (once, before step 1), overlapping their exchanges as the run's
+ * sweeps do (overlap). */
+static tsr_status sim_start(sim_t *s, MPI_Comm comm, bool overlap, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   timeloop_t *start = NULL;
   module_decl_t *decls = NULL;
@@ -143,6 +145,7 @@ static tsr_status sim_start(sim_t *s, MPI_Comm comm, tsr_error_t *err) {
     }
     st = timeloop_create(s->patch, s->reg, s->fs, comm, &start, err);
     TSR_TRY(verdict_reduce(comm, st, 0, err));
+    timeloop_set_overlap(start, overlap);
     TSR_TRY(sim_add_sweeps(s, start, decls, false, err));
     TSR_TRY(timeloop_step(start, err));
   }
@@ -381,8 +384,9 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
                             &s->field_id[m][f], err));
   st = timeloop_create(s->patch, s->reg, s->fs, comm, &s->loop, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  timeloop_set_overlap(s->loop, sim_overlap(s, so->hardware.overlap));
-  TSR_TRY(sim_start(s, comm, err));
+  const bool overlap = sim_overlap(s, so->hardware.overlap);
+  timeloop_set_overlap(s->loop, overlap);
+  TSR_TRY(sim_start(s, comm, overlap, err));
   TSR_TRY(sim_add_sweeps(s, s->loop, s->decls, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED,
                          err));
   for (int32_t id = 0; id < patch_block_count(s->patch); ++id)

@@ -384,6 +384,12 @@ tsr_status config_bool3(config_node_t *node, const char *key, bool required, boo
   return config_read3(node, key, required, config_bool_element, NULL, sizeof *value, value, err);
 }
 
+int config_name_index(const char *const *names, const char *s) {
+  for (int i = 0; s && names[i]; ++i)
+    if (strcmp(names[i], s) == 0) return i;
+  return -1;
+}
+
 tsr_status config_choice(config_node_t *node, const char *key, bool required,
                          const char *const *choices, int *value, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -398,11 +404,11 @@ tsr_status config_choice(config_node_t *node, const char *key, bool required,
   TSR_TRY(config_ask(node, key, required, &v, kp, err));
   if (!v) goto cleanup;
   if (!json_is_string(v)) CONFIG_FAIL(node, "%s: expected one of %s, got %s", kp, list, config_type_name(v));
-  for (int i = 0; choices[i]; ++i)
-    if (strcmp(choices[i], json_string_value(v)) == 0) {
-      *value = i;
-      goto cleanup;
-    }
+  const int i = config_name_index(choices, json_string_value(v));
+  if (i >= 0) {
+    *value = i;
+    goto cleanup;
+  }
   CONFIG_FAIL(node, "%s = \"%.64s\": allowed are %s", kp, json_string_value(v), list);
 cleanup:
   return st;

@@ -119,6 +119,8 @@ TSR_NODISCARD tsr_status config_real3(config_node_t *node, const char *key, bool
                                       double min, double max, double value[3], tsr_error_t *err);
 TSR_NODISCARD tsr_status config_bool3(config_node_t *node, const char *key, bool required,
                                       bool value[3], tsr_error_t *err);
+/* The index of s in names (NULL-terminated), or -1 where it is not there (or s is NULL). */
+int config_name_index(const char *const *names, const char *s);
 /* A string that must be one of choices (NULL-terminated); *value gets its index. */
 TSR_NODISCARD tsr_status config_choice(config_node_t *node, const char *key, bool required,
                                        const char *const *choices, int *value, tsr_error_t *err);
