@@ -6,9 +6,10 @@
  *                                 hardware.balance.calibrate does): the mean over them;
  *   throughput.gpu                the same on rank 0's OpenCL device alone (where there is
  *                                 one and --no-gpu is not given);
- *   network_gbs, latency_us       a ping-pong of 1 MiB and of 8-byte messages between
- *                                 ranks 0 and 1 (with 2 ranks or more; the file says
- *                                 whether they shared a node).
+ *   intranode_gbs,                a ping-pong of 1 MiB and of 8-byte messages between
+ *   intranode_latency_us          rank 0 and the next rank on its node (where there is one);
+ *   network_gbs, latency_us       the same with the first rank on another node (where
+ *                                 there is one: the ranks span several nodes).
  * The file is written through a temporary file renamed into place. */
 #include <math.h>
 #include <stdio.h>
@@ -35,8 +36,9 @@ static const char machine_usage[] =
     "  (a machine description: name it with hardware.machine in a configuration): the\n"
     "  throughput of a process and the rate of its ghost copies (the periodic D3Q19 box,\n"
     "  TRT, DP, SoA, one block of N^3 cells per process, default N = 128), the throughput\n"
-    "  of rank 0's OpenCL device (unless --no-gpu), and with 2 ranks or more the bandwidth\n"
-    "  and latency between ranks 0 and 1\n";
+    "  of rank 0's OpenCL device (unless --no-gpu), and the bandwidth and latency between\n"
+    "  rank 0 and the next rank on its node, and the first rank on another node (where the\n"
+    "  ranks have one)\n";
 
 /* The calibration of one block of n^3 cells per process on hs: the plan's throughput and
  * exchange rate of each rank, their means into *mlups and *xgbs. */
@@ -77,10 +79,10 @@ cleanup:
   return st;
 }
 
-/* Ranks 0 and 1: the bandwidth of 1 MiB messages (round trips) and the latency of 8-byte
- * ones (half a round trip); 0 elsewhere. Collective over comm (the others wait). */
-static tsr_status machine_pingpong(MPI_Comm comm, double *gbs, double *latency_us,
-                                   tsr_error_t *err) {
+/* Rank 0 and rank peer: the bandwidth of 1 MiB messages (round trips) and the latency of
+ * 8-byte ones (half a round trip); 0 elsewhere. Collective over comm (the others wait). */
+static tsr_status machine_pingpong(MPI_Comm comm, int peer_rank, double *gbs,
+                                   double *latency_us, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -89,9 +91,9 @@ static tsr_status machine_pingpong(MPI_Comm comm, double *gbs, double *latency_u
   TSR_CHECK(buf, TSR_ERR_NOMEM, "out of memory for the ping-pong (1 MiB)");
   *gbs = *latency_us = 0;
   TSR_MPI(MPI_Barrier(comm));
-  for (int pass = 0; pass < 2 && rank < 2; ++pass) {
+  for (int pass = 0; pass < 2 && (rank == 0 || rank == peer_rank); ++pass) {
     const int bytes = pass == 0 ? big : 8, n = pass == 0 ? rounds : small_rounds;
-    const int peer = 1 - rank;
+    const int peer = rank == 0 ? peer_rank : 0;
     double t0 = 0;
     /* round -1 sets the connection up, outside the timing */
     for (int k = -1; k < n; ++k) {
@@ -147,7 +149,8 @@ int app_bench_machine(MPI_Comm comm, int argc, char **argv) {
     else return app_usage(comm, "bench --machine", machine_usage, argv[i], NULL);
   }
   if (!file) return app_usage(comm, "bench --machine", machine_usage, NULL, "FILE");
-  double cpu = 0, xgbs = 0, gpu_mlups = 0, net = 0, lat = 0;
+  double cpu = 0, xgbs = 0, gpu_mlups = 0, net[2] = {0, 0}, lat[2] = {0, 0};
+  char *names = NULL;
   TSR_TRY(machine_calibrate(comm, (int)cells, "cpu", &cpu, &xgbs, err));
   /* rank 0's device alone, the others waiting */
   int device = rank == 0 && gpu ? machine_has_device() : 0;
@@ -158,13 +161,20 @@ int app_bench_machine(MPI_Comm comm, int argc, char **argv) {
                    : TSR_OK;
     TSR_TRY(verdict_reduce(comm, st, 0, err));
   }
-  char node0[NODE_NAME_MAX] = "", node1[NODE_NAME_MAX] = "";
-  TSR_TRY(node_name(node0, sizeof node0, err));
-  if (size >= 2) {
-    TSR_TRY(machine_pingpong(comm, &net, &lat, err));
-    if (rank == 1) TSR_MPI(MPI_Send(node0, NODE_NAME_MAX, MPI_CHAR, 0, 8, comm));
-    if (rank == 0) TSR_MPI(MPI_Recv(node1, NODE_NAME_MAX, MPI_CHAR, 1, 8, comm, MPI_STATUS_IGNORE));
+  /* the peers of rank 0: [0] the next rank on its node, [1] the first on another node */
+  char me[NODE_NAME_MAX] = "";
+  names = calloc((size_t)size, NODE_NAME_MAX);
+  st = names ? node_name(me, sizeof me, err)
+             : tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  TSR_MPI(MPI_Allgather(me, NODE_NAME_MAX, MPI_CHAR, names, NODE_NAME_MAX, MPI_CHAR, comm));
+  int peer[2] = {-1, -1};
+  for (int r = 1; r < size; ++r) {
+    const int k = strcmp(names, names + (size_t)r * NODE_NAME_MAX) != 0;
+    if (peer[k] < 0) peer[k] = r;
   }
+  for (int k = 0; k < 2; ++k)
+    if (peer[k] > 0) TSR_TRY(machine_pingpong(comm, peer[k], &net[k], &lat[k], err));
   if (rank == 0) {
     char date[32];
     const time_t now = time(NULL);
@@ -172,19 +182,24 @@ int app_bench_machine(MPI_Comm comm, int argc, char **argv) {
     output_file_t out;
     st = output_file_open(&out, file, err);
     if (st == TSR_OK) {
-      fprintf(out.f, "{\n  \"name\": \"%s, %s, %d process(es) of %d thread(s)\",\n", node0,
+      fprintf(out.f, "{\n  \"name\": \"%s, %s, %d process(es) of %d thread(s)\",\n", names,
               cpu_level_name(cpu_level_current()), size, cpu_threads_max());
       fprintf(out.f, "  \"measured\": \"tessera bench --machine, %s: the periodic D3Q19 box "
                      "(TRT, DP, SoA), one block of %lld^3 cells per process",
               date, (long long)cells);
-      if (size >= 2)
-        fprintf(out.f, "; network between ranks 0 and 1 %s (%s, %s)",
-                strcmp(node0, node1) == 0 ? "on one node" : "on two nodes", node0, node1);
+      if (peer[0] > 0)
+        fprintf(out.f, "; within a node: ranks 0 and %d (%s)", peer[0], names);
+      if (peer[1] > 0)
+        fprintf(out.f, "; between nodes: ranks 0 and %d (%s, %s)", peer[1], names,
+                names + (size_t)peer[1] * NODE_NAME_MAX);
       fprintf(out.f, "\",\n  \"throughput\": { \"cpu\": %.6g", cpu);
       if (device) fprintf(out.f, ", \"gpu\": %.6g", gpu_mlups);
       fprintf(out.f, " },\n  \"exchange_gbs\": %.6g", xgbs);
-      if (size >= 2)
-        fprintf(out.f, ",\n  \"network_gbs\": %.6g,\n  \"latency_us\": %.6g", net, lat);
+      if (peer[0] > 0)
+        fprintf(out.f, ",\n  \"intranode_gbs\": %.6g,\n  \"intranode_latency_us\": %.6g",
+                net[0], lat[0]);
+      if (peer[1] > 0)
+        fprintf(out.f, ",\n  \"network_gbs\": %.6g,\n  \"latency_us\": %.6g", net[1], lat[1]);
       fprintf(out.f, "\n}\n");
       st = output_file_commit(&out, err);
     }
@@ -193,13 +208,17 @@ int app_bench_machine(MPI_Comm comm, int argc, char **argv) {
              file, size, cpu_threads_max(), (long long)cells);
       printf("  throughput.cpu %.2f MLUPS per process, exchange_gbs %.3f GB/s\n", cpu, xgbs);
       if (device) printf("  throughput.gpu %.2f MLUPS (rank 0's OpenCL device)\n", gpu_mlups);
-      if (size >= 2)
-        printf("  network_gbs %.3f GB/s, latency_us %.2f us (ranks 0 and 1, %s)\n", net, lat,
-               strcmp(node0, node1) == 0 ? "one node" : "two nodes");
+      if (peer[0] > 0)
+        printf("  intranode_gbs %.3f GB/s, intranode_latency_us %.2f us (ranks 0 and %d, "
+               "one node)\n", net[0], lat[0], peer[0]);
+      if (peer[1] > 0)
+        printf("  network_gbs %.3f GB/s, latency_us %.2f us (ranks 0 and %d, two nodes)\n",
+               net[1], lat[1], peer[1]);
       fflush(stdout);
     }
   }
   st = verdict_reduce(comm, st, 0, err);
 cleanup:
+  free(names);
   return app_report(comm, st, err);
 }

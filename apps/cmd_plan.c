@@ -82,11 +82,12 @@ static tsr_status plan_report(const char *config, const char *json,
   for (int r = 0; r < n; ++r) cells += plan->cost[r].cells;
   printf("tessera plan %s: %d blocks on %d ranks\n", config, (int)patch_block_count(patch), n);
   const simulation_balance_t *bal = &so->hardware.balance;
-  printf("model figures: %s%s%s%s (exchange %.3g GB/s, network %.3g GB/s, latency %.3g us, "
-         "host<->device %.3g GB/s)\n",
+  printf("model figures: %s%s%s%s (exchange %.3g GB/s; between nodes %.3g GB/s, %.3g us; "
+         "within a node %.3g GB/s, %.3g us; host<->device %.3g GB/s)\n",
          bal->machine[0] ? "hardware.machine " : "hardware.balance", bal->machine,
          bal->machine_name[0] ? ", " : "", bal->machine_name, bal->exchange_gbs,
-         bal->network_gbs, bal->latency_us, bal->device_gbs);
+         bal->network_gbs, bal->latency_us, simulation_intranode_gbs(bal),
+         simulation_intranode_latency_us(bal), bal->device_gbs);
   printf("%6s %-16s %-3s %-16s %9s %7s %12s %10s %10s %10s %10s  %s\n", "rank", "node", "hs",
          "where", "MLUPS", "blocks", "cells", "compute", "exchange", "comm", "total", "BlockIDs");
   for (int r = 0; r < n; ++r) {

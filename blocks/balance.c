@@ -49,6 +49,12 @@ static tsr_status balance_model_check(const patch_t *patch, const balance_model_
   TSR_CHECK(isfinite(model->message_seconds) && model->message_seconds >= 0, TSR_ERR_INVALID,
             "balance model: message_seconds = %g: allowed are finite values >= 0",
             model->message_seconds);
+  TSR_TRY(balance_check_nonneg("node_byte_seconds", model->node_byte_seconds, model->nranks,
+                               err));
+  TSR_CHECK(isfinite(model->node_message_seconds) && model->node_message_seconds >= 0,
+            TSR_ERR_INVALID,
+            "balance model: node_message_seconds = %g: allowed are finite values >= 0",
+            model->node_message_seconds);
   TSR_TRY(balance_check_nonneg("block_cells", model->block_cells, n, err));
   TSR_TRY(balance_check_nonneg("block_exchange_bytes", model->block_exchange_bytes, n, err));
   TSR_TRY(balance_check_nonneg("link_bytes", model->link_bytes, (int64_t)n * DIRECTION_COUNT,
@@ -61,15 +67,12 @@ tsr_status balance_predict(const patch_t *patch, const balance_model_t *model,
                            const int *rank_of_block, balance_cost_t *costs, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   int32_t n = patch_block_count(patch);
-  int32_t *received = NULL; /* messages received per rank */
   TSR_TRY(balance_model_check(patch, model, err));
   int R = model->nranks;
   for (int32_t id = 0; id < n; ++id)
     TSR_CHECK(rank_of_block[id] >= 0 && rank_of_block[id] < R, TSR_ERR_INVALID,
               "balance predict: rank_of_block[%d] = %d: allowed are 0..%d", (int)id,
               rank_of_block[id], R - 1);
-  received = calloc((size_t)R, sizeof *received);
-  TSR_CHECK(received, TSR_ERR_NOMEM, "out of memory predicting the cost of %d ranks", R);
   for (int r = 0; r < R; ++r) costs[r] = (balance_cost_t){0};
 
   for (int32_t id = 0; id < n; ++id) {
@@ -92,15 +95,17 @@ tsr_status balance_predict(const patch_t *patch, const balance_model_t *model,
       costs[r].bytes += bytes;
       costs[r].messages++;
       costs[rn].bytes += bytes;
-      received[rn]++;
+      if (!model->byte_seconds) continue;
+      /* each end pays the bytes and one message, at its node's or the network's figures */
+      const bool node = model->node_of_rank && model->node_byte_seconds &&
+                        model->node_of_rank[r] == model->node_of_rank[rn];
+      const double *bs = node ? model->node_byte_seconds : model->byte_seconds;
+      const double ms = node ? model->node_message_seconds : model->message_seconds;
+      costs[r].comm += bytes * bs[r] + ms;
+      costs[rn].comm += bytes * bs[rn] + ms;
     }
   }
-  if (model->byte_seconds)
-    for (int r = 0; r < R; ++r)
-      costs[r].comm = costs[r].bytes * model->byte_seconds[r] +
-                      (double)(costs[r].messages + received[r]) * model->message_seconds;
 cleanup:
-  free(received);
   return st;
 }
 

@@ -33,6 +33,14 @@ typedef struct balance_model {
                                   included; bytes and messages are still counted) */
   double message_seconds;      /* latency per block message sent to or received from another
                                   rank */
+  const int *node_of_rank;     /* [nranks] the node of each rank (any ids), or NULL. With it
+                                  and node_byte_seconds, a link between two ranks of one
+                                  node costs node_byte_seconds and node_message_seconds
+                                  instead of byte_seconds and message_seconds in
+                                  balance_predict (balance_weighted charges the latter
+                                  for every link that leaves a rank's run) */
+  const double *node_byte_seconds; /* [nranks], or NULL: the network's figures everywhere */
+  double node_message_seconds;
   const double *block_cells;   /* [nblocks] cells block id updates per step (0: a solid block,
                                   costs nothing and sends nothing); NULL: every block its cell
                                   count size[0]*size[1]*size[2] */
@@ -56,7 +64,8 @@ typedef struct balance_cost {
   double exchange;  /* seconds per step: block_exchange_bytes * exchange_seconds (the
                        copies and the packing of ghost values) */
   double comm;      /* seconds per step: bytes sent+received across ranks * byte_seconds +
-                       messages sent+received * message_seconds */
+                       messages sent+received * message_seconds (the node_ figures for
+                       the links within a node) */
   int32_t messages; /* block messages sent to other ranks per step (one per link with
                        bytes > 0) */
   double bytes;     /* bytes sent plus received across ranks per step */

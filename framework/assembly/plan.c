@@ -15,6 +15,8 @@ void plan_free(plan_t **plan) {
   free(p->mlups);
   free(p->cell_seconds);
   free(p->byte_seconds);
+  free(p->node_byte_seconds);
+  free(p->node_of_rank);
   free(p->block_cells);
   free(p->link_bytes);
   free(p->exchange_bytes);
@@ -112,13 +114,16 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
   p->mlups = malloc((size_t)nranks * sizeof *p->mlups);
   p->cell_seconds = malloc((size_t)nranks * sizeof *p->cell_seconds);
   p->byte_seconds = malloc((size_t)nranks * sizeof *p->byte_seconds);
+  p->node_byte_seconds = malloc((size_t)nranks * sizeof *p->node_byte_seconds);
+  p->node_of_rank = malloc((size_t)nranks * sizeof *p->node_of_rank);
   p->cost = calloc((size_t)nranks, sizeof *p->cost);
   p->block_cells = malloc((size_t)nb * sizeof *p->block_cells);
   p->link_bytes = malloc((size_t)nb * DIRECTION_COUNT * sizeof *p->link_bytes);
   p->exchange_bytes = malloc((size_t)nb * sizeof *p->exchange_bytes);
   p->exchange_seconds = malloc((size_t)nranks * sizeof *p->exchange_seconds);
   hs_of_rank = malloc((size_t)nranks * sizeof *hs_of_rank);
-  TSR_CHECK(p->procs && p->mlups && p->cell_seconds && p->byte_seconds && p->cost &&
+  TSR_CHECK(p->procs && p->mlups && p->cell_seconds && p->byte_seconds &&
+                p->node_byte_seconds && p->node_of_rank && p->cost &&
                 p->block_cells && p->link_bytes && p->exchange_bytes && p->exchange_seconds &&
                 hs_of_rank,
             TSR_ERR_NOMEM, "out of memory planning %d processes and %lld blocks", nranks,
@@ -138,8 +143,12 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
     TSR_CHECK(x > 0 && isfinite(x), TSR_ERR_INVALID,
               "rank %d (node \"%s\"): exchange rate %g GB/s; it must be > 0", r, procs[r].node, x);
     p->exchange_seconds[r] = 1.0 / (x * 1e9);
-    p->byte_seconds[r] = 1.0 / (bal->network_gbs * 1e9) +
-                         (q->hs == SIMULATION_HS_GPU ? 1.0 / (bal->device_gbs * 1e9) : 0.0);
+    const double device = q->hs == SIMULATION_HS_GPU ? 1.0 / (bal->device_gbs * 1e9) : 0.0;
+    p->byte_seconds[r] = 1.0 / (bal->network_gbs * 1e9) + device;
+    p->node_byte_seconds[r] = 1.0 / (simulation_intranode_gbs(bal) * 1e9) + device;
+    p->node_of_rank[r] = r;
+    for (int k = 0; k < r && p->node_of_rank[r] == r; ++k)
+      if (strcmp(procs[k].node, procs[r].node) == 0) p->node_of_rank[r] = k;
     TSR_TRY(selector_intern(registry_selectors(reg), SELECTOR_HS, simulation_hs_name(q->hs),
                             &hs_of_rank[r], err));
   }
@@ -159,6 +168,10 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
   p->model = (balance_model_t){.nranks = nranks, .cell_seconds = p->cell_seconds,
                                .byte_seconds = p->byte_seconds,
                                .message_seconds = bal->latency_us * 1e-6 * rounds,
+                               .node_of_rank = p->node_of_rank,
+                               .node_byte_seconds = p->node_byte_seconds,
+                               .node_message_seconds =
+                                   simulation_intranode_latency_us(bal) * 1e-6 * rounds,
                                .block_cells = p->block_cells, .link_bytes = p->link_bytes,
                                .exchange_seconds = p->exchange_seconds,
                                .block_exchange_bytes = p->exchange_bytes};

@@ -29,7 +29,9 @@ typedef struct plan {
   node_process_t *procs;   /* [nranks] the hardware of each process */
   double *mlups;           /* [nranks] the throughput its weight comes from */
   double *cell_seconds;    /* [nranks] */
-  double *byte_seconds;    /* [nranks] */
+  double *byte_seconds;    /* [nranks] to or from a process of another node */
+  double *node_byte_seconds; /* [nranks] to or from a process of the same node */
+  int *node_of_rank;       /* [nranks] the index of its node's first process */
   double *block_cells;     /* [blocks] cells each block updates per step (0: no module works there) */
   double *link_bytes;      /* [blocks * 26] bytes each block sends in each direction */
   double *exchange_bytes;  /* [blocks] bytes each block copies or packs per step (every

@@ -25,7 +25,8 @@ simulation_options_t simulation_options_default(void) {
   o.hardware.balance = (simulation_balance_t){.throughput = {20.0, 440.0}, .calibrate = false,
                                               .network_gbs = 10.0, .exchange_gbs = 2.5,
                                               .device_gbs = 12.0,
-                                              .latency_us = 2.0};
+                                              .latency_us = 2.0,
+                                              .intranode_latency_us = -1.0};
   return o;
 }
 
@@ -120,6 +121,11 @@ static tsr_status simulation_hardware_validate(const simulation_hardware_t *h, t
             "hardware.balance.device_gbs = %g: allowed are GB/s > 0", b->device_gbs);
   TSR_CHECK(b->latency_us >= 0 && isfinite(b->latency_us), TSR_ERR_INVALID,
             "hardware.balance.latency_us = %g: allowed are microseconds >= 0", b->latency_us);
+  TSR_CHECK(b->intranode_gbs >= 0 && isfinite(b->intranode_gbs), TSR_ERR_INVALID,
+            "hardware.balance.intranode_gbs = %g: allowed are GB/s > 0", b->intranode_gbs);
+  TSR_CHECK(isfinite(b->intranode_latency_us), TSR_ERR_INVALID,
+            "hardware.balance.intranode_latency_us = %g: allowed are microseconds >= 0",
+            b->intranode_latency_us);
   TSR_CHECK(h->nconfigurations >= 0 && h->nconfigurations <= SIMULATION_MAX_CONFIGURATIONS,
             TSR_ERR_INVALID, "hardware.configurations: %d configurations; at most %d are allowed",
             h->nconfigurations, SIMULATION_MAX_CONFIGURATIONS);
@@ -348,6 +354,9 @@ static tsr_status read_figures(config_node_t *bal, simulation_balance_t *b, tsr_
   TSR_TRY(config_real(bal, "exchange_gbs", false, 1e-9, 1e9, &b->exchange_gbs, err));
   TSR_TRY(config_real(bal, "device_gbs", false, 1e-9, 1e9, &b->device_gbs, err));
   TSR_TRY(config_real(bal, "latency_us", false, 0, 1e9, &b->latency_us, err));
+  TSR_TRY(config_real(bal, "intranode_gbs", false, 1e-9, 1e9, &b->intranode_gbs, err));
+  TSR_TRY(config_real(bal, "intranode_latency_us", false, 0, 1e9, &b->intranode_latency_us,
+                      err));
 cleanup:
   return st;
 }

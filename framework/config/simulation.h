@@ -63,10 +63,12 @@
  *     "balance": {                weights of the static block -> rank assignment
  *       "throughput": { "cpu": 20, "gpu": 440 },   MLUPS of one process of each hs
  *       "calibrate": false,       true: every process measures its own kernel at start-up
- *       "network_gbs": 10,        GB/s between processes
+ *       "network_gbs": 10,        GB/s between processes of different nodes
+ *       "intranode_gbs": 10,      GB/s between processes of one node (default: network_gbs)
  *       "exchange_gbs": 2.5,      ghost bytes copied or packed per second
  *       "device_gbs": 12,         GB/s between host and device (GPU processes)
- *       "latency_us": 2           microseconds per message
+ *       "latency_us": 2,          microseconds per message between nodes
+ *       "intranode_latency_us": 2 ... within a node (default: latency_us)
  *     }
  *   }
  * A process finds its node name with MPI_Get_processor_name, or TESSERA_NODE_NAME (see
@@ -153,16 +155,27 @@ typedef struct simulation_node_rule {
 typedef struct simulation_balance {
   double throughput[2]; /* MLUPS of one process, by simulation_hs_t */
   bool calibrate;       /* measure each process's own kernel at start-up instead */
-  double network_gbs;   /* between processes */
+  double network_gbs;   /* between processes of different nodes */
+  double intranode_gbs; /* between processes of one node; 0: network_gbs */
   double exchange_gbs;  /* ghost bytes one process copies or packs per second: a block's
                            exchange work, to a neighbour of its own process, itself or
                            another process alike */
   double device_gbs;    /* between host and device */
-  double latency_us;    /* per message */
+  double latency_us;    /* per message between nodes */
+  double intranode_latency_us; /* per message within a node; < 0: latency_us */
   char machine[SIMULATION_PATH_MAX]; /* hardware.machine: the file these figures came
                                         from ("": none), as given */
   char machine_name[128]; /* its "name" */
 } simulation_balance_t;
+
+/* The figures between processes of one node: intranode_gbs and intranode_latency_us where
+ * given, else those between nodes. */
+static inline double simulation_intranode_gbs(const simulation_balance_t *b) {
+  return b->intranode_gbs > 0 ? b->intranode_gbs : b->network_gbs;
+}
+static inline double simulation_intranode_latency_us(const simulation_balance_t *b) {
+  return b->intranode_latency_us >= 0 ? b->intranode_latency_us : b->latency_us;
+}
 
 /* hardware.exchange: how the ghost exchanges of a step are grouped into rounds. */
 typedef enum simulation_exchange {

@@ -219,6 +219,31 @@ static void test_predict_two_blocks_by_hand(void **state) {
   ASSERT_OK(balance_predict(p, &m, together, c, &err));
   assert_close(c[0].exchange, 1400 * 1e-4, 1e-15);
   assert_float_equal(c[1].exchange, 0, 0);
+
+  /* ranks of one node pay the node's figures, ranks of two nodes the network's */
+  link[1 * DIRECTION_COUNT + mx] = 60;
+  m.byte_seconds = bys;
+  const double nbs[2] = {1e-3, 4e-3};
+  int one_node[2] = {5, 5}, two_nodes[2] = {5, 6};
+  m.node_of_rank = one_node;
+  m.node_byte_seconds = nbs;
+  m.node_message_seconds = 0.5;
+  ASSERT_OK(balance_predict(p, &m, split, c, &err));
+  assert_close(c[0].comm, 160 * 1e-3 + 2 * 0.5, 1e-15);
+  assert_close(c[1].comm, 160 * 4e-3 + 2 * 0.5, 1e-15);
+  assert_float_equal(c[0].bytes, 160, 0); /* counted alike */
+  m.node_of_rank = two_nodes;
+  ASSERT_OK(balance_predict(p, &m, split, c, &err));
+  assert_close(c[0].comm, 160 * 1e-2 + 2 * 7, 1e-15);
+  assert_close(c[1].comm, 160 * 1e-1 + 2 * 7, 1e-15);
+  m.node_of_rank = one_node; /* without node figures, the network's */
+  m.node_byte_seconds = NULL;
+  ASSERT_OK(balance_predict(p, &m, split, c, &err));
+  assert_close(c[0].comm, 160 * 1e-2 + 2 * 7, 1e-15);
+  m.node_byte_seconds = nbs; /* a bad node figure is refused */
+  m.node_message_seconds = -1;
+  ASSERT_ERR(balance_predict(p, &m, split, c, &err), TSR_ERR_INVALID,
+             "node_message_seconds = -1");
   patch_free(&p);
 }
 
