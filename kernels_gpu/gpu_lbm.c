@@ -283,7 +283,7 @@ static cl_kernel gpu_stream_kernel(const gpu_lbm_t *g, const gpu_lbm_field_t *f)
 }
 
 /* Arguments 0..2 of the stream-collide: the present copy, the other (in place: the array
- * twice), the constants. */
+ * twice), the constants; 5 and 6: the boxes and the part (gpu_lbm_field_t). */
 static tsr_status gpu_stream_args(gpu_lbm_t *g, cl_kernel k, const gpu_lbm_field_t *f,
                                   tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -292,6 +292,10 @@ static tsr_status gpu_stream_args(gpu_lbm_t *g, cl_kernel k, const gpu_lbm_field
   OPENCL_CHECK(clSetKernelArg(k, 0, sizeof src, &src));
   OPENCL_CHECK(clSetKernelArg(k, 1, sizeof dst, &dst));
   OPENCL_CHECK(clSetKernelArg(k, 2, sizeof g->consts, &g->consts));
+  const cl_int part = f->part && f->boxes ? f->part : 0;
+  /* without a part the boxes are not read: a NULL buffer (allowed for __global) */
+  OPENCL_CHECK(clSetKernelArg(k, 5, sizeof(cl_mem), part ? &f->boxes->mem : NULL));
+  OPENCL_CHECK(clSetKernelArg(k, 6, sizeof part, &part));
 cleanup:
   return st;
 }
@@ -379,18 +383,19 @@ tsr_status gpu_lbm_step_coupled(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_
                           (cl_long)a->dims.sc};
   const cl_int start = a->start ? 1 : 0;
   /* fields left out get a NULL buffer (allowed for __global arguments) */
-  OPENCL_CHECK(clSetKernelArg(k, 5, sizeof(cl_mem), a->in ? &a->in->mem : NULL));
-  OPENCL_CHECK(clSetKernelArg(k, 6, sizeof(cl_mem), a->out ? &a->out->mem : NULL));
+  /* arguments 0..6: as the plain stream-collide's (gpu_stream_args, gpu_launch_blocks) */
+  OPENCL_CHECK(clSetKernelArg(k, 7, sizeof(cl_mem), a->in ? &a->in->mem : NULL));
+  OPENCL_CHECK(clSetKernelArg(k, 8, sizeof(cl_mem), a->out ? &a->out->mem : NULL));
   const gpu_buffer_t *ib = f->bases && f->in_bases ? f->in_bases : &g->zero,
                      *ob = f->bases && f->out_bases ? f->out_bases : &g->zero;
-  OPENCL_CHECK(clSetKernelArg(k, 7, sizeof(cl_mem), &ib->mem));
-  OPENCL_CHECK(clSetKernelArg(k, 8, sizeof(cl_mem), &ob->mem));
-  for (cl_uint i = 0; i < 4; ++i) OPENCL_CHECK(clSetKernelArg(k, 9 + i, sizeof geo[i], &geo[i]));
-  for (cl_uint i = 0; i < 3; ++i) TSR_TRY(gpu_set_real(g, k, 13 + i, a->beta[i], err));
-  TSR_TRY(gpu_set_real(g, k, 16, a->c0, err));
-  OPENCL_CHECK(clSetKernelArg(k, 17, sizeof start, &start));
+  OPENCL_CHECK(clSetKernelArg(k, 9, sizeof(cl_mem), &ib->mem));
+  OPENCL_CHECK(clSetKernelArg(k, 10, sizeof(cl_mem), &ob->mem));
+  for (cl_uint i = 0; i < 4; ++i) OPENCL_CHECK(clSetKernelArg(k, 11 + i, sizeof geo[i], &geo[i]));
+  for (cl_uint i = 0; i < 3; ++i) TSR_TRY(gpu_set_real(g, k, 15 + i, a->beta[i], err));
+  TSR_TRY(gpu_set_real(g, k, 18, a->c0, err));
+  OPENCL_CHECK(clSetKernelArg(k, 19, sizeof start, &start));
   const cl_int acc = a->accumulate ? 1 : 0;
-  OPENCL_CHECK(clSetKernelArg(k, 18, sizeof acc, &acc));
+  OPENCL_CHECK(clSetKernelArg(k, 20, sizeof acc, &acc));
   TSR_TRY(gpu_stream_args(g, k, f, err));
   TSR_TRY(gpu_launch_blocks(g, k, f, 3, err));
   f->cur = 1 - f->cur;
@@ -844,6 +849,7 @@ struct gpu_lbm_batch {
   gpu_lbm_links_t *links; /* 2 per group */
   gpu_lbm_outlet_t *outlets; /* 1 per group */
   gpu_lbm_bodies_t *bodies;  /* 1 per group */
+  gpu_buffer_t *boxes;       /* 1 per group, at the first gpu_lbm_batch_step_part */
 };
 
 void gpu_lbm_batch_free(gpu_lbm_batch_t **pb) {
@@ -854,6 +860,8 @@ void gpu_lbm_batch_free(gpu_lbm_batch_t **pb) {
   free(b->outlets);
   for (size_t k = 0; b->bodies && k < b->groups.count; ++k) gpu_lbm_bodies_free(&b->bodies[k]);
   free(b->bodies);
+  for (size_t k = 0; b->boxes && k < b->groups.count; ++k) gpu_buffer_free(&b->boxes[k]);
+  free(b->boxes);
   gpu_field_groups_clear(&b->groups);
   free(b->links);
   free(b->pdf);
@@ -966,13 +974,48 @@ cleanup:
   return st;
 }
 
-tsr_status gpu_lbm_batch_step(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a, tsr_error_t *err) {
+/* Each group's boxes on the device (member order of the group), once. */
+static tsr_status gpu_lbm_batch_boxes(gpu_lbm_batch_t *b, const int *boxes, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  cl_int *tab = NULL;
+  if (b->boxes) return st;
+  b->boxes = calloc(b->groups.count ? b->groups.count : 1, sizeof *b->boxes);
+  TSR_CHECK(b->boxes, TSR_ERR_NOMEM, "out of memory for the inner boxes of GPU blocks");
+  for (size_t k = 0; k < b->groups.count; ++k) {
+    const gpu_field_group_t *g = &b->groups.group[k];
+    const size_t bytes = 6 * g->nblocks * sizeof *tab;
+    tab = malloc(bytes);
+    TSR_CHECK(tab, TSR_ERR_NOMEM, "out of memory for the inner boxes of GPU blocks");
+    for (size_t j = 0; j < g->nblocks; ++j)
+      for (int a = 0; a < 6; ++a) tab[6 * j + (size_t)a] = (cl_int)boxes[6 * g->members[j] + (size_t)a];
+    opencl_context_t *ctx = ((gpu_lbm_t *)(uintptr_t)g->key)->ctx;
+    TSR_TRY(gpu_buffer_create(ctx, bytes, "inner boxes", &b->boxes[k], err));
+    TSR_TRY(gpu_buffer_write(ctx, &b->boxes[k], 0, bytes, tab, NULL, err));
+    free(tab);
+    tab = NULL;
+  }
+cleanup:
+  free(tab);
+  return st;
+}
+
+tsr_status gpu_lbm_batch_step(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a, tsr_error_t *err) {
+  return gpu_lbm_batch_step_part(b, a, NULL, 0, err);
+}
+
+tsr_status gpu_lbm_batch_step_part(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a,
+                                   const int *boxes, int part, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_CHECK(part == 0 || (boxes && (part == 1 || part == 2)) || (part == 2 && b->boxes),
+            TSR_ERR_INTERNAL, "a GPU batch step's part %d without its boxes", part);
+  if (part) TSR_TRY(gpu_lbm_batch_boxes(b, boxes, err));
   for (size_t k = 0; k < b->groups.count; ++k) {
     const gpu_field_group_t *g = &b->groups.group[k];
     gpu_lbm_t *prog = (gpu_lbm_t *)(uintptr_t)g->key;
     gpu_lbm_field_t f;
     TSR_TRY(gpu_lbm_group_field(b, g, &f, err));
+    f.part = part;
+    f.boxes = part ? &b->boxes[k] : NULL;
     if (!prog->spec.coupled) {
       TSR_TRY(gpu_lbm_step(prog, &f, err));
     } else {
@@ -986,6 +1029,7 @@ tsr_status gpu_lbm_batch_step(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a, tsr_er
       x.dims = gpu_field_dims(g->first[1] ? g->first[1] : g->first[2]);
       TSR_TRY(gpu_lbm_step_coupled(prog, &f, &x, err));
     }
+    if (part == 1) continue; /* the step ends with part 2 */
     for (size_t j = 0; j < g->nblocks; ++j) gpu_field_swap(b->pdf[g->members[j]]);
   }
 cleanup:

@@ -62,6 +62,10 @@ typedef struct gpu_lbm_field {
                                                where its per-cell fields start in
                                                gpu_lbm_aux_t's in and out (NULL where that
                                                field is left out) */
+  int part;                      /* the stream-collide's cells: 0 all; 1 those of each
+                                    block's box, 2 the others (an overlapped step;
+                                    registry_region_t), and then the step ends after 2 */
+  const gpu_buffer_t *boxes;     /* with part: cl_int lo[3], hi[3] per block */
 } gpu_lbm_field_t;
 
 /* A cache of programs, built on first use (one per spec: block size, lattice, switches)
@@ -242,6 +246,13 @@ void gpu_lbm_batch_release(void *b);
  * (their present copies differ). */
 TSR_NODISCARD tsr_status gpu_lbm_batch_step(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a,
                                             tsr_error_t *err);
+/* The same in two parts (an overlapped step): part 1 the cells of each block's box,
+ * boxes[6 k .. 6 k + 5] (lo x, y, z, hi x, y, z, interior cells) for member k; part 2
+ * the others, after which the populations are swapped. The boxes go to the device at
+ * the first call and must stay the same for the batch. */
+TSR_NODISCARD tsr_status gpu_lbm_batch_step_part(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a,
+                                                 const int *boxes, int part,
+                                                 tsr_error_t *err);
 /* The bounce-back links of every block (scale as gpu_lbm_boundary's), its links to
  * obstacles, then its pressure-outlet links. */
 TSR_NODISCARD tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, const double *scale,

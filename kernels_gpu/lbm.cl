@@ -50,11 +50,19 @@ typedef struct lbm_consts {
 #define LBM_K_T REAL
 #define LBM_K_ZERO ((REAL)0)
 /* The block and z of work item (., ., zb) of a launch from block b0, and the block's
- * field in the arrays (src0, dst0; the same array for a field streamed in place). */
+ * field in the arrays (src0, dst0; the same array for a field streamed in place). part
+ * 1: only the cells of the block's box boxes[6 b .. 6 b + 5] (lo x, y, z, hi x, y, z;
+ * the inner part of an overlapped step), part 2: only the others, 0: every cell. */
 #define LBM_BLOCK_CELL(RESTRICT)                                                       \
   const int x = get_global_id(0), y = get_global_id(1), zb = get_global_id(2);        \
   const int b_ = b0 + zb / NZ, z = zb % NZ;                                            \
   if (x >= NX || y >= NY) return;                                                      \
+  if (part) {                                                                          \
+    __global const int *bx_ = boxes + 6 * b_;                                          \
+    const int in_ = x >= bx_[0] && x < bx_[3] && y >= bx_[1] && y < bx_[4] &&          \
+                    z >= bx_[2] && z < bx_[5];                                         \
+    if (in_ != (part == 1)) return;                                                    \
+  }                                                                                    \
   __global const REAL *RESTRICT src = src0 + bases[b_];                                \
   __global REAL *RESTRICT dst = dst0 + bases[b_];                                      \
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + GZ));
@@ -92,7 +100,7 @@ typedef struct lbm_consts {
 #define LBM_SC_KERNEL(NAME, RESTRICT)                                                  \
   __kernel void NAME(__global const REAL *RESTRICT src0, __global REAL *RESTRICT dst0,  \
                      __constant lbm_consts_t *k, __global const long *bases,            \
-                     const int b0) {                                                    \
+                     const int b0, __global const int *boxes, const int part) {         \
     LBM_BLOCK_CELL(RESTRICT)                                                            \
     LBM_COLLIDE_CONSTS;                                                                 \
     LBM_CELL_UPDATE(FORCE)                                                              \
@@ -136,7 +144,8 @@ typedef struct lbm_consts {
 #define LBM_SC_KERNEL(NAME, RESTRICT)                                                  \
   __kernel void NAME(__global const REAL *RESTRICT src0, __global REAL *RESTRICT dst0,  \
                      __constant lbm_consts_t *kg, __global const long *bases,           \
-                     const int b0, __global const REAL *aux_in0,                        \
+                     const int b0, __global const int *boxes, const int part,           \
+                     __global const REAL *aux_in0,                                      \
                      __global REAL *aux_out0, __global const long *in_bases,            \
                      __global const long *out_bases, const long origin, const long sy,  \
                      const long sz, const long sc, const REAL bx, const REAL by,        \

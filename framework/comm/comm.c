@@ -246,8 +246,10 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
   int *flow = calloc(nslots, sizeof *flow);
   uint32_t *dirs = calloc(nslots, sizeof *dirs); /* as flow: the extractions' directions */
   const registry_item_t **stagers = calloc(nslots, sizeof *stagers);
+  /* per local block: the directions a direct copy fills (late where stage_in does it) */
+  uint32_t *copied = calloc((size_t)(nlocal ? nlocal : 1), sizeof *copied);
   c->late = calloc((size_t)(nlocal ? nlocal : 1), sizeof *c->late);
-  TSR_CHECK(flow && dirs && stagers && c->late, TSR_ERR_NOMEM,
+  TSR_CHECK(flow && dirs && stagers && copied && c->late, TSR_ERR_NOMEM,
             "out of memory planning the ghost exchange");
   for (int32_t i = 0; i < nlocal; ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
@@ -294,6 +296,7 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
                       selector_format_set(registry_selectors_const(reg), SELECTOR_BS, n->bs,
                                           bsn, sizeof bsn));
             TSR_TRY(comm_add_copy(c, cb, t, err));
+            copied[ni] |= 1u << direction_inverse(d);
             continue;
           }
           TSR_TRY(comm_push(&c->locals, &c->nlocals, &cap, t, err));
@@ -338,7 +341,8 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
       if (flow[k + 1] && stagers[k + 1]->stage_in) {
         c->stage_in[c->nstage_in++] =
             (comm_stage_t){id, f, stagers[k + 1], flow[k + 1] == 2, dirs[k]};
-        c->late[i] = (1u << DIRECTION_COUNT) - 1; /* every ghost comes in with stage_in */
+        /* the direct copies too come in with stage_in (the device's unpack) */
+        c->late[i] |= copied[i];
       }
     }
   }
@@ -376,6 +380,7 @@ cleanup:
   free(flow);
   free(dirs);
   free(stagers);
+  free(copied);
   return st;
 }
 

@@ -9,7 +9,9 @@
 typedef struct data_batch {
   const registry_item_t *item;
   registry_batch_t batch;
-  int32_t first; /* local index of its first block, for messages */
+  int32_t first;              /* local index of its first block, for messages */
+  int32_t *local;             /* [batch.n] the local index of each block */
+  registry_region_t *regions; /* [batch.n] where the batch splits (data_items_split) */
 } data_batch_t;
 
 struct data_items {
@@ -18,6 +20,7 @@ struct data_items {
   int32_t n;
   data_batch_t *batches;
   int nbatches;
+  bool split; /* an overlapped step runs the batches in two parts (data_items_split) */
 };
 
 void data_items_free(data_items_t **pitems) {
@@ -28,6 +31,8 @@ void data_items_free(data_items_t **pitems) {
     if (b->state && b->state_free) b->state_free(b->state);
     free(b->blocks);
     free(b->data);
+    free(d->batches[k].local);
+    free(d->batches[k].regions);
   }
   free(d->batches);
   free(d->items);
@@ -48,12 +53,14 @@ static tsr_status data_batch_add(data_items_t *d, int32_t i, tsr_error_t *err) {
     d->batches[k] = (data_batch_t){.item = it, .first = i};
     d->batches[k].batch.blocks = calloc((size_t)d->n, sizeof *d->batches[k].batch.blocks);
     d->batches[k].batch.data = calloc((size_t)d->n, sizeof *d->batches[k].batch.data);
+    d->batches[k].local = calloc((size_t)d->n, sizeof *d->batches[k].local);
     d->nbatches++;
-    TSR_CHECK(d->batches[k].batch.blocks && d->batches[k].batch.data, TSR_ERR_NOMEM,
-              "out of memory grouping blocks for '%s'", it->name);
+    TSR_CHECK(d->batches[k].batch.blocks && d->batches[k].batch.data && d->batches[k].local,
+              TSR_ERR_NOMEM, "out of memory grouping blocks for '%s'", it->name);
   }
   registry_batch_t *b = &d->batches[k].batch;
   const int32_t id = patch_local_id(d->patch, i);
+  d->batches[k].local[b->n] = i;
   b->blocks[b->n] = patch_block(d->patch, id);
   b->data[b->n] = patch_block_data(d->patch, id);
   b->n++;
@@ -111,13 +118,53 @@ static tsr_status data_call(const data_items_t *d, int32_t i, int call, int phas
   return it->part(patch_block(d->patch, id), patch_block_data(d->patch, id), &r, it->ctx, err);
 }
 
+tsr_status data_items_split(data_items_t *boundary, data_items_t *kernel,
+                            const registry_region_t *regions, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  data_items_t *both[2] = {boundary, kernel};
+  bool split = kernel && kernel->nbatches > 0;
+  for (int s = 0; s < 2 && split; ++s)
+    for (int k = 0; both[s] && k < both[s]->nbatches && split; ++k) {
+      data_batch_t *b = &both[s]->batches[k];
+      split = s == 0 ? b->item->batch_early != NULL : b->item->batch_part != NULL;
+      if (!split) break;
+      free(b->regions);
+      b->regions = malloc((b->batch.n ? b->batch.n : 1) * sizeof *b->regions);
+      TSR_CHECK(b->regions, TSR_ERR_NOMEM, "out of memory planning an overlapped step");
+      for (size_t j = 0; j < b->batch.n; ++j) b->regions[j] = regions[b->local[j]];
+      if (s == 1) continue;
+      int early = 0;
+      st = b->item->batch_early(&b->batch, b->regions, b->item->ctx, &early, err);
+      if (st != TSR_OK) {
+        tsr_error_prefix(err, "%s '%s' on %zu block(s) from BlockID %d",
+                         registry_kind_name(b->item->kind), b->item->name, b->batch.n,
+                         (int)b->batch.blocks[0]->id);
+        goto cleanup;
+      }
+      split = early != 0;
+    }
+cleanup:
+  for (int s = 0; s < 2; ++s)
+    if (both[s]) both[s]->split = st == TSR_OK && split;
+  return st;
+}
+
+int data_items_batch_count(const data_items_t *items) { return items->nbatches; }
+
+bool data_items_splits(const data_items_t *items) { return items->split; }
+
 static tsr_status data_items_run_how(data_items_t *d, int phase, const registry_region_t *regions,
                                      void (*progress)(void *), void *arg, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const int32_t n = d->n;
-  for (int k = 0; k < d->nbatches && phase != REGISTRY_PART_INNER; ++k) {
+  for (int k = 0; k < d->nbatches; ++k) {
     data_batch_t *b = &d->batches[k];
-    st = b->item->batch(&b->batch, b->item->ctx, err);
+    if (phase != 0 && d->split && b->item->batch_part) /* a kernel batch's part */
+      st = b->item->batch_part(&b->batch, b->regions, (registry_part_t)phase, b->item->ctx, err);
+    else if (phase == (d->split ? REGISTRY_PART_SHELL : REGISTRY_PART_INNER))
+      continue; /* split: an early boundary batch runs whole in INNER; else all in SHELL */
+    else
+      st = b->item->batch(&b->batch, b->item->ctx, err);
     if (st != TSR_OK) {
       tsr_error_prefix(err, "%s '%s' on %zu block(s) from BlockID %d",
                        registry_kind_name(b->item->kind), b->item->name, b->batch.n,

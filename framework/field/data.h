@@ -45,13 +45,26 @@ TSR_NODISCARD tsr_status data_items_run(data_items_t *items, tsr_error_t *err);
  * directions of local block i. REGISTRY_PART_INNER runs the blocks with no late
  * direction whole (.kernel) and the others' .part; REGISTRY_PART_SHELL the batches, the
  * others' .part again, and whole the blocks whose item has no .part or whose box is
- * empty. progress(arg), where given, is called after each block that runs on its own
+ * empty (batches: see data_items_split). progress(arg), where given, is called after each block that runs on its own
  * (not in the parallel region of concurrent items): what keeps messages moving. Not
  * collective. */
 TSR_NODISCARD tsr_status data_items_run_part(data_items_t *items, registry_part_t phase,
                                              const registry_region_t *regions,
                                              void (*progress)(void *), void *arg,
                                              tsr_error_t *err);
+
+/* Whether an overlapped step splits the batches of a sweep (boundary: its boundary
+ * items, or NULL; kernel: its kernel items): where every kernel batch has .batch_part
+ * and every boundary batch has .batch_early and is early for these regions (regions[i]
+ * for local block i), data_items_run_part runs the boundary batches whole in INNER and
+ * the kernel batches' parts in INNER and SHELL; else every batch whole in SHELL. Not
+ * collective. */
+TSR_NODISCARD tsr_status data_items_split(data_items_t *boundary, data_items_t *kernel,
+                                          const registry_region_t *regions, tsr_error_t *err);
+
+/* How many batches the items have, and whether data_items_split split them. */
+int data_items_batch_count(const data_items_t *items);
+bool data_items_splits(const data_items_t *items);
 
 /* Runs the kernel item `name` once on every local block (data_items_create, _run and
  * _free). Not collective: a failure is this rank's alone until the caller reduces it. */

@@ -161,6 +161,13 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
   TSR_CHECK(!it->part || it->kernel, TSR_ERR_INVALID,
             "registry item %s '%s': .part splits what .kernel does; give .kernel too", kind,
             it->name);
+  TSR_CHECK(!it->batch_part || (it->batch && it->kind == REGISTRY_KIND_KERNEL), TSR_ERR_INVALID,
+            "registry item %s '%s': .batch_part splits what a kernel item's .batch does; give "
+            ".batch too", kind, it->name);
+  TSR_CHECK(!it->batch_early || (it->batch && it->kind == REGISTRY_KIND_BOUNDARY),
+            TSR_ERR_INVALID,
+            "registry item %s '%s': .batch_early says when a boundary item's .batch may run "
+            "early; give .batch too", kind, it->name);
   /* comm calls stage_wait only for blocks it staged out: alone it would never run */
   TSR_CHECK(!it->stage_wait || it->stage_out, TSR_ERR_INVALID,
             "registry item %s '%s': .stage_wait waits for what .stage_out started; give "

@@ -136,6 +136,19 @@ typedef struct registry_batch {
 } registry_batch_t;
 /* Work on every block of a batch (a kernel or boundary item's .batch). */
 typedef tsr_status (*registry_batch_fn)(registry_batch_t *batch, void *ctx, tsr_error_t *err);
+/* A kernel item's .batch in two parts, for an overlapped step: regions[k] (part set) for
+ * batch->blocks[k]; INNER computes each block's box, SHELL the rest; the two together
+ * do what .batch does (the populations swap after SHELL). */
+typedef tsr_status (*registry_batch_part_fn)(registry_batch_t *batch,
+                                             const registry_region_t *regions,
+                                             registry_part_t part, void *ctx,
+                                             tsr_error_t *err);
+/* A boundary item's .batch: *early = 1 where all of its work on the batch reads and
+ * writes no cell of a late ghost slice (regions[k].late for batch->blocks[k]), so that
+ * it may run whole in INNER, before the kernel's inner part; else 0. */
+typedef tsr_status (*registry_batch_early_fn)(registry_batch_t *batch,
+                                              const registry_region_t *regions, void *ctx,
+                                              int *early, tsr_error_t *err);
 /* What a batch item keeps for its blocks: made at the first call by make (from the
  * batch's blocks and the item's ctx), kept with the batch and freed by free_state when
  * the batch goes; *out the state. */
@@ -162,6 +175,10 @@ typedef struct registry_item {
   registry_part_fn part;     /* kernel and boundary items beside .kernel: the item's work
                                in two parts, for an overlapped step (registry_region_t);
                                without it the item runs whole once the exchange is done */
+  registry_batch_part_fn batch_part;   /* kernel items beside .batch: likewise. A sweep's
+                                          batches split only where every kernel batch has
+                                          it and every boundary batch is early */
+  registry_batch_early_fn batch_early; /* boundary items beside .batch */
   registry_alloc_fn alloc;
   registry_alloc_batch_fn alloc_batch; /* where given, used instead of .alloc */
   registry_free_fn free;

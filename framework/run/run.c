@@ -211,6 +211,9 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
   const int mine = timeloop_overlaps(sim_timeloop(sim)) ? 1 : 0;
   int overlapping = 0;
   MPI_Allreduce(&mine, &overlapping, 1, MPI_INT, MPI_SUM, comm);
+  int split[2] = {0, 0}, splits[2] = {0, 0}; /* sweeps with device batches in two parts, of */
+  split[0] = timeloop_batches_split(sim_timeloop(sim), &split[1]);
+  MPI_Allreduce(split, splits, 2, MPI_INT, MPI_SUM, comm);
   if (rank == 0) {
     const patch_options_t *d = &so->domain;
     const plan_t *plan = sim_plan(sim);
@@ -247,8 +250,11 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
     cpu_threads_wait_policy(wait, sizeof wait);
     printf(" (levels of this build: %s); OpenMP threads wait: %s\n", built, wait);
     printf("exchange: rounds %s, overlapped with the work in %d of %d process(es) "
-           "(hardware.overlap %s)\n", simulation_exchange_names[so->hardware.exchange],
+           "(hardware.overlap %s)", simulation_exchange_names[so->hardware.exchange],
            overlapping, size, simulation_overlap_names[so->hardware.overlap]);
+    if (splits[1] > 0) /* the processes' sweeps with device blocks, summed */
+      printf("; device blocks in two parts in %d of %d sweep(s)", splits[0], splits[1]);
+    printf("\n");
     fflush(stdout);
     for (int m = 0; m < nmod; ++m) {
       char warnings[1024];

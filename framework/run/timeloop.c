@@ -109,6 +109,18 @@ bool timeloop_overlaps(const timeloop_t *tl) {
   return false;
 }
 
+int timeloop_batches_split(const timeloop_t *tl, int *candidates) {
+  int n = 0;
+  *candidates = 0;
+  for (int s = 0; s < tl->nsweeps; ++s) {
+    const timeloop_entry_t *e = &tl->sweeps[s];
+    if (!e->regions || data_items_batch_count(e->kernel) == 0) continue;
+    ++*candidates;
+    n += data_items_splits(e->kernel);
+  }
+  return n;
+}
+
 tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   timeloop_entry_t e = {0};
@@ -135,7 +147,10 @@ tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr
       for (int a = 0; a < 3; ++a)
         if (sweep->exchange[f].width[a] > reach[a]) reach[a] = sweep->exchange[f].width[a];
     st = timeloop_regions(tl, e.exchange, reach, &e.regions, err);
+    if (st == TSR_OK) st = data_items_split(e.boundary, e.kernel, e.regions, err);
   }
+  /* every rank: a process that overlaps and one that does not both get here */
+  if (sweep->nexchange > 0) st = verdict_reduce(tl->comm, st, 0, err);
   if (st != TSR_OK) {
     comm_free(&e.exchange);
     data_items_free(&e.boundary);

@@ -62,6 +62,10 @@ void timeloop_free(timeloop_t **tl);
 void timeloop_set_overlap(timeloop_t *tl, bool on);
 /* Whether some sweep of the loop overlaps its exchange. */
 bool timeloop_overlaps(const timeloop_t *tl);
+/* Of the sweeps that overlap their exchange and have batches (a device's blocks), how
+ * many run their batches in two parts (data_items_split); *candidates gets how many
+ * there are. */
+int timeloop_batches_split(const timeloop_t *tl, int *candidates);
 
 /* The inner box [lo, hi) of a block of n cells for late ghost slices `late` (bits of
  * direction.h) and a sweep that reads reach[a] cells past its interior along axis a:

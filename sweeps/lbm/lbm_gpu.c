@@ -175,25 +175,67 @@ cleanup:
   return st;
 }
 
-/* Plain, or coupled: a force per cell in, the velocity out (as lbm_stream_collide); the
- * fields of the public face have the same device layout. */
-static tsr_status lbm_gpu_stream_collide(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
+/* Whether the batch's links (plain, outlets, obstacles) touch no cell of a late ghost
+ * slice (lbm_link_t.ghost): then they may all run before the kernel's inner part. */
+static tsr_status lbm_gpu_boundary_early(registry_batch_t *batch, const registry_region_t *regions,
+                                         void *vctx, int *early, tsr_error_t *err) {
+  (void)err;
   const lbm_ctx_t *c = vctx;
+  *early = 1;
+  for (size_t k = 0; k < batch->n && *early; ++k) {
+    const lbm_gpu_block_t *gb = block_data_get(batch->data[k], c->cells_id);
+    const uint32_t late = regions[k].late;
+    if (!gb || !late) continue;
+    const lbm_block_t *h = &gb->host;
+    for (size_t j = 0; j < h->nlinks && *early; ++j) *early = !(h->links[j].ghost & late);
+    for (size_t j = 0; j < h->nopen && *early; ++j) *early = !(h->open[j].ghost & late);
+    for (size_t j = 0; j < h->nbody && *early; ++j) *early = !(h->body[j].ghost & late);
+  }
+  return TSR_OK;
+}
+
+/* Plain, or coupled: a force per cell in, the velocity out (as lbm_stream_collide); the
+ * fields of the public face have the same device layout. part 0: the whole step; 1, 2:
+ * its parts, on the boxes of regions. */
+static tsr_status lbm_gpu_step_part(registry_batch_t *batch, const registry_region_t *regions,
+                                    int part, const lbm_ctx_t *c, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
   gpu_lbm_batch_t *b;
+  int *boxes = NULL;
   TSR_TRY(lbm_gpu_batch(batch, c, 0, 0, &b, err));
+  if (part) {
+    boxes = malloc(6 * (batch->n ? batch->n : 1) * sizeof *boxes);
+    TSR_CHECK(boxes, TSR_ERR_NOMEM, "out of memory for the inner boxes of GPU blocks");
+    for (size_t k = 0; k < batch->n; ++k)
+      for (int a = 0; a < 3; ++a) {
+        boxes[6 * k + (size_t)a] = regions[k].lo[a];
+        boxes[6 * k + 3 + (size_t)a] = regions[k].hi[a];
+      }
+  }
   const lbm_coupling_flags_t *cf = &c->couple;
   if (!cf->force && !cf->velocity) {
-    TSR_TRY(gpu_lbm_batch_step(b, NULL, err));
+    TSR_TRY(gpu_lbm_batch_step_part(b, NULL, boxes, part, err));
     goto cleanup;
   }
   lbm_gpu_block_t *first = block_data_get(batch->data[0], c->cells_id);
   const gpu_lbm_aux_t aux = {.start = !first->host.started};
-  TSR_TRY(gpu_lbm_batch_step(b, &aux, err));
-  for (size_t k = 0; k < batch->n; ++k)
+  TSR_TRY(gpu_lbm_batch_step_part(b, &aux, boxes, part, err));
+  for (size_t k = 0; k < batch->n && part != 1; ++k)
     ((lbm_gpu_block_t *)block_data_get(batch->data[k], c->cells_id))->host.started = 1;
 cleanup:
+  free(boxes);
   return st;
+}
+
+static tsr_status lbm_gpu_stream_collide(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+  return lbm_gpu_step_part(batch, NULL, 0, vctx, err);
+}
+
+static tsr_status lbm_gpu_stream_collide_part(registry_batch_t *batch,
+                                              const registry_region_t *regions,
+                                              registry_part_t part, void *vctx,
+                                              tsr_error_t *err) {
+  return lbm_gpu_step_part(batch, regions, (int)part, vctx, err);
 }
 
 /* One wait for the queue at the end of the step (the host needs nothing before). */
@@ -272,9 +314,10 @@ tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_CELLS, .fs = "*", .hs = "gpu", .bs = "*",
        .alloc = lbm_gpu_alloc, .free = lbm_gpu_block_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "gpu",
-       .bs = "fluid_boundary", .batch = lbm_gpu_boundary},
+       .bs = "fluid_boundary", .batch = lbm_gpu_boundary, .batch_early = lbm_gpu_boundary_early},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "gpu",
-       .bs = live, .batch = lbm_gpu_stream_collide},
+       .bs = live, .batch = lbm_gpu_stream_collide,
+       .batch_part = lbm_gpu_stream_collide_part},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "gpu", .bs = live,
        .kernel = lbm_gpu_moments},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_PULLED_DENSITY, .fs = "*", .hs = "gpu",
