@@ -625,3 +625,17 @@ tsr_status field_upload_host(block_data_t *data, int id, tsr_error_t *err) {
 cleanup:
   return st;
 }
+
+tsr_status field_region_boxes(const registry_region_t *regions, size_t n, int **boxes,
+                              tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  *boxes = malloc(6 * (n ? n : 1) * sizeof **boxes);
+  TSR_CHECK(*boxes, TSR_ERR_NOMEM, "out of memory for the inner boxes of %zu blocks", n);
+  for (size_t k = 0; k < n; ++k)
+    for (int a = 0; a < 3; ++a) {
+      (*boxes)[6 * k + (size_t)a] = regions[k].lo[a];
+      (*boxes)[6 * k + 3 + (size_t)a] = regions[k].hi[a];
+    }
+cleanup:
+  return st;
+}

@@ -43,6 +43,12 @@ static inline grid_region_t field_grid_region(const registry_region_t *r) {
   return g;
 }
 
+/* The boxes of a batch's regions (registry_batch_part_fn) as a device kernel takes them
+ * (gpu_lbm_batch_step_part): lo x, y, z, hi x, y, z per block, into *boxes (malloc'd,
+ * 6 n ints; the caller frees it). */
+TSR_NODISCARD tsr_status field_region_boxes(const registry_region_t *regions, size_t n,
+                                            int **boxes, tsr_error_t *err);
+
 /* Zeroed 64-byte aligned storage for the elements of dims of esize bytes each (NULL when
  * out of memory or when the bytes do not fit in a size_t). */
 void *field_values_alloc(const grid_dims_t *dims, size_t esize);

@@ -203,15 +203,7 @@ static tsr_status lbm_gpu_step_part(registry_batch_t *batch, const registry_regi
   gpu_lbm_batch_t *b;
   int *boxes = NULL;
   TSR_TRY(lbm_gpu_batch(batch, c, 0, 0, &b, err));
-  if (part) {
-    boxes = malloc(6 * (batch->n ? batch->n : 1) * sizeof *boxes);
-    TSR_CHECK(boxes, TSR_ERR_NOMEM, "out of memory for the inner boxes of GPU blocks");
-    for (size_t k = 0; k < batch->n; ++k)
-      for (int a = 0; a < 3; ++a) {
-        boxes[6 * k + (size_t)a] = regions[k].lo[a];
-        boxes[6 * k + 3 + (size_t)a] = regions[k].hi[a];
-      }
-  }
+  if (part) TSR_TRY(field_region_boxes(regions, batch->n, &boxes, err));
   const lbm_coupling_flags_t *cf = &c->couple;
   if (!cf->force && !cf->velocity) {
     TSR_TRY(gpu_lbm_batch_step_part(b, NULL, boxes, part, err));

@@ -445,6 +445,15 @@ static tsr_status thermal_boundary_part(const block_info_t *b, block_data_t *dat
   return r->part == REGISTRY_PART_INNER ? thermal_boundary(b, data, vctx, err) : TSR_OK;
 }
 
+/* On GPU blocks likewise: the walls never touch a late ghost slice. */
+static tsr_status thermal_gpu_boundary_early(registry_batch_t *batch,
+                                             const registry_region_t *regions, void *vctx,
+                                             int *early, tsr_error_t *err) {
+  (void)batch, (void)regions, (void)vctx, (void)err;
+  *early = 1;
+  return TSR_OK;
+}
+
 static tsr_status thermal_gpu_boundary(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_lbm_batch_t *b;
@@ -488,19 +497,34 @@ static tsr_status thermal_stream_collide_part(const block_info_t *b, block_data_
   return thermal_stream_collide_region(b, data, vctx, &g, err);
 }
 
-/* Every GPU block: the velocity in, the buoyancy out (written or added to). */
-static tsr_status thermal_gpu_stream_collide(registry_batch_t *batch, void *vctx,
-                                             tsr_error_t *err) {
+/* Every GPU block: the velocity in, the buoyancy out (written or added to); part 0 the
+ * whole step, 1 and 2 its parts on the boxes of regions. */
+static tsr_status thermal_gpu_step_part(registry_batch_t *batch, const registry_region_t *regions,
+                                        int part, const thermal_ctx_t *c, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const thermal_ctx_t *c = vctx;
   gpu_lbm_batch_t *b;
+  int *boxes = NULL;
   TSR_TRY(thermal_gpu_batch(batch, c, &b, err));
+  if (part) TSR_TRY(field_region_boxes(regions, batch->n, &boxes, err));
   const gpu_lbm_aux_t aux = {
       .beta = {c->coupling.beta[0], c->coupling.beta[1], c->coupling.beta[2]},
       .c0 = c->coupling.c0, .accumulate = c->coupling.accumulate};
-  TSR_TRY(gpu_lbm_batch_step(b, &aux, err));
+  TSR_TRY(gpu_lbm_batch_step_part(b, &aux, boxes, part, err));
 cleanup:
+  free(boxes);
   return st;
+}
+
+static tsr_status thermal_gpu_stream_collide(registry_batch_t *batch, void *vctx,
+                                             tsr_error_t *err) {
+  return thermal_gpu_step_part(batch, NULL, 0, vctx, err);
+}
+
+static tsr_status thermal_gpu_stream_collide_part(registry_batch_t *batch,
+                                                  const registry_region_t *regions,
+                                                  registry_part_t part, void *vctx,
+                                                  tsr_error_t *err) {
+  return thermal_gpu_step_part(batch, regions, (int)part, vctx, err);
 }
 
 /* The end of a step: GPU blocks wait for their queue; CPU blocks are done when their items
@@ -675,9 +699,10 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = THERMAL_WALLS, .fs = "*", .hs = "gpu", .bs = "*",
        .alloc = thermal_gpu_alloc, .free = thermal_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = THERMAL_BOUNDARY, .fs = "*", .hs = "gpu",
-       .bs = "*", .batch = thermal_gpu_boundary},
+       .bs = "*", .batch = thermal_gpu_boundary, .batch_early = thermal_gpu_boundary_early},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_STREAM_COLLIDE, .fs = "*", .hs = "gpu",
-       .bs = "*", .batch = thermal_gpu_stream_collide},
+       .bs = "*", .batch = thermal_gpu_stream_collide,
+       .batch_part = thermal_gpu_stream_collide_part},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_WAIT, .fs = "*", .hs = "gpu", .bs = "*",
        .batch = thermal_gpu_wait},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
