@@ -153,13 +153,15 @@ cleanup:
 }
 
 tsr_status gpu_buffer_write_before(opencl_context_t *ctx, gpu_buffer_t *b, size_t offset,
-                                   size_t bytes, const void *host, void **event,
+                                   size_t bytes, const void *host, void *after, void **event,
                                    tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_event m = NULL, ev = NULL;
-  TSR_TRY(gpu_marker(ctx, &m, err)); /* what reads b before has done so */
+  if (!after) TSR_TRY(gpu_marker(ctx, &m, err)); /* what reads b before has done so */
+  cl_event wait = after ? (cl_event)after : m;
   OPENCL_CHECK(clEnqueueWriteBuffer((cl_command_queue)opencl_context_transfer_queue(ctx),
-                                    (cl_mem)b->mem, CL_FALSE, offset, bytes, host, 1, &m, &ev));
+                                    (cl_mem)b->mem, CL_FALSE, offset, bytes, host, 1, &wait,
+                                    &ev));
   opencl_count_transfer(ctx, 1, bytes);
   /* what the kernel queue is given next waits for the write */
   OPENCL_CHECK(clEnqueueBarrierWithWaitList(gpu_queue(ctx), 1, &ev, NULL));
@@ -169,6 +171,19 @@ cleanup:
   if (m) clReleaseEvent(m);
   if (ev) clReleaseEvent(ev);
   return st;
+}
+
+tsr_status gpu_buffer_marker(opencl_context_t *ctx, void **event, tsr_error_t *err) {
+  cl_event m = NULL;
+  tsr_status st = gpu_marker(ctx, &m, err);
+  *event = m;
+  return st;
+}
+
+void gpu_event_release(void **event) {
+  if (!*event) return;
+  clReleaseEvent((cl_event)*event);
+  *event = NULL;
 }
 
 tsr_status gpu_event_wait(void **event, tsr_error_t *err) {

@@ -54,14 +54,22 @@ size_t gpu_buffer_set_piece(size_t bytes);
 
 /* The same on the context's transfer queue, in order with the kernel queue: the read
  * starts once everything enqueued on the kernel queue before it has completed; the
- * write starts once that has, and everything enqueued on the kernel queue after it
- * waits for it. Both return at once; *event completes with the copy. */
+ * write starts once `after` has (a gpu_buffer_marker's event: what last read b; NULL:
+ * everything enqueued on the kernel queue before), and everything enqueued on the
+ * kernel queue after it waits for it. Both return at once; *event completes with the
+ * copy. */
 TSR_NODISCARD tsr_status gpu_buffer_read_after(opencl_context_t *ctx, const gpu_buffer_t *b,
                                                size_t offset, size_t bytes, void *host,
                                                void **event, tsr_error_t *err);
 TSR_NODISCARD tsr_status gpu_buffer_write_before(opencl_context_t *ctx, gpu_buffer_t *b,
                                                  size_t offset, size_t bytes, const void *host,
-                                                 void **event, tsr_error_t *err);
+                                                 void *after, void **event, tsr_error_t *err);
+/* *event (released by gpu_event_wait or gpu_event_release) completes when everything
+ * enqueued on the kernel queue so far has. */
+TSR_NODISCARD tsr_status gpu_buffer_marker(opencl_context_t *ctx, void **event,
+                                           tsr_error_t *err);
+/* Releases *event without waiting (a no-op for NULL); sets *event = NULL. */
+void gpu_event_release(void **event);
 
 /* Waits for and releases *event (a no-op for NULL); sets *event = NULL. */
 TSR_NODISCARD tsr_status gpu_event_wait(void **event, tsr_error_t *err);

@@ -36,6 +36,9 @@ typedef struct gpu_field_xfer {
   int out_state;             /* 0: nothing packed, 1: packed and not read, 2: read */
   int in_written;            /* the insertions of this exchange went to the device */
   void *out_event, *in_event;
+  void *in_free;             /* a marker after the last unpack, the last reader of in: the
+                                next write waits for it alone, not for the kernels since
+                                (an overlapped step's inner part) */
 } gpu_field_xfer_t;
 
 struct gpu_field_programs {
@@ -48,6 +51,7 @@ static void gpu_field_xfer_free(gpu_field_xfer_t *x) {
   tsr_error_t ignored;
   if (gpu_event_wait(&x->out_event, &ignored) != TSR_OK) { /* released all the same */ }
   if (gpu_event_wait(&x->in_event, &ignored) != TSR_OK) { /* as above */ }
+  if (gpu_event_wait(&x->in_free, &ignored) != TSR_OK) { /* as above */ }
   gpu_buffer_free(&x->out);
   gpu_buffer_free(&x->in);
   gpu_pinned_free(&x->pin_out);
@@ -137,8 +141,8 @@ static tsr_status gpu_field_xfer_in_send(gpu_field_programs_t *p, tsr_error_t *e
   tsr_status st = TSR_OK;
   gpu_field_xfer_t *x = &p->xfer;
   if (x->in_written || x->in_used == 0) return st;
-  TSR_TRY(gpu_buffer_write_before(p->cl, &x->in, 0, x->in_used, x->pin_in.host, &x->in_event,
-                                  err));
+  TSR_TRY(gpu_buffer_write_before(p->cl, &x->in, 0, x->in_used, x->pin_in.host, x->in_free,
+                                  &x->in_event, err));
   x->in_written = 1;
 cleanup:
   return st;
@@ -948,6 +952,8 @@ static tsr_status gpu_field_set_in(gpu_field_set_t *s, tsr_error_t *err) {
   TSR_TRY(gpu_field_stream_args(s, k, 14, err));
   const size_t items = (size_t)s->nitems;
   TSR_TRY(opencl_launch(s->cl, k, 1, &items, NULL, "field_unpack", err));
+  gpu_event_release(&xf->in_free);
+  TSR_TRY(gpu_buffer_marker(s->cl, &xf->in_free, err));
 cleanup:
   for (int b = 0; b < s->nblocks; ++b)
     if (s->fields[b]) s->fields[b]->stage->mask = 0;

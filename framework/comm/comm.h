@@ -96,14 +96,21 @@ TSR_NODISCARD tsr_status comm_create(const comm_options_t *opts, patch_t *patch,
 void comm_free(comm_t **c);
 
 TSR_NODISCARD tsr_status comm_start(comm_t *c, tsr_error_t *err);
+/* comm_start in two halves: the staging out is enqueued and the receives posted; then
+ * the wait for the staged data, the packs and sends, the direct copies. Between the two a
+ * device may be given work that needs none of the ghost slices comm_late names (its
+ * queue runs it while the staged data travels to the host). */
+TSR_NODISCARD tsr_status comm_start_stage(comm_t *c, tsr_error_t *err);
+TSR_NODISCARD tsr_status comm_start_send(comm_t *c, tsr_error_t *err);
 TSR_NODISCARD tsr_status comm_finish(comm_t *c, tsr_error_t *err);
 /* comm_start then comm_finish. */
 TSR_NODISCARD tsr_status comm_exchange(comm_t *c, tsr_error_t *err);
 
 /* The ghost slices of local block `local` (patch_local_id order) that comm_finish fills,
  * as bits of directions (direction.h): those received from other processes, inserted
- * from a block of other hardware, or brought to a device by stage_in (every direction
- * of a staged block). The others are in place when comm_start returns. */
+ * from a block of other hardware, or brought to a device by stage_in (a device block's
+ * direct copies too: its unpack does them). The others are in place when comm_start
+ * returns. */
 uint32_t comm_late(const comm_t *c, int32_t local);
 
 /* Between comm_start and comm_finish: lets MPI move the messages in flight (a probe:

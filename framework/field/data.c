@@ -153,11 +153,12 @@ int data_items_batch_count(const data_items_t *items) { return items->nbatches; 
 
 bool data_items_splits(const data_items_t *items) { return items->split; }
 
-static tsr_status data_items_run_how(data_items_t *d, int phase, const registry_region_t *regions,
+static tsr_status data_items_run_how(data_items_t *d, int phase, data_what_t what,
+                                     const registry_region_t *regions,
                                      void (*progress)(void *), void *arg, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const int32_t n = d->n;
-  for (int k = 0; k < d->nbatches; ++k) {
+  const int32_t n = (what & DATA_BLOCKS) ? d->n : 0;
+  for (int k = 0; k < d->nbatches && (what & DATA_BATCHES); ++k) {
     data_batch_t *b = &d->batches[k];
     if (phase != 0 && d->split && b->item->batch_part) /* a kernel batch's part */
       st = b->item->batch_part(&b->batch, b->regions, (registry_part_t)phase, b->item->ctx, err);
@@ -212,13 +213,13 @@ static tsr_status data_items_run_how(data_items_t *d, int phase, const registry_
 }
 
 tsr_status data_items_run(data_items_t *d, tsr_error_t *err) {
-  return data_items_run_how(d, 0, NULL, NULL, NULL, err);
+  return data_items_run_how(d, 0, DATA_ALL, NULL, NULL, NULL, err);
 }
 
-tsr_status data_items_run_part(data_items_t *d, registry_part_t phase,
+tsr_status data_items_run_part(data_items_t *d, registry_part_t phase, data_what_t what,
                                const registry_region_t *regions, void (*progress)(void *),
                                void *arg, tsr_error_t *err) {
-  return data_items_run_how(d, (int)phase, regions, progress, arg, err);
+  return data_items_run_how(d, (int)phase, what, regions, progress, arg, err);
 }
 
 tsr_status data_run_kernel(const registry_t *reg, patch_t *patch, const char *name, uint64_t fs,

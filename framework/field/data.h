@@ -45,10 +45,13 @@ TSR_NODISCARD tsr_status data_items_run(data_items_t *items, tsr_error_t *err);
  * directions of local block i. REGISTRY_PART_INNER runs the blocks with no late
  * direction whole (.kernel) and the others' .part; REGISTRY_PART_SHELL the batches, the
  * others' .part again, and whole the blocks whose item has no .part or whose box is
- * empty (batches: see data_items_split). progress(arg), where given, is called after each block that runs on its own
+ * empty (batches: see data_items_split). what: the batches, the other blocks, or both.
+ * progress(arg), where given, is called after each block that runs on its own
  * (not in the parallel region of concurrent items): what keeps messages moving. Not
  * collective. */
+typedef enum data_what { DATA_BATCHES = 1, DATA_BLOCKS = 2, DATA_ALL = 3 } data_what_t;
 TSR_NODISCARD tsr_status data_items_run_part(data_items_t *items, registry_part_t phase,
+                                             data_what_t what,
                                              const registry_region_t *regions,
                                              void (*progress)(void *), void *arg,
                                              tsr_error_t *err);

@@ -163,45 +163,61 @@ tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr
 
 static void timeloop_progress(void *c) { comm_progress(c); }
 
-/* One sweep whose exchange overlaps its items: the exchange starts, the items run on what
- * needs no late ghost slice, the exchange finishes, the items run on the rest. *st: this
- * rank's status so far (a failure stops the items, not the exchange). Returns the
+/* One sweep whose exchange overlaps its items: the exchange starts (the staging out
+ * enqueued, the receives posted), the batches' inner part goes to the devices (their
+ * queues run it while the staged data travels to the host), the exchange sends, the
+ * other blocks' inner part runs, the exchange finishes, everything runs the rest. *st:
+ * this rank's status so far (a failure stops the items, not the exchange). Returns the
  * exchange's shared verdict. */
 static tsr_status timeloop_overlapped(timeloop_t *tl, timeloop_entry_t *e, tsr_status *st,
                                       tsr_error_t *err) {
   tsr_error_t xerr;
-  /* t: start, the inner boundary, the inner kernel, the finish, the shell boundary, the
-     shell kernel, the end */
-  double t[7];
-  t[0] = MPI_Wtime();
-  tsr_status xst = comm_start(e->exchange, *st == TSR_OK ? err : &xerr);
+  double x = 0, w[2] = {0, 0}; /* exchange; boundary and kernel items */
+  double t = MPI_Wtime(), u;
+  tsr_status xst = comm_start_stage(e->exchange, *st == TSR_OK ? err : &xerr);
   if (xst != TSR_OK) return *st == TSR_OK ? xst : *st;
-  for (int phase = REGISTRY_PART_INNER; phase <= REGISTRY_PART_SHELL; ++phase) {
-    const int k = phase == REGISTRY_PART_INNER ? 1 : 4;
-    if (phase == REGISTRY_PART_SHELL) {
-      t[3] = MPI_Wtime();
+  /* INNER: the batches, the rest of the exchange's start, the other blocks; SHELL */
+  const struct {
+    registry_part_t part;
+    data_what_t what;
+    int exchange; /* after the items: 1 comm_start_send, 2 nothing; before: 3 comm_finish */
+  } steps[3] = {{REGISTRY_PART_INNER, DATA_BATCHES, 1},
+                {REGISTRY_PART_INNER, DATA_BLOCKS, 2},
+                {REGISTRY_PART_SHELL, DATA_ALL, 3}};
+  for (int k = 0; k < 3; ++k) {
+    u = MPI_Wtime();
+    x += u - t;
+    t = u;
+    if (steps[k].exchange == 3) {
       xst = comm_finish(e->exchange, *st == TSR_OK ? err : &xerr);
       if (xst != TSR_OK) return *st == TSR_OK ? xst : *st;
+      u = MPI_Wtime();
+      x += u - t;
+      t = u;
     }
-    void (*progress)(void *) = phase == REGISTRY_PART_INNER ? timeloop_progress : NULL;
-    t[k] = MPI_Wtime();
-    if (*st == TSR_OK && e->boundary)
-      *st = data_items_run_part(e->boundary, (registry_part_t)phase, e->regions, progress,
-                                e->exchange, err);
-    t[k + 1] = MPI_Wtime();
-    if (*st == TSR_OK)
-      *st = data_items_run_part(e->kernel, (registry_part_t)phase, e->regions, progress,
-                                e->exchange, err);
+    void (*progress)(void *) = steps[k].what == DATA_BLOCKS ? timeloop_progress : NULL;
+    for (int j = 0; j < 2; ++j) {
+      data_items_t *d = j == 0 ? e->boundary : e->kernel;
+      if (*st == TSR_OK && d)
+        *st = data_items_run_part(d, steps[k].part, steps[k].what, e->regions, progress,
+                                  e->exchange, err);
+      u = MPI_Wtime();
+      w[j] += u - t;
+      t = u;
+    }
+    if (steps[k].exchange == 1) {
+      xst = comm_start_send(e->exchange, *st == TSR_OK ? err : &xerr);
+      if (xst != TSR_OK) return *st == TSR_OK ? xst : *st;
+    }
   }
-  t[6] = MPI_Wtime();
-  const double x = (t[1] - t[0]) + (t[4] - t[3]), b = (t[2] - t[1]) + (t[5] - t[4]),
-               w = (t[3] - t[2]) + (t[6] - t[5]);
+  u = MPI_Wtime();
+  x += u - t;
   tl->timing.exchange += x;
-  tl->timing.boundary += b;
-  tl->timing.kernel += w;
+  tl->timing.boundary += w[0];
+  tl->timing.kernel += w[1];
   e->seconds[0] += x;
-  e->seconds[1] += b;
-  e->seconds[2] += w;
+  e->seconds[1] += w[0];
+  e->seconds[2] += w[1];
   return TSR_OK;
 }
 
