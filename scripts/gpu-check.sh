@@ -18,12 +18,19 @@
 #      then a periodic 2048^2 box in DP and SP, fused and split (d2q37.kernel), and the
 #      Rayleigh-Taylor showcase at Calore et al.'s size (2048 x 4096, DP, walls) through
 #      tessera bench --config; GFLOPS = MLUPS x 952 operations per update (counted by
-#      scripts/d2q37-bench.sh).
+#      scripts/d2q37-bench.sh);
+#   8. the overlapped step on the GPU: 2 processes sharing the device, the periodic
+#      D3Q19 box of configs/bench_box.json at N^3 (N = --gpu-cells), 64 blocks each, the
+#      exchange overlapped and not, alternating (bench --overlap both): the exchange's
+#      share of the step;
+#   9. the plan's model on the GPU: the same box on one GPU process, 1, 8 and 64 blocks,
+#      calibrated, the predicted step against the measured one.
 # Usage: scripts/gpu-check.sh [--build DIR] [--tessera PATH] [--tests FILE] [--report FILE]
 #        [--gpu-cells N] [--cpu-processes P] [--sections LIST]
 # defaults: --build build, tessera of that build, report gpu-check-<host>-<date>.txt,
 # 256, P = cores - 1, every section in the order above. --sections runs the named ones in
-# the order given (comma-separated: info, tests, bench, groups, hetero, cylinder, d2q37;
+# the order given (comma-separated: info, tests, bench, groups, hetero, cylinder, d2q37,
+# overlap, model;
 # the machine's description always comes first), e.g. the newest first when the node's
 # time is short. Runs as root where it must (Open MPI's OMPI_ALLOW_RUN_AS_ROOT).
 set -uo pipefail
@@ -34,7 +41,7 @@ report=""
 tests=""
 gcells=256
 cpus=$(( $(nproc) - 1 ))
-sections=info,tests,bench,groups,hetero,cylinder,d2q37
+sections=info,tests,bench,groups,hetero,cylinder,d2q37,overlap,model
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -169,9 +176,25 @@ run "$tessera" bench --config configs/rayleigh_taylor.json --set 'domain.cells=[
 rm -f "$box"
 }
 
+sec_overlap() {
+section "the overlapped step on the GPU: 2 processes on the device, ${gcells}^3, 128 blocks"
+run $mpi -n 2 "$tessera" bench --config configs/bench_box.json \
+    --set "domain.cells=[$gcells,$gcells,$gcells]" --set 'domain.blocks=[4,4,8]' \
+    --set 'hardware.hs="gpu"' --overlap both --steps 50 --repeat 3
+}
+
+sec_model() {
+section "the plan's model on the GPU: ${gcells}^3 on one process, 1, 8 and 64 blocks"
+for b in '[1,1,1]' '[2,2,2]' '[4,4,4]'; do
+  run "$tessera" bench --config configs/bench_box.json \
+      --set "domain.cells=[$gcells,$gcells,$gcells]" --set "domain.blocks=$b" \
+      --set 'hardware.hs="gpu"' --set hardware.balance.calibrate=true --steps 50 --repeat 3
+done
+}
+
 for name in ${sections//,/ }; do
   if declare -F "sec_$name" > /dev/null; then "sec_$name"
-  else echo "gpu-check.sh: no section $name (info, tests, bench, groups, hetero, cylinder, d2q37)" | tee -a "$report"; status=1; fi
+  else echo "gpu-check.sh: no section $name (info, tests, bench, groups, hetero, cylinder, d2q37, overlap, model)" | tee -a "$report"; status=1; fi
 done
 
 section "done: report $report"
