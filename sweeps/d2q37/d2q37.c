@@ -222,6 +222,23 @@ static void d37_free(void *state) {
   free(s);
 }
 
+/* The calibration's physics (hardware.balance.calibrate): the same model and kernels on a
+ * periodic block, so without walls, from rest (the gravity stays: its term is part of
+ * the kernel's work). */
+static tsr_status d37_calibration(const void *state, void **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  d37_state_t *s = calloc(1, sizeof *s);
+  *out = NULL;
+  TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory");
+  s->o = ((const d37_state_t *)state)->o;
+  s->o.walls = 0;
+  s->o.initial = D37_UNIFORM;
+  s->o.velocity[0] = s->o.velocity[1] = 0.0;
+  *out = s;
+cleanup:
+  return st;
+}
+
 static void d37_describe(const void *state, char *out, size_t cap) {
   const d37_state_t *s = state;
   const double nu = (s->o.tau - 0.5) * lattice_d2q37.cs2;
@@ -764,6 +781,7 @@ const module_def_t d2q37_module = {
     .name = "d2q37",
     .read = d37_read,
     .free = d37_free,
+    .calibration = d37_calibration,
     .describe = d37_describe,
     .warnings = d37_warnings,
     .register_items = d37_register,

@@ -111,6 +111,19 @@ static void sc_free(void *state) {
   free(s);
 }
 
+/* The calibration's physics (hardware.balance.calibrate): the same interaction (the flow's
+ * calibration starts it at rest and uniform). */
+static tsr_status sc_calibration(const void *state, void **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  sc_state_t *s = calloc(1, sizeof *s);
+  *out = NULL;
+  TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory");
+  s->o = ((const sc_state_t *)state)->o;
+  *out = s;
+cleanup:
+  return st;
+}
+
 static void sc_describe(const void *state, char *out, size_t cap) {
   const sc_state_t *s = state;
   snprintf(out, cap, "shan_chen %s, G = %g, rho_psi = %g", s->o.dp ? "dp" : "sp", s->o.g,
@@ -455,6 +468,7 @@ const module_def_t shan_chen_module = {
     .name = "shan_chen",
     .read = sc_read,
     .free = sc_free,
+    .calibration = sc_calibration,
     .describe = sc_describe,
     .register_items = sc_register,
     .bind = sc_bind,
