@@ -163,6 +163,22 @@ tsr_status timeloop_add_sweep(timeloop_t *tl, const timeloop_sweep_t *sweep, tsr
 
 static void timeloop_progress(void *c) { comm_progress(c); }
 
+/* Adds the time since *t to *into and restarts *t. */
+static void timeloop_lap(double *t, double *into) {
+  const double u = MPI_Wtime();
+  *into += u - *t;
+  *t = u;
+}
+
+/* A sweep's step took s[0] in its exchange, s[1] in its boundary and s[2] in its kernel
+ * items: into the loop's and the sweep's sums. */
+static void timeloop_account(timeloop_t *tl, timeloop_entry_t *e, const double s[3]) {
+  tl->timing.exchange += s[0];
+  tl->timing.boundary += s[1];
+  tl->timing.kernel += s[2];
+  for (int k = 0; k < 3; ++k) e->seconds[k] += s[k];
+}
+
 /* One sweep whose exchange overlaps its items: the exchange starts (the staging out
  * enqueued, the receives posted), the batches' inner part goes to the devices (their
  * queues run it while the staged data travels to the host), the exchange sends, the
@@ -172,8 +188,8 @@ static void timeloop_progress(void *c) { comm_progress(c); }
 static tsr_status timeloop_overlapped(timeloop_t *tl, timeloop_entry_t *e, tsr_status *st,
                                       tsr_error_t *err) {
   tsr_error_t xerr;
-  double x = 0, w[2] = {0, 0}; /* exchange; boundary and kernel items */
-  double t = MPI_Wtime(), u;
+  double s[3] = {0, 0, 0}; /* exchange, boundary items, kernel items */
+  double t = MPI_Wtime();
   tsr_status xst = comm_start_stage(e->exchange, *st == TSR_OK ? err : &xerr);
   if (xst != TSR_OK) return *st == TSR_OK ? xst : *st;
   /* INNER: the batches, the rest of the exchange's start, the other blocks; SHELL */
@@ -185,15 +201,11 @@ static tsr_status timeloop_overlapped(timeloop_t *tl, timeloop_entry_t *e, tsr_s
                 {REGISTRY_PART_INNER, DATA_BLOCKS, 2},
                 {REGISTRY_PART_SHELL, DATA_ALL, 3}};
   for (int k = 0; k < 3; ++k) {
-    u = MPI_Wtime();
-    x += u - t;
-    t = u;
+    timeloop_lap(&t, &s[0]);
     if (steps[k].exchange == 3) {
       xst = comm_finish(e->exchange, *st == TSR_OK ? err : &xerr);
       if (xst != TSR_OK) return *st == TSR_OK ? xst : *st;
-      u = MPI_Wtime();
-      x += u - t;
-      t = u;
+      timeloop_lap(&t, &s[0]);
     }
     void (*progress)(void *) = steps[k].what == DATA_BLOCKS ? timeloop_progress : NULL;
     for (int j = 0; j < 2; ++j) {
@@ -201,23 +213,15 @@ static tsr_status timeloop_overlapped(timeloop_t *tl, timeloop_entry_t *e, tsr_s
       if (*st == TSR_OK && d)
         *st = data_items_run_part(d, steps[k].part, steps[k].what, e->regions, progress,
                                   e->exchange, err);
-      u = MPI_Wtime();
-      w[j] += u - t;
-      t = u;
+      timeloop_lap(&t, &s[1 + j]);
     }
     if (steps[k].exchange == 1) {
       xst = comm_start_send(e->exchange, *st == TSR_OK ? err : &xerr);
       if (xst != TSR_OK) return *st == TSR_OK ? xst : *st;
     }
   }
-  u = MPI_Wtime();
-  x += u - t;
-  tl->timing.exchange += x;
-  tl->timing.boundary += w[0];
-  tl->timing.kernel += w[1];
-  e->seconds[0] += x;
-  e->seconds[1] += w[0];
-  e->seconds[2] += w[1];
+  timeloop_lap(&t, &s[0]);
+  timeloop_account(tl, e, s);
   return TSR_OK;
 }
 
@@ -232,23 +236,18 @@ tsr_status timeloop_step(timeloop_t *tl, tsr_error_t *err) {
       if (xst != TSR_OK) return xst; /* a shared verdict: all return */
       continue;
     }
-    double t0 = MPI_Wtime();
+    double t = MPI_Wtime(), sec[3] = {0, 0, 0};
     if (e->exchange) {
       tsr_error_t xerr;
       tsr_status xst = comm_exchange(e->exchange, st == TSR_OK ? err : &xerr);
       if (xst != TSR_OK) return st == TSR_OK ? xst : st; /* a shared verdict: all return */
     }
-    double t1 = MPI_Wtime();
+    timeloop_lap(&t, &sec[0]);
     if (st == TSR_OK && e->boundary) st = data_items_run(e->boundary, err);
-    double t2 = MPI_Wtime();
+    timeloop_lap(&t, &sec[1]);
     if (st == TSR_OK) st = data_items_run(e->kernel, err);
-    double t3 = MPI_Wtime();
-    tl->timing.exchange += t1 - t0;
-    tl->timing.boundary += t2 - t1;
-    tl->timing.kernel += t3 - t2;
-    e->seconds[0] += t1 - t0;
-    e->seconds[1] += t2 - t1;
-    e->seconds[2] += t3 - t2;
+    timeloop_lap(&t, &sec[2]);
+    timeloop_account(tl, e, sec);
   }
   tl->timing.steps++;
   return verdict_reduce(tl->comm, st, 0, err);
