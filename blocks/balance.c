@@ -216,11 +216,21 @@ cleanup:
   return st;
 }
 
-/* Seconds per step of rank r for a run with these totals. */
+/* The exchange bytes of the block at position p (0 for a solid one or without them). */
+static double balance_xbytes(const balance_problem_t *pb, int32_t p) {
+  const balance_model_t *m = pb->model;
+  return m->block_exchange_bytes && m->exchange_seconds && pb->work[p] > 0
+             ? m->block_exchange_bytes[pb->order[p]]
+             : 0.0;
+}
+
+/* Seconds per step of rank r for a run with these totals (xbytes: its blocks' exchange
+ * bytes). */
 static double balance_run_time(const balance_model_t *m, int r, double cells, int32_t nonsolid,
-                               double bytes, int64_t msgs) {
+                               double xbytes, double bytes, int64_t msgs) {
   double t = cells * m->cell_seconds[r];
   if (m->block_seconds) t += (double)nonsolid * m->block_seconds[r];
+  if (m->exchange_seconds) t += xbytes * m->exchange_seconds[r];
   if (m->byte_seconds) t += bytes * m->byte_seconds[r] + (double)msgs * m->message_seconds;
   return t;
 }
@@ -236,7 +246,8 @@ typedef struct balance_pick {
  * one that fits in T (time <= T), the empty one included: the longest one, or with a
  * target the one whose end is nearest to pick->target among those ending at or after
  * pick->least (the longest one when none does).
- * Compute time only grows along a run, so the scan stops once compute alone exceeds T;
+ * Compute and exchange time only grow along a run, so the scan stops once they alone
+ * exceed T;
  * the comm time can fall as blocks join (links turn internal), so the scan goes on past an
  * overshoot, but at most max(32, run length so far) blocks past the last fit, which keeps
  * a pass O(blocks * 26). */
@@ -244,7 +255,7 @@ static int32_t balance_scan(balance_problem_t *pb, int r, int32_t from, int dir,
                             const balance_pick_t *pick, double *time) {
   const balance_model_t *m = pb->model;
   uint64_t mark = ++pb->next_stamp;
-  double cells = 0, bytes = 0;
+  double cells = 0, bytes = 0, xbytes = 0;
   int32_t nonsolid = 0;
   int64_t msgs = 0;
   int32_t longest = from, chosen = from; /* the empty run fits */
@@ -256,8 +267,9 @@ static int32_t balance_scan(balance_problem_t *pb, int r, int32_t from, int dir,
     if (w > 0) {
       cells += w;
       nonsolid++;
+      xbytes += balance_xbytes(pb, p);
     }
-    if (balance_run_time(m, r, cells, nonsolid, 0, 0) > T) break;
+    if (balance_run_time(m, r, cells, nonsolid, xbytes, 0, 0) > T) break;
     pb->stamp[p] = mark;
     if (pb->adj_start)
       for (int64_t k = pb->adj_start[p]; k < pb->adj_start[p + 1]; ++k) {
@@ -265,7 +277,7 @@ static int32_t balance_scan(balance_problem_t *pb, int r, int32_t from, int dir,
         bytes += inside ? -pb->adj_bytes[k] : pb->adj_bytes[k];
         msgs += inside ? -pb->adj_msgs[k] : pb->adj_msgs[k];
       }
-    double t = balance_run_time(m, r, cells, nonsolid, bytes, msgs);
+    double t = balance_run_time(m, r, cells, nonsolid, xbytes, bytes, msgs);
     int32_t end = dir > 0 ? p + 1 : p;
     if (t <= T) {
       longest = end;
@@ -338,12 +350,16 @@ tsr_status balance_weighted(const patch_t *patch, int nranks, const void *ctx,
   /* fallback, always feasible: every block on the rank that computes them fastest (one
    * process owns everything, so nothing crosses) */
   int32_t nonsolid = 0;
-  for (int32_t p = 0; p < pb.n; ++p) nonsolid += pb.work[p] > 0;
+  double xbytes = 0;
+  for (int32_t p = 0; p < pb.n; ++p) {
+    nonsolid += pb.work[p] > 0;
+    xbytes += balance_xbytes(&pb, p);
+  }
   double cells = pb.prefix[pb.n];
   int fastest = 0;
-  double hi = balance_run_time(model, 0, cells, nonsolid, 0, 0);
+  double hi = balance_run_time(model, 0, cells, nonsolid, xbytes, 0, 0);
   for (int r = 1; r < nranks; ++r) {
-    double t = balance_run_time(model, r, cells, nonsolid, 0, 0);
+    double t = balance_run_time(model, r, cells, nonsolid, xbytes, 0, 0);
     if (t < hi) hi = t, fastest = r;
   }
   for (int r = 0; r < nranks; ++r) best[r] = r < fastest ? 0 : pb.n;

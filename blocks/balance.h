@@ -51,9 +51,10 @@ typedef struct balance_model {
                                      copies or packs per step, whoever its neighbour is
                                      (itself, a block of the same rank or of another);
                                      NULL: 0 */
-  const double *block_exchange_bytes; /* [nblocks] those bytes of block id per step; NULL: 0.
-                                         The assignment (balance_weighted) leaves this part
-                                         out: it hardly depends on the assignment */
+  const double *block_exchange_bytes; /* [nblocks] those bytes of block id per step; NULL: 0
+                                         (the assignment counts them as well: a process
+                                         whose copies are slow, a GPU packing through
+                                         its kernels, gets fewer blocks) */
 } balance_model_t;
 
 typedef struct balance_cost {
@@ -85,8 +86,8 @@ TSR_NODISCARD tsr_status balance_predict(const patch_t *patch, const balance_mod
 /* patch_assign_fn with ctx = const balance_model_t * (nranks must equal model->nranks):
  * blocks in Morton order (patch_morton_order), each rank takes one contiguous run of
  * that order, rank 0 first; the run lengths are chosen so that the largest predicted time
- * per step (compute + comm, as balance_predict counts it) is as small as contiguous runs
- * allow: bisection on the step time T with a greedy pass (each rank in turn takes the
+ * per step (compute + exchange + comm, as balance_predict counts it) is as small as
+ * contiguous runs allow: bisection on the step time T with a greedy pass (each rank in turn takes the
  * longest run whose predicted time stays <= T; the communication cost of a run is updated
  * incrementally as blocks join it, counting links to blocks outside the run as crossing;
  * since a joining block can lower that cost, the pass looks a little past the first block

@@ -4,9 +4,9 @@
  * throughput, the cells its modules update (module_def_t.block_cells): a block where no
  * module works costs nothing), plus its exchange work (the ghost bytes its blocks copy
  * or pack, to any neighbour, themselves included, over its exchange rate), plus its
- * communication time (ghost bytes it
- * sends to and receives from other processes, over the network bandwidth, and on GPU
- * processes also over the host<->device bandwidth; plus a latency per message), with
+ * communication time (ghost bytes it sends to and receives from other processes, over
+ * the network bandwidth, within a node over the node's, and on GPU processes also over
+ * the host<->device bandwidth; plus a latency per message), with
  * the weights of hardware.balance. The ghost bytes are those of every field the modules
  * declare. Blocks are assigned with balance_weighted: each process takes one run of the
  * Morton order, the runs chosen so that the largest predicted time is as small as the

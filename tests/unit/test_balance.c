@@ -372,6 +372,37 @@ static void test_weighted_homogeneous_like_even(void **state) {
   patch_free(&p);
 }
 
+/* The exchange work counts in the assignment: two ranks of the same throughput, the
+ * second copying its ghost bytes 3 times slower, 24 equal blocks: the second gets fewer
+ * blocks, and the largest predicted time is below the even split's. */
+static void test_weighted_counts_exchange(void **state) {
+  (void)state;
+  tsr_error_t err;
+  patch_options_t o = opts3(24, 4, 4, 24, 1, 1, false, false, false);
+  patch_t *p = make_patch(&o);
+  const int32_t n = patch_block_count(p);
+  double xb[24];
+  int ranks[24], even[24];
+  for (int32_t id = 0; id < n; ++id) xb[id] = 1000;
+  const double cs[2] = {1e-6, 1e-6}, xs[2] = {1e-8, 3e-8}; /* 16 us : 10 / 30 us a block */
+  balance_model_t m = {.nranks = 2, .cell_seconds = cs, .exchange_seconds = xs,
+                       .block_exchange_bytes = xb};
+  ASSERT_OK(balance_weighted(p, 2, &m, ranks, &err));
+  int32_t count[2];
+  assert_contiguous_runs(p, 2, ranks, count);
+  assert_true(count[1] < count[0]);
+  for (int32_t id = 0; id < n; ++id) even[id] = id < n / 2 ? 0 : 1;
+  balance_cost_t c[2], ce[2];
+  ASSERT_OK(balance_predict(p, &m, ranks, c, &err));
+  ASSERT_OK(balance_predict(p, &m, even, ce, &err));
+  const double t = fmax(c[0].compute + c[0].exchange, c[1].compute + c[1].exchange),
+               te = fmax(ce[0].compute + ce[0].exchange, ce[1].compute + ce[1].exchange);
+  assert_true(t < te);
+  /* 26 us and 46 us a block: 15 and 9 blocks (390 and 414 us) beat 14 and 10 (364, 460) */
+  assert_int_equal(count[0], 15);
+  patch_free(&p);
+}
+
 /* The paper's case: one GPU process 22x faster than ten CPU processes, 32 equal blocks:
  * the GPU takes 22 blocks and every CPU one, and the largest time is the granularity
  * bound. Through patch_create, with the fast rank first and in the middle. */
@@ -780,6 +811,7 @@ int main(void) {
       cmocka_unit_test(test_predict_periodic_self_and_solid),
       cmocka_unit_test(test_best_compute),
       cmocka_unit_test(test_weighted_homogeneous_like_even),
+      cmocka_unit_test(test_weighted_counts_exchange),
       cmocka_unit_test(test_weighted_paper_case),
       cmocka_unit_test(test_weighted_solid_blocks_are_free),
       cmocka_unit_test(test_weighted_very_slow_rank_gets_nothing),
