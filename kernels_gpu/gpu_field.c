@@ -989,11 +989,34 @@ void gpu_field_groups_clear(gpu_field_groups_t *gs) {
     gpu_field_group_t *g = &gs->group[k];
     for (int f = 0; g->bases && f < gs->nfields; ++f) gpu_buffer_free(&g->bases[f]);
     free(g->bases);
+    gpu_buffer_free(&g->boxes);
     free(g->first);
     free(g->members);
   }
   free(gs->group);
   memset(gs, 0, sizeof *gs);
+}
+
+tsr_status gpu_field_groups_boxes(gpu_field_groups_t *gs, opencl_context_t *cl,
+                                  const int *boxes, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_int *tab = NULL;
+  for (size_t k = 0; k < gs->count; ++k) {
+    gpu_field_group_t *g = &gs->group[k];
+    if (g->boxes.mem) continue;
+    const size_t bytes = 6 * g->nblocks * sizeof *tab;
+    tab = malloc(bytes);
+    TSR_CHECK(tab, TSR_ERR_NOMEM, "out of memory for the inner boxes of GPU blocks");
+    for (size_t j = 0; j < g->nblocks; ++j)
+      for (size_t a = 0; a < 6; ++a) tab[6 * j + a] = (cl_int)boxes[6 * g->members[j] + a];
+    TSR_TRY(gpu_buffer_create(cl, bytes, "inner boxes", &g->boxes, err));
+    TSR_TRY(gpu_buffer_write(cl, &g->boxes, 0, bytes, tab, NULL, err));
+    free(tab);
+    tab = NULL;
+  }
+cleanup:
+  free(tab);
+  return st;
 }
 
 tsr_status gpu_field_groups_make(gpu_field_t *const *fields, const void *const *keys,

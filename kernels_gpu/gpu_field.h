@@ -153,6 +153,7 @@ typedef struct gpu_field_group {
                              where absent */
   gpu_buffer_t *bases;    /* per field: cl_long per block, where its field starts in the
                              set's arrays (empty where absent) */
+  gpu_buffer_t boxes;     /* cl_int lo[3], hi[3] per block (gpu_field_groups_boxes) */
 } gpu_field_group_t;
 
 typedef struct gpu_field_groups {
@@ -161,6 +162,12 @@ typedef struct gpu_field_groups {
   int nfields;
 } gpu_field_groups_t;
 
+/* Each group's boxes on the device (gpu_field_group_t.boxes, for a kernel's part of an
+ * overlapped step), from boxes[6 m .. 6 m + 5] (lo x, y, z, hi x, y, z) of member m of
+ * the list the groups were made from; at the first call only (the boxes of a run stay
+ * the same). */
+TSR_NODISCARD tsr_status gpu_field_groups_boxes(gpu_field_groups_t *gs, opencl_context_t *cl,
+                                                const int *boxes, tsr_error_t *err);
 TSR_NODISCARD tsr_status gpu_field_groups_make(gpu_field_t *const *fields, const void *const *keys,
                                                size_t nblocks, int nfields,
                                                gpu_field_groups_t *out, tsr_error_t *err);

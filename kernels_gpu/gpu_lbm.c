@@ -776,6 +776,9 @@ tsr_status gpu_lbm_pulled_density(gpu_lbm_t *g, const gpu_lbm_field_t *f, gpu_bu
   TSR_TRY(gpu_set_real(g, k, 8, shift, err));
   const cl_int swapped = gpu_swapped(f);
   OPENCL_CHECK(clSetKernelArg(k, 9, sizeof swapped, &swapped));
+  const cl_int part = f->part && f->boxes ? f->part : 0;
+  OPENCL_CHECK(clSetKernelArg(k, 10, sizeof(cl_mem), part ? &f->boxes->mem : NULL));
+  OPENCL_CHECK(clSetKernelArg(k, 11, sizeof part, &part));
   TSR_TRY(gpu_launch_blocks(g, k, f, 2, err));
 cleanup:
   return st;
@@ -849,7 +852,6 @@ struct gpu_lbm_batch {
   gpu_lbm_links_t *links; /* 2 per group */
   gpu_lbm_outlet_t *outlets; /* 1 per group */
   gpu_lbm_bodies_t *bodies;  /* 1 per group */
-  gpu_buffer_t *boxes;       /* 1 per group, at the first gpu_lbm_batch_step_part */
 };
 
 void gpu_lbm_batch_free(gpu_lbm_batch_t **pb) {
@@ -860,8 +862,6 @@ void gpu_lbm_batch_free(gpu_lbm_batch_t **pb) {
   free(b->outlets);
   for (size_t k = 0; b->bodies && k < b->groups.count; ++k) gpu_lbm_bodies_free(&b->bodies[k]);
   free(b->bodies);
-  for (size_t k = 0; b->boxes && k < b->groups.count; ++k) gpu_buffer_free(&b->boxes[k]);
-  free(b->boxes);
   gpu_field_groups_clear(&b->groups);
   free(b->links);
   free(b->pdf);
@@ -974,28 +974,17 @@ cleanup:
   return st;
 }
 
-/* Each group's boxes on the device (member order of the group), once. */
-static tsr_status gpu_lbm_batch_boxes(gpu_lbm_batch_t *b, const int *boxes, tsr_error_t *err) {
+/* The boxes of part (none for part 0) on the device, once. */
+static tsr_status gpu_lbm_batch_boxes(gpu_lbm_batch_t *b, const int *boxes, int part,
+                                      tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  cl_int *tab = NULL;
-  if (b->boxes) return st;
-  b->boxes = calloc(b->groups.count ? b->groups.count : 1, sizeof *b->boxes);
-  TSR_CHECK(b->boxes, TSR_ERR_NOMEM, "out of memory for the inner boxes of GPU blocks");
-  for (size_t k = 0; k < b->groups.count; ++k) {
-    const gpu_field_group_t *g = &b->groups.group[k];
-    const size_t bytes = 6 * g->nblocks * sizeof *tab;
-    tab = malloc(bytes);
-    TSR_CHECK(tab, TSR_ERR_NOMEM, "out of memory for the inner boxes of GPU blocks");
-    for (size_t j = 0; j < g->nblocks; ++j)
-      for (int a = 0; a < 6; ++a) tab[6 * j + (size_t)a] = (cl_int)boxes[6 * g->members[j] + (size_t)a];
-    opencl_context_t *ctx = ((gpu_lbm_t *)(uintptr_t)g->key)->ctx;
-    TSR_TRY(gpu_buffer_create(ctx, bytes, "inner boxes", &b->boxes[k], err));
-    TSR_TRY(gpu_buffer_write(ctx, &b->boxes[k], 0, bytes, tab, NULL, err));
-    free(tab);
-    tab = NULL;
-  }
+  TSR_CHECK(part == 0 || (boxes && (part == 1 || part == 2)), TSR_ERR_INTERNAL,
+            "a GPU batch's part %d without its boxes", part);
+  if (part && b->groups.count)
+    TSR_TRY(gpu_field_groups_boxes(&b->groups,
+                                   ((gpu_lbm_t *)(uintptr_t)b->groups.group[0].key)->ctx, boxes,
+                                   err));
 cleanup:
-  free(tab);
   return st;
 }
 
@@ -1006,16 +995,14 @@ tsr_status gpu_lbm_batch_step(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a, tsr_er
 tsr_status gpu_lbm_batch_step_part(gpu_lbm_batch_t *b, const gpu_lbm_aux_t *a,
                                    const int *boxes, int part, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  TSR_CHECK(part == 0 || (boxes && (part == 1 || part == 2)) || (part == 2 && b->boxes),
-            TSR_ERR_INTERNAL, "a GPU batch step's part %d without its boxes", part);
-  if (part) TSR_TRY(gpu_lbm_batch_boxes(b, boxes, err));
+  TSR_TRY(gpu_lbm_batch_boxes(b, boxes, part, err));
   for (size_t k = 0; k < b->groups.count; ++k) {
     const gpu_field_group_t *g = &b->groups.group[k];
     gpu_lbm_t *prog = (gpu_lbm_t *)(uintptr_t)g->key;
     gpu_lbm_field_t f;
     TSR_TRY(gpu_lbm_group_field(b, g, &f, err));
     f.part = part;
-    f.boxes = part ? &b->boxes[k] : NULL;
+    f.boxes = part ? &g->boxes : NULL;
     if (!prog->spec.coupled) {
       TSR_TRY(gpu_lbm_step(prog, &f, err));
     } else {
@@ -1053,11 +1040,19 @@ cleanup:
 }
 
 tsr_status gpu_lbm_batch_pulled_density(gpu_lbm_batch_t *b, double shift, tsr_error_t *err) {
+  return gpu_lbm_batch_pulled_density_part(b, shift, NULL, 0, err);
+}
+
+tsr_status gpu_lbm_batch_pulled_density_part(gpu_lbm_batch_t *b, double shift, const int *boxes,
+                                             int part, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  TSR_TRY(gpu_lbm_batch_boxes(b, boxes, part, err));
   for (size_t k = 0; k < b->groups.count; ++k) {
     const gpu_field_group_t *g = &b->groups.group[k];
     gpu_lbm_field_t f;
     TSR_TRY(gpu_lbm_group_field(b, g, &f, err));
+    f.part = part;
+    f.boxes = part ? &g->boxes : NULL;
     TSR_CHECK(g->first[2], TSR_ERR_INTERNAL, "a GPU batch's pulled density has nowhere to go");
     gpu_buffer_t out = {gpu_field_array(g->first[2], 0), 0};
     const grid_dims_t od = gpu_field_dims(g->first[2]);

@@ -259,6 +259,11 @@ TSR_NODISCARD tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, const double
                                                 tsr_error_t *err);
 /* gpu_lbm_pulled_density of every block, into its aux_out (one component, the layout of
  * every block's the same). */
+/* The same in two parts (as gpu_lbm_batch_step_part: part 1 the cells of each member's
+ * box, part 2 the others). */
+TSR_NODISCARD tsr_status gpu_lbm_batch_pulled_density_part(gpu_lbm_batch_t *b, double shift,
+                                                           const int *boxes, int part,
+                                                           tsr_error_t *err);
 TSR_NODISCARD tsr_status gpu_lbm_batch_pulled_density(gpu_lbm_batch_t *b, double shift,
                                                       tsr_error_t *err);
 

@@ -12,6 +12,8 @@ struct gpu_program {
   int n;
 };
 
+opencl_context_t *gpu_program_context(const gpu_program_t *p) { return p->cl; }
+
 tsr_status gpu_program_create(opencl_context_t *cl, const char *source, const char *options,
                               const char *what, const char *const *names, int n,
                               gpu_program_t **out, tsr_error_t *err) {

@@ -28,6 +28,8 @@ TSR_NODISCARD tsr_status gpu_program_create(opencl_context_t *cl, const char *so
                                             const char *const *names, int n,
                                             gpu_program_t **out, tsr_error_t *err);
 void gpu_program_free(gpu_program_t **p);
+/* The context p was built for. */
+opencl_context_t *gpu_program_context(const gpu_program_t *p);
 
 typedef enum gpu_arg_kind {
   GPU_ARG_BUFFER, /* a device buffer (NULL or an empty one: a NULL __global pointer) */

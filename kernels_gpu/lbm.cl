@@ -250,15 +250,22 @@ __kernel void lbm_outlet(__global REAL *f, __global const ulong2 *idx,
  * values it pulls, in direction order, plus shift), into out at origin + x + sy y + sz z:
  * lbm_pulled_density of the CPU. Many blocks as the stream-collide: block b's fields at
  * bases[b] and out_bases[b]. swapped: a field streamed in place, swapped (the values
- * pulled lie in the cell itself, reversed). */
+ * pulled lie in the cell itself, reversed). part and boxes: as the stream-collide's. */
 __kernel void lbm_pulled_density(__global const REAL *f0, __global REAL *out0,
                                  __global const long *bases, const int b0,
                                  __global const long *out_bases, const long origin,
                                  const long sy, const long sz, const REAL shift,
-                                 const int swapped) {
+                                 const int swapped, __global const int *boxes,
+                                 const int part) {
   const int x = get_global_id(0), y = get_global_id(1), zb = get_global_id(2);
   const int b_ = b0 + zb / NZ, z = zb % NZ;
   if (x >= NX || y >= NY) return;
+  if (part) {
+    __global const int *bx_ = boxes + 6 * b_;
+    const int in_ = x >= bx_[0] && x < bx_[3] && y >= bx_[1] && y < bx_[4] && z >= bx_[2] &&
+                    z < bx_[5];
+    if (in_ != (part == 1)) return;
+  }
   __global const REAL *f = f0 + bases[b_];
   __global REAL *out = out0 + out_bases[b_];
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + GZ));

@@ -242,15 +242,30 @@ static tsr_status lbm_gpu_wait(registry_batch_t *batch, void *vctx, tsr_error_t 
 
 /* ---- work on one block ---- */
 
-/* lbm.pulled_density on the device, every block at once. */
-static tsr_status lbm_gpu_density(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+/* lbm.pulled_density on the device, every block at once: part 0 every cell, 1 and 2 the
+ * parts of an overlapped step on the boxes of regions. */
+static tsr_status lbm_gpu_density_part(registry_batch_t *batch, const registry_region_t *regions,
+                                       int part, const lbm_ctx_t *c, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const lbm_ctx_t *c = vctx;
   gpu_lbm_batch_t *b;
+  int *boxes = NULL;
   TSR_TRY(lbm_gpu_batch(batch, c, 1, 0, &b, err));
-  TSR_TRY(gpu_lbm_batch_pulled_density(b, c->opts.shifted ? c->opts.rho0 : 0.0, err));
+  if (part) TSR_TRY(field_region_boxes(regions, batch->n, &boxes, err));
+  TSR_TRY(gpu_lbm_batch_pulled_density_part(b, c->opts.shifted ? c->opts.rho0 : 0.0, boxes,
+                                            part, err));
 cleanup:
+  free(boxes);
   return st;
+}
+
+static tsr_status lbm_gpu_density(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+  return lbm_gpu_density_part(batch, NULL, 0, vctx, err);
+}
+
+static tsr_status lbm_gpu_density_item_part(registry_batch_t *batch,
+                                            const registry_region_t *regions,
+                                            registry_part_t part, void *vctx, tsr_error_t *err) {
+  return lbm_gpu_density_part(batch, regions, (int)part, vctx, err);
 }
 
 static gpu_lbm_moments_opts_t lbm_gpu_moments_opts(const lbm_ctx_t *c) {
@@ -313,7 +328,7 @@ tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "gpu", .bs = live,
        .kernel = lbm_gpu_moments},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_PULLED_DENSITY, .fs = "*", .hs = "gpu",
-       .bs = live, .batch = lbm_gpu_density},
+       .bs = live, .batch = lbm_gpu_density, .batch_part = lbm_gpu_density_item_part},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_CHECK, .fs = "*", .hs = "gpu", .bs = live,
        .kernel = lbm_gpu_check},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "gpu", .bs = live,

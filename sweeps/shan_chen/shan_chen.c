@@ -319,11 +319,22 @@ cleanup:
   return st;
 }
 
-static tsr_status sc_gpu_force_item(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+/* The force on every GPU block: part 0 every cell, 1 and 2 the parts of an overlapped
+ * step on the boxes of regions. */
+static tsr_status sc_gpu_force_part(registry_batch_t *batch, const registry_region_t *regions,
+                                    int part, const sc_ctx_t *c, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const sc_ctx_t *c = vctx;
   gpu_field_groups_t *gs;
+  int *boxes = NULL;
   TSR_TRY(sc_gpu_groups(batch, c, c->force_id, &gs, err));
+  if (part) { /* in the order of the groups' list: the blocks with fluid (sc_gpu_group) */
+    TSR_TRY(field_region_boxes(regions, batch->n, &boxes, err));
+    size_t n = 0;
+    for (size_t k = 0; k < batch->n; ++k)
+      if (field_block_of(batch->data[k], c->force_id))
+        memmove(&boxes[6 * n++], &boxes[6 * k], 6 * sizeof *boxes);
+    TSR_TRY(gpu_field_groups_boxes(gs, gpu_program_context(c->prog), boxes, err));
+  }
   for (size_t k = 0; k < gs->count; ++k) {
     const gpu_field_group_t *g = &gs->group[k];
     gpu_field_t *force = g->first[0], *psi = g->first[1];
@@ -335,12 +346,23 @@ static tsr_status sc_gpu_force_item(registry_batch_t *batch, void *vctx, tsr_err
         gpu_arg_buffer(&fa), gpu_arg_buffer(&g->bases[0]),
         gpu_arg_long(pd.origin), gpu_arg_long(pd.sy), gpu_arg_long(pd.sz),
         gpu_arg_long(fd.origin), gpu_arg_long(fd.sy), gpu_arg_long(fd.sz), gpu_arg_long(fd.sc),
-        gpu_arg_real(c->o.g, c->o.dp), gpu_arg_int(c->accumulate)};
+        gpu_arg_real(c->o.g, c->o.dp), gpu_arg_int(c->accumulate),
+        gpu_arg_buffer(part ? &g->boxes : NULL), gpu_arg_int(part)};
     TSR_TRY(gpu_program_launch_blocks(c->prog, SC_KERNEL_FORCE, g->n, g->nblocks, args,
                                       (int)(sizeof args / sizeof args[0]), err));
   }
 cleanup:
+  free(boxes);
   return st;
+}
+
+static tsr_status sc_gpu_force_item(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+  return sc_gpu_force_part(batch, NULL, 0, vctx, err);
+}
+
+static tsr_status sc_gpu_force_item_part(registry_batch_t *batch, const registry_region_t *regions,
+                                         registry_part_t part, void *vctx, tsr_error_t *err) {
+  return sc_gpu_force_part(batch, regions, (int)part, vctx, err);
 }
 
 /* The program for the stencil and precision: its tables as build defines, every weight a
@@ -402,7 +424,7 @@ static tsr_status sc_register(void *state, registry_t *reg, const module_env_t *
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_PSI_ITEM, .fs = "*", .hs = "gpu", .bs = "*",
        .batch = sc_gpu_psi_item, .ctx = ctx},
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_FORCE_ITEM, .fs = "*", .hs = "gpu", .bs = "*",
-       .batch = sc_gpu_force_item, .ctx = ctx},
+       .batch = sc_gpu_force_item, .batch_part = sc_gpu_force_item_part, .ctx = ctx},
   };
   for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i)
     TSR_TRY(registry_add(reg, &items[i], err));

@@ -30,14 +30,23 @@ __kernel void sc_psi_kernel(const int b0, const int nz, __global const SC_REAL *
 }
 
 /* The force of every interior cell, written (accumulate 0) or added to what the field
- * holds (accumulate 1). */
+ * holds (accumulate 1); part 1 only the cells of block b's box boxes[6 b .. 6 b + 5] (lo
+ * x, y, z, hi x, y, z: the inner part of an overlapped step), part 2 only the others,
+ * part 0 all. */
 __kernel void sc_force_kernel(const int b0, const int nz, __global const SC_REAL *psi_a,
                               __global const long *pb, __global SC_REAL *force_a,
                               __global const long *fb,
                               const long p0, const long psy, const long psz, const long f0,
                               const long fsy, const long fsz, const long fsc, const SC_REAL g,
-                              const int accumulate) {
+                              const int accumulate, __global const int *boxes,
+                              const int part) {
   SC_BLOCK_CELL
+  if (part) {
+    __global const int *bx = boxes + 6 * b;
+    const int in = x >= bx[0] && x < bx[3] && y >= bx[1] && y < bx[4] && z >= bx[2] &&
+                   z < bx[5];
+    if (in != (part == 1)) return;
+  }
   __global const SC_REAL *psi = psi_a + pb[b];
   __global SC_REAL *force = force_a + fb[b];
   const long c = p0 + x + psy * y + psz * z, f = f0 + x + fsy * y + fsz * z;
