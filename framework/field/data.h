@@ -43,9 +43,9 @@ TSR_NODISCARD tsr_status data_items_run(data_items_t *items, tsr_error_t *err);
 
 /* One phase of an overlapped step (registry_region_t): regions[i] the inner box and late
  * directions of local block i. REGISTRY_PART_INNER runs the blocks with no late
- * direction whole (.kernel) and the others' .part; REGISTRY_PART_SHELL the batches, the
- * others' .part again, and whole the blocks whose item has no .part or whose box is
- * empty (batches: see data_items_split). what: the batches, the other blocks, or both.
+ * direction whole (.kernel) and the others' .part; REGISTRY_PART_SHELL the others' .part
+ * again, and whole the blocks whose item has no .part or whose box is empty; the batches
+ * as data_items_split decided (whole in SHELL where they do not split). what: the batches, the other blocks, or both.
  * progress(arg), where given, is called after each block that runs on its own
  * (not in the parallel region of concurrent items): what keeps messages moving. Not
  * collective. */

@@ -56,9 +56,11 @@ TSR_NODISCARD tsr_status timeloop_create(patch_t *patch, const registry_t *reg, 
 void timeloop_free(timeloop_t **tl);
 
 /* Whether the sweeps added from now on overlap their exchange with their items (on by
- * default): comm_start, the items' INNER part (registry_region_t: the blocks with no late
- * ghost slice whole, the others' inner box where the item has .part), comm_finish, the
- * SHELL part. The results are the same bit for bit either way. */
+ * default): comm_start_stage, the batches' INNER part (devices' blocks, where
+ * data_items_split splits them), comm_start_send, the other blocks' INNER part
+ * (registry_region_t: the blocks with no late ghost slice whole, the others' inner box
+ * where the item has .part), comm_finish, the SHELL part. The results are the same bit
+ * for bit either way. */
 void timeloop_set_overlap(timeloop_t *tl, bool on);
 /* Whether some sweep of the loop overlaps its exchange. */
 bool timeloop_overlaps(const timeloop_t *tl);
