@@ -150,7 +150,7 @@ int app_bench_machine(MPI_Comm comm, int argc, char **argv) {
   }
   if (!file) return app_usage(comm, "bench --machine", machine_usage, NULL, "FILE");
   double cpu = 0, xgbs = 0, gpu_mlups = 0, net[2] = {0, 0}, lat[2] = {0, 0};
-  char *names = NULL;
+  node_process_t *procs = NULL;
   TSR_TRY(machine_calibrate(comm, (int)cells, "cpu", &cpu, &xgbs, err));
   /* rank 0's device alone, the others waiting */
   int device = rank == 0 && gpu ? machine_has_device() : 0;
@@ -162,15 +162,14 @@ int app_bench_machine(MPI_Comm comm, int argc, char **argv) {
     TSR_TRY(verdict_reduce(comm, st, 0, err));
   }
   /* the peers of rank 0: [0] the next rank on its node, [1] the first on another node */
-  char me[NODE_NAME_MAX] = "";
-  names = calloc((size_t)size, NODE_NAME_MAX);
-  st = names ? node_name(me, sizeof me, err)
-             : tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  procs = calloc((size_t)size, sizeof *procs);
+  st = procs ? TSR_OK : tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  TSR_MPI(MPI_Allgather(me, NODE_NAME_MAX, MPI_CHAR, names, NODE_NAME_MAX, MPI_CHAR, comm));
+  const simulation_options_t plain = simulation_options_default();
+  TSR_TRY(node_resolve(comm, &plain.hardware, procs, err)); /* every rank's node name */
   int peer[2] = {-1, -1};
   for (int r = 1; r < size; ++r) {
-    const int k = strcmp(names, names + (size_t)r * NODE_NAME_MAX) != 0;
+    const int k = strcmp(procs[0].node, procs[r].node) != 0;
     if (peer[k] < 0) peer[k] = r;
   }
   for (int k = 0; k < 2; ++k)
@@ -182,16 +181,17 @@ int app_bench_machine(MPI_Comm comm, int argc, char **argv) {
     output_file_t out;
     st = output_file_open(&out, file, err);
     if (st == TSR_OK) {
-      fprintf(out.f, "{\n  \"name\": \"%s, %s, %d process(es) of %d thread(s)\",\n", names,
+      fprintf(out.f, "{\n  \"name\": \"%s, %s, %d process(es) of %d thread(s)\",\n",
+              procs[0].node,
               cpu_level_name(cpu_level_current()), size, cpu_threads_max());
       fprintf(out.f, "  \"measured\": \"tessera bench --machine, %s: the periodic D3Q19 box "
                      "(TRT, DP, SoA), one block of %lld^3 cells per process",
               date, (long long)cells);
       if (peer[0] > 0)
-        fprintf(out.f, "; within a node: ranks 0 and %d (%s)", peer[0], names);
+        fprintf(out.f, "; within a node: ranks 0 and %d (%s)", peer[0], procs[0].node);
       if (peer[1] > 0)
-        fprintf(out.f, "; between nodes: ranks 0 and %d (%s, %s)", peer[1], names,
-                names + (size_t)peer[1] * NODE_NAME_MAX);
+        fprintf(out.f, "; between nodes: ranks 0 and %d (%s, %s)", peer[1], procs[0].node,
+                procs[peer[1]].node);
       fprintf(out.f, "\",\n  \"throughput\": { \"cpu\": %.6g", cpu);
       if (device) fprintf(out.f, ", \"gpu\": %.6g", gpu_mlups);
       fprintf(out.f, " },\n  \"exchange_gbs\": %.6g", xgbs);
@@ -219,6 +219,6 @@ int app_bench_machine(MPI_Comm comm, int argc, char **argv) {
   }
   st = verdict_reduce(comm, st, 0, err);
 cleanup:
-  free(names);
+  free(procs);
   return app_report(comm, st, err);
 }
