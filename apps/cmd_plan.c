@@ -95,7 +95,7 @@ static tsr_status plan_report(const char *config, const char *json,
     const node_process_t *q = &plan->procs[r];
     TSR_TRY(plan_block_ranges(patch, r, &ranges[r], err));
     plan_where(q, where[r], sizeof where[r]);
-    const double total = c->compute + c->exchange + c->comm;
+    const double total = balance_cost_seconds(c);
     printf("%6d %-16s %-3s %-16s %9.1f %7d %12.0f %8.3fms %8.3fms %8.3fms %8.3fms  %s\n", r,
            q->node, simulation_hs_name(q->proc.hs), where[r], plan->mlups[r], (int)c->blocks,
            c->cells, 1e3 * c->compute, 1e3 * c->exchange, 1e3 * c->comm, 1e3 * total,

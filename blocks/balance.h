@@ -72,6 +72,11 @@ typedef struct balance_cost {
   double bytes;     /* bytes sent plus received across ranks per step */
 } balance_cost_t;
 
+/* A rank's predicted seconds per step: compute + exchange + comm. */
+static inline double balance_cost_seconds(const balance_cost_t *c) {
+  return c->compute + c->exchange + c->comm;
+}
+
 /* Predicted cost of every rank (costs[model->nranks], filled) under an assignment
  * (rank_of_block[patch_block_count], each in 0..model->nranks-1). A link from block b to
  * its neighbour n (patch_neighbor(patch, b, d)) costs only when n is owned by another rank

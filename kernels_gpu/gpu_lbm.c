@@ -282,8 +282,21 @@ static cl_kernel gpu_stream_kernel(const gpu_lbm_t *g, const gpu_lbm_field_t *f)
   return f->in_place ? g->in_place[f->cur & 1] : g->stream_collide;
 }
 
+/* Arguments arg and arg + 1 of a kernel over the blocks' cells: f's boxes and part
+ * (gpu_lbm_field_t; without a part the boxes are not read: a NULL buffer, allowed for
+ * __global). */
+static tsr_status gpu_part_args(cl_kernel k, cl_uint arg, const gpu_lbm_field_t *f,
+                                tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const cl_int part = f->part && f->boxes ? f->part : 0;
+  OPENCL_CHECK(clSetKernelArg(k, arg, sizeof(cl_mem), part ? &f->boxes->mem : NULL));
+  OPENCL_CHECK(clSetKernelArg(k, arg + 1, sizeof part, &part));
+cleanup:
+  return st;
+}
+
 /* Arguments 0..2 of the stream-collide: the present copy, the other (in place: the array
- * twice), the constants; 5 and 6: the boxes and the part (gpu_lbm_field_t). */
+ * twice), the constants; 5 and 6: the boxes and the part (gpu_part_args). */
 static tsr_status gpu_stream_args(gpu_lbm_t *g, cl_kernel k, const gpu_lbm_field_t *f,
                                   tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -292,10 +305,7 @@ static tsr_status gpu_stream_args(gpu_lbm_t *g, cl_kernel k, const gpu_lbm_field
   OPENCL_CHECK(clSetKernelArg(k, 0, sizeof src, &src));
   OPENCL_CHECK(clSetKernelArg(k, 1, sizeof dst, &dst));
   OPENCL_CHECK(clSetKernelArg(k, 2, sizeof g->consts, &g->consts));
-  const cl_int part = f->part && f->boxes ? f->part : 0;
-  /* without a part the boxes are not read: a NULL buffer (allowed for __global) */
-  OPENCL_CHECK(clSetKernelArg(k, 5, sizeof(cl_mem), part ? &f->boxes->mem : NULL));
-  OPENCL_CHECK(clSetKernelArg(k, 6, sizeof part, &part));
+  TSR_TRY(gpu_part_args(k, 5, f, err));
 cleanup:
   return st;
 }
@@ -776,9 +786,7 @@ tsr_status gpu_lbm_pulled_density(gpu_lbm_t *g, const gpu_lbm_field_t *f, gpu_bu
   TSR_TRY(gpu_set_real(g, k, 8, shift, err));
   const cl_int swapped = gpu_swapped(f);
   OPENCL_CHECK(clSetKernelArg(k, 9, sizeof swapped, &swapped));
-  const cl_int part = f->part && f->boxes ? f->part : 0;
-  OPENCL_CHECK(clSetKernelArg(k, 10, sizeof(cl_mem), part ? &f->boxes->mem : NULL));
-  OPENCL_CHECK(clSetKernelArg(k, 11, sizeof part, &part));
+  TSR_TRY(gpu_part_args(k, 10, f, err));
   TSR_TRY(gpu_launch_blocks(g, k, f, 2, err));
 cleanup:
   return st;

@@ -49,20 +49,24 @@ typedef struct lbm_consts {
 #define LBM_ZERO ((REAL)0)
 #define LBM_K_T REAL
 #define LBM_K_ZERO ((REAL)0)
-/* The block and z of work item (., ., zb) of a launch from block b0, and the block's
- * field in the arrays (src0, dst0; the same array for a field streamed in place). part
- * 1: only the cells of the block's box boxes[6 b .. 6 b + 5] (lo x, y, z, hi x, y, z;
- * the inner part of an overlapped step), part 2: only the others, 0: every cell. */
-#define LBM_BLOCK_CELL(RESTRICT)                                                       \
-  const int x = get_global_id(0), y = get_global_id(1), zb = get_global_id(2);        \
-  const int b_ = b0 + zb / NZ, z = zb % NZ;                                            \
-  if (x >= NX || y >= NY) return;                                                      \
+/* Which cells of block b_ a launch computes: part 1 only those of its box
+ * boxes[6 b_ .. 6 b_ + 5] (lo x, y, z, hi x, y, z; the inner part of an overlapped
+ * step), part 2 only the others, 0 every cell. */
+#define LBM_PART_CELL                                                                  \
   if (part) {                                                                          \
     __global const int *bx_ = boxes + 6 * b_;                                          \
     const int in_ = x >= bx_[0] && x < bx_[3] && y >= bx_[1] && y < bx_[4] &&          \
                     z >= bx_[2] && z < bx_[5];                                         \
     if (in_ != (part == 1)) return;                                                    \
-  }                                                                                    \
+  }
+/* The block and z of work item (., ., zb) of a launch from block b0, those of its part,
+ * and the block's field in the arrays (src0, dst0; the same array for a field streamed
+ * in place). */
+#define LBM_BLOCK_CELL(RESTRICT)                                                       \
+  const int x = get_global_id(0), y = get_global_id(1), zb = get_global_id(2);        \
+  const int b_ = b0 + zb / NZ, z = zb % NZ;                                            \
+  if (x >= NX || y >= NY) return;                                                      \
+  LBM_PART_CELL                                                                        \
   __global const REAL *RESTRICT src = src0 + bases[b_];                                \
   __global REAL *RESTRICT dst = dst0 + bases[b_];                                      \
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + GZ));
@@ -260,12 +264,7 @@ __kernel void lbm_pulled_density(__global const REAL *f0, __global REAL *out0,
   const int x = get_global_id(0), y = get_global_id(1), zb = get_global_id(2);
   const int b_ = b0 + zb / NZ, z = zb % NZ;
   if (x >= NX || y >= NY) return;
-  if (part) {
-    __global const int *bx_ = boxes + 6 * b_;
-    const int in_ = x >= bx_[0] && x < bx_[3] && y >= bx_[1] && y < bx_[4] && z >= bx_[2] &&
-                    z < bx_[5];
-    if (in_ != (part == 1)) return;
-  }
+  LBM_PART_CELL
   __global const REAL *f = f0 + bases[b_];
   __global REAL *out = out0 + out_bases[b_];
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + GZ));

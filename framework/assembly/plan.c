@@ -197,7 +197,7 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
   free(rank_of_block);
   TSR_TRY(st);
   for (int r = 0; r < nranks; ++r) {
-    double t = p->cost[r].compute + p->cost[r].exchange + p->cost[r].comm;
+    const double t = balance_cost_seconds(&p->cost[r]);
     if (t > p->max_seconds) p->max_seconds = t;
     p->mean_seconds += t / nranks;
   }

@@ -87,7 +87,7 @@ static void run_fill_processes(const sim_t *sim, const double *rows, report_item
     row[k++] = REPORT_REAL_ITEM("predicted_compute_s", c->compute);
     row[k++] = REPORT_REAL_ITEM("predicted_exchange_s", c->exchange);
     row[k++] = REPORT_REAL_ITEM("predicted_comm_s", c->comm);
-    row[k++] = REPORT_REAL_ITEM("predicted_s", c->compute + c->exchange + c->comm);
+    row[k++] = REPORT_REAL_ITEM("predicted_s", balance_cost_seconds(c));
     for (int f = 0; f < RUN_PHASES; ++f)
       row[k++] = REPORT_REAL_ITEM(run_phase_keys[f], rows[r * RUN_PHASES + f]);
   }
