@@ -92,8 +92,8 @@ TSR_NODISCARD tsr_status balance_predict(const patch_t *patch, const balance_mod
  * blocks in Morton order (patch_morton_order), each rank takes one contiguous run of
  * that order, rank 0 first; the run lengths are chosen so that the largest predicted time
  * per step (compute + exchange + comm, as balance_predict counts it) is as small as
- * contiguous runs allow: bisection on the step time T with a greedy pass (each rank in turn takes the
- * longest run whose predicted time stays <= T; the communication cost of a run is updated
+ * contiguous runs allow: bisection on the step time T with a greedy pass (each rank in
+ * turn takes the longest run whose predicted time stays <= T; the communication cost of a run is updated
  * incrementally as blocks join it, counting links to blocks outside the run as crossing;
  * since a joining block can lower that cost, the pass looks a little past the first block
  * that overshoots T). Ranks may end up with no blocks (a very slow process). The best

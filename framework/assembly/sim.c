@@ -161,10 +161,11 @@ cleanup:
  * its share of the run's blocks (at most SIM_CALIBRATE_CELLS cells together; one block
  * larger than that is scaled down alike along each axis that has more than one cell),
  * periodic, without walls, on its own hardware: the median step after two warm-up steps,
- * over at least 0.2 s (at least 3 steps, at most SIM_CALIBRATE_STEPS). Several blocks make the calibration see what the run's blocks
- * cost beyond their cells: their data in the caches as in the run, the copies between
- * blocks, the per-block launches. Every process calibrates at the same time, so processes
- * sharing a node share its memory bandwidth as they will in the run. */
+ * over at least 0.2 s (at least 3 steps, at most SIM_CALIBRATE_STEPS). Several blocks make
+ * the calibration see what the run's blocks cost beyond their cells: their data in the
+ * caches as in the run, the copies between blocks, the per-block launches. Every process
+ * calibrates at the same time, so processes sharing a node share its memory bandwidth as
+ * they will in the run. */
 enum { SIM_CALIBRATE_CELLS = 1 << 21, SIM_CALIBRATE_STEPS = 256 };
 
 void sim_calibration_blocks(const int64_t size[3], const int run_blocks[3], int64_t want,
