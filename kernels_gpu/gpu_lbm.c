@@ -413,11 +413,19 @@ cleanup:
   return st;
 }
 
-/* A 1-D launch of n work items. */
-static tsr_status gpu_launch_1d(gpu_lbm_t *g, cl_kernel k, size_t n, tsr_error_t *err) {
+/* The links of part (0: all, 1: the first l->split, 2: the others) as a range [lo, hi). */
+static void gpu_links_range(const gpu_lbm_links_t *l, int part, size_t *lo, size_t *hi) {
+  *lo = part == 2 ? l->split : 0;
+  *hi = part == 1 ? l->split : l->n;
+}
+
+/* A 1-D launch of work items lo .. hi - 1 (global ids; none where hi <= lo). */
+static tsr_status gpu_launch_1d(gpu_lbm_t *g, cl_kernel k, size_t lo, size_t hi,
+                                tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  if (n == 0) return st;
-  TSR_TRY(opencl_launch(g->ctx, k, 1, &n, NULL, "of lbm.cl", err));
+  if (hi <= lo) return st;
+  const size_t n = hi - lo;
+  TSR_TRY(opencl_launch_at(g->ctx, k, 1, lo ? &lo : NULL, &n, NULL, "of lbm.cl", err));
 cleanup:
   return st;
 }
@@ -484,7 +492,7 @@ tsr_status gpu_lbm_links_create_many(gpu_lbm_t *g, const lbm_link_t *const *link
     TSR_TRY(gpu_buffer_create(g->ctx, idx_bytes, "boundary links", &out->idx_swapped, err));
     TSR_TRY(gpu_buffer_write(g->ctx, &out->idx_swapped, 0, idx_bytes, idx, NULL, err));
   }
-  out->n = n;
+  out->n = out->split = n;
 cleanup:
   free(idx);
   free(ex);
@@ -504,18 +512,20 @@ void gpu_lbm_links_free(gpu_lbm_links_t *l) {
   gpu_buffer_free(&l->idx_swapped);
   gpu_buffer_free(&l->extra);
   gpu_buffer_free(&l->group);
-  l->n = 0;
+  l->n = l->split = 0;
 }
 
 tsr_status gpu_lbm_boundary(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_links_t *l,
-                            const double *scale, tsr_error_t *err) {
+                            const double *scale, int part, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  if (l->n == 0) return st;
+  size_t lo, hi;
+  gpu_links_range(l, part, &lo, &hi);
+  if (hi <= lo) return st;
   const int swapped = f->in_place && f->cur;
   TSR_CHECK(!swapped || l->idx_swapped.mem, TSR_ERR_INTERNAL,
             "boundary links made for two grids on a field streamed in place");
   cl_mem grid = (cl_mem)f->grid[gpu_present(f)];
-  cl_ulong n = (cl_ulong)l->n;
+  cl_ulong n = (cl_ulong)hi;
   OPENCL_CHECK(clSetKernelArg(g->boundary, 0, sizeof grid, &grid));
   OPENCL_CHECK(clSetKernelArg(g->boundary, 1, sizeof(cl_mem),
                               swapped ? &l->idx_swapped.mem : &l->idx.mem));
@@ -534,7 +544,7 @@ tsr_status gpu_lbm_boundary(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_link
   }
   if (g->esize == sizeof(float)) OPENCL_CHECK(clSetKernelArg(g->boundary, 6, sizeof sf, &sf));
   else OPENCL_CHECK(clSetKernelArg(g->boundary, 6, sizeof sd, &sd));
-  TSR_TRY(gpu_launch_1d(g, g->boundary, l->n, err));
+  TSR_TRY(gpu_launch_1d(g, g->boundary, lo, hi, err));
 cleanup:
   return st;
 }
@@ -612,15 +622,17 @@ void gpu_lbm_outlet_free(gpu_lbm_outlet_t *o) {
 }
 
 tsr_status gpu_lbm_outlet(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_outlet_t *o,
-                          tsr_error_t *err) {
+                          int part, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const gpu_lbm_links_t *l = &o->links;
-  if (l->n == 0) return st;
+  size_t lo, hi;
+  gpu_links_range(l, part, &lo, &hi);
+  if (hi <= lo) return st;
   const cl_int swapped = f->in_place && f->cur ? 1 : 0;
   TSR_CHECK(!swapped || l->idx_swapped.mem, TSR_ERR_INTERNAL,
             "outlet links made for two grids on a field streamed in place");
   cl_mem grid = (cl_mem)f->grid[gpu_present(f)];
-  cl_ulong n = (cl_ulong)l->n;
+  cl_ulong n = (cl_ulong)hi;
   cl_kernel k = g->outlet;
   OPENCL_CHECK(clSetKernelArg(k, 0, sizeof grid, &grid));
   OPENCL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), swapped ? &l->idx_swapped.mem : &l->idx.mem));
@@ -632,7 +644,7 @@ tsr_status gpu_lbm_outlet(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_outlet
   OPENCL_CHECK(clSetKernelArg(k, 7, sizeof swapped, &swapped));
   for (cl_uint a = 0; a < 3; ++a) TSR_TRY(gpu_set_real(g, k, 8 + a, o->hf[a], err));
   TSR_TRY(gpu_set_real(g, k, 11, o->inv_rho0, err));
-  TSR_TRY(gpu_launch_1d(g, k, l->n, err));
+  TSR_TRY(gpu_launch_1d(g, k, lo, hi, err));
 cleanup:
   return st;
 }
@@ -712,15 +724,17 @@ cleanup:
 }
 
 static tsr_status gpu_lbm_bodies(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm_bodies_t *o,
-                                 tsr_error_t *err) {
+                                 int part, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const gpu_lbm_links_t *l = &o->links, *l2 = &o->links2;
-  if (l->n == 0) return st;
+  size_t lo, hi;
+  gpu_links_range(l, part, &lo, &hi);
+  if (hi <= lo) return st;
   const int swapped = f->in_place && f->cur;
   TSR_CHECK(!swapped || (l->idx_swapped.mem && l2->idx_swapped.mem), TSR_ERR_INTERNAL,
             "obstacle links made for two grids on a field streamed in place");
   cl_mem grid = (cl_mem)f->grid[gpu_present(f)];
-  cl_ulong n = (cl_ulong)l->n;
+  cl_ulong n = (cl_ulong)hi;
   cl_kernel k = g->bodies;
   OPENCL_CHECK(clSetKernelArg(k, 0, sizeof grid, &grid));
   OPENCL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), swapped ? &l->idx_swapped.mem : &l->idx.mem));
@@ -729,7 +743,7 @@ static tsr_status gpu_lbm_bodies(gpu_lbm_t *g, gpu_lbm_field_t *f, const gpu_lbm
   OPENCL_CHECK(clSetKernelArg(k, 4, sizeof(cl_mem), &o->meta.mem));
   OPENCL_CHECK(clSetKernelArg(k, 5, sizeof n, &n));
   OPENCL_CHECK(clSetKernelArg(k, 6, sizeof(cl_mem), &o->out.mem));
-  TSR_TRY(gpu_launch_1d(g, k, l->n, err));
+  TSR_TRY(gpu_launch_1d(g, k, lo, hi, err));
 cleanup:
   return st;
 }
@@ -738,14 +752,20 @@ tsr_status gpu_lbm_force_read(const gpu_lbm_force_slice_t *s, const lbm_body_lin
                               int64_t *acc, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   cl_long *v = NULL;
-  if (!s->out || s->n == 0) return st;
-  v = malloc(s->n * 3 * sizeof *v);
-  TSR_CHECK(v, TSR_ERR_NOMEM, "out of memory reading %zu obstacle links' forces", s->n);
-  TSR_TRY(gpu_buffer_read(s->ctx, s->out, s->first * 3 * sizeof *v, s->n * 3 * sizeof *v, v,
-                          NULL, err));
-  for (size_t j = 0; j < s->n; ++j)
+  const size_t n = s->n[0] + s->n[1];
+  if (!s->out || n == 0) return st;
+  v = malloc(n * 3 * sizeof *v);
+  TSR_CHECK(v, TSR_ERR_NOMEM, "out of memory reading %zu obstacle links' forces", n);
+  for (int r = 0; r < 2; ++r)
+    if (s->n[r])
+      TSR_TRY(gpu_buffer_read(s->ctx, s->out, s->first[r] * 3 * sizeof *v,
+                              s->n[r] * 3 * sizeof *v, v + (r ? 3 * s->n[0] : 0), NULL, err));
+  size_t at[2] = {0, s->n[0]}; /* the links of each range, in the block's order */
+  for (size_t j = 0; j < n; ++j) {
+    const cl_long *x = v + 3 * at[(links[j].ghost & s->late) != 0]++;
     if (links[j].body >= 0)
-      for (int a = 0; a < 3; ++a) acc[3 * links[j].body + a] += (int64_t)v[3 * j + (size_t)a];
+      for (int a = 0; a < 3; ++a) acc[3 * links[j].body + a] += (int64_t)x[a];
+  }
 cleanup:
   free(v);
   return st;
@@ -860,7 +880,10 @@ struct gpu_lbm_batch {
   gpu_lbm_links_t *links; /* 2 per group */
   gpu_lbm_outlet_t *outlets; /* 1 per group */
   gpu_lbm_bodies_t *bodies;  /* 1 per group */
+  bool parts; /* some member has a late mask (gpu_lbm_batch_boundary's parts) */
 };
+
+bool gpu_lbm_batch_parts(const gpu_lbm_batch_t *b) { return b->parts; }
 
 void gpu_lbm_batch_free(gpu_lbm_batch_t **pb) {
   if (!pb || !*pb) return;
@@ -882,25 +905,89 @@ void gpu_lbm_batch_release(void *b) {
   gpu_lbm_batch_free(&x);
 }
 
+/* The links of one kind (0 plain, 1 negated, 2 pressure outlets, 3 obstacles) of a
+ * group's members as lists for the *_create_many functions: each member's links copied,
+ * those that touch no slice of its late mask (gpu_lbm_member_t.late) first; list[j] the
+ * early ones of member j of the group, list[nb + j] its others, n and base likewise;
+ * split: how many early links in all (the first split links of the gathered list). */
+typedef struct gpu_split_lists {
+  void **copy; /* [nb] */
+  const void **list;
+  size_t *n, *base; /* [2 nb] */
+  size_t nb, split;
+} gpu_split_lists_t;
+
+static void gpu_split_lists_clear(gpu_split_lists_t *sl) {
+  for (size_t j = 0; sl->copy && j < sl->nb; ++j) free(sl->copy[j]);
+  free(sl->copy);
+  free(sl->list);
+  free(sl->n);
+  free(sl->base);
+  memset(sl, 0, sizeof *sl);
+}
+
+static tsr_status gpu_split_lists_make(const gpu_lbm_member_t *m, const gpu_field_group_t *gr,
+                                       int kind, gpu_split_lists_t *sl, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const size_t nb = gr->nblocks;
+  memset(sl, 0, sizeof *sl);
+  sl->nb = nb;
+  sl->copy = calloc(nb ? nb : 1, sizeof *sl->copy);
+  sl->list = calloc(2 * nb + 1, sizeof *sl->list);
+  sl->n = calloc(2 * nb + 1, sizeof *sl->n);
+  sl->base = calloc(2 * nb + 1, sizeof *sl->base);
+  TSR_CHECK(sl->copy && sl->list && sl->n && sl->base, TSR_ERR_NOMEM,
+            "out of memory grouping GPU blocks' links");
+  static const size_t size[4] = {sizeof(lbm_link_t), sizeof(lbm_link_t),
+                                 sizeof(lbm_open_link_t), sizeof(lbm_body_link_t)};
+  static const size_t at[4] = {offsetof(lbm_link_t, ghost), offsetof(lbm_link_t, ghost),
+                               offsetof(lbm_open_link_t, ghost),
+                               offsetof(lbm_body_link_t, ghost)};
+  for (size_t j = 0; j < nb; ++j) {
+    const gpu_lbm_member_t *x = &m[gr->members[j]];
+    const void *src = kind < 2 ? (const void *)x->links[kind]
+                      : kind == 2 ? (const void *)x->open : (const void *)x->body;
+    const size_t n = kind < 2 ? x->nlinks[kind] : kind == 2 ? x->nopen : x->nbody;
+    uint8_t *c = malloc(n ? n * size[kind] : 1);
+    TSR_CHECK(c, TSR_ERR_NOMEM, "out of memory grouping GPU blocks' links");
+    sl->copy[j] = c;
+    size_t k = 0, early = 0;
+    for (int pass = 0; pass < 2; ++pass)
+      for (size_t i = 0; i < n; ++i) {
+        const uint8_t *l = (const uint8_t *)src + i * size[kind];
+        uint32_t ghost;
+        memcpy(&ghost, l + at[kind], sizeof ghost);
+        if (((ghost & x->late) != 0) != pass) continue;
+        memcpy(c + k++ * size[kind], l, size[kind]);
+        early += pass == 0;
+      }
+    sl->list[j] = c;
+    sl->list[nb + j] = c + early * size[kind];
+    sl->n[j] = early;
+    sl->n[nb + j] = n - early;
+    sl->base[j] = sl->base[nb + j] = x->pdf->base;
+    sl->split += early;
+  }
+cleanup:
+  return st;
+}
+
 tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n, const lbm_params_t *p,
                                 gpu_lbm_batch_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_lbm_batch_t *b = calloc(1, sizeof *b);
   gpu_field_t **fields = calloc(3 * (n ? n : 1), sizeof *fields);
   const void **keys = calloc(n ? n : 1, sizeof *keys);
-  const lbm_link_t **links = calloc(n ? n : 1, sizeof *links);
-  const lbm_open_link_t **open = calloc(n ? n : 1, sizeof *open);
-  const lbm_body_link_t **body = calloc(n ? n : 1, sizeof *body);
-  size_t *nlinks = calloc(n ? n : 1, sizeof *nlinks), *lbase = calloc(n ? n : 1, sizeof *lbase);
+  gpu_split_lists_t sl = {0};
   *out = NULL;
-  TSR_CHECK(b && fields && keys && links && open && body && nlinks && lbase, TSR_ERR_NOMEM,
-            "out of memory grouping GPU blocks");
+  TSR_CHECK(b && fields && keys, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
   b->pdf = calloc(n ? n : 1, sizeof *b->pdf);
   TSR_CHECK(b->pdf, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
   for (size_t k = 0; k < n; ++k) {
     TSR_CHECK(m[k].prog && m[k].pdf && m[k].pdf->set, TSR_ERR_INTERNAL,
               "a GPU block of a batch without its program or populations");
     fields[3 * k] = b->pdf[k] = m[k].pdf;
+    b->parts = b->parts || m[k].late != 0;
     fields[3 * k + 1] = m[k].aux_in;
     fields[3 * k + 2] = m[k].aux_out;
     keys[k] = m[k].prog;
@@ -912,55 +999,48 @@ tsr_status gpu_lbm_batch_create(const gpu_lbm_member_t *m, size_t n, const lbm_p
   TSR_CHECK(b->links && b->outlets && b->bodies, TSR_ERR_NOMEM, "out of memory grouping GPU blocks");
   for (size_t g = 0; g < b->groups.count; ++g) {
     const gpu_field_group_t *gr = &b->groups.group[g];
-    for (int neg = 0; neg < 2; ++neg) {
-      for (size_t j = 0; j < gr->nblocks; ++j) {
-        const gpu_lbm_member_t *x = &m[gr->members[j]];
-        links[j] = x->links[neg];
-        nlinks[j] = x->nlinks[neg];
-        lbase[j] = x->pdf->base;
-      }
-      TSR_TRY(gpu_lbm_links_create_many((gpu_lbm_t *)(uintptr_t)gr->key, links, nlinks, lbase,
-                                        gr->nblocks, neg, gpu_field_in_place(gr->first[0]),
-                                        &b->links[2 * g + (size_t)neg], err));
-    }
-    for (size_t j = 0; j < gr->nblocks; ++j) {
-      const gpu_lbm_member_t *x = &m[gr->members[j]];
-      open[j] = x->open;
-      nlinks[j] = x->nopen;
-      lbase[j] = x->pdf->base;
-    }
-    if (p)
-      TSR_TRY(gpu_lbm_outlet_create_many((gpu_lbm_t *)(uintptr_t)gr->key, open, nlinks, lbase,
-                                         gr->nblocks, gpu_field_in_place(gr->first[0]), p,
-                                         &b->outlets[g], err));
-    size_t first = 0;
-    for (size_t j = 0; j < gr->nblocks; ++j) {
-      const gpu_lbm_member_t *x = &m[gr->members[j]];
-      body[j] = x->body;
-      nlinks[j] = x->nbody;
-      lbase[j] = x->pdf->base;
-    }
     gpu_lbm_t *prog = (gpu_lbm_t *)(uintptr_t)gr->key;
-    TSR_TRY(gpu_lbm_bodies_create_many(prog, body, nlinks, lbase, gr->nblocks,
-                                       gpu_field_in_place(gr->first[0]), &b->bodies[g], err));
-    for (size_t j = 0; j < gr->nblocks; ++j) {
-      const gpu_lbm_member_t *x = &m[gr->members[j]];
-      if (x->slice)
-        *x->slice = (gpu_lbm_force_slice_t){prog->ctx, &b->bodies[g].out, first, x->nbody};
-      first += x->nbody;
+    const int in_place = gpu_field_in_place(gr->first[0]);
+    for (int kind = 0; kind < 4; ++kind) {
+      TSR_TRY(gpu_split_lists_make(m, gr, kind, &sl, err));
+      const size_t nl = 2 * gr->nblocks;
+      if (kind < 2) {
+        gpu_lbm_links_t *l = &b->links[2 * g + (size_t)kind];
+        TSR_TRY(gpu_lbm_links_create_many(prog, (const lbm_link_t *const *)sl.list, sl.n,
+                                          sl.base, nl, kind, in_place, l, err));
+        l->split = sl.split;
+      } else if (kind == 2) {
+        if (p)
+          TSR_TRY(gpu_lbm_outlet_create_many(prog, (const lbm_open_link_t *const *)sl.list,
+                                             sl.n, sl.base, nl, in_place, p, &b->outlets[g],
+                                             err));
+        b->outlets[g].links.split = b->outlets[g].links.n ? sl.split : 0;
+      } else {
+        gpu_lbm_bodies_t *o = &b->bodies[g];
+        TSR_TRY(gpu_lbm_bodies_create_many(prog, (const lbm_body_link_t *const *)sl.list,
+                                           sl.n, sl.base, nl, in_place, o, err));
+        o->links.split = o->links2.split = sl.split;
+        size_t first[2] = {0, sl.split};
+        for (size_t j = 0; j < gr->nblocks; ++j) {
+          const gpu_lbm_member_t *x = &m[gr->members[j]];
+          const size_t n0 = sl.n[j], n1 = sl.n[gr->nblocks + j];
+          if (x->slice)
+            *x->slice = (gpu_lbm_force_slice_t){prog->ctx, &o->out, {first[0], first[1]},
+                                                {n0, n1}, x->late};
+          first[0] += n0;
+          first[1] += n1;
+        }
+      }
+      gpu_split_lists_clear(&sl);
     }
   }
   *out = b;
   b = NULL;
 cleanup:
+  gpu_split_lists_clear(&sl);
   gpu_lbm_batch_free(&b);
   free(fields);
   free(keys);
-  free(links);
-  free(open);
-  free(body);
-  free(nlinks);
-  free(lbase);
   return st;
 }
 
@@ -1031,17 +1111,19 @@ cleanup:
   return st;
 }
 
-tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, const double *scale, tsr_error_t *err) {
+tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, const double *scale, int part,
+                                  tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  TSR_CHECK(part >= 0 && part <= 2, TSR_ERR_INTERNAL, "a GPU batch's boundary part %d", part);
   for (size_t k = 0; k < b->groups.count; ++k) {
     const gpu_field_group_t *g = &b->groups.group[k];
+    gpu_lbm_t *prog = (gpu_lbm_t *)(uintptr_t)g->key;
     gpu_lbm_field_t f;
     TSR_TRY(gpu_lbm_group_field(b, g, &f, err));
     for (int neg = 0; neg < 2; ++neg)
-      TSR_TRY(gpu_lbm_boundary((gpu_lbm_t *)(uintptr_t)g->key, &f, &b->links[2 * k + (size_t)neg],
-                               scale, err));
-    TSR_TRY(gpu_lbm_bodies((gpu_lbm_t *)(uintptr_t)g->key, &f, &b->bodies[k], err));
-    TSR_TRY(gpu_lbm_outlet((gpu_lbm_t *)(uintptr_t)g->key, &f, &b->outlets[k], err));
+      TSR_TRY(gpu_lbm_boundary(prog, &f, &b->links[2 * k + (size_t)neg], scale, part, err));
+    TSR_TRY(gpu_lbm_bodies(prog, &f, &b->bodies[k], part, err));
+    TSR_TRY(gpu_lbm_outlet(prog, &f, &b->outlets[k], part, err));
   }
 cleanup:
   return st;

@@ -10,6 +10,7 @@
 #ifndef GPU_LBM_H
 #define GPU_LBM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -128,6 +129,8 @@ typedef struct gpu_lbm_links {
                                where every link is of group 0 */
   gpu_buffer_t idx_swapped; /* in place: the same links on the swapped array */
   size_t n;
+  size_t split; /* a batch's links in two parts: the first split, then the others (n: no
+                   parts) */
   int negate;
 } gpu_lbm_links_t;
 TSR_NODISCARD tsr_status gpu_lbm_links_create(gpu_lbm_t *g, const lbm_link_t *links, size_t n,
@@ -153,8 +156,9 @@ TSR_NODISCARD tsr_status gpu_lbm_outlet_create_many(gpu_lbm_t *g,
                                                     const lbm_params_t *p,
                                                     gpu_lbm_outlet_t *out, tsr_error_t *err);
 void gpu_lbm_outlet_free(gpu_lbm_outlet_t *o);
+/* part as gpu_lbm_boundary's. */
 TSR_NODISCARD tsr_status gpu_lbm_outlet(gpu_lbm_t *g, gpu_lbm_field_t *f,
-                                        const gpu_lbm_outlet_t *o, tsr_error_t *err);
+                                        const gpu_lbm_outlet_t *o, int part, tsr_error_t *err);
 
 /* Links to obstacles on the device (lbm.cl lbm_bodies), from the lbm_body_link_t of
  * blocks built in AoS, gathered as gpu_lbm_links_create_many does; each link's momentum
@@ -163,25 +167,28 @@ typedef struct gpu_lbm_bodies {
   gpu_lbm_links_t links, links2; /* (to, from) and (to, from2) */
   gpu_buffer_t coef, meta, out;
 } gpu_lbm_bodies_t;
-/* Where a block's links' momentum exchange lies on the device: n links from link first
- * of a batch's out buffer (NULL: none yet). */
+/* Where a block's links' momentum exchange lies on the device (out: a batch's buffer;
+ * NULL: none yet): its links that touch no slice of late (lbm_body_link_t.ghost), in
+ * their order, are n[0] links from link first[0]; the others n[1] from first[1]. */
 typedef struct gpu_lbm_force_slice {
   opencl_context_t *ctx;
   const gpu_buffer_t *out;
-  size_t first, n;
+  size_t first[2], n[2];
+  uint32_t late;
 } gpu_lbm_force_slice_t;
 /* Adds the momentum the links of a slice exchanged in their last launch to acc[3 body +
- * a] (fixed point, lbm_kernels.h), the bodies those of links[0..n) (the block's own
- * list, in the order it was gathered). Blocking. */
+ * a] (fixed point, lbm_kernels.h), the bodies those of links[0 .. n[0] + n[1]) (the
+ * block's own list, as it was when gathered). Blocking. */
 TSR_NODISCARD tsr_status gpu_lbm_force_read(const gpu_lbm_force_slice_t *s,
                                             const lbm_body_link_t *links, int64_t *acc,
                                             tsr_error_t *err);
 
 /* Enqueues the links on the current grid; scale: the factors of the links' groups
- * (LBM_LINK_GROUPS; NULL: none, extra as it is), as lbm_kernels_t.boundary. */
+ * (LBM_LINK_GROUPS; NULL: none, extra as it is), as lbm_kernels_t.boundary. part 0: every
+ * link; 1: the first l->split; 2: the others. */
 TSR_NODISCARD tsr_status gpu_lbm_boundary(gpu_lbm_t *g, gpu_lbm_field_t *f,
                                             const gpu_lbm_links_t *l, const double *scale,
-                                            tsr_error_t *err);
+                                            int part, tsr_error_t *err);
 
 /* Density and velocity of the interior cells of the current grid, as
  * the CPU moments compute them: rho[n], u[3n], x fastest. scratch: a device
@@ -226,6 +233,9 @@ typedef struct gpu_lbm_member {
   const lbm_body_link_t *body; /* links to obstacles (AoS indices) */
   size_t nbody;
   gpu_lbm_force_slice_t *slice; /* out: where its links' momentum exchange will lie */
+  uint32_t late; /* the boundary in two parts (gpu_lbm_batch_boundary): the links of every
+                    kind that touch a ghost slice of late (their .ghost) in the second;
+                    0: all in the first */
 } gpu_lbm_member_t;
 
 /* The blocks grouped by program and field sets (a group per block size, as a rule), each
@@ -254,9 +264,12 @@ TSR_NODISCARD tsr_status gpu_lbm_batch_step_part(gpu_lbm_batch_t *b, const gpu_l
                                                  const int *boxes, int part,
                                                  tsr_error_t *err);
 /* The bounce-back links of every block (scale as gpu_lbm_boundary's), its links to
- * obstacles, then its pressure-outlet links. */
+ * obstacles, then its pressure-outlet links: part 0 all of them; 1 those that touch no
+ * ghost slice of their member's late mask; 2 the others. */
 TSR_NODISCARD tsr_status gpu_lbm_batch_boundary(gpu_lbm_batch_t *b, const double *scale,
-                                                tsr_error_t *err);
+                                                int part, tsr_error_t *err);
+/* Whether the batch was made for a boundary in parts (some member's late mask not 0). */
+bool gpu_lbm_batch_parts(const gpu_lbm_batch_t *b);
 /* gpu_lbm_pulled_density of every block, into its aux_out (one component, the layout of
  * every block's the same). */
 /* The same in two parts (as gpu_lbm_batch_step_part: part 1 the cells of each member's

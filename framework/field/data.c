@@ -12,6 +12,8 @@ typedef struct data_batch {
   int32_t first;              /* local index of its first block, for messages */
   int32_t *local;             /* [batch.n] the local index of each block */
   registry_region_t *regions; /* [batch.n] where the batch splits (data_items_split) */
+  bool parts;                 /* split: .batch_part in INNER and SHELL (else a boundary
+                                 batch runs whole in INNER) */
 } data_batch_t;
 
 struct data_items {
@@ -132,8 +134,9 @@ tsr_status data_items_split(data_items_t *boundary, data_items_t *kernel,
       b->regions = malloc((b->batch.n ? b->batch.n : 1) * sizeof *b->regions);
       TSR_CHECK(b->regions, TSR_ERR_NOMEM, "out of memory planning an overlapped step");
       for (size_t j = 0; j < b->batch.n; ++j) b->regions[j] = regions[b->local[j]];
+      b->parts = s == 1;
       if (s == 1) continue;
-      int early = 0;
+      int early = REGISTRY_EARLY_NO;
       st = b->item->batch_early(&b->batch, b->regions, b->item->ctx, &early, err);
       if (st != TSR_OK) {
         tsr_error_prefix(err, "%s '%s' on %zu block(s) from BlockID %d",
@@ -141,7 +144,8 @@ tsr_status data_items_split(data_items_t *boundary, data_items_t *kernel,
                          (int)b->batch.blocks[0]->id);
         goto cleanup;
       }
-      split = early != 0;
+      b->parts = early == REGISTRY_EARLY_PARTS && b->item->batch_part;
+      split = early == REGISTRY_EARLY_WHOLE || b->parts;
     }
 cleanup:
   for (int s = 0; s < 2; ++s)
@@ -160,7 +164,7 @@ static tsr_status data_items_run_how(data_items_t *d, int phase, data_what_t wha
   const int32_t n = (what & DATA_BLOCKS) ? d->n : 0;
   for (int k = 0; k < d->nbatches && (what & DATA_BATCHES); ++k) {
     data_batch_t *b = &d->batches[k];
-    if (phase != 0 && d->split && b->item->batch_part) /* a kernel batch's part */
+    if (phase != 0 && d->split && b->parts) /* a kernel batch's part, or a boundary's */
       st = b->item->batch_part(&b->batch, b->regions, (registry_part_t)phase, b->item->ctx, err);
     else if (phase == (d->split ? REGISTRY_PART_SHELL : REGISTRY_PART_INNER))
       continue; /* split: an early boundary batch runs whole in INNER; else all in SHELL */

@@ -58,10 +58,10 @@ TSR_NODISCARD tsr_status data_items_run_part(data_items_t *items, registry_part_
 
 /* Whether an overlapped step splits the batches of a sweep (boundary: its boundary
  * items, or NULL; kernel: its kernel items): where every kernel batch has .batch_part
- * and every boundary batch has .batch_early and is early for these regions (regions[i]
- * for local block i), data_items_run_part runs the boundary batches whole in INNER and
- * the kernel batches' parts in INNER and SHELL; else every batch whole in SHELL. Not
- * collective. */
+ * and every boundary batch's .batch_early allows it for these regions (regions[i] for
+ * local block i), data_items_run_part runs the boundary batches in INNER (whole, or the
+ * part .batch_part gives INNER, then the rest in SHELL) and the kernel batches' parts in
+ * INNER and SHELL; else every batch whole in SHELL. Not collective. */
 TSR_NODISCARD tsr_status data_items_split(data_items_t *boundary, data_items_t *kernel,
                                           const registry_region_t *regions, tsr_error_t *err);
 

@@ -340,8 +340,14 @@ cleanup:
 
 tsr_status opencl_launch(opencl_context_t *ctx, void *kernel, int dims, const size_t *global,
                          const size_t *local, const char *what, tsr_error_t *err) {
+  return opencl_launch_at(ctx, kernel, dims, NULL, global, local, what, err);
+}
+
+tsr_status opencl_launch_at(opencl_context_t *ctx, void *kernel, int dims, const size_t *offset,
+                            const size_t *global, const size_t *local, const char *what,
+                            tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const cl_int rc = clEnqueueNDRangeKernel(ctx->queue, (cl_kernel)kernel, (cl_uint)dims, NULL,
+  const cl_int rc = clEnqueueNDRangeKernel(ctx->queue, (cl_kernel)kernel, (cl_uint)dims, offset,
                                            global, local, 0, NULL, NULL);
   TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "enqueueing kernel %s on %s failed: %s (%d)", what,
             ctx->desc.name, opencl_error_name(rc), (int)rc);

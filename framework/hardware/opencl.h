@@ -84,6 +84,12 @@ void opencl_program_release(void *program);
 TSR_NODISCARD tsr_status opencl_launch(opencl_context_t *ctx, void *kernel, int dims,
                                        const size_t *global, const size_t *local,
                                        const char *what, tsr_error_t *err);
+/* The same with a global work offset (offset[d] added to every work item's global id;
+ * NULL: none), for a launch over part of a range. */
+TSR_NODISCARD tsr_status opencl_launch_at(opencl_context_t *ctx, void *kernel, int dims,
+                                          const size_t *offset, const size_t *global,
+                                          const size_t *local, const char *what,
+                                          tsr_error_t *err);
 
 /* What the context's queue was given since the context was opened: kernel launches
  * (opencl_launch) and transfers between host and device (gpu_buffer_read and _write,

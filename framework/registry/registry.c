@@ -161,9 +161,12 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
   TSR_CHECK(!it->part || it->kernel, TSR_ERR_INVALID,
             "registry item %s '%s': .part splits what .kernel does; give .kernel too", kind,
             it->name);
-  TSR_CHECK(!it->batch_part || (it->batch && it->kind == REGISTRY_KIND_KERNEL), TSR_ERR_INVALID,
-            "registry item %s '%s': .batch_part splits what a kernel item's .batch does; give "
-            ".batch too", kind, it->name);
+  TSR_CHECK(!it->batch_part || (it->batch && (it->kind == REGISTRY_KIND_KERNEL ||
+                                              (it->kind == REGISTRY_KIND_BOUNDARY &&
+                                               it->batch_early))),
+            TSR_ERR_INVALID,
+            "registry item %s '%s': .batch_part splits what a kernel item's .batch (or a "
+            "boundary item's .batch, with .batch_early) does; give those too", kind, it->name);
   TSR_CHECK(!it->batch_early || (it->batch && it->kind == REGISTRY_KIND_BOUNDARY),
             TSR_ERR_INVALID,
             "registry item %s '%s': .batch_early says when a boundary item's .batch may run "

@@ -138,14 +138,24 @@ typedef struct registry_batch {
 typedef tsr_status (*registry_batch_fn)(registry_batch_t *batch, void *ctx, tsr_error_t *err);
 /* A kernel item's .batch in two parts, for an overlapped step: regions[k] (part set) for
  * batch->blocks[k]; INNER computes each block's box, SHELL the rest; the two together
- * do what .batch does (the populations swap after SHELL). */
+ * do what .batch does (the populations swap after SHELL). A boundary item's .batch in two
+ * parts: INNER its work that reads and writes no cell of a late ghost slice
+ * (regions[k].late), SHELL the rest; it runs only where .batch_early said
+ * REGISTRY_EARLY_PARTS. */
 typedef tsr_status (*registry_batch_part_fn)(registry_batch_t *batch,
                                              const registry_region_t *regions,
                                              registry_part_t part, void *ctx,
                                              tsr_error_t *err);
-/* A boundary item's .batch: *early = 1 where all of its work on the batch reads and
- * writes no cell of a late ghost slice (regions[k].late for batch->blocks[k]), so that
- * it may run whole in INNER, before the kernel's inner part; else 0. */
+/* When a boundary item's .batch may run in an overlapped step (regions[k] for
+ * batch->blocks[k]): *early becomes
+ *   REGISTRY_EARLY_WHOLE where all of its work reads and writes no cell of a late ghost
+ *     slice (regions[k].late): it runs whole in INNER, before the kernel's inner part;
+ *   REGISTRY_EARLY_PARTS where its work splits so (.batch_part): the part that touches no
+ *     late slice in INNER, before the kernel's inner part, the rest in SHELL, after the
+ *     exchange and before the kernel's shell part; and neither part reads or writes what
+ *     the kernel's inner part does;
+ *   REGISTRY_EARLY_NO otherwise: the sweep's batches run whole after the exchange. */
+enum { REGISTRY_EARLY_NO = 0, REGISTRY_EARLY_WHOLE = 1, REGISTRY_EARLY_PARTS = 2 };
 typedef tsr_status (*registry_batch_early_fn)(registry_batch_t *batch,
                                               const registry_region_t *regions, void *ctx,
                                               int *early, tsr_error_t *err);
@@ -175,9 +185,10 @@ typedef struct registry_item {
   registry_part_fn part;     /* kernel and boundary items beside .kernel: the item's work
                                in two parts, for an overlapped step (registry_region_t);
                                without it the item runs whole once the exchange is done */
-  registry_batch_part_fn batch_part;   /* kernel items beside .batch: likewise. A sweep's
-                                          batches split only where every kernel batch has
-                                          it and every boundary batch is early */
+  registry_batch_part_fn batch_part;   /* kernel items beside .batch: likewise; boundary
+                                          items beside .batch_early. A sweep's batches
+                                          split only where every kernel batch has it and
+                                          every boundary batch's .batch_early allows it */
   registry_batch_early_fn batch_early; /* boundary items beside .batch */
   registry_alloc_fn alloc;
   registry_alloc_batch_fn alloc_batch; /* where given, used instead of .alloc */

@@ -111,6 +111,8 @@ typedef struct lbm_gpu_want {
   int density; /* lbm.density to write, instead of the public face's stream-collide fields */
   int boundary; /* the batch of the boundary item: its obstacle links' forces are the
                    blocks' (lbm_gpu_block_t.slice) */
+  const registry_region_t *regions; /* the boundary in two parts: the blocks' late slices
+                                       (gpu_lbm_member_t.late); NULL: whole */
 } lbm_gpu_want_t;
 
 /* The batch's blocks grouped for the device, with the fields of the public face the
@@ -142,7 +144,8 @@ static tsr_status lbm_gpu_group(registry_batch_t *batch, const void *vwant, void
                               .links = {gb->host.links, NULL}, .nlinks = {gb->host.nlinks, 0},
                               .open = gb->host.open, .nopen = gb->host.nopen,
                               .body = gb->host.body, .nbody = gb->host.nbody,
-                              .slice = want->boundary ? &gb->slice : NULL};
+                              .slice = want->boundary ? &gb->slice : NULL,
+                              .late = want->regions ? want->regions[k].late : 0};
   }
   TSR_TRY(gpu_lbm_batch_create(m, batch->n, &c->params, (gpu_lbm_batch_t **)state, err));
 cleanup:
@@ -150,10 +153,12 @@ cleanup:
   return st;
 }
 
-/* The batch's grouping, made at its first call and kept with it. */
+/* The batch's grouping, made at its first call and kept with it (regions: the boundary's
+ * in two parts, as lbm_gpu_want_t's). */
 static tsr_status lbm_gpu_batch(registry_batch_t *batch, const lbm_ctx_t *c, int density,
-                                int boundary, gpu_lbm_batch_t **out, tsr_error_t *err) {
-  const lbm_gpu_want_t want = {c, density, boundary};
+                                int boundary, const registry_region_t *regions,
+                                gpu_lbm_batch_t **out, tsr_error_t *err) {
+  const lbm_gpu_want_t want = {c, density, boundary, regions};
   void *state = NULL;
   tsr_status st = registry_batch_state(batch, lbm_gpu_group, gpu_lbm_batch_release, &want,
                                        &state, err);
@@ -161,37 +166,118 @@ static tsr_status lbm_gpu_batch(registry_batch_t *batch, const lbm_ctx_t *c, int
   return st;
 }
 
-static tsr_status lbm_gpu_boundary(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+/* The boundary of every block: part 0 all of it; 1 and 2 its links that touch no late
+ * ghost slice of regions, and the others. */
+static tsr_status lbm_gpu_boundary_run(registry_batch_t *batch, const registry_region_t *regions,
+                                       int part, const lbm_ctx_t *c, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const lbm_ctx_t *c = vctx;
   gpu_lbm_batch_t *b;
-  TSR_TRY(lbm_gpu_batch(batch, vctx, 0, 1, &b, err));
+  TSR_TRY(lbm_gpu_batch(batch, c, 0, 1, regions, &b, err));
+  TSR_CHECK(!part || gpu_lbm_batch_parts(b), TSR_ERR_INTERNAL,
+            "the GPU boundary of %zu block(s) in parts, but grouped whole", batch->n);
   /* the blocks of a process are in step: the first one's count is the time */
   const lbm_gpu_block_t *first = block_data_get(batch->data[0], c->cells_id);
   double scale[LBM_LINK_GROUPS];
   const bool ramp = lbm_link_scale(&c->opts, first->host.steps, scale);
-  TSR_TRY(gpu_lbm_batch_boundary(b, ramp ? scale : NULL, err));
+  TSR_TRY(gpu_lbm_batch_boundary(b, ramp ? scale : NULL, part, err));
 cleanup:
   return st;
 }
 
-/* Whether the batch's links (plain, outlets, obstacles) touch no cell of a late ghost
- * slice (lbm_link_t.ghost): then they may all run before the kernel's inner part. */
+static tsr_status lbm_gpu_boundary(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+  return lbm_gpu_boundary_run(batch, NULL, 0, vctx, err);
+}
+
+static tsr_status lbm_gpu_boundary_part(registry_batch_t *batch, const registry_region_t *regions,
+                                        registry_part_t part, void *vctx, tsr_error_t *err) {
+  return lbm_gpu_boundary_run(batch, regions, (int)part, vctx, err);
+}
+
+/* Local cell x and direction *i of element e of a field in AoS (grid_index inverted). */
+static void lbm_aos_slot(const grid_dims_t *d, size_t e, int x[3], int *i) {
+  const size_t q = (size_t)d->sx, rx = (size_t)(d->sy / d->sx), ry = (size_t)(d->sz / d->sy);
+  const size_t o = (size_t)d->origin / q, p = e / q;
+  *i = (int)(e % q);
+  x[0] = (int)(p % rx) - (int)(o % rx);
+  x[1] = (int)(p / rx % ry) - (int)(o / rx % ry);
+  x[2] = (int)(p / rx / ry) - (int)(o / rx / ry);
+}
+
+/* Whether slot e (AoS, natural: f_i at cell y) belongs to a cell of the box [lo, hi).
+ * Streamed in place, a cell reads and writes exactly the slots (i, y) with y + c_i = the
+ * cell, in both parities: slot (i, y) belongs to cell y + c_i. */
+static bool lbm_slot_in_box(const lattice_t *l, const grid_dims_t *d, size_t e,
+                            const registry_region_t *r) {
+  int y[3], i;
+  lbm_aos_slot(d, e, y, &i);
+  bool in = true;
+  for (int a = 0; a < 3 && in; ++a) {
+    const int owner = y[a] + l->c[a][i];
+    in = owner >= r->lo[a] && owner < r->hi[a];
+  }
+  return in;
+}
+
+/* Whether a late link (to, from, from2; cells: the outlet's two cells, all of whose
+ * slots it reads, or NULL) touches a slot of a cell of the inner box: in place, the
+ * inner kernel would then change what the link reads or writes before it runs. */
+static bool lbm_link_meets_box(const lbm_ctx_t *c, const grid_dims_t *d, const size_t *slots,
+                               int nslots, const size_t *cells, const registry_region_t *r) {
+  const lattice_t *l = c->lattice;
+  for (int k = 0; k < nslots; ++k)
+    if (lbm_slot_in_box(l, d, slots[k], r)) return true;
+  for (int k = 0; cells && k < 2; ++k)
+    for (int i = 0; i < l->q; ++i)
+      if (lbm_slot_in_box(l, d, cells[k] + (size_t)i * (size_t)d->sc, r)) return true;
+  return false;
+}
+
+/* When the batch's links (plain, outlets, obstacles) may run in an overlapped step
+ * (registry_batch_early_fn): whole before the kernel's inner part where none touches a
+ * cell of a late ghost slice (lbm_link_t.ghost); else in two parts, the links that touch
+ * one after the exchange. A link writes a slot only its fluid cell pulls and reads slots
+ * of cells next to it, so with two copies of the populations (the inner kernel writes
+ * the other one) a late link and the inner kernel touch nothing of each other's. In
+ * place they may (a Bouzidi link's slot i of its fluid cell belongs to the cell after
+ * it, an outlet reads every slot of two cells): then the batch runs whole after the
+ * exchange. */
 static tsr_status lbm_gpu_boundary_early(registry_batch_t *batch, const registry_region_t *regions,
                                          void *vctx, int *early, tsr_error_t *err) {
-  (void)err;
+  tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
-  *early = 1;
-  for (size_t k = 0; k < batch->n && *early; ++k) {
+  bool late_links = false, meets = false;
+  for (size_t k = 0; k < batch->n && !meets; ++k) {
     const lbm_gpu_block_t *gb = block_data_get(batch->data[k], c->cells_id);
-    const uint32_t late = regions[k].late;
-    if (!gb || !late) continue;
+    const registry_region_t *r = &regions[k];
+    if (!gb || !r->late) continue;
+    const field_block_t *pdf = field_block_of(batch->data[k], c->pdf_id);
+    TSR_CHECK(pdf && field_on_device(pdf), TSR_ERR_INTERNAL,
+              "GPU BlockID %d lacks its populations on the device", (int)batch->blocks[k]->id);
+    const bool in_place = gpu_field_in_place(&pdf->device);
     const lbm_block_t *h = &gb->host;
-    for (size_t j = 0; j < h->nlinks && *early; ++j) *early = !(h->links[j].ghost & late);
-    for (size_t j = 0; j < h->nopen && *early; ++j) *early = !(h->open[j].ghost & late);
-    for (size_t j = 0; j < h->nbody && *early; ++j) *early = !(h->body[j].ghost & late);
+    const grid_dims_t *d = &h->dims;
+    for (size_t j = 0; j < h->nlinks && !meets; ++j) {
+      if (!(h->links[j].ghost & r->late)) continue;
+      late_links = true;
+      const size_t s[2] = {h->links[j].to, h->links[j].from};
+      meets = in_place && lbm_link_meets_box(c, d, s, 2, NULL, r);
+    }
+    for (size_t j = 0; j < h->nbody && !meets; ++j) {
+      if (!(h->body[j].ghost & r->late)) continue;
+      late_links = true;
+      const size_t s[3] = {h->body[j].to, h->body[j].from, h->body[j].from2};
+      meets = in_place && lbm_link_meets_box(c, d, s, 3, NULL, r);
+    }
+    for (size_t j = 0; j < h->nopen && !meets; ++j) {
+      if (!(h->open[j].ghost & r->late)) continue;
+      late_links = true;
+      const size_t s[2] = {h->open[j].to, h->open[j].from};
+      meets = in_place && lbm_link_meets_box(c, d, s, 2, h->open[j].cell, r);
+    }
   }
-  return TSR_OK;
+  *early = meets ? REGISTRY_EARLY_NO : late_links ? REGISTRY_EARLY_PARTS : REGISTRY_EARLY_WHOLE;
+cleanup:
+  return st;
 }
 
 /* Plain, or coupled: a force per cell in, the velocity out (as lbm_stream_collide); the
@@ -202,7 +288,7 @@ static tsr_status lbm_gpu_step_part(registry_batch_t *batch, const registry_regi
   tsr_status st = TSR_OK;
   gpu_lbm_batch_t *b;
   int *boxes = NULL;
-  TSR_TRY(lbm_gpu_batch(batch, c, 0, 0, &b, err));
+  TSR_TRY(lbm_gpu_batch(batch, c, 0, 0, NULL, &b, err));
   if (part) TSR_TRY(field_region_boxes(regions, batch->n, &boxes, err));
   const lbm_coupling_flags_t *cf = &c->couple;
   if (!cf->force && !cf->velocity) {
@@ -249,7 +335,7 @@ static tsr_status lbm_gpu_density_part(registry_batch_t *batch, const registry_r
   tsr_status st = TSR_OK;
   gpu_lbm_batch_t *b;
   int *boxes = NULL;
-  TSR_TRY(lbm_gpu_batch(batch, c, 1, 0, &b, err));
+  TSR_TRY(lbm_gpu_batch(batch, c, 1, 0, NULL, &b, err));
   if (part) TSR_TRY(field_region_boxes(regions, batch->n, &boxes, err));
   TSR_TRY(gpu_lbm_batch_pulled_density_part(b, c->opts.shifted ? c->opts.rho0 : 0.0, boxes,
                                             part, err));
@@ -321,7 +407,8 @@ tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_CELLS, .fs = "*", .hs = "gpu", .bs = "*",
        .alloc = lbm_gpu_alloc, .free = lbm_gpu_block_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "gpu",
-       .bs = "fluid_boundary", .batch = lbm_gpu_boundary, .batch_early = lbm_gpu_boundary_early},
+       .bs = "fluid_boundary", .batch = lbm_gpu_boundary, .batch_early = lbm_gpu_boundary_early,
+       .batch_part = lbm_gpu_boundary_part},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "gpu",
        .bs = live, .batch = lbm_gpu_stream_collide,
        .batch_part = lbm_gpu_stream_collide_part},

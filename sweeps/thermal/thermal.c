@@ -450,7 +450,7 @@ static tsr_status thermal_gpu_boundary_early(registry_batch_t *batch,
                                              const registry_region_t *regions, void *vctx,
                                              int *early, tsr_error_t *err) {
   (void)batch, (void)regions, (void)vctx, (void)err;
-  *early = 1;
+  *early = REGISTRY_EARLY_WHOLE;
   return TSR_OK;
 }
 
@@ -458,7 +458,7 @@ static tsr_status thermal_gpu_boundary(registry_batch_t *batch, void *vctx, tsr_
   tsr_status st = TSR_OK;
   gpu_lbm_batch_t *b;
   TSR_TRY(thermal_gpu_batch(batch, vctx, &b, err));
-  TSR_TRY(gpu_lbm_batch_boundary(b, NULL, err));
+  TSR_TRY(gpu_lbm_batch_boundary(b, NULL, 0, err));
 cleanup:
   return st;
 }
