@@ -470,18 +470,27 @@ cleanup:
   return st;
 }
 
-static tsr_status d37_gpu_stream_collide(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+/* The stream-collide of every GPU block: part 0 whole; 1 and 2 the parts of an overlapped
+ * step, as d37_stream_collide_part's (the walls' ghost rows of the box's columns and the
+ * inner box, then the rest), on the boxes of regions; the swap after the whole or part 2. */
+static tsr_status d37_gpu_step(registry_batch_t *batch, const registry_region_t *regions,
+                               int part, const d37_ctx_t *c, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const d37_ctx_t *c = vctx;
   void *state = NULL;
+  int *boxes = NULL;
   TSR_TRY(registry_batch_state(batch, d37_gpu_group, d37_gpu_groups_free, c, &state, err));
-  const gpu_field_groups_t *gs = state;
+  gpu_field_groups_t *gs = state;
+  if (part) {
+    TSR_TRY(field_region_boxes(regions, batch->n, &boxes, err));
+    TSR_TRY(gpu_field_groups_boxes(gs, gpu_program_context(c->prog), boxes, err));
+  }
   for (size_t k = 0; k < gs->count; ++k) {
     const gpu_field_group_t *g = &gs->group[k];
     gpu_field_t *pdf = g->first[0];
     const int w = *(const int *)g->key;
     const gpu_buffer_t src = {gpu_field_array(pdf, pdf->cur), 0},
                        dst = {gpu_field_array(pdf, pdf->cur ^ 1), 0};
+    const gpu_buffer_t *bx = part ? &g->boxes : NULL;
     const grid_dims_t d = gpu_field_dims(pdf);
     for (int side = 0; side < 2; ++side) {
       if (!(w >> side & 1)) continue;
@@ -489,32 +498,49 @@ static tsr_status d37_gpu_stream_collide(registry_batch_t *batch, void *vctx, ts
       const gpu_arg_t wargs[] = {
           gpu_arg_buffer(&src), gpu_arg_buffer(&g->bases[0]), gpu_arg_long(d.origin),
           gpu_arg_long(d.sy), gpu_arg_long(d.sc), gpu_arg_int(g->n[1]), gpu_arg_int(side),
-          gpu_arg_buffer(&c->consts)};
+          gpu_arg_buffer(&c->consts), gpu_arg_buffer(bx), gpu_arg_int(part)};
       TSR_TRY(gpu_program_launch_blocks(c->prog, 1, nw, g->nblocks, wargs,
                                         (int)(sizeof wargs / sizeof wargs[0]), err));
     }
-    const gpu_arg_t args[] = {
-        gpu_arg_buffer(&src), gpu_arg_buffer(&dst), gpu_arg_buffer(&g->bases[0]),
-        gpu_arg_long(d.origin), gpu_arg_long(d.sy), gpu_arg_long(d.sc),
-        gpu_arg_buffer(&c->consts)};
     if (!c->o.split) {
+      const gpu_arg_t args[] = {
+          gpu_arg_buffer(&src), gpu_arg_buffer(&dst), gpu_arg_buffer(&g->bases[0]),
+          gpu_arg_long(d.origin), gpu_arg_long(d.sy), gpu_arg_long(d.sc),
+          gpu_arg_buffer(&c->consts), gpu_arg_buffer(bx), gpu_arg_int(part)};
       TSR_TRY(gpu_program_launch_blocks(c->prog, 0, g->n, g->nblocks, args,
                                         (int)(sizeof args / sizeof args[0]), err));
       continue;
     }
-    /* split: the propagation (the arguments above less the constants), then the
-       collision in place in dst */
-    TSR_TRY(gpu_program_launch_blocks(c->prog, 2, g->n, g->nblocks, args,
-                                      (int)(sizeof args / sizeof args[0]) - 1, err));
+    /* split: the propagation, then the collision in place in dst */
+    const gpu_arg_t pargs[] = {
+        gpu_arg_buffer(&src), gpu_arg_buffer(&dst), gpu_arg_buffer(&g->bases[0]),
+        gpu_arg_long(d.origin), gpu_arg_long(d.sy), gpu_arg_long(d.sc), gpu_arg_buffer(bx),
+        gpu_arg_int(part)};
+    TSR_TRY(gpu_program_launch_blocks(c->prog, 2, g->n, g->nblocks, pargs,
+                                      (int)(sizeof pargs / sizeof pargs[0]), err));
     const gpu_arg_t cargs[] = {gpu_arg_buffer(&dst), gpu_arg_buffer(&g->bases[0]),
                                gpu_arg_long(d.origin), gpu_arg_long(d.sy), gpu_arg_long(d.sc),
-                               gpu_arg_buffer(&c->consts)};
+                               gpu_arg_buffer(&c->consts), gpu_arg_buffer(bx),
+                               gpu_arg_int(part)};
     TSR_TRY(gpu_program_launch_blocks(c->prog, 3, g->n, g->nblocks, cargs,
                                       (int)(sizeof cargs / sizeof cargs[0]), err));
   }
-  for (size_t k = 0; k < batch->n; ++k) field_swap(field_block_of(batch->data[k], c->pdf_id));
+  for (size_t k = 0; k < batch->n && part != 1; ++k)
+    field_swap(field_block_of(batch->data[k], c->pdf_id));
 cleanup:
+  free(boxes);
   return st;
+}
+
+static tsr_status d37_gpu_stream_collide(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+  return d37_gpu_step(batch, NULL, 0, vctx, err);
+}
+
+static tsr_status d37_gpu_stream_collide_part(registry_batch_t *batch,
+                                              const registry_region_t *regions,
+                                              registry_part_t part, void *vctx,
+                                              tsr_error_t *err) {
+  return d37_gpu_step(batch, regions, (int)part, vctx, err);
 }
 
 /* The end of a step: GPU blocks wait for their queue (so that the step's time is the
@@ -703,7 +729,8 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
       .concurrent = 1}, err));
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_STREAM_COLLIDE, .fs = "*", .hs = "gpu",
-      .bs = "*", .batch = d37_gpu_stream_collide, .ctx = ctx}, err));
+      .bs = "*", .batch = d37_gpu_stream_collide, .batch_part = d37_gpu_stream_collide_part,
+      .ctx = ctx}, err));
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_WAIT, .fs = "*", .hs = "gpu", .bs = "*",
       .batch = d37_gpu_wait, .ctx = ctx}, err));

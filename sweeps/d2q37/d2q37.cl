@@ -7,15 +7,29 @@
  * (gpu_program_launch_blocks); k: the run's constants (d2q37_constants). A block with
  * walls has their ghost rows written first (d37_walls_kernel). d2q37.kernel "split" runs
  * d37_propagate_kernel and then d37_collide_kernel in place instead of the fused
- * kernel, as Calore et al. run them: the same values. */
+ * kernel, as Calore et al. run them: the same values. Every kernel takes the part of an
+ * overlapped step last: part 1 only the cells of block b's box boxes[6 b .. 6 b + 5] (lo
+ * x, y, z, hi x, y, z), part 2 only the others, part 0 all (boxes unused); the walls
+ * kernel by the box's columns alone. */
+
+/* Returns from a work item outside the part; ROWS 0: the column x alone decides. */
+#define D37_PART(b, x, y, ROWS)                                                        \
+  if (part) {                                                                          \
+    __global const int *bx_ = boxes + 6 * (b);                                         \
+    const int in_ = (x) >= bx_[0] && (x) < bx_[3] &&                                   \
+                    (!(ROWS) || ((y) >= bx_[1] && (y) < bx_[4]));                      \
+    if (in_ != (part == 1)) return;                                                    \
+  }
 
 __kernel void d37_stream_collide_kernel(const int b0, const int nz,
                                         __global const D37_REAL *src_a,
                                         __global D37_REAL *dst_a, __global const long *fb,
                                         const long origin, const long sy, const long sc,
-                                        __constant const d37_consts_t *k) {
+                                        __constant const d37_consts_t *k,
+                                        __global const int *boxes, const int part) {
   const long x = get_global_id(0), y = get_global_id(1);
   const int b = b0 + (int)get_global_id(2) / nz;
+  D37_PART(b, x, y, 1)
   __global const D37_REAL *src = src_a + fb[b];
   __global D37_REAL *dst = dst_a + fb[b];
   const long c = origin + x + sy * y;
@@ -30,9 +44,11 @@ __kernel void d37_stream_collide_kernel(const int b0, const int nz,
 /* The propagation alone: each population pulled into dst at its cell. */
 __kernel void d37_propagate_kernel(const int b0, const int nz, __global const D37_REAL *src_a,
                                    __global D37_REAL *dst_a, __global const long *fb,
-                                   const long origin, const long sy, const long sc) {
+                                   const long origin, const long sy, const long sc,
+                                   __global const int *boxes, const int part) {
   const long x = get_global_id(0), y = get_global_id(1);
   const int b = b0 + (int)get_global_id(2) / nz;
+  D37_PART(b, x, y, 1)
   __global const D37_REAL *src = src_a + fb[b];
   __global D37_REAL *dst = dst_a + fb[b];
   const long c = origin + x + sy * y;
@@ -43,9 +59,11 @@ __kernel void d37_propagate_kernel(const int b0, const int nz, __global const D3
 /* The collision alone, in place: each cell's populations read and written at the cell. */
 __kernel void d37_collide_kernel(const int b0, const int nz, __global D37_REAL *f_a,
                                  __global const long *fb, const long origin, const long sy,
-                                 const long sc, __constant const d37_consts_t *k) {
+                                 const long sc, __constant const d37_consts_t *k,
+                                 __global const int *boxes, const int part) {
   const long x = get_global_id(0), y = get_global_id(1);
   const int b = b0 + (int)get_global_id(2) / nz;
+  D37_PART(b, x, y, 1)
   __global D37_REAL *g = f_a + fb[b];
   const long c = origin + x + sy * y;
   D37_REAL f[D37_Q];
@@ -61,8 +79,10 @@ __kernel void d37_collide_kernel(const int b0, const int nz, __global D37_REAL *
 __kernel void d37_walls_kernel(const int b0, const int nz, __global D37_REAL *src_a,
                                __global const long *fb, const long origin, const long sy,
                                const long sc, const int ny, const int side,
-                               __constant const d37_consts_t *k) {
+                               __constant const d37_consts_t *k, __global const int *boxes,
+                               const int part) {
   const long x = get_global_id(0);
   const int b = b0 + (int)get_global_id(2) / nz;
+  D37_PART(b, x, 0, 0)
   d37_wall_ghosts(k, src_a + fb[b], origin + x, sy, sc, ny, side);
 }
