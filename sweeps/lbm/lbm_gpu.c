@@ -138,12 +138,14 @@ static tsr_status lbm_gpu_group(registry_batch_t *batch, const void *vwant, void
                   (!(use_u || density) || (u && field_on_device(u))),
               TSR_ERR_INTERNAL, "GPU BlockID %d lacks a field of the flow's public face on the "
               "device", (int)batch->blocks[k]->id);
+    /* the links go to the device for the boundary's batch alone */
+    const lbm_block_t *h = want->boundary ? &gb->host : &(const lbm_block_t){0};
     m[k] = (gpu_lbm_member_t){.prog = gb->prog, .pdf = &pdf->device,
                               .aux_in = use_force ? &f->device : NULL,
                               .aux_out = use_u || density ? &u->device : NULL,
-                              .links = {gb->host.links, NULL}, .nlinks = {gb->host.nlinks, 0},
-                              .open = gb->host.open, .nopen = gb->host.nopen,
-                              .body = gb->host.body, .nbody = gb->host.nbody,
+                              .links = {h->links, NULL}, .nlinks = {h->nlinks, 0},
+                              .open = h->open, .nopen = h->nopen,
+                              .body = h->body, .nbody = h->nbody,
                               .slice = want->boundary ? &gb->slice : NULL,
                               .late = want->regions ? want->regions[k].late : 0};
   }
