@@ -22,7 +22,7 @@
 #   8. the overlapped step on the GPU: 2 processes sharing the device, the periodic
 #      D3Q19 box of configs/bench_box.json at N^3 (N = --gpu-cells), 64 blocks each, the
 #      exchange overlapped and not, alternating (bench --overlap both): the exchange's
-#      share of the step;
+#      share of the step; then the d2q37 showcase the same way on 2 processes;
 #   9. the plan's model on the GPU: the same box on one GPU process, 1, 8 and 64 blocks,
 #      calibrated, the predicted step against the measured one.
 # Usage: scripts/gpu-check.sh [--build DIR] [--tessera PATH] [--tests FILE] [--report FILE]
@@ -180,6 +180,12 @@ sec_overlap() {
 section "the overlapped step on the GPU: 2 processes on the device, ${gcells}^3, 128 blocks"
 run $mpi -n 2 "$tessera" bench --config configs/bench_box.json \
     --set "domain.cells=[$gcells,$gcells,$gcells]" --set 'domain.blocks=[4,4,8]' \
+    --set 'hardware.hs="gpu"' --overlap both --steps 50 --repeat 3
+echo "(d2q37: the Rayleigh-Taylor showcase on 2 processes, 8 blocks, walls at y)" | tee -a "$report"
+run $mpi -n 2 "$tessera" bench --config configs/rayleigh_taylor.json \
+    --set 'domain.cells=[2048,4096,1]' --set 'domain.blocks=[1,8,1]' \
+    --set 'd2q37.gravity=[0,-6.25e-5,0]' --set 'd2q37.initial.interface=2048' \
+    --set 'd2q37.initial.amplitude=16' --set 'd2q37.initial.width=16' \
     --set 'hardware.hs="gpu"' --overlap both --steps 50 --repeat 3
 }
 
