@@ -8,18 +8,8 @@
  * walls has their ghost rows written first (d37_walls_kernel). d2q37.kernel "split" runs
  * d37_propagate_kernel and then d37_collide_kernel in place instead of the fused
  * kernel, as Calore et al. run them: the same values. Every kernel takes the part of an
- * overlapped step last: part 1 only the cells of block b's box boxes[6 b .. 6 b + 5] (lo
- * x, y, z, hi x, y, z), part 2 only the others, part 0 all (boxes unused); the walls
- * kernel by the box's columns alone. */
-
-/* Returns from a work item outside the part; ROWS 0: the column x alone decides. */
-#define D37_PART(b, x, y, ROWS)                                                        \
-  if (part) {                                                                          \
-    __global const int *bx_ = boxes + 6 * (b);                                         \
-    const int in_ = (x) >= bx_[0] && (x) < bx_[3] &&                                   \
-                    (!(ROWS) || ((y) >= bx_[1] && (y) < bx_[4]));                      \
-    if (in_ != (part == 1)) return;                                                    \
-  }
+ * overlapped step last (GPU_PART_RETURN, part.cl); the walls kernel by the box's columns
+ * alone. */
 
 __kernel void d37_stream_collide_kernel(const int b0, const int nz,
                                         __global const D37_REAL *src_a,
@@ -29,7 +19,7 @@ __kernel void d37_stream_collide_kernel(const int b0, const int nz,
                                         __global const int *boxes, const int part) {
   const long x = get_global_id(0), y = get_global_id(1);
   const int b = b0 + (int)get_global_id(2) / nz;
-  D37_PART(b, x, y, 1)
+  GPU_PART_RETURN(boxes, part, b, x, y, 0, 2)
   __global const D37_REAL *src = src_a + fb[b];
   __global D37_REAL *dst = dst_a + fb[b];
   const long c = origin + x + sy * y;
@@ -48,7 +38,7 @@ __kernel void d37_propagate_kernel(const int b0, const int nz, __global const D3
                                    __global const int *boxes, const int part) {
   const long x = get_global_id(0), y = get_global_id(1);
   const int b = b0 + (int)get_global_id(2) / nz;
-  D37_PART(b, x, y, 1)
+  GPU_PART_RETURN(boxes, part, b, x, y, 0, 2)
   __global const D37_REAL *src = src_a + fb[b];
   __global D37_REAL *dst = dst_a + fb[b];
   const long c = origin + x + sy * y;
@@ -63,7 +53,7 @@ __kernel void d37_collide_kernel(const int b0, const int nz, __global D37_REAL *
                                  __global const int *boxes, const int part) {
   const long x = get_global_id(0), y = get_global_id(1);
   const int b = b0 + (int)get_global_id(2) / nz;
-  D37_PART(b, x, y, 1)
+  GPU_PART_RETURN(boxes, part, b, x, y, 0, 2)
   __global D37_REAL *g = f_a + fb[b];
   const long c = origin + x + sy * y;
   D37_REAL f[D37_Q];
@@ -83,6 +73,6 @@ __kernel void d37_walls_kernel(const int b0, const int nz, __global D37_REAL *sr
                                const int part) {
   const long x = get_global_id(0);
   const int b = b0 + (int)get_global_id(2) / nz;
-  D37_PART(b, x, 0, 0)
+  GPU_PART_RETURN(boxes, part, b, x, 0, 0, 1)
   d37_wall_ghosts(k, src_a + fb[b], origin + x, sy, sc, ny, side);
 }

@@ -41,12 +41,7 @@ __kernel void sc_force_kernel(const int b0, const int nz, __global const SC_REAL
                               const int accumulate, __global const int *boxes,
                               const int part) {
   SC_BLOCK_CELL
-  if (part) {
-    __global const int *bx = boxes + 6 * b;
-    const int in = x >= bx[0] && x < bx[3] && y >= bx[1] && y < bx[4] && z >= bx[2] &&
-                   z < bx[5];
-    if (in != (part == 1)) return;
-  }
+  GPU_PART_RETURN(boxes, part, b, x, y, z, 3)
   __global const SC_REAL *psi = psi_a + pb[b];
   __global SC_REAL *force = force_a + fb[b];
   const long c = p0 + x + psy * y + psz * z, f = f0 + x + fsy * y + fsz * z;
