@@ -1,6 +1,6 @@
 /* fma_peak_impl.h: the FMA chains of fma_peak.h for one CPU level (FMA_LEVEL) and one
  * precision (FMA_REAL, FMA_FMA, FMA_SFX), included by the generated
- * d2q37_kernels_<level>.c. */
+ * fma_peak_level_<level>.c. */
 #define FMA_CAT_(a, b, c) a##_##b##_##c
 #define FMA_CAT(a, b, c) FMA_CAT_(a, b, c)
 #ifndef FMA_CHAINS

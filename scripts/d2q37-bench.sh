@@ -25,7 +25,7 @@ cat > "$work/count.c" <<'C'
 void one_collide(const d37_consts_t_d *k, double *f);
 __attribute__((noinline)) void one_collide(const d37_consts_t_d *k, double *f) { d37_collide_d(k, f); }
 C
-cc -O2 -std=c17 -ffp-contract=off -march=x86-64-v3 -fno-tree-vectorize -Ikernels_cpu \
+cc -O2 -std=c17 -ffp-contract=off -march=x86-64-v3 -fno-tree-vectorize -Ikernels_cpu -Ikernels_cpu/d2q37 \
    -I"$build/kernels_cpu" -c "$work/count.c" -o "$work/count.o"
 flops=$(objdump -d --no-show-raw-insn "$work/count.o" |
         awk '/<one_collide>:/,/^$/ { op = $2

@@ -1,4 +1,4 @@
-/* d2q37: the thermal compressible model on the D2Q37 lattice (kernels_cpu/d2q37_cell.h;
+/* d2q37: the thermal compressible model on the D2Q37 lattice (kernels_cpu/d2q37/d2q37_cell.h;
  * docs/physics.md, "Thermal compressible flow (D2Q37)").
  *
  * One field, d2q37.pdf: 37 populations per cell with ghost layers 3 cells wide along x
@@ -19,7 +19,7 @@
  * sum f |c_i|^2 / 2 over the post-collision populations, and the kinetic energy of the
  * hydrodynamic velocity, sum rho |u|^2 / 2. The domain is 2-D (one cell along z) and
  * periodic along x; along y periodic too, or closed by two walls at fixed temperatures
- * (d37_wall_ghosts in kernels_cpu/d2q37_cell.h: mirrored ghost rows, no mass across).
+ * (d37_wall_ghosts in kernels_cpu/d2q37/d2q37_cell.h: mirrored ghost rows, no mass across).
  * Blocks run on hs cpu (d2q37_kernels.c) and hs gpu (d2q37.cl), with bitwise the same
  * results. */
 #include "d2q37.h"

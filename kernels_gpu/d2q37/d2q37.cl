@@ -1,5 +1,5 @@
 /* d2q37.cl: the D2Q37 stream-collide on GPU blocks. The program source is
- * kernels_cpu/lattice_defs.h, kernels_cpu/d2q37_cell.h (the cell's arithmetic, the CPU's
+ * kernels_cpu/lattice_defs.h, kernels_cpu/d2q37/d2q37_cell.h (the cell's arithmetic, the CPU's
  * too) and this file; build define D37_DOUBLE (0 or 1). The populations are SoA arrays of
  * the block (the field kit's device layout): component i of cell (x, y) is element
  * origin + x + sy y + sc i of the block's copy, whose start in the set's array is

@@ -1,7 +1,8 @@
 #include "lbm_kernels.h"
 
 #include "cpu_level.h"
-#include "cpu_levels.h" /* generated: CPU_LEVEL_LIST */
+#include "cpu_levels.h"   /* generated: CPU_LEVEL_LIST */
+#include "lbm_lattices.h" /* generated: LBM_LATTICE_LIST */
 
 double lbm_omega_minus(double omega_plus, double lambda) {
   return 1.0 / (lambda / (1.0 / omega_plus - 0.5) + 0.5);
@@ -16,10 +17,10 @@ double lbm_omega_minus(double omega_plus, double lambda) {
 #define LBM_KERNELS_ENTRY_(lower, level)                                                 \
   &lbm_kernels_aos_##lower##_f32_##level, &lbm_kernels_aos_##lower##_f64_##level,        \
       &lbm_kernels_soa_##lower##_f32_##level, &lbm_kernels_soa_##lower##_f64_##level,
-#define LBM_KERNELS_DECLARE(level, name) CPU_LEVEL_LATTICES(LBM_KERNELS_DECLARE_, level)
-#define LBM_KERNELS_ENTRY(level, name) {CPU_LEVEL_LATTICES(LBM_KERNELS_ENTRY_, level)},
+#define LBM_KERNELS_DECLARE(level, name) LBM_LATTICE_LIST(LBM_KERNELS_DECLARE_, level)
+#define LBM_KERNELS_ENTRY(level, name) {LBM_LATTICE_LIST(LBM_KERNELS_ENTRY_, level)},
 #define LBM_COUNT_LATTICE(lower, level) +4
-enum { LBM_SETS_PER_LEVEL = 0 CPU_LEVEL_LATTICES(LBM_COUNT_LATTICE, _) };
+enum { LBM_SETS_PER_LEVEL = 0 LBM_LATTICE_LIST(LBM_COUNT_LATTICE, _) };
 CPU_LEVEL_LIST(LBM_KERNELS_DECLARE)
 static const lbm_kernels_t *const lbm_kernel_sets[][LBM_SETS_PER_LEVEL] = {
     CPU_LEVEL_LIST(LBM_KERNELS_ENTRY)};

@@ -8,7 +8,7 @@
  * Stream-collide goes along x rows, every row the same way whatever block it is in:
  *   SoA: a plane's rows are contiguous in each component's array (grid.h), so the
  *        kernel walks each plane as one run of cells, from the first interior cell to the
- *        last, in vectors of 8 or 16 cells (lbm_simd.h) aligned to the array: each direction's pulled values are one unaligned load, each result one
+ *        last, in vectors of 8 or 16 cells (simd.h) aligned to the array: each direction's pulled values are one unaligned load, each result one
  *        aligned whole-line store (nontemporal where the ISA has them). Lanes that fall on
  *        ghost cells (the ends of rows, the rows before and after) are computed like the
  *        others and written to the ghost layer of dst, whose values are unspecified after
@@ -90,17 +90,17 @@ static void LBM_FN(consts_init)(LBM_FN(consts_t) *k, const lbm_params_t *p, int 
  * than a register through the stack, and the reloads that follow stall on store
  * forwarding: SRT at 62% of TRT's MLUPS in DP with AVX2). */
 typedef struct LBM_FN(vconsts) {
-  LBM_CONSTS_FIELDS(LBM_P(lbm_vec))
+  LBM_CONSTS_FIELDS(LBM_P(simd_vec))
 } LBM_FN(vconsts_t);
 
 static void LBM_FN(vconsts_init)(LBM_FN(vconsts_t) *restrict kv, const LBM_FN(consts_t) *restrict k) {
-  _Static_assert(sizeof *kv == LBM_CONSTS_COUNT(LAT(Q)) * sizeof(LBM_P(lbm_vec)),
+  _Static_assert(sizeof *kv == LBM_CONSTS_COUNT(LAT(Q)) * sizeof(LBM_P(simd_vec)),
                  "vector constants are packed");
   /* field by field in declaration order, as arrays of the structs' whole size */
   REAL s[LBM_CONSTS_COUNT(LAT(Q))];
-  LBM_P(lbm_vec) v[LBM_CONSTS_COUNT(LAT(Q))];
+  LBM_P(simd_vec) v[LBM_CONSTS_COUNT(LAT(Q))];
   memcpy(s, k, sizeof s);
-  for (int i = 0; i < LBM_CONSTS_COUNT(LAT(Q)); ++i) v[i] = (LBM_P(lbm_vec)){0} + s[i];
+  for (int i = 0; i < LBM_CONSTS_COUNT(LAT(Q)); ++i) v[i] = (LBM_P(simd_vec)){0} + s[i];
   memcpy(kv, v, sizeof v);
 }
 
@@ -186,18 +186,18 @@ typedef void (*LBM_FN(run_fn))(int n, const REAL *restrict s, const ptrdiff_t *r
 /* SoA vector code: nvec vectors of cells from s (the first cell's component 0 in the
  * source field; off: element offsets of the pulled values) to d (the same cell in the
  * destination field, aligned to the vector size; sc: the component stride). */
-#define LBM_T LBM_P(lbm_vec)
+#define LBM_T LBM_P(simd_vec)
 #define LBM_ZERO ((LBM_T){0})
 #define LBM_K_T LBM_T
 #define LBM_K_ZERO LBM_ZERO
-#define LBM_LD(I) LBM_P(lbm_vload)(s + off[I])
-#define LBM_ST(I, V) LBM_P(lbm_vstore)(d + (ptrdiff_t)(I) * sc, (V))
+#define LBM_LD(I) LBM_P(simd_vload)(s + off[I])
+#define LBM_ST(I, V) LBM_P(simd_vstore)(d + (ptrdiff_t)(I) * sc, (V))
 #define LBM_DEFINE_VEC_SOA(NAME, BODY)                                                   \
   static void LBM_FN(NAME)(const REAL *restrict s, const ptrdiff_t *restrict off,        \
                            REAL *restrict d, ptrdiff_t sc,                               \
                            const LBM_FN(vconsts_t) *restrict k, ptrdiff_t nvec) {        \
     LBM_COLLIDE_CONSTS;                                                                  \
-    for (ptrdiff_t v_ = 0; v_ < nvec; ++v_, s += LBM_P(LBM_VW), d += LBM_P(LBM_VW)) {     \
+    for (ptrdiff_t v_ = 0; v_ < nvec; ++v_, s += LBM_P(SIMD_VW), d += LBM_P(SIMD_VW)) {     \
       if (LBM_SOA_PREFETCH)                                                              \
         LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_)                                   \
           __builtin_prefetch(s + off[i_] + LBM_SOA_PREFETCH * 64 / (int)sizeof(REAL), 0, 3); \
@@ -224,8 +224,8 @@ typedef struct LBM_FN(vcouple) {
   int acc;
 } LBM_FN(vcouple_t);
 typedef struct LBM_FN(kf) {
-  LBM_P(lbm_vec) fx, fy, fz, hfx, hfy, hfz, ax, ay, az;
-  LBM_P(lbm_vec) cf[LAT(Q)], cf3[LAT(Q)], smw3cf[LAT(Q)];
+  LBM_P(simd_vec) fx, fy, fz, hfx, hfy, hfz, ax, ay, az;
+  LBM_P(simd_vec) cf[LAT(Q)], cf3[LAT(Q)], smw3cf[LAT(Q)];
 } LBM_FN(kf_t);
 #undef LBM_KF
 #define LBM_KF(F) (kf_.F)
@@ -246,24 +246,24 @@ typedef struct LBM_FN(kf) {
       kf_.smw3cf[i_] = k->smw3cf[i_];                                                    \
     }                                                                                    \
     (void)sm_;                                                                           \
-    for (ptrdiff_t v_ = 0; v_ < nvec; ++v_, s += LBM_P(LBM_VW), d += LBM_P(LBM_VW),       \
-                   at += LBM_P(LBM_VW)) {                                                \
+    for (ptrdiff_t v_ = 0; v_ < nvec; ++v_, s += LBM_P(SIMD_VW), d += LBM_P(SIMD_VW),       \
+                   at += LBM_P(SIMD_VW)) {                                                \
       if (LBM_SOA_PREFETCH)                                                              \
         LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_)                                   \
           __builtin_prefetch(s + off[i_] + LBM_SOA_PREFETCH * 64 / (int)sizeof(REAL), 0, 3); \
       if (ADE_) {                                                                        \
-        kf_.ax = LBM_P(lbm_vload)(c->in + at);                                           \
-        kf_.ay = LBM_P(lbm_vload)(c->in + at + c->in_sc);                                \
-        kf_.az = LBM_P(lbm_vload)(c->in + at + 2 * c->in_sc);                            \
+        kf_.ax = LBM_P(simd_vload)(c->in + at);                                           \
+        kf_.ay = LBM_P(simd_vload)(c->in + at + c->in_sc);                                \
+        kf_.az = LBM_P(simd_vload)(c->in + at + 2 * c->in_sc);                            \
       } else if (c->in) {                                                                \
-        kf_.fx = c->fw * (k0->fx + LBM_P(lbm_vload)(c->in + at));                        \
-        kf_.fy = c->fw * (k0->fy + LBM_P(lbm_vload)(c->in + at + c->in_sc));             \
-        kf_.fz = c->fw * (k0->fz + LBM_P(lbm_vload)(c->in + at + 2 * c->in_sc));         \
+        kf_.fx = c->fw * (k0->fx + LBM_P(simd_vload)(c->in + at));                        \
+        kf_.fy = c->fw * (k0->fy + LBM_P(simd_vload)(c->in + at + c->in_sc));             \
+        kf_.fz = c->fw * (k0->fz + LBM_P(simd_vload)(c->in + at + 2 * c->in_sc));         \
         kf_.hfx = (REAL)0.5 * kf_.fx;                                                    \
         kf_.hfy = (REAL)0.5 * kf_.fy;                                                    \
         kf_.hfz = (REAL)0.5 * kf_.fz;                                                    \
         LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) {                                 \
-          const LBM_P(lbm_vec) cf_ = (REAL)LAT_CX(i_) * kf_.fx + (REAL)LAT_CY(i_) * kf_.fy + \
+          const LBM_P(simd_vec) cf_ = (REAL)LAT_CX(i_) * kf_.fx + (REAL)LAT_CY(i_) * kf_.fy + \
                                      (REAL)LAT_CZ(i_) * kf_.fz;                          \
           kf_.cf[i_] = cf_;                                                              \
           kf_.cf3[i_] = LBM_A1 * cf_;                                                    \
@@ -273,18 +273,18 @@ typedef struct LBM_FN(kf) {
       LBM_COLLIDE_CONSTS;                                                                \
       BODY                                                                               \
       if (ADE_ && c->out) {                                                              \
-        const LBM_P(lbm_vec) dc_ = rho - c->c0;                                          \
+        const LBM_P(simd_vec) dc_ = rho - c->c0;                                          \
         for (int a_ = 0; a_ < 3; ++a_) {                                                 \
           REAL *o_ = c->out + at + a_ * c->out_sc;                                       \
           const REAL b_ = a_ == 0 ? c->bx : a_ == 1 ? c->by : c->bz;                     \
-          const LBM_P(lbm_vec) s_ =                                                      \
-              (c->acc ? LBM_P(lbm_vload)(o_) : (LBM_P(lbm_vec)){0}) + b_ * dc_;          \
-          LBM_P(lbm_vstore)(o_, s_);                                                     \
+          const LBM_P(simd_vec) s_ =                                                      \
+              (c->acc ? LBM_P(simd_vload)(o_) : (LBM_P(simd_vec)){0}) + b_ * dc_;          \
+          LBM_P(simd_vstore)(o_, s_);                                                     \
         }                                                                                \
       } else if (!ADE_ && c->out) {                                                      \
-        LBM_P(lbm_vstore)(c->out + at, ux);                                              \
-        LBM_P(lbm_vstore)(c->out + at + c->out_sc, uy);                                  \
-        LBM_P(lbm_vstore)(c->out + at + 2 * c->out_sc, uz);                              \
+        LBM_P(simd_vstore)(c->out + at, ux);                                              \
+        LBM_P(simd_vstore)(c->out + at + c->out_sc, uy);                                  \
+        LBM_P(simd_vstore)(c->out + at + 2 * c->out_sc, uz);                              \
       }                                                                                  \
     }                                                                                    \
   }
@@ -328,7 +328,7 @@ typedef void (*LBM_FN(vec_aos_fn))(int n, const REAL *restrict s, const ptrdiff_
 #undef LBM_K_T
 #undef LBM_K_ZERO
 
-#define LBM_VW LBM_P(LBM_VW)
+#define LBM_VW LBM_P(SIMD_VW)
 /* Vectors per work item of the SoA loop (a few rows of a 128-cell block). */
 #define LBM_SEG 64
 
@@ -402,7 +402,7 @@ static void LBM_FN(soa_all)(const grid_dims_t *d, const LBM_FN(soa_job_t) *j,
         }
         if (rb > ra) LBM_FN(soa_run)(j, plane + ra, (rb - ra) / LBM_VW);
       }
-    lbm_store_fence();
+    simd_store_fence();
   }
 }
 
@@ -478,11 +478,11 @@ static void LBM_FN(stream_collide_region)(const void *restrict vsrc, void *restr
             /* back to the cell layout, then out to the field in one sweep of stores */
             for (int x = 0; x < n; ++x)
               for (int i = 0; i < LAT(Q); ++i) cells[x * LAT(Q) + i] = out[i][x];
-            LBM_P(lbm_store_run)(dst + base, cells, (size_t)n * LAT(Q));
+            LBM_P(simd_store_run)(dst + base, cells, (size_t)n * LAT(Q));
           }
         }
       }
-    lbm_store_fence();
+    simd_store_fence();
   }
 }
 
@@ -780,7 +780,7 @@ static void LBM_FN(outlet)(void *vf, const grid_dims_t *d, const lbm_open_link_t
   const lbm_kernels_t LBM_SET(NAME, LNAME, SFX, LBM_LEVEL) = {.lattice = &LBM_CAT2(lattice, LNAME),              \
                                       .layout = LAYOUT,                                  \
                                       .esize = sizeof(REAL),                             \
-                                      .nontemporal = LBM_NONTEMPORAL,                    \
+                                      .nontemporal = SIMD_NONTEMPORAL,                    \
                                       .stream_collide = LBM_FN(stream_collide),          \
                                       .coupled = LBM_FN(coupled),                        \
                                       .stream_collide_region = LBM_FN(stream_collide_region), \

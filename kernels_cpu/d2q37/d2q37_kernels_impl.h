@@ -2,7 +2,7 @@
  * and one precision (D37_REAL, D37_FN), included by the generated d2q37_kernels_<level>.c.
  * Rows of a block run in parallel; along a row the cells run in tiles of one 64-byte
  * vector per population (d37_collide_tile: each lane bitwise the scalar d37_collide). */
-#include "lbm_simd.h" /* 64-byte vectors and their nontemporal stores */
+#include "simd.h" /* 64-byte vectors and their nontemporal stores */
 /* tiles ahead that each population's next line is asked for: 37 streams are more than the
    hardware prefetchers follow */
 #ifndef D37_PREFETCH
@@ -10,8 +10,8 @@
 #endif
 #define D37_CAT2_(a, b) a##_##b
 #define D37_CAT2(a, b) D37_CAT2_(a, b)
-#define D37_VLOAD(p) D37_CAT2(lbm_vload, D37_SFX)(p)
-#define D37_VSTORE(p, v) D37_CAT2(lbm_vstore, D37_SFX)(p, v)
+#define D37_VLOAD(p) D37_CAT2(simd_vload, D37_SFX)(p)
+#define D37_VSTORE(p, v) D37_CAT2(simd_vstore, D37_SFX)(p, v)
 #define D37_CAT_(a, b, c) a##_##b##_##c
 #define D37_CAT(a, b, c) D37_CAT_(a, b, c)
 
@@ -55,7 +55,7 @@ static void D37_CAT(d37_box, D37_SFX, D37_LEVEL)(const D37_REAL *src, D37_REAL *
       }
     }
   }
-  lbm_store_fence();
+  simd_store_fence();
 }
 
 /* One step on the cells of the box [lo, hi): fused (split 0), each cell pulls its

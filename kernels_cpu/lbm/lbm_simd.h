@@ -1,7 +1,8 @@
-/* lbm_simd.h: the memory helpers of the CPU stream-collide kernels (private to
- * lbm_kernels_impl.h): nontemporal stores, and on AVX-512 the gathers and register
- * transposes of the AoS vector path. Every function takes the lattice's Q as an
- * argument and is inlined where Q is a constant. */
+/* lbm_simd.h: the memory helpers of the flow's CPU stream-collide kernels (private to
+ * lbm_kernels_impl.h), beside the shared vectors and stores of simd.h: the portable AoS
+ * path's runs, and on AVX-512 the gathers and register transposes of the AoS vector
+ * path. Every function takes the lattice's Q as an argument and is inlined where Q is a
+ * constant. */
 #ifndef LBM_SIMD_H
 #define LBM_SIMD_H
 
@@ -10,10 +11,7 @@
 #include <string.h>
 
 #include "lattice_defs.h"
-
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
+#include "simd.h"
 
 #define LBM_ALIGNED _Alignas(64)
 
@@ -21,99 +19,6 @@
  * (2 x 27 x 64 x 8 B = 27 KiB in double precision at most). */
 #ifndef LBM_CHUNK
 #define LBM_CHUNK 64
-#endif
-
-/* Stores of a run of post-collision values that is contiguous in the field and written
- * whole: where SSE2 is there (every x86-64) they go out with nontemporal stores, which
- * skip reading the destination lines into the cache first (the field is far larger
- * than the caches, and the kernel reads it only in the next step). The same values
- * land in memory either way; lbm_store_fence orders the stores before the threads
- * meet. */
-#if defined(__SSE2__) && !defined(LBM_NO_STREAM)
-#define LBM_NONTEMPORAL 1
-static inline void lbm_store_run_f64(double *restrict d, const double *restrict s, size_t m) {
-  size_t j = 0;
-  if (((uintptr_t)d & 15) != 0 && m > 0) d[j++] = s[0];
-  for (; j + 2 <= m; j += 2) _mm_stream_pd(d + j, _mm_loadu_pd(s + j));
-  if (j < m) d[j] = s[j];
-}
-static inline void lbm_store_run_f32(float *restrict d, const float *restrict s, size_t m) {
-  size_t j = 0;
-  for (; j < m && ((uintptr_t)(d + j) & 15) != 0; ++j) d[j] = s[j];
-  for (; j + 4 <= m; j += 4) _mm_stream_ps(d + j, _mm_loadu_ps(s + j));
-  for (; j < m; ++j) d[j] = s[j];
-}
-static inline void lbm_store_fence(void) { _mm_sfence(); }
-#else
-#define LBM_NONTEMPORAL 0
-static inline void lbm_store_run_f64(double *restrict d, const double *restrict s, size_t m) {
-  memcpy(d, s, m * sizeof *d);
-}
-static inline void lbm_store_run_f32(float *restrict d, const float *restrict s, size_t m) {
-  memcpy(d, s, m * sizeof *d);
-}
-static inline void lbm_store_fence(void) {}
-#endif
-
-/* The SoA vector path: vectors of 64 bytes, 8 doubles or 16 floats, on every level
- * (AVX-512: one register; AVX2: two; SSE: four), with GCC vector types. A vector is one
- * cache line of each direction, so that each nontemporal store completes a line: with 8
- * floats per vector (half lines) the 19 streams of D3Q19 overflow the write-combining
- * buffers, which then write half lines, and SP ran at 17% of the bound with AVX2
- * (docs/performance.md, "Other instruction sets"). */
-#define LBM_VBYTES_f32 64
-#define LBM_VBYTES_f64 64
-typedef double lbm_vec_f64 __attribute__((vector_size(LBM_VBYTES_f64)));
-typedef float lbm_vec_f32 __attribute__((vector_size(LBM_VBYTES_f32)));
-enum { LBM_VW_f64 = LBM_VBYTES_f64 / 8, LBM_VW_f32 = LBM_VBYTES_f32 / 4 };
-
-static inline lbm_vec_f64 lbm_vload_f64(const double *p) {
-  lbm_vec_f64 v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline lbm_vec_f32 lbm_vload_f32(const float *p) {
-  lbm_vec_f32 v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
-/* A whole vector to an address aligned to 64 bytes: nontemporal stores of whole
- * registers where the ISA has them. The halves or quarters of a vector wider than a
- * register are taken with __builtin_shufflevector: GCC moves a cast or a lane-by-lane
- * copy of them through general registers and the stack (SP at 58% of the bound with
- * AVX2, against 81% with the shuffles). */
-#define LBM_HALF(V, T, ...) ((T)__builtin_shufflevector((V), (V), __VA_ARGS__))
-#define LBM_L4(o) o + 0, o + 1, o + 2, o + 3
-#define LBM_L2(o) o + 0, o + 1
-#if defined(__AVX512F__) && !defined(LBM_NO_STREAM)
-static inline void lbm_vstore_f64(double *d, lbm_vec_f64 v) { _mm512_stream_pd(d, (__m512d)v); }
-static inline void lbm_vstore_f32(float *d, lbm_vec_f32 v) { _mm512_stream_ps(d, (__m512)v); }
-#elif defined(__AVX__) && !defined(LBM_NO_STREAM)
-static inline void lbm_vstore_f64(double *d, lbm_vec_f64 v) {
-  _mm256_stream_pd(d, LBM_HALF(v, __m256d, LBM_L4(0)));
-  _mm256_stream_pd(d + 4, LBM_HALF(v, __m256d, LBM_L4(4)));
-}
-static inline void lbm_vstore_f32(float *d, lbm_vec_f32 v) {
-  _mm256_stream_ps(d, LBM_HALF(v, __m256, LBM_L4(0), LBM_L4(4)));
-  _mm256_stream_ps(d + 8, LBM_HALF(v, __m256, LBM_L4(8), LBM_L4(12)));
-}
-#elif defined(__SSE2__) && !defined(LBM_NO_STREAM)
-static inline void lbm_vstore_f64(double *d, lbm_vec_f64 v) {
-  _mm_stream_pd(d, LBM_HALF(v, __m128d, LBM_L2(0)));
-  _mm_stream_pd(d + 2, LBM_HALF(v, __m128d, LBM_L2(2)));
-  _mm_stream_pd(d + 4, LBM_HALF(v, __m128d, LBM_L2(4)));
-  _mm_stream_pd(d + 6, LBM_HALF(v, __m128d, LBM_L2(6)));
-}
-static inline void lbm_vstore_f32(float *d, lbm_vec_f32 v) {
-  _mm_stream_ps(d, LBM_HALF(v, __m128, LBM_L4(0)));
-  _mm_stream_ps(d + 4, LBM_HALF(v, __m128, LBM_L4(4)));
-  _mm_stream_ps(d + 8, LBM_HALF(v, __m128, LBM_L4(8)));
-  _mm_stream_ps(d + 12, LBM_HALF(v, __m128, LBM_L4(12)));
-}
-#else
-static inline void lbm_vstore_f64(double *d, lbm_vec_f64 v) { memcpy(d, &v, sizeof v); }
-static inline void lbm_vstore_f32(float *d, lbm_vec_f32 v) { memcpy(d, &v, sizeof v); }
 #endif
 
 /* AoS vector path (AVX-512): runs of LBM_VW cells (one 64-byte vector per direction;
@@ -127,15 +32,15 @@ static inline void lbm_vstore_f32(float *d, lbm_vec_f32 v) { memcpy(d, &v, sizeo
 #define LBM_AOS_SIMD 1
 
 /* Lanes outside the mask m (cells past the end of the row) read nothing and hold 0. */
-static inline lbm_vec_f64 lbm_gather_f64(const double *b, unsigned m, int q) {
+static inline simd_vec_f64 lbm_gather_f64(const double *b, unsigned m, int q) {
   const __m256i idx = _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(q));
-  return (lbm_vec_f64)_mm512_mask_i32gather_pd(_mm512_setzero_pd(), (__mmask8)m, idx, b, 8);
+  return (simd_vec_f64)_mm512_mask_i32gather_pd(_mm512_setzero_pd(), (__mmask8)m, idx, b, 8);
 }
 
-static inline lbm_vec_f32 lbm_gather_f32(const float *b, unsigned m, int q) {
+static inline simd_vec_f32 lbm_gather_f32(const float *b, unsigned m, int q) {
   const __m512i idx = _mm512_mullo_epi32(
       _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(q));
-  return (lbm_vec_f32)_mm512_mask_i32gather_ps(_mm512_setzero_ps(), (__mmask16)m, idx, b, 4);
+  return (simd_vec_f32)_mm512_mask_i32gather_ps(_mm512_setzero_ps(), (__mmask16)m, idx, b, 4);
 }
 
 /* n bytes (a multiple of 4, at most 64 q) from the 64-byte aligned buffer s to d (4-byte
@@ -162,7 +67,7 @@ static inline void lbm_prefetch_run(uintptr_t a, int q) {
 }
 
 /* o[i] lane x = direction i of cell x -> d: the first n of 8 cells of q doubles. */
-static inline void lbm_put_f64(const lbm_vec_f64 *o, double *restrict d, int n, int q) {
+static inline void lbm_put_f64(const simd_vec_f64 *o, double *restrict d, int n, int q) {
   LBM_ALIGNED double cells[8 * LATTICE_MAX_Q];
   const __m512i a = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
   const __m512i b = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
@@ -191,7 +96,7 @@ static inline void lbm_put_f64(const lbm_vec_f64 *o, double *restrict d, int n, 
 }
 
 /* o[i] lane x = direction i of cell x -> d: the first n of 16 cells of q floats. */
-static inline void lbm_put_f32(const lbm_vec_f32 *o, float *restrict d, int n, int q) {
+static inline void lbm_put_f32(const simd_vec_f32 *o, float *restrict d, int n, int q) {
   LBM_ALIGNED float cells[16 * LATTICE_MAX_Q];
   int g = 0;
   if (q >= 16) {

@@ -1,6 +1,6 @@
 /* lbm.cl: lattice Boltzmann kernels on the GPU layout (SoA), for any lattice of
  * kernels_cpu/lattice_defs.h. The program source is kernels_cpu/lattice_defs.h,
- * kernels_cpu/lbm_collide.h and this file, so the collision is the same expressions in
+ * kernels_cpu/lbm/lbm_collide.h and this file, so the collision is the same expressions in
  * the same order as on the CPU; contraction into FMA is off.
  *
  * Build defines: LATTICE_NAME (D3Q19, ...), REAL_DOUBLE (0 or 1), NX, NY, NZ (interior

@@ -1,6 +1,6 @@
 /* lbm_collide.h: the lattice Boltzmann collision, written once for every lattice and
  * every device. The CPU kernels (lbm_kernels_impl.h: AoS and SoA, scalar and vector)
- * and the OpenCL kernels (kernels_gpu/lbm.cl, whose program source is
+ * and the OpenCL kernels (kernels_gpu/lbm/lbm.cl, whose program source is
  * lattice_defs.h, this file and the .cl file) expand these macros, so every device and
  * layout evaluates the same expressions in the same order; with floating-point
  * contraction off everywhere the results are bitwise equal.

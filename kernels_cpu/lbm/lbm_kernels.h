@@ -12,7 +12,7 @@
  * enters the equilibrium in the same place. Only initialisation and the density
  * read-out differ. Every cell goes through the same operations in the same order
  * whatever its position, block, layout or vector lane: the layouts give bitwise equal
- * results, and so do the OpenCL kernels (kernels_gpu/lbm.cl). */
+ * results, and so do the OpenCL kernels (kernels_gpu/lbm/lbm.cl). */
 #ifndef LBM_KERNELS_H
 #define LBM_KERNELS_H
 
