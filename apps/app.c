@@ -220,3 +220,73 @@ int app_usage(MPI_Comm comm, const char *cmd, const char *usage, const char *bad
   fputs(usage, stderr);
   return 2;
 }
+
+/* One option's value from text into o->out; false (message printed) where not allowed. */
+static bool app_opt_value(MPI_Comm comm, const app_cmd_t *cmd, const app_opt_t *o,
+                          const char *text) {
+  switch (o->kind) {
+  case APP_TEXT: *(const char **)o->out = text; return true;
+  case APP_INT: return app_int_arg(comm, cmd->name, o->name, text, o->imin, o->imax, o->out);
+  case APP_REAL: return app_real_arg(comm, cmd->name, o->name, text, o->rmin, o->rmax, o->out);
+  case APP_SET: return app_set_arg(comm, cmd->name, text, o->out);
+  case APP_LIST: {
+    unsigned m = 0;
+    char buf[256], allowed[256] = "a comma-separated list of";
+    const bool fits = snprintf(buf, sizeof buf, "%s", text) < (int)sizeof buf;
+    char *save = NULL;
+    for (char *t = fits ? strtok_r(buf, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+      int k = 0;
+      while (o->names[k] && strcmp(o->names[k], t) != 0) ++k;
+      if (!o->names[k]) {
+        m = 0;
+        break;
+      }
+      m |= 1u << k;
+    }
+    if (m) {
+      *(unsigned *)o->out = m;
+      return true;
+    }
+    for (int k = 0; o->names[k]; ++k) {
+      const size_t used = strlen(allowed);
+      snprintf(allowed + used, sizeof allowed - used, "%s %s", k ? "," : "", o->names[k]);
+    }
+    app_arg_refused(comm, cmd->name, o->name, text, allowed);
+    return false;
+  }
+  case APP_CUSTOM:
+    if (o->parse(text, o->out)) return true;
+    app_arg_refused(comm, cmd->name, o->name, text, o->allowed);
+    return false;
+  case APP_FLAG: break;
+  }
+  return false;
+}
+
+int app_parse(MPI_Comm comm, const app_cmd_t *cmd, int argc, char **argv, const char **operand) {
+  if (app_help(comm, argc, argv, cmd->usage)) return 0;
+  const char *found = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const app_opt_t *o = cmd->opts;
+    while (o && o->name && strcmp(o->name, argv[i]) != 0) ++o;
+    if (o && o->name && o->kind == APP_FLAG) {
+      *(bool *)o->out = !o->clear;
+    } else if (o && o->name && i + 1 < argc) {
+      if (!app_opt_value(comm, cmd, o, argv[++i])) return 2;
+    } else if ((!o || !o->name) && argv[i][0] != '-' && cmd->operand && !found) {
+      found = argv[i];
+    } else {
+      return app_usage(comm, cmd->name, cmd->usage, argv[i], NULL);
+    }
+  }
+  if (cmd->operand_required && !found)
+    return app_usage(comm, cmd->name, cmd->usage, NULL, cmd->operand);
+  if (operand) *operand = found;
+  return -1;
+}
+
+const app_command_t *app_command_find(const app_command_t *table, const char *name) {
+  for (const app_command_t *c = table; name && c->name; ++c)
+    if (strcmp(c->name, name) == 0) return c;
+  return NULL;
+}

@@ -28,6 +28,63 @@ int app_report(MPI_Comm comm, tsr_status st, const tsr_error_t *err);
 bool app_int_arg(MPI_Comm comm, const char *cmd, const char *opt, const char *text, int64_t min,
                  int64_t max, int64_t *out);
 
+/* A command's options as a table (app_parse). Kinds and what .out points to:
+ *   APP_FLAG  bool, set true (or false with .clear)     --overwrite
+ *   APP_TEXT  const char *, the next argument            --json FILE
+ *   APP_INT   int64_t in [.imin, .imax] (tsr_parse_int)  --steps N
+ *   APP_REAL  double in [.rmin, .rmax] (tsr_parse_real)  --seconds T
+ *   APP_SET   app_sets_t, one more assignment            --set PATH=VALUE
+ *   APP_LIST  unsigned, bit k for .names[k] in a comma-separated list of them
+ *   APP_CUSTOM whatever .parse fills; false: "'text' is not .allowed"
+ * A table ends with an entry whose name is NULL. */
+typedef enum app_opt_kind {
+  APP_FLAG, APP_TEXT, APP_INT, APP_REAL, APP_SET, APP_LIST, APP_CUSTOM
+} app_opt_kind_t;
+typedef struct app_opt {
+  const char *name;
+  app_opt_kind_t kind;
+  void *out;
+  int64_t imin, imax;
+  double rmin, rmax;
+  bool clear;                                   /* APP_FLAG: sets false */
+  const char *const *names;                     /* APP_LIST: NULL-ended */
+  bool (*parse)(const char *text, void *out);   /* APP_CUSTOM */
+  const char *allowed;                          /* APP_CUSTOM: for the refusal */
+} app_opt_t;
+
+/* An entry of an options table: APP_OPT("--steps", APP_INT, &steps, .imin = 0, .imax = 9)
+ * (the output, then any further fields by name); APP_OPT_END ends the table. */
+#define APP_OPT(name_, kind_, ...) {.name = (name_), .kind = (kind_), .out = __VA_ARGS__}
+#define APP_OPT_END {.name = NULL}
+
+/* A command line's shape: its name for messages ("run", "bench --config"), its usage, its
+ * options, and at most one operand (e.g. "CONFIG"; NULL: none), required or not. */
+typedef struct app_cmd {
+  const char *name;
+  const char *usage;
+  const app_opt_t *opts;
+  const char *operand;
+  bool operand_required;
+} app_cmd_t;
+
+/* Parses argv[1..argc) as cmd says (same on every rank: every rank sees the same
+ * arguments): --help or -h prints the usage once and gives 0; an unknown option, one
+ * without its value, a value not allowed, an operand too many or a required one missing
+ * prints one message and the usage once (rank 0) and gives 2; otherwise -1 (go on) with
+ * the options' outputs filled and the operand in *operand (NULL where absent; operand may
+ * be NULL for a command without one). */
+int app_parse(MPI_Comm comm, const app_cmd_t *cmd, int argc, char **argv, const char **operand);
+
+/* A subcommand: its name as typed ("run", or "--config" after "bench") and its function. */
+typedef struct app_command {
+  const char *name;
+  int (*fn)(MPI_Comm comm, int argc, char **argv);
+} app_command_t;
+
+/* The command of table (NULL-name ended) named argv[0], run with argc, argv; NULL when
+ * none is. */
+const app_command_t *app_command_find(const app_command_t *table, const char *name);
+
 /* Whether the arguments of a subcommand ask for its usage (--help or -h anywhere): then
  * the usage is printed on stdout once (rank 0), and the caller returns 0. */
 bool app_help(MPI_Comm comm, int argc, char **argv, const char *usage);

@@ -33,14 +33,14 @@ static const char *const bench_collisions[] = {"srt", "trt", NULL};   /* lbm_col
 static const char *const bench_block_counts[] = {"1", "8", "64", "512", NULL};
 
 typedef struct bench_opts {
-  long n;            /* cells per process: n^3 (2-D lattices: the same number, square) */
-  long gn;           /* the same on the OpenCL device */
-  int repeat;        /* repetitions per row */
+  int64_t n;         /* cells per process: n^3 (2-D lattices: the same number, square) */
+  int64_t gn;        /* the same on the OpenCL device */
+  int64_t repeat;    /* repetitions per row */
   double seconds;    /* least time per repetition */
   unsigned lattices, layouts, precisions, collisions, blocks, streamings;
   int group[3];          /* --gpu-group: the GPU rows' work-group (zeros: the rule) */
-  int use_gpu;
-  long device;
+  bool use_gpu;
+  int64_t device;
   const char *json;
   cpu_stream_t *probe; /* the bandwidth probe's arrays, kept for the run (NULL: none) */
 } bench_opts_t;
@@ -268,20 +268,6 @@ static void bench_print_row(const bench_row_t *r) {
   fflush(stdout);
 }
 
-/* Parses a comma-separated list of items of names[] into a bit mask; 0 if any is unknown. */
-static unsigned bench_mask(const char *list, const char *const *names) {
-  unsigned m = 0;
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", list);
-  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    int k = 0;
-    while (names[k] && strcmp(names[k], t) != 0) ++k;
-    if (!names[k]) return 0;
-    m |= 1u << k;
-  }
-  return m;
-}
-
 static const char bench_usage[] =
     "usage: tessera bench [--cells N] [--repeat R] [--seconds T] [--lattice L,..] [--layout A,..]\n"
     "                     [--precision P,..] [--collision C,..] [--blocks B,..] [--json FILE]\n"
@@ -303,76 +289,48 @@ static const char bench_usage[] =
     "       tessera bench --fma [--seconds T] [--repeat R]\n"
     "  the FMA peak of the process's threads, then of its OpenCL device, DP and SP\n";
 
-/* The options; 2 (and the usage, or what is wrong with a number, printed once) for bad
- * ones. */
+/* --gpu-group X,Y: whole X, Y >= 1, X Y <= 1024, into int[3] (z 1). */
+static bool bench_group_arg(const char *text, void *out) {
+  char x[16];
+  const char *comma = strchr(text, ',');
+  int64_t gx = 0, gy = 0;
+  if (!comma || (size_t)(comma - text) >= sizeof x) return false;
+  memcpy(x, text, (size_t)(comma - text));
+  x[comma - text] = '\0';
+  if (!tsr_parse_int(x, 1, 1024, &gx) || !tsr_parse_int(comma + 1, 1, 1024, &gy) ||
+      gx * gy > 1024)
+    return false;
+  int *g = out;
+  g[0] = (int)gx, g[1] = (int)gy, g[2] = 1;
+  return true;
+}
+
+/* The options: -1 to go on, else the exit status (0: --help; 2: bad usage, printed once). */
 static int bench_parse(MPI_Comm comm, int argc, char **argv, bench_opts_t *o) {
   *o = (bench_opts_t){.n = 128, .repeat = 5, .seconds = 0.3, .lattices = 0xf, .layouts = 3,
                       .precisions = 3, .collisions = 3, .blocks = 7, .streamings = 3,
-                      .use_gpu = 1, .device = -1};
-  int rank = 0, bad = 0; /* 1: a value not allowed, 2: an option unknown or without its
-                           value, 3: reported already */
-  const char *culprit = NULL, *value = NULL;
-  if (app_help(comm, argc, argv, bench_usage)) return 1;
-  int64_t v = 0;
-  MPI_Comm_rank(comm, &rank);
-  for (int i = 1; i < argc && !bad; ++i) {
-    const char *opt = argv[i], *text = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(opt, "--no-gpu") == 0) {
-      o->use_gpu = 0;
-      continue;
-    }
-    if (!text) bad = 2;
-    else if (strcmp(opt, "--cells") == 0 || strcmp(opt, "--gpu-cells") == 0) {
-      if (!app_int_arg(comm, "bench", opt, text, BENCH_MIN_CELLS, BENCH_MAX_CELLS, &v)) return 2;
-      *(strcmp(opt, "--cells") == 0 ? &o->n : &o->gn) = (long)v;
-    } else if (strcmp(opt, "--device") == 0) {
-      if (!app_int_arg(comm, "bench", opt, text, 0, BENCH_MAX_DEVICE, &v)) return 2;
-      o->device = (long)v;
-    } else if (strcmp(opt, "--repeat") == 0) {
-      if (!app_int_arg(comm, "bench", opt, text, 1, BENCH_MAX_REPEAT, &v)) return 2;
-      o->repeat = (int)v;
-    } else if (strcmp(opt, "--seconds") == 0) {
-      if (!app_real_arg(comm, "bench", opt, text, 0, BENCH_MAX_SECONDS, &o->seconds)) return 2;
-    } else if (strcmp(opt, "--json") == 0) o->json = text;
-    else if (strcmp(opt, "--lattice") == 0) bad = !(o->lattices = bench_mask(text, bench_lattices));
-    else if (strcmp(opt, "--layout") == 0) bad = !(o->layouts = bench_mask(text, bench_layouts));
-    else if (strcmp(opt, "--precision") == 0) bad = !(o->precisions = bench_mask(text, bench_precisions));
-    else if (strcmp(opt, "--collision") == 0) bad = !(o->collisions = bench_mask(text, bench_collisions));
-    else if (strcmp(opt, "--blocks") == 0) bad = !(o->blocks = bench_mask(text, bench_block_counts));
-    else if (strcmp(opt, "--streaming") == 0) bad = !(o->streamings = bench_mask(text, bench_streamings));
-    else if (strcmp(opt, "--gpu-group") == 0) {
-      char x[16], *comma = strchr(text, ',');
-      int64_t gx = 0, gy = 0;
-      bad = !comma || (size_t)(comma - text) >= sizeof x;
-      if (!bad) {
-        memcpy(x, text, (size_t)(comma - text));
-        x[comma - text] = '\0';
-        bad = !tsr_parse_int(x, 1, 1024, &gx) || !tsr_parse_int(comma + 1, 1, 1024, &gy) ||
-              gx * gy > 1024;
-      }
-      if (!bad) o->group[0] = (int)gx, o->group[1] = (int)gy, o->group[2] = 1;
-      else {
-        bad = 3;
-        if (rank == 0)
-          fprintf(stderr, "tessera bench: --gpu-group %s: allowed are X,Y with whole X, Y >= 1 "
-                  "and X Y <= 1024\n", text);
-      }
-    }
-    else bad = 2;
-    if (bad) culprit = opt, value = text;
-    ++i; /* the value */
-  }
+                      .use_gpu = true, .device = -1};
+  const app_opt_t opts[] = {
+      APP_OPT("--cells", APP_INT, &o->n, .imin = BENCH_MIN_CELLS, .imax = BENCH_MAX_CELLS),
+      APP_OPT("--gpu-cells", APP_INT, &o->gn, .imin = BENCH_MIN_CELLS, .imax = BENCH_MAX_CELLS),
+      APP_OPT("--device", APP_INT, &o->device, .imin = 0, .imax = BENCH_MAX_DEVICE),
+      APP_OPT("--repeat", APP_INT, &o->repeat, .imin = 1, .imax = BENCH_MAX_REPEAT),
+      APP_OPT("--seconds", APP_REAL, &o->seconds, .rmin = 0, .rmax = BENCH_MAX_SECONDS),
+      APP_OPT("--json", APP_TEXT, &o->json),
+      APP_OPT("--lattice", APP_LIST, &o->lattices, .names = bench_lattices),
+      APP_OPT("--layout", APP_LIST, &o->layouts, .names = bench_layouts),
+      APP_OPT("--precision", APP_LIST, &o->precisions, .names = bench_precisions),
+      APP_OPT("--collision", APP_LIST, &o->collisions, .names = bench_collisions),
+      APP_OPT("--blocks", APP_LIST, &o->blocks, .names = bench_block_counts),
+      APP_OPT("--streaming", APP_LIST, &o->streamings, .names = bench_streamings),
+      APP_OPT("--gpu-group", APP_CUSTOM, o->group, .parse = bench_group_arg,
+       .allowed = "X,Y with whole X, Y >= 1 and X Y <= 1024"),
+      APP_OPT("--no-gpu", APP_FLAG, &o->use_gpu, .clear = true),
+      APP_OPT_END};
+  const app_cmd_t cmd = {"bench", bench_usage, opts, NULL, false};
+  const int parsed = app_parse(comm, &cmd, argc, argv, NULL);
   if (o->gn == 0) o->gn = o->n;
-  if (bad == 2) return app_usage(comm, "bench", bench_usage, culprit, NULL);
-  if (bad) {
-    if (rank == 0) {
-      if (bad == 1)
-        fprintf(stderr, "tessera bench: %s %s: a value not in the lists below\n", culprit, value);
-      fputs(bench_usage, stderr);
-    }
-    return 2;
-  }
-  return 0;
+  return parsed;
 }
 
 /* Every selected row of one hs into rows[*nrows...]. */
@@ -436,24 +394,13 @@ static int bench_fma(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_size(comm, &size);
   double seconds = 0.3;
   int64_t repeat = 3;
-  for (int i = 1; i < argc; i += 2) {
-    const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    const bool sec = strcmp(opt, "--seconds") == 0, rep = strcmp(opt, "--repeat") == 0;
-    if ((!sec && !rep) || !v) {
-      if (rank == 0)
-        fprintf(stderr, "tessera bench --fma: option '%s' is unknown here or lacks its value\n"
-                        "usage: tessera bench --fma [--seconds T] [--repeat R]\n", opt);
-      return 2;
-    }
-    const bool ok = sec ? tsr_parse_real(v, 0.01, 60, &seconds) : tsr_parse_int(v, 1, 64, &repeat);
-    if (!ok) {
-      if (rank == 0)
-        fprintf(stderr, sec ? "tessera bench --fma: --seconds: '%s' is not a number from 0.01 to 60\n"
-                            : "tessera bench --fma: --repeat: '%s' is not an integer from 1 to 64\n",
-                v);
-      return 2;
-    }
-  }
+  static const char usage[] = "usage: tessera bench --fma [--seconds T] [--repeat R]\n";
+  const app_opt_t opts[] = {APP_OPT("--seconds", APP_REAL, &seconds, .rmin = 0.01, .rmax = 60),
+                            APP_OPT("--repeat", APP_INT, &repeat, .imin = 1, .imax = 64),
+                            APP_OPT_END};
+  const app_cmd_t cmd = {"bench --fma", usage, opts, NULL, false};
+  const int parsed = app_parse(comm, &cmd, argc, argv, NULL);
+  if (parsed >= 0) return parsed;
   int level = cpu_level_current();
   if (level < 0) level = 0;
   if (rank == 0)
@@ -514,13 +461,17 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  if (argc > 1 && strcmp(argv[1], "--hetero") == 0) return app_bench_hetero(comm, argc - 1, argv + 1);
-  if (argc > 1 && strcmp(argv[1], "--config") == 0) return app_bench_config(comm, argc - 1, argv + 1);
-  if (argc > 1 && strcmp(argv[1], "--fma") == 0) return bench_fma(comm, argc - 1, argv + 1);
+  /* the other benchmarks, named by their first option */
+  static const app_command_t kinds[] = {{"--hetero", app_bench_hetero},
+                                        {"--config", app_bench_config},
+                                        {"--fma", bench_fma},
+                                        {NULL, NULL}};
+  const app_command_t *kind = app_command_find(kinds, argc > 1 ? argv[1] : NULL);
+  if (kind) return kind->fn(comm, argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "--machine") == 0) return app_bench_machine(comm, argc, argv);
   bench_opts_t o;
   const int parsed = bench_parse(comm, argc, argv, &o);
-  if (parsed != 0) return parsed == 1 ? 0 : 2;
+  if (parsed >= 0) return parsed;
   bench_row_t *rows = calloc(BENCH_MAX_ROWS, sizeof *rows);
   report_item_t *cells = NULL;
   int nrows = 0;
@@ -541,7 +492,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   if (rank == 0) {
     printf("tessera bench: %d process(es) x %d thread(s), %ld^3 cells per process, %d "
            "repetitions of at least %.2f s per row; CPU kernels %s (rank 0)\n",
-           size, cpu_threads_max(), o.n, o.repeat, o.seconds,
+           size, cpu_threads_max(), (long)o.n, (int)o.repeat, o.seconds,
            cpu_level_name(cpu_level_current()));
     printf("memory bandwidth (copy, %zu MiB arrays, write-allocate counted): %.2f GB/s summed "
            "over processes (%.2f GB/s STREAM-counted on rank 0)\n",
@@ -585,7 +536,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
     TSR_MPI(MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm));
     if (!all) {
       if (rank == 0) printf("\nno OpenCL device on every process: the OpenCL rows are left out\n");
-      o.use_gpu = 0;
+      o.use_gpu = false;
     }
   }
   if (o.use_gpu) {
@@ -611,7 +562,7 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
     if (rank == 0) {
       const opencl_device_desc_t *d = opencl_context_desc(cl);
       printf("\nOpenCL device: %s (%s, %s), %ld^3 cells per process\n", d->name, d->platform_name,
-             d->type, o.gn);
+             d->type, (long)o.gn);
       printf("device copy bandwidth (clEnqueueCopyBuffer, %zu MiB, read + write counted): %.2f GB/s "
              "summed over processes\n", probe >> 20, gpu_gbs);
       printf("bytes per cell update: Q PDFs read + Q written (D3Q19: 304 B DP, 152 B SP)\n\n");

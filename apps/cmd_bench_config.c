@@ -123,24 +123,17 @@ int app_bench_config(MPI_Comm comm, int argc, char **argv) {
   const char *config = NULL, *json = NULL, *exchange = NULL, *overlap = NULL;
   int64_t steps = 50, repeat = 3;
   app_sets_t sets = {.n = 0};
-  if (app_help(comm, argc, argv, config_usage)) return 0;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
-      if (!app_int_arg(comm, "bench --config", "--steps", argv[++i], 1, INT64_MAX, &steps)) return 2;
-    } else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
-      if (!app_int_arg(comm, "bench --config", "--repeat", argv[++i], 1, BENCH_CONFIG_MAX_REPEAT,
-                       &repeat))
-        return 2;
-    } else if (strcmp(argv[i], "--exchange") == 0 && i + 1 < argc) exchange = argv[++i];
-    else if (strcmp(argv[i], "--overlap") == 0 && i + 1 < argc) overlap = argv[++i];
-    else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
-    else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
-      if (!app_set_arg(comm, "bench --config", argv[++i], &sets)) return 2;
-    }
-    else if (argv[i][0] != '-' && !config) config = argv[i];
-    else return app_usage(comm, "bench --config", config_usage, argv[i], NULL);
-  }
-  if (!config) return app_usage(comm, "bench --config", config_usage, NULL, "CONFIG");
+  const app_opt_t opts[] = {APP_OPT("--steps", APP_INT, &steps, .imin = 1, .imax = INT64_MAX),
+                            APP_OPT("--repeat", APP_INT, &repeat, .imin = 1,
+                             .imax = BENCH_CONFIG_MAX_REPEAT),
+                            APP_OPT("--exchange", APP_TEXT, &exchange),
+                            APP_OPT("--overlap", APP_TEXT, &overlap),
+                            APP_OPT("--json", APP_TEXT, &json),
+                            APP_OPT("--set", APP_SET, &sets),
+                            APP_OPT_END};
+  const app_cmd_t cmd = {"bench --config", config_usage, opts, "CONFIG", true};
+  const int parsed = app_parse(comm, &cmd, argc, argv, &config);
+  if (parsed >= 0) return parsed;
   bool both = exchange && strcmp(exchange, "both") == 0;
   const int chosen = both ? -1 : config_name_index(simulation_exchange_names, exchange);
   if (exchange && !both && chosen < 0) {

@@ -91,18 +91,13 @@ int app_bench_hetero(MPI_Comm comm, int argc, char **argv) {
   const char *config = NULL, *json = NULL;
   int64_t steps = 50;
   app_sets_t sets = {.n = 0};
-  if (app_help(comm, argc, argv, hetero_usage)) return 0;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
-      if (!app_int_arg(comm, "bench --hetero", "--steps", argv[++i], 1, INT64_MAX, &steps)) return 2;
-    } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
-    else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
-      if (!app_set_arg(comm, "bench --hetero", argv[++i], &sets)) return 2;
-    }
-    else if (argv[i][0] != '-' && !config) config = argv[i];
-    else return app_usage(comm, "bench --hetero", hetero_usage, argv[i], NULL);
-  }
-  if (!config) return app_usage(comm, "bench --hetero", hetero_usage, NULL, "CONFIG");
+  const app_opt_t opts[] = {APP_OPT("--steps", APP_INT, &steps, .imin = 1, .imax = INT64_MAX),
+                            APP_OPT("--json", APP_TEXT, &json),
+                            APP_OPT("--set", APP_SET, &sets),
+                            APP_OPT_END};
+  const app_cmd_t cmd = {"bench --hetero", hetero_usage, opts, "CONFIG", true};
+  const int parsed = app_parse(comm, &cmd, argc, argv, &config);
+  if (parsed >= 0) return parsed;
   config_t *doc = NULL;
   node_process_t *procs = NULL;
   MPI_Comm part = MPI_COMM_NULL;

@@ -140,14 +140,13 @@ int app_bench_machine(MPI_Comm comm, int argc, char **argv) {
   const char *file = NULL;
   int64_t cells = 128;
   bool gpu = true;
-  if (app_help(comm, argc, argv, machine_usage)) return 0;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--machine") == 0 && i + 1 < argc) file = argv[++i];
-    else if (strcmp(argv[i], "--cells") == 0 && i + 1 < argc) {
-      if (!app_int_arg(comm, "bench --machine", "--cells", argv[++i], 4, 1024, &cells)) return 2;
-    } else if (strcmp(argv[i], "--no-gpu") == 0) gpu = false;
-    else return app_usage(comm, "bench --machine", machine_usage, argv[i], NULL);
-  }
+  const app_opt_t opts[] = {APP_OPT("--machine", APP_TEXT, &file),
+                            APP_OPT("--cells", APP_INT, &cells, .imin = 4, .imax = 1024),
+                            APP_OPT("--no-gpu", APP_FLAG, &gpu, .clear = true),
+                            APP_OPT_END};
+  const app_cmd_t cmd = {"bench --machine", machine_usage, opts, NULL, false};
+  const int parsed = app_parse(comm, &cmd, argc, argv, NULL);
+  if (parsed >= 0) return parsed;
   if (!file) return app_usage(comm, "bench --machine", machine_usage, NULL, "FILE");
   double cpu = 0, xgbs = 0, gpu_mlups = 0, net[2] = {0, 0}, lat[2] = {0, 0};
   node_process_t *procs = NULL;

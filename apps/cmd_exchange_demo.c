@@ -25,15 +25,16 @@ int app_exchange_demo(MPI_Comm comm, int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   static const char usage[] = "usage: tessera exchange-demo CONFIG\n";
-  if (app_help(comm, argc, argv, usage)) return 0;
-  if (argc > 2) return app_usage(comm, "exchange-demo", usage, argv[2], NULL);
-  if (argc < 2 || argv[1][0] == '-')
-    return app_usage(comm, "exchange-demo", usage, argc < 2 ? NULL : argv[1], "CONFIG");
+  const app_opt_t opts[] = {APP_OPT_END};
+  const app_cmd_t cmd = {"exchange-demo", usage, opts, "CONFIG", true};
+  const char *config = NULL;
+  const int parsed = app_parse(comm, &cmd, argc, argv, &config);
+  if (parsed >= 0) return parsed;
 
   /* config -> patch -> registry -> data -> exchange -> check */
   simulation_options_t cfg;
   ghost_check_options_t field_opts = ghost_check_options_default();
-  TSR_TRY(config_load(comm, argv[1], &doc, err));
+  TSR_TRY(config_load(comm, config, &doc, err));
   st = simulation_options_read(doc, &cfg, err);
   if (st == TSR_OK) st = ghost_check_options_read(doc, &field_opts, err);
   if (st == TSR_OK) st = config_check_unknown(doc, err);
@@ -68,7 +69,7 @@ int app_exchange_demo(MPI_Comm comm, int argc, char **argv) {
   TSR_MPI(MPI_Reduce(&seconds, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm));
   if (rank == 0) {
     const patch_options_t *o = &cfg.domain;
-    printf("tessera exchange-demo %s\n", argv[1]);
+    printf("tessera exchange-demo %s\n", config);
     printf("  domain %lldx%lldx%lld cells, block grid %dx%dx%d = %d blocks, periodic %c%c%c, "
            "%d rank(s)\n",
            (long long)o->cells[0], (long long)o->cells[1], (long long)o->cells[2], o->blocks[0],

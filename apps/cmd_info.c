@@ -55,10 +55,11 @@ int app_info(MPI_Comm comm, int argc, char **argv) {
   info_rank_t *all = NULL, mine;
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
-  if (argc > 1) {
-    if (rank == 0) fprintf(stderr, "tessera info: takes no arguments (got '%s')\n", argv[1]);
-    return 2;
-  }
+  static const char usage[] = "usage: tessera info\n";
+  const app_opt_t opts[] = {APP_OPT_END};
+  const app_cmd_t cmd = {"info", usage, opts, NULL, false};
+  const int parsed = app_parse(comm, &cmd, argc, argv, NULL);
+  if (parsed >= 0) return parsed;
   memset(&mine, 0, sizeof mine);
   TSR_MPI(MPI_Comm_rank(comm, &rank));
   TSR_MPI(MPI_Comm_size(comm, &size));

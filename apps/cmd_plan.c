@@ -223,19 +223,14 @@ int app_plan(MPI_Comm comm, int argc, char **argv) {
   const char *config = NULL, *nodes = NULL, *json = NULL;
   int64_t ranks = -1;
   app_sets_t sets = {.n = 0};
-  if (app_help(comm, argc, argv, plan_usage)) return 0;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
-      if (!app_int_arg(comm, "plan", "--ranks", argv[++i], 1, PLAN_MAX_RANKS, &ranks)) return 2;
-    } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) nodes = argv[++i];
-    else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
-    else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
-      if (!app_set_arg(comm, "plan", argv[++i], &sets)) return 2;
-    }
-    else if (argv[i][0] != '-' && !config) config = argv[i];
-    else return app_usage(comm, "plan", plan_usage, argv[i], NULL);
-  }
-  if (!config) return app_usage(comm, "plan", plan_usage, NULL, "CONFIG");
+  const app_opt_t opts[] = {APP_OPT("--ranks", APP_INT, &ranks, .imin = 1, .imax = PLAN_MAX_RANKS),
+                            APP_OPT("--nodes", APP_TEXT, &nodes),
+                            APP_OPT("--json", APP_TEXT, &json),
+                            APP_OPT("--set", APP_SET, &sets),
+                            APP_OPT_END};
+  const app_cmd_t cmd = {"plan", plan_usage, opts, "CONFIG", true};
+  const int parsed = app_parse(comm, &cmd, argc, argv, &config);
+  if (parsed >= 0) return parsed;
   if (ranks < 0 && !nodes) return app_usage(comm, "plan", plan_usage, NULL, "--ranks or --nodes");
   TSR_TRY(app_config_load(comm, config, &sets, &doc, err));
   if (rank == 0) st = plan_make(doc, config, ranks, nodes, json, err);

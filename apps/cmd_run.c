@@ -44,21 +44,16 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
       "  --restart: go on from a checkpoint (output.checkpoint_every/_interval) of a run of\n"
       "  CONFIG, on any processes and hardware, to step N; the output folder's files stay\n";
   app_sets_t sets = {.n = 0};
-  if (app_help(comm, argc, argv, usage)) return 0;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--output") == 0 && i + 1 < argc) output = argv[++i];
-    else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
-      if (!app_set_arg(comm, "run", argv[++i], &sets)) return 2;
-    }
-    else if (strcmp(argv[i], "--overwrite") == 0) overwrite = true;
-    else if (strcmp(argv[i], "--restart") == 0 && i + 1 < argc) restart = argv[++i];
-    else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
-      if (!app_int_arg(comm, "run", "--steps", argv[++i], 0, INT64_MAX, &steps)) return 2;
-    }
-    else if (argv[i][0] != '-' && !config) config = argv[i];
-    else return app_usage(comm, "run", usage, argv[i], NULL);
-  }
-  if (!config) return app_usage(comm, "run", usage, NULL, "CONFIG");
+  const app_opt_t opts[] = {APP_OPT("--output", APP_TEXT, &output),
+                            APP_OPT("--set", APP_SET, &sets),
+                            APP_OPT("--overwrite", APP_FLAG, &overwrite),
+                            APP_OPT("--restart", APP_TEXT, &restart),
+                            APP_OPT("--steps", APP_INT, &steps, .imin = 0,
+                                    .imax = INT64_MAX),
+                            APP_OPT_END};
+  const app_cmd_t cmd = {"run", usage, opts, "CONFIG", true};
+  const int parsed = app_parse(comm, &cmd, argc, argv, &config);
+  if (parsed >= 0) return parsed;
   if (restart && overwrite) {
     if (rank == 0)
       fprintf(stderr, "tessera run: --restart keeps the output folder's files (the run goes "

@@ -160,15 +160,16 @@ static const char usage_more[] =
     "within its range, e.g. --steps '' or --steps 99999999999999999999), 128 + the signal\n"
     "for a run stopped by a signal.\n";
 
-/* The subcommand; 2 for an unknown one. */
+/* The subcommands; 2 for an unknown one. */
+static const app_command_t commands[] = {{"run", app_run},   {"plan", app_plan},
+                                         {"bench", app_bench}, {"info", app_info},
+                                         {"exchange-demo", app_exchange_demo}, {NULL, NULL}};
+
 static int command(MPI_Comm comm, const char *cmd, int argc, char **argv) {
+  const app_command_t *c = app_command_find(commands, cmd);
+  if (c) return c->fn(comm, argc, argv);
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  if (strcmp(cmd, "info") == 0) return app_info(comm, argc, argv);
-  if (strcmp(cmd, "bench") == 0) return app_bench(comm, argc, argv);
-  if (strcmp(cmd, "run") == 0) return app_run(comm, argc, argv);
-  if (strcmp(cmd, "plan") == 0) return app_plan(comm, argc, argv);
-  if (strcmp(cmd, "exchange-demo") == 0) return app_exchange_demo(comm, argc, argv);
   if (rank == 0)
     fprintf(stderr, "tessera: unknown command '%s'; commands are: run, plan, bench, info, exchange-demo "
             "(tessera --help)\n", cmd);
