@@ -13,6 +13,8 @@
 #include "output.h"
 #include "run.h"
 #include "sim.h"
+#include "sim_checkpoint.h"
+#include "sim_output.h"
 #include "simulation.h"
 #include "stop.h"
 #include "verdict.h"
@@ -23,6 +25,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   tsr_error_clear(err);
   config_t *doc = NULL;
   sim_t *sim = NULL;
+  sim_output_t *writers = NULL;
   module_t modules[MODULE_MAX];
   int nmodules = 0;
   run_result_t res = {.stopped = 0};
@@ -87,9 +90,10 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   nmodules = 0; /* the simulation's now, or freed */
   TSR_TRY(st);
   TSR_TRY(run_check(sim, &so, err));
+  TSR_TRY(verdict_reduce(comm, sim_output_create(sim, &writers, err), 0, err));
   if (restart) { /* refused before the output folder is touched */
     const double t0 = MPI_Wtime();
-    TSR_TRY(sim_read_checkpoint(sim, &so, restart, physics, &start, err));
+    TSR_TRY(sim_read_checkpoint(sim, writers, &so, restart, physics, &start, err));
     read_seconds = MPI_Wtime() - t0;
     TSR_CHECK(start < so.steps, TSR_ERR_INVALID,
               "%s is at step %lld; steps = %lld leaves nothing to run (raise it with --steps)",
@@ -112,6 +116,7 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
     fflush(stdout);
   }
   run_options_t ro = {.steps = so.steps, .start = start, .physics = physics, .out = out,
+                      .writers = writers,
                       .signals = true};
   TSR_TRY(run_steps(sim, &so, &ro, &res, err));
   st = run_summary(sim, &so, config, out, &res, err);
@@ -124,6 +129,7 @@ cleanup:
   free(physics);
   stop_uninstall();
   output_folder_close(&out);
+  sim_output_free(&writers);
   sim_free(&sim);
   module_free_all(modules, nmodules);
   config_free(&doc);

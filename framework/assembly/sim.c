@@ -1,5 +1,4 @@
 #include "sim.h"
-#include "sim_impl.h"
 #include "rounds.h"
 
 #include <limits.h>
@@ -11,12 +10,30 @@
 
 #include "data.h"
 #include "tsr_stats.h"
-#include "image.h"
 #include "node.h"
 #include "opencl.h"
 #include "tsr_size.h"
 #include "verdict.h"
-#include "vtk.h"
+
+struct sim {
+  MPI_Comm comm;
+  module_t modules[MODULE_MAX];
+  module_decl_t decls[MODULE_MAX];
+  int nmodules;
+  plan_t *plan;         /* the assignment and its prediction (the patch is taken out) */
+  opencl_context_t *cl; /* hs gpu: this process's device */
+  gpu_field_programs_t *fields; /* its field programs (field.h) */
+  patch_t *patch;
+  registry_t *reg;
+  timeloop_t *loop;
+  uint64_t fs;
+  char fs_text[MODULE_FS_MAX];
+  int field_id[MODULE_MAX][MODULE_MAX_FIELDS];
+  int64_t cells;
+  bool prepared;          /* sim_prepare ran since the last step or kernel */
+  units_t units;          /* of the configuration (its outputs' units) */
+  units_dim_t total_dim[MODULE_MAX_VALUES]; /* of the totals of the last sim_totals */
+};
 
 void sim_free(sim_t **sim) {
   if (!sim || !*sim) return;
@@ -28,10 +45,6 @@ void sim_free(sim_t **sim) {
   module_free_all(s->modules, s->nmodules);
   gpu_field_programs_free(&s->fields);
   opencl_context_free(&s->cl);
-  free(s->vtk_steps);
-  output_series_free(&s->series);
-  for (int i = 0; i < SIMULATION_MAX_PROBES; ++i) output_series_free(&s->probe_series[i]);
-  for (int i = 0; i < s->ngroups; ++i) output_series_free(&s->group_series[i]);
   free(s);
   *sim = NULL;
 }
@@ -106,6 +119,7 @@ cleanup:
 tsr_status sim_exchange_all(sim_t *s, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   comm_t *ghosts = NULL;
+  s->prepared = false;
   comm_options_t co = {.fs = s->fs, .tag = 99};
   for (int m = 0; m < s->nmodules; ++m)
     for (int f = 0; f < s->decls[m].nfields; ++f) {
@@ -523,4 +537,76 @@ const module_t *sim_modules(const sim_t *sim, int *n) {
   *n = sim->nmodules;
   return sim->modules;
 }
+const module_decl_t *sim_decls(const sim_t *sim, int *n) {
+  *n = sim->nmodules;
+  return sim->decls;
+}
 const char *sim_fs_text(const sim_t *sim) { return sim->fs_text; }
+
+/* ---- a quantity gathered on rank 0 ---- */
+
+static int64_t sim_block_cells(const block_info_t *b) {
+  return (int64_t)b->size[0] * b->size[1] * b->size[2];
+}
+
+tsr_status sim_largest_block(const sim_t *sim, int comps, const char *what, size_t *cells,
+                             tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  size_t most = 0, bytes = 0;
+  int32_t largest = 0;
+  int count = 0;
+  for (int32_t id = 0; id < patch_block_count(sim->patch); ++id)
+    if ((size_t)sim_block_cells(patch_block(sim->patch, id)) > most)
+      most = (size_t)sim_block_cells(patch_block(sim->patch, id)), largest = id;
+  TSR_CHECK(tsr_size_to_int((size_t)comps * most, &count) &&
+                tsr_mul_size((size_t)comps * most, sizeof(double), &bytes),
+            TSR_ERR_INVALID,
+            "%s: BlockID %d has %zu cells, and %d values each are more than one MPI message "
+            "carries (%d values)", what, (int)largest, most, comps, INT_MAX);
+  *cells = most;
+cleanup:
+  return st;
+}
+
+tsr_status sim_gather(sim_t *sim, const char *quantity, double *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const patch_options_t *d = patch_options(sim->patch);
+  const module_quantity_t *q = sim_quantity(sim, quantity);
+  int rank;
+  double *buf = NULL;
+  size_t most = 0;
+  MPI_Comm_rank(sim->comm, &rank);
+  TSR_CHECK(q, TSR_ERR_INVALID, "gathering: no quantity \"%s\" in this run", quantity);
+  const int c = q->components;
+  TSR_TRY(sim_largest_block(sim, c, "gathering the fields", &most, err));
+  /* one buffer of the largest block, allocated before any message moves */
+  buf = malloc((size_t)c * most * sizeof *buf + 1);
+  if (!buf) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory gathering fields");
+  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
+  /* block by block in BlockID order: the owner sends, rank 0 places */
+  for (int32_t id = 0; id < patch_block_count(sim->patch); ++id) {
+    const block_info_t *b = patch_block(sim->patch, id);
+    int64_t n = sim_block_cells(b);
+    if (rank == b->rank) {
+      st = sim_sample(sim, q, id, buf, err);
+      if (rank != 0 && st == TSR_OK)
+        TSR_MPI(MPI_Send(buf, (int)(c * n), MPI_DOUBLE, 0, 77, sim->comm));
+    }
+    if (st != TSR_OK) break; /* a sampler's error: the verdict below */
+    if (rank == 0) {
+      if (b->rank != 0)
+        TSR_MPI(MPI_Recv(buf, (int)(c * n), MPI_DOUBLE, b->rank, 77, sim->comm, MPI_STATUS_IGNORE));
+      int64_t k = 0;
+      for (int z = 0; z < b->size[2]; ++z)
+        for (int y = 0; y < b->size[1]; ++y)
+          for (int x = 0; x < b->size[0]; ++x, ++k) {
+            int64_t g = ((b->lo[2] + z) * d->cells[1] + (b->lo[1] + y)) * d->cells[0] + b->lo[0] + x;
+            for (int a = 0; a < c; ++a) out[c * g + a] = buf[c * k + a];
+          }
+    }
+  }
+  st = verdict_reduce(sim->comm, st, 0, err);
+cleanup:
+  free(buf);
+  return st;
+}

@@ -14,7 +14,8 @@
  *
  * Output reads quantities by name: the prepare items of the quantities run once per
  * output step on every block (on its own hardware), then the samplers fill host arrays
- * block by block.
+ * block by block. The writers (output/sim_output.h) and checkpoints
+ * (output/sim_checkpoint.h) read the simulation through the functions below.
  *
  * All functions taking a sim_t are collective unless they say otherwise. */
 #ifndef SIM_H
@@ -25,7 +26,6 @@
 #include <stdint.h>
 
 #include "module.h"
-#include "output.h"
 #include "patch.h"
 #include "plan.h"
 #include "registry.h"
@@ -90,74 +90,21 @@ TSR_NODISCARD tsr_status sim_sample(sim_t *sim, const module_quantity_t *q, int3
 TSR_NODISCARD tsr_status sim_gather(sim_t *sim, const char *quantity, double *out,
                                     tsr_error_t *err);
 
-/* The names (fnmatch patterns relative to the output folder) of the files the output
- * functions below write: what an earlier run may have left in a folder. */
-extern const char *const sim_output_patterns[];
-enum { SIM_OUTPUT_PATTERNS = 8 };
+/* One exchange of every field a sweep reads across faces: the start, and a restart once
+ * every field was loaded (the values prepared for output are stale afterwards). */
+TSR_NODISCARD tsr_status sim_exchange_all(sim_t *sim, tsr_error_t *err);
 
-/* The output functions write into the folder out, every file through a temporary name
- * (output.h), and rank 0 records each file in out's manifest. All after sim_prepare. */
-
-/* VTK (vtk.h): every rank its own blocks' quantities (those sel names, every quantity
- * when sel is NULL or names none; cell data), rank 0 the step's .pvti and the .pvd of all
- * steps written by this simulation so far. */
-TSR_NODISCARD tsr_status sim_write_vtk(sim_t *sim, output_folder_t *out, int64_t step,
-                                       const simulation_quantities_t *sel, tsr_error_t *err);
-
-/* Rank 0 adds a row (step, time (sim_output_time), values[n]) to series.csv (a header
- * "step,time,<names>" first), and the totals of each group, the consecutive names
- * "<group>.<name>" (a body's force, say), also to series_<group>.csv (columns "step,time,
- * <name>..."); it writes each whole file (through a temporary name) unless it did less
- * than 2 s ago (series.h); with final set it always writes. names NULL: no row, only the
- * write. values as they are written (sim_totals_output). Other ranks: no-op; not
+/* The cells of the largest block (*cells), checked against what one buffer of comps
+ * doubles per cell and one MPI message of them can carry; the error names what. Not
  * collective. */
-TSR_NODISCARD tsr_status sim_write_series(sim_t *sim, output_folder_t *out, int64_t step,
-                                          const char **names, const double *values, int n,
-                                          bool final, tsr_error_t *err);
+TSR_NODISCARD tsr_status sim_largest_block(const sim_t *sim, int comps, const char *what,
+                                           size_t *cells, tsr_error_t *err);
 
-/* A sample of probe `index` of the options (collective):
- *  - a line (from, to: max |to - from| + 1 cells, rounded to the nearest cell) without
- *    series: <folder>/probe_<name>_<step>.csv with columns x,y,z and the columns of the
- *    probe's quantities, a row per cell;
- *  - with series: a row of probe_<name>.csv, the step and each cell's columns
- *    (<column>_<x>_<y>_<z>);
- *  - a point (at): a row of probe_<name>.csv, the step and the columns interpolated
- *    trilinearly between the 8 cell centres around it.
- * The series files are rewritten whole (series.h) as they grow and at the end
- * (sim_write_series with final). Rank 0 writes. */
-TSR_NODISCARD tsr_status sim_write_probe(sim_t *sim, output_folder_t *out,
-                                         const simulation_probe_t *probe, int index,
-                                         int64_t step, tsr_error_t *err);
-
-/* Checkpoints (collective; checkpoint.h gives the format, docs/checkpoints.md the
- * contract). sim_write_checkpoint writes every declared field of every block, the step,
- * physics (the settings a restart must keep, module_config_physics: its hash, and the
- * text as the extra physics.json) and the run state of the output (VTK steps, series) as
- * checkpoint_<step>.tsrc in out (name gets the file name), through a temporary name,
- * synced, renamed and the folder synced; listed in the manifest. */
-TSR_NODISCARD tsr_status sim_write_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
-                                              const char *physics, char *name, size_t cap,
-                                              tsr_error_t *err);
-
-/* Loads the checkpoint at path into a simulation created from the same configuration
- * (physics' hash, block grid and fields must match: one message naming what differs; its
- * checksums must hold): each rank reads its blocks by BlockID, whatever ranks, hardware
- * and layouts wrote them; then the modules' resume hooks, and one exchange of the ghost
- * layers. *step: the checkpoint's step. */
-TSR_NODISCARD tsr_status sim_read_checkpoint(sim_t *sim, const simulation_options_t *so,
-                                             const char *path, const char *physics,
-                                             int64_t *step, tsr_error_t *err);
-
-/* A picture of slice->quantity (the first vector quantity when ""; its magnitude for
- * vectors) on the plane of cells at
- * slice->position across slice->axis, cells of the wall quantity grey, with a legend, as
- * <folder>/slice_<name>_<step>.png (see image.h). Only the plane's cells travel: every
- * rank sends those of its own blocks to rank 0, which assembles and writes the picture.
- * Horizontal in the picture is x for z and y slices and y for x slices; vertical is y
- * for z slices and z otherwise, growing upwards. */
-TSR_NODISCARD tsr_status sim_write_png(sim_t *sim, output_folder_t *out,
-                                       const simulation_slice_t *slice, int64_t step,
-                                       tsr_error_t *err);
+/* The calibration's blocks per axis (hardware.balance.calibrate): about `want` blocks of
+ * `size` cells, k[a] <= run_blocks[a], together at most 2^21 cells (at least one block),
+ * grown one block at a time along the axis whose extent is shortest. */
+void sim_calibration_blocks(const int64_t size[3], const int run_blocks[3], int64_t want,
+                            int k[3]);
 
 MPI_Comm sim_comm(const sim_t *sim);
 patch_t *sim_patch(const sim_t *sim);
@@ -177,8 +124,9 @@ int64_t sim_cells(const sim_t *sim);
 const plan_t *sim_plan(const sim_t *sim);
 /* This process's OpenCL device (NULL where it has none). */
 opencl_context_t *sim_opencl(const sim_t *sim);
-/* The run's modules (n of them), in order. */
+/* The run's modules (n of them), in order, and their declarations. */
 const module_t *sim_modules(const sim_t *sim, int *n);
+const module_decl_t *sim_decls(const sim_t *sim, int *n);
 /* The fs switches of all modules, e.g. "trt,dp,soa" (for reports). */
 const char *sim_fs_text(const sim_t *sim);
 

@@ -3,6 +3,7 @@
  * direct: bulk_file.h), read back by BlockID by whichever rank holds the block in the
  * restarted run; the format is checkpoint.h's. */
 #define _POSIX_C_SOURCE 200809L
+#include "sim_checkpoint.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,7 @@
 #include "checkpoint.h"
 #include "config.h"
 #include "field.h"
-#include "sim_impl.h"
+#include "sim_output.h"
 #include "verdict.h"
 
 /* Header and extras are read with pread in calls of at most this many bytes. */
@@ -75,16 +76,19 @@ static uint32_t sim_ckpt_rows(const grid_field_t *g, grid_field_t *load, int64_t
  * ids[i] its data id. */
 static uint32_t sim_ckpt_fields(const sim_t *sim, checkpoint_field_t *fields, int *ids) {
   uint32_t n = 0;
-  for (int m = 0; m < sim->nmodules; ++m)
-    for (int f = 0; f < sim->decls[m].nfields; ++f) {
-      const module_field_t *d = &sim->decls[m].fields[f];
-      if (d->components <= 0 || d->value_bytes <= 0 || sim->field_id[m][f] < 0) continue;
+  int nm = 0;
+  const module_decl_t *decls = sim_decls(sim, &nm);
+  for (int m = 0; m < nm; ++m)
+    for (int f = 0; f < decls[m].nfields; ++f) {
+      const module_field_t *d = &decls[m].fields[f];
+      const int id = sim_field_id(sim, d->name);
+      if (d->components <= 0 || d->value_bytes <= 0 || id < 0) continue;
       if (n == CHECKPOINT_MAX_FIELDS) return n + 1; /* too many: the caller refuses */
       memset(&fields[n], 0, sizeof fields[n]);
       snprintf(fields[n].name, sizeof fields[n].name, "%s", d->name);
       fields[n].components = (uint32_t)d->components;
       fields[n].value_bytes = (uint32_t)d->value_bytes;
-      ids[n++] = sim->field_id[m][f];
+      ids[n++] = id;
     }
   return n;
 }
@@ -92,7 +96,7 @@ static uint32_t sim_ckpt_fields(const sim_t *sim, checkpoint_field_t *fields, in
 /* Bytes of a local block's fields. */
 static uint64_t sim_ckpt_block_bytes(sim_t *sim, int32_t id, const int *ids, uint32_t nf) {
   uint64_t bytes = 0;
-  block_data_t *data = patch_block_data(sim->patch, id);
+  block_data_t *data = patch_block_data(sim_patch(sim), id);
   for (uint32_t i = 0; i < nf; ++i) bytes += field_interior_bytes(data, ids[i]);
   return bytes;
 }
@@ -100,41 +104,24 @@ static uint64_t sim_ckpt_block_bytes(sim_t *sim, int32_t id, const int *ids, uin
 /* "lbm,thermal: trt,dp,soa,two_grid" */
 static void sim_ckpt_modules(const sim_t *sim, char *out, size_t cap) {
   size_t used = 0;
+  int nm = 0;
+  const module_t *modules = sim_modules(sim, &nm);
   out[0] = '\0';
-  for (int m = 0; m < sim->nmodules && used < cap; ++m) {
-    int k = snprintf(out + used, cap - used, "%s%s", m ? "," : "", sim->modules[m].def->name);
+  for (int m = 0; m < nm && used < cap; ++m) {
+    int k = snprintf(out + used, cap - used, "%s%s", m ? "," : "", modules[m].def->name);
     if (k < 0) break;
     used += (size_t)k;
   }
-  if (used + 2 < cap) snprintf(out + used, cap - used, ": %.*s", (int)(cap - used - 3), sim->fs_text);
+  if (used + 2 < cap) snprintf(out + used, cap - used, ": %.*s", (int)(cap - used - 3), sim_fs_text(sim));
 }
 
-/* Rank 0's run state for the checkpoint's extras: the VTK steps written so far (i64
- * little-endian each), series.csv, the groups' series_<group>.csv and the probes' series
- * as they stand. */
-typedef struct sim_ckpt_extra {
-  const char *name;
-  const uint8_t *bytes;
-  uint64_t len;
-} sim_ckpt_extra_t;
-
-static uint32_t sim_ckpt_extras(sim_t *sim, const char *physics, uint8_t *steps,
-                                sim_ckpt_extra_t *x) {
-  uint32_t n = 0;
-  x[n++] = (sim_ckpt_extra_t){"physics.json", (const uint8_t *)physics, strlen(physics)};
-  for (int64_t i = 0; i < sim->nvtk; ++i)
-    for (int k = 0; k < 8; ++k) steps[8 * i + k] = (uint8_t)((uint64_t)sim->vtk_steps[i] >> (8 * k));
-  x[n++] = (sim_ckpt_extra_t){"vtk_steps", steps, 8 * (uint64_t)sim->nvtk};
-  x[n++] = (sim_ckpt_extra_t){"series.csv", (const uint8_t *)sim->series.text, sim->series.len};
-  for (int g = 0; g < sim->ngroups && n < CHECKPOINT_MAX_EXTRAS; ++g)
-    x[n++] = (sim_ckpt_extra_t){sim->group_file[g], (const uint8_t *)sim->group_series[g].text,
-                                sim->group_series[g].len};
-  for (int i = 0; i < SIMULATION_MAX_PROBES && n < CHECKPOINT_MAX_EXTRAS; ++i)
-    if (sim->probe_series[i].len > 0)
-      x[n++] = (sim_ckpt_extra_t){sim->probe_series_name[i],
-                                  (const uint8_t *)sim->probe_series[i].text,
-                                  sim->probe_series[i].len};
-  return n;
+/* Rank 0's extras: physics.json (the settings a restart must keep), then the writers'
+ * run state (sim_output_state; none without writers); -1 when out of memory. */
+static int sim_ckpt_extras(sim_output_t *w, const char *physics, sim_output_extra_t *x) {
+  x[0] = (sim_output_extra_t){"physics.json", (const uint8_t *)physics, strlen(physics)};
+  if (!w) return 1;
+  const int n = sim_output_state(w, x + 1, CHECKPOINT_MAX_EXTRAS - 1);
+  return n < 0 ? -1 : 1 + n;
 }
 
 /* fsync of a folder, so that a rename in it is on disk. */
@@ -153,19 +140,19 @@ cleanup:
   return st;
 }
 
-tsr_status sim_write_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
+tsr_status sim_write_checkpoint(sim_t *sim, sim_output_t *w, output_folder_t *out, int64_t step,
                                 const char *physics, char *name, size_t cap, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  MPI_Comm comm = sim->comm;
+  MPI_Comm comm = sim_comm(sim);
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  const int32_t nb = patch_block_count(sim->patch);
-  const patch_options_t *d = patch_options(sim->patch);
+  const int32_t nb = patch_block_count(sim_patch(sim));
+  const patch_options_t *d = patch_options(sim_patch(sim));
   checkpoint_header_t h = {.version = CHECKPOINT_VERSION};
   int ids[CHECKPOINT_MAX_FIELDS + 1];
   uint64_t *sizes = NULL, *crcs = NULL, *all = NULL;
-  uint8_t *head = NULL, *steps = NULL;
-  sim_ckpt_extra_t extra[CHECKPOINT_MAX_EXTRAS];
+  uint8_t *head = NULL;
+  sim_output_extra_t extra[CHECKPOINT_MAX_EXTRAS];
   bulk_file_t file = {.fd = -1};
   char final_path[OUTPUT_PATH_MAX], tmp[OUTPUT_PATH_MAX + 32];
   bool written = false;
@@ -190,19 +177,19 @@ tsr_status sim_write_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
   crcs = calloc((size_t)nb, sizeof *crcs);
   all = calloc((size_t)nb, sizeof *all);
   h.block = calloc((size_t)nb, sizeof *h.block);
-  steps = malloc(8 * (size_t)sim->nvtk + 1);
-  if (!sizes || !crcs || !all || !h.block || !steps)
+  /* rank 0's extras: their count and sizes for everybody's offsets */
+  int nextras = rank == 0 ? sim_ckpt_extras(w, physics, extra) : 0;
+  if (!sizes || !crcs || !all || !h.block || nextras < 0)
     st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory for a checkpoint");
-  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i) {
-    int32_t id = patch_local_id(sim->patch, i);
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim_patch(sim)); ++i) {
+    int32_t id = patch_local_id(sim_patch(sim), i);
     sizes[id] = sim_ckpt_block_bytes(sim, id, ids, h.nfields);
   }
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   TSR_MPI(MPI_Allreduce(sizes, all, nb, MPI_UINT64_T, MPI_SUM, comm));
-  /* rank 0's extras: their count and sizes for everybody's offsets */
   uint64_t xs[1 + CHECKPOINT_MAX_EXTRAS] = {0};
   if (rank == 0) {
-    h.nextras = sim_ckpt_extras(sim, physics, steps, extra);
+    h.nextras = (uint32_t)nextras;
     xs[0] = h.nextras;
     for (uint32_t i = 0; i < h.nextras; ++i) xs[1 + i] = extra[i].len;
   }
@@ -236,9 +223,9 @@ tsr_status sim_write_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
   if (rank != 0) st = bulk_open(&file, tmp, true, SIM_CKPT_WRITE_PIECE, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   /* each rank its blocks: each field packed in whole rows, summed, written */
-  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i) {
-    int32_t id = patch_local_id(sim->patch, i);
-    block_data_t *data = patch_block_data(sim->patch, id);
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim_patch(sim)); ++i) {
+    int32_t id = patch_local_id(sim_patch(sim), i);
+    block_data_t *data = patch_block_data(sim_patch(sim), id);
     uint32_t crc = 0;
     bulk_write_begin(&file, h.block[id].offset);
     for (uint32_t f = 0; f < h.nfields && st == TSR_OK; ++f) {
@@ -302,7 +289,6 @@ cleanup:
   free(crcs);
   free(all);
   free(head);
-  free(steps);
   return st;
 }
 
@@ -370,7 +356,7 @@ static tsr_status sim_ckpt_match(const sim_t *sim, const checkpoint_header_t *h,
                                  const char *physics, const checkpoint_field_t *fields,
                                  uint32_t nf, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const patch_options_t *d = patch_options(sim->patch);
+  const patch_options_t *d = patch_options(sim_patch(sim));
   bool grid = true;
   for (int a = 0; a < 3; ++a)
     grid = grid && h->cells[a] == d->cells[a] && h->blocks[a] == d->blocks[a] &&
@@ -387,7 +373,7 @@ static tsr_status sim_ckpt_match(const sim_t *sim, const checkpoint_header_t *h,
     /* rank 0 names the first setting that differs from the checkpoint's physics.json */
     char what[320] = "";
     int rank = 0;
-    MPI_Comm_rank(sim->comm, &rank);
+    MPI_Comm_rank(sim_comm(sim), &rank);
     for (uint32_t i = 0; rank == 0 && i < h->nextras; ++i) {
       const checkpoint_extra_t *x = &h->extras[i];
       int fd = strcmp(x->name, "physics.json") == 0 ? open(path, O_RDONLY) : -1;
@@ -414,14 +400,14 @@ static tsr_status sim_ckpt_match(const sim_t *sim, const checkpoint_header_t *h,
               "is %s (%u of %u)", path, i, h->fields[i].name, h->fields[i].components,
               h->fields[i].value_bytes, fields[i].name, fields[i].components,
               fields[i].value_bytes);
-  TSR_CHECK(h->nblocks == (uint32_t)patch_block_count(sim->patch), TSR_ERR_INVALID,
-            "%s: %u blocks; this run has %d", path, h->nblocks, (int)patch_block_count(sim->patch));
+  TSR_CHECK(h->nblocks == (uint32_t)patch_block_count(sim_patch(sim)), TSR_ERR_INVALID,
+            "%s: %u blocks; this run has %d", path, h->nblocks, (int)patch_block_count(sim_patch(sim)));
 cleanup:
   return st;
 }
 
-/* Rank 0: the run state of the extras (VTK steps, series) back into the simulation. */
-static tsr_status sim_ckpt_restore_extras(sim_t *sim, int fd, const char *path,
+/* Rank 0: the run state of the extras (VTK steps, series) back into the writers. */
+static tsr_status sim_ckpt_restore_extras(sim_output_t *w, int fd, const char *path,
                                           const checkpoint_header_t *h,
                                           const simulation_options_t *so, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -434,57 +420,17 @@ static tsr_status sim_ckpt_restore_extras(sim_t *sim, int fd, const char *path,
     TSR_TRY(sim_ckpt_pread(fd, path, x->offset, p, x->bytes, err));
     TSR_CHECK(checkpoint_crc32(0, p, (size_t)x->bytes) == x->crc, TSR_ERR_CORRUPT,
               "%s: '%s' does not match its checksum: the file is damaged", path, x->name);
-    output_series_t *s = NULL;
-    if (strcmp(x->name, "vtk_steps") == 0) {
-      TSR_CHECK(x->bytes % 8 == 0, TSR_ERR_CORRUPT, "%s: vtk_steps of %llu bytes", path,
-                (unsigned long long)x->bytes);
-      free(sim->vtk_steps);
-      sim->nvtk = (int64_t)(x->bytes / 8);
-      sim->vtk_steps = malloc((size_t)x->bytes + 8);
-      TSR_CHECK(sim->vtk_steps, TSR_ERR_NOMEM, "out of memory");
-      for (int64_t k = 0; k < sim->nvtk; ++k) {
-        uint64_t v = 0;
-        for (int b = 0; b < 8; ++b) v |= (uint64_t)p[8 * k + b] << (8 * b);
-        sim->vtk_steps[k] = (int64_t)v;
-      }
-      continue;
-    }
-    const bool totals = strcmp(x->name, "series.csv") == 0 || strncmp(x->name, "series_", 7) == 0;
-    if (strcmp(x->name, "series.csv") == 0) s = &sim->series;
-    else if (totals) s = sim_series_named(sim, x->name);
-    TSR_CHECK(!totals || s, TSR_ERR_CORRUPT, "%s: more series files than a run writes", path);
-    for (int k = 0; !s && k < so->nprobes; ++k) {
-      char file[SIMULATION_NAME_MAX + 16];
-      snprintf(file, sizeof file, "probe_%s.csv", so->probes[k].name);
-      if (strcmp(file, x->name) == 0 && so->probes[k].series) {
-        s = &sim->probe_series[k];
-        snprintf(sim->probe_series_name[k], sizeof sim->probe_series_name[k], "%s", file);
-      }
-    }
-    if (!s) continue; /* a probe this run no longer has */
-    uint64_t keep = x->bytes;
-    p[x->bytes] = 0;
-    if (totals && x->bytes > 0 && so->series_every > 0) {
-      /* the first part's last row, written because its run ended there, is not one the
-         whole run has: it goes (rows lie on multiples of series_every) */
-      size_t end = (size_t)x->bytes - 1, start = end;
-      while (start > 0 && p[start - 1] != '\n') --start;
-      long long row = strtoll((const char *)p + start, NULL, 10);
-      if (start > 0 && row % so->series_every != 0) keep = start;
-    }
-    output_series_free(s);
-    TSR_CHECK(keep == 0 || output_series_printf(s, "%.*s", (int)keep, (const char *)p),
-              TSR_ERR_NOMEM, "out of memory for '%s'", x->name);
+    if (w) TSR_TRY(sim_output_restore(w, so, path, x->name, p, x->bytes, err));
   }
 cleanup:
   free(p);
   return st;
 }
 
-tsr_status sim_read_checkpoint(sim_t *sim, const simulation_options_t *so, const char *path,
+tsr_status sim_read_checkpoint(sim_t *sim, sim_output_t *w, const simulation_options_t *so, const char *path,
                                const char *physics, int64_t *step, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  MPI_Comm comm = sim->comm;
+  MPI_Comm comm = sim_comm(sim);
   int rank = 0, fd = -1;
   MPI_Comm_rank(comm, &rank);
   checkpoint_header_t h = {.version = 0};
@@ -496,8 +442,8 @@ tsr_status sim_read_checkpoint(sim_t *sim, const simulation_options_t *so, const
   TSR_TRY(sim_ckpt_match(sim, &h, path, physics, fields, nf, err));
   /* every rank its blocks, by BlockID */
   st = bulk_open(&file, path, false, SIM_CKPT_READ_PIECE, err);
-  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i) {
-    int32_t id = patch_local_id(sim->patch, i);
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim_patch(sim)); ++i) {
+    int32_t id = patch_local_id(sim_patch(sim), i);
     const checkpoint_block_t *b = &h.block[id];
     const uint64_t want = sim_ckpt_block_bytes(sim, id, ids, nf);
     if (b->bytes != want) {
@@ -508,7 +454,7 @@ tsr_status sim_read_checkpoint(sim_t *sim, const simulation_options_t *so, const
     }
     /* each field in pieces of whole rows: read, summed, unpacked (a damaged block's
        values are loaded too, but the run then ends on the checksum) */
-    block_data_t *data = patch_block_data(sim->patch, id);
+    block_data_t *data = patch_block_data(sim_patch(sim), id);
     uint32_t crc = 0;
     bulk_read_begin(&file, b->offset, b->bytes);
     for (uint32_t f = 0; f < nf && st == TSR_OK; ++f) {
@@ -538,16 +484,17 @@ tsr_status sim_read_checkpoint(sim_t *sim, const simulation_options_t *so, const
       st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot read %s: %s", path,
                          strerror(errno));
     else
-      st = sim_ckpt_restore_extras(sim, fd, path, &h, so, err);
+      st = sim_ckpt_restore_extras(w, fd, path, &h, so, err);
   }
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   /* what else the modules' state says about the step, then the ghost layers */
-  for (int m = 0; m < sim->nmodules; ++m)
-    if (sim->modules[m].def->resume)
-      TSR_TRY(verdict_reduce(comm, sim->modules[m].def->resume(sim->modules[m].state, sim,
-                                                               (int64_t)h.step, err), 0, err));
+  int nm = 0;
+  const module_t *modules = sim_modules(sim, &nm);
+  for (int m = 0; m < nm; ++m)
+    if (modules[m].def->resume)
+      TSR_TRY(verdict_reduce(comm, modules[m].def->resume(modules[m].state, sim,
+                                                          (int64_t)h.step, err), 0, err));
   TSR_TRY(sim_exchange_all(sim, err));
-  sim->prepared = false;
   *step = (int64_t)h.step;
 cleanup:
   if (fd >= 0) close(fd);

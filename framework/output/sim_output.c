@@ -1,5 +1,5 @@
 /* sim_output: the output writers of a simulation (sim.h): VTK, series.csv, probes, PNG
- * slices, and the gathering of a quantity on rank 0. */
+ * slices, and their run state. */
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -7,79 +7,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_output.h"
+
 #include "image.h"
-#include "sim_impl.h"
+#include "series.h"
 #include "tsr_size.h"
 #include "verdict.h"
 #include "vtk.h"
+
+enum { SIM_SERIES_NAME_MAX = 80 };
 
 static int64_t sim_block_cells(const block_info_t *b) {
   return (int64_t)b->size[0] * b->size[1] * b->size[2];
 }
 
-/* The largest block's cells, checked against what one buffer of comps values per cell
- * and one MPI message of them can carry. */
-static tsr_status sim_largest_block(const sim_t *sim, int comps, const char *what, size_t *cells,
-                                    tsr_error_t *err) {
+struct sim_output {
+  sim_t *sim;         /* borrowed */
+  int64_t *vtk_steps; /* output steps written so far */
+  int64_t nvtk;
+  uint8_t *steps_bytes; /* vtk_steps as a checkpoint keeps them (sim_output_state) */
+  output_series_t series; /* rank 0: series.csv */
+  output_series_t probe_series[SIMULATION_MAX_PROBES]; /* rank 0: probe_<name>.csv */
+  char probe_series_name[SIMULATION_MAX_PROBES][SIMULATION_NAME_MAX + 16];
+  output_series_t group_series[MODULE_MAX_VALUES]; /* rank 0: series_<group>.csv */
+  char group_file[MODULE_MAX_VALUES][SIM_SERIES_NAME_MAX];
+  int ngroups;
+};
+
+tsr_status sim_output_create(sim_t *sim, sim_output_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  size_t most = 0, bytes = 0;
-  int32_t largest = 0;
-  int count = 0;
-  for (int32_t id = 0; id < patch_block_count(sim->patch); ++id)
-    if ((size_t)sim_block_cells(patch_block(sim->patch, id)) > most)
-      most = (size_t)sim_block_cells(patch_block(sim->patch, id)), largest = id;
-  TSR_CHECK(tsr_size_to_int((size_t)comps * most, &count) &&
-                tsr_mul_size((size_t)comps * most, sizeof(double), &bytes),
-            TSR_ERR_INVALID,
-            "%s: BlockID %d has %zu cells, and %d values each are more than one MPI message "
-            "carries (%d values)", what, (int)largest, most, comps, INT_MAX);
-  *cells = most;
+  *out = calloc(1, sizeof **out);
+  TSR_CHECK(*out, TSR_ERR_NOMEM, "out of memory for the output writers");
+  (*out)->sim = sim;
 cleanup:
   return st;
 }
 
-tsr_status sim_gather(sim_t *sim, const char *quantity, double *out, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  const patch_options_t *d = patch_options(sim->patch);
-  const module_quantity_t *q = sim_quantity(sim, quantity);
-  int rank;
-  double *buf = NULL;
-  size_t most = 0;
-  MPI_Comm_rank(sim->comm, &rank);
-  TSR_CHECK(q, TSR_ERR_INVALID, "gathering: no quantity \"%s\" in this run", quantity);
-  const int c = q->components;
-  TSR_TRY(sim_largest_block(sim, c, "gathering the fields", &most, err));
-  /* one buffer of the largest block, allocated before any message moves */
-  buf = malloc((size_t)c * most * sizeof *buf + 1);
-  if (!buf) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory gathering fields");
-  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
-  /* block by block in BlockID order: the owner sends, rank 0 places */
-  for (int32_t id = 0; id < patch_block_count(sim->patch); ++id) {
-    const block_info_t *b = patch_block(sim->patch, id);
-    int64_t n = sim_block_cells(b);
-    if (rank == b->rank) {
-      st = sim_sample(sim, q, id, buf, err);
-      if (rank != 0 && st == TSR_OK)
-        TSR_MPI(MPI_Send(buf, (int)(c * n), MPI_DOUBLE, 0, 77, sim->comm));
-    }
-    if (st != TSR_OK) break; /* a sampler's error: the verdict below */
-    if (rank == 0) {
-      if (b->rank != 0)
-        TSR_MPI(MPI_Recv(buf, (int)(c * n), MPI_DOUBLE, b->rank, 77, sim->comm, MPI_STATUS_IGNORE));
-      int64_t k = 0;
-      for (int z = 0; z < b->size[2]; ++z)
-        for (int y = 0; y < b->size[1]; ++y)
-          for (int x = 0; x < b->size[0]; ++x, ++k) {
-            int64_t g = ((b->lo[2] + z) * d->cells[1] + (b->lo[1] + y)) * d->cells[0] + b->lo[0] + x;
-            for (int a = 0; a < c; ++a) out[c * g + a] = buf[c * k + a];
-          }
-    }
-  }
-  st = verdict_reduce(sim->comm, st, 0, err);
-cleanup:
-  free(buf);
-  return st;
+void sim_output_free(sim_output_t **w) {
+  if (!w || !*w) return;
+  sim_output_t *o = *w;
+  free(o->vtk_steps);
+  free(o->steps_bytes);
+  output_series_free(&o->series);
+  for (int i = 0; i < SIMULATION_MAX_PROBES; ++i) output_series_free(&o->probe_series[i]);
+  for (int i = 0; i < o->ngroups; ++i) output_series_free(&o->group_series[i]);
+  free(o);
+  *w = NULL;
 }
+
 
 const char *const sim_output_patterns[SIM_OUTPUT_PATTERNS] = {
     "fields.pvd", "fields_*.pvti", "fields_*/block_*.vti", "probe_*.csv", "slice_*.png",
@@ -97,8 +72,10 @@ static int sim_select(const sim_t *sim, const simulation_quantities_t *sel,
     }
     return n;
   }
-  for (int m = 0; m < sim->nmodules; ++m)
-    for (int k = 0; k < sim->decls[m].nquantities; ++k) out[n++] = &sim->decls[m].quantities[k];
+  int nm = 0;
+  const module_decl_t *decls = sim_decls(sim, &nm);
+  for (int m = 0; m < nm; ++m)
+    for (int k = 0; k < decls[m].nquantities; ++k) out[n++] = &decls[m].quantities[k];
   return n;
 }
 
@@ -107,7 +84,7 @@ static int sim_select(const sim_t *sim, const simulation_quantities_t *sel,
 static tsr_status sim_vtk_block(sim_t *sim, int32_t id, const char *folder, int64_t step,
                                 const module_quantity_t *const *qs, int nq, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const block_info_t *b = patch_block(sim->patch, id);
+  const block_info_t *b = patch_block(sim_patch(sim), id);
   const size_t n = (size_t)sim_block_cells(b);
   vtk_array_t arrays[MODULE_MAX * MODULE_MAX_QUANTITIES];
   void *data[MODULE_MAX * MODULE_MAX_QUANTITIES] = {NULL};
@@ -126,7 +103,7 @@ static tsr_status sim_vtk_block(sim_t *sim, int32_t id, const char *folder, int6
       arrays[na - 1].type = VTK_UINT8;
     }
   }
-  vtk_block_t vb = {.spacing = units_output_factor(&sim->units, UNITS_LENGTH),
+  vtk_block_t vb = {.spacing = units_output_factor(sim_units(sim), UNITS_LENGTH),
                     .lo = {b->lo[0], b->lo[1], b->lo[2]},
                     .size = {b->size[0], b->size[1], b->size[2]}, .arrays = arrays, .narrays = na};
   char path[4096];
@@ -137,30 +114,31 @@ cleanup:
   return st;
 }
 
-tsr_status sim_write_vtk(sim_t *sim, output_folder_t *out, int64_t step,
+tsr_status sim_write_vtk(sim_output_t *w, output_folder_t *out, int64_t step,
                          const simulation_quantities_t *sel, tsr_error_t *err) {
+  sim_t *sim = w->sim;
   tsr_status st = TSR_OK;
   const char *folder = output_folder_path(out);
   int rank;
-  MPI_Comm_rank(sim->comm, &rank);
-  int32_t nb = patch_block_count(sim->patch);
+  MPI_Comm_rank(sim_comm(sim), &rank);
+  int32_t nb = patch_block_count(sim_patch(sim));
   vtk_piece_t *pieces = NULL;
   const module_quantity_t *qs[MODULE_MAX * MODULE_MAX_QUANTITIES];
   int nq = sim_select(sim, sel, qs);
   if (rank == 0) st = vtk_make_step_folder(folder, "fields", step, err);
-  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
-  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i)
-    st = sim_vtk_block(sim, patch_local_id(sim->patch, i), folder, step, qs, nq, err);
-  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
-  int64_t *grown = realloc(sim->vtk_steps, (size_t)(sim->nvtk + 1) * sizeof *grown);
+  TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim_patch(sim)); ++i)
+    st = sim_vtk_block(sim, patch_local_id(sim_patch(sim), i), folder, step, qs, nq, err);
+  TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
+  int64_t *grown = realloc(w->vtk_steps, (size_t)(w->nvtk + 1) * sizeof *grown);
   pieces = malloc((size_t)nb * sizeof *pieces);
   if (!grown || !pieces) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
   if (grown) {
-    sim->vtk_steps = grown;
-    if (st == TSR_OK) sim->vtk_steps[sim->nvtk++] = step;
+    w->vtk_steps = grown;
+    if (st == TSR_OK) w->vtk_steps[w->nvtk++] = step;
   }
   for (int32_t id = 0; st == TSR_OK && id < nb; ++id) {
-    const block_info_t *b = patch_block(sim->patch, id);
+    const block_info_t *b = patch_block(sim_patch(sim), id);
     pieces[id] = (vtk_piece_t){.id = id, .lo = {b->lo[0], b->lo[1], b->lo[2]},
                                .size = {b->size[0], b->size[1], b->size[2]}};
   }
@@ -168,11 +146,11 @@ tsr_status sim_write_vtk(sim_t *sim, output_folder_t *out, int64_t step,
   for (int k = 0; k < nq; ++k)
     arrays[k] = (vtk_array_t){qs[k]->name, qs[k]->small_integer ? VTK_UINT8 : VTK_FLOAT64,
                               qs[k]->components, NULL};
-  const vtk_scale_t scale = {units_output_factor(&sim->units, UNITS_LENGTH),
-                             units_output_factor(&sim->units, UNITS_TIME)};
+  const vtk_scale_t scale = {units_output_factor(sim_units(sim), UNITS_LENGTH),
+                             units_output_factor(sim_units(sim), UNITS_TIME)};
   if (st == TSR_OK && rank == 0)
-    st = vtk_write_index(folder, "fields", step, patch_options(sim->patch)->cells, arrays, nq,
-                         pieces, nb, sim->vtk_steps, sim->nvtk, &scale, err);
+    st = vtk_write_index(folder, "fields", step, patch_options(sim_patch(sim))->cells, arrays, nq,
+                         pieces, nb, w->vtk_steps, w->nvtk, &scale, err);
   char path[OUTPUT_PATH_MAX];
   for (int32_t id = 0; st == TSR_OK && id < nb; ++id)
     st = output_folder_file(out, path, sizeof path, err, "fields_%06lld/block_%d.vti",
@@ -180,26 +158,28 @@ tsr_status sim_write_vtk(sim_t *sim, output_folder_t *out, int64_t step,
   if (st == TSR_OK)
     st = output_folder_file(out, path, sizeof path, err, "fields_%06lld.pvti", (long long)step);
   if (st == TSR_OK) st = output_folder_file(out, path, sizeof path, err, "fields.pvd");
-  st = verdict_reduce(sim->comm, st, 0, err);
+  st = verdict_reduce(sim_comm(sim), st, 0, err);
 cleanup:
   free(pieces);
   return st;
 }
 
+static output_series_t *sim_series_named(sim_output_t *w, const char *file);
+
 /* The series of group `group` (series_<group>.csv), found or made; NULL when every slot
  * is taken. */
-static output_series_t *sim_group_series(sim_t *sim, const char *group, size_t len) {
+static output_series_t *sim_group_series(sim_output_t *w, const char *group, size_t len) {
   char file[SIM_SERIES_NAME_MAX];
   snprintf(file, sizeof file, "series_%.*s.csv", (int)len, group);
-  return sim_series_named(sim, file);
+  return sim_series_named(w, file);
 }
 
-output_series_t *sim_series_named(sim_t *sim, const char *file) {
-  for (int g = 0; g < sim->ngroups; ++g)
-    if (strcmp(sim->group_file[g], file) == 0) return &sim->group_series[g];
-  if (sim->ngroups == MODULE_MAX_VALUES) return NULL;
-  snprintf(sim->group_file[sim->ngroups], sizeof sim->group_file[0], "%s", file);
-  return &sim->group_series[sim->ngroups++];
+static output_series_t *sim_series_named(sim_output_t *w, const char *file) {
+  for (int g = 0; g < w->ngroups; ++g)
+    if (strcmp(w->group_file[g], file) == 0) return &w->group_series[g];
+  if (w->ngroups == MODULE_MAX_VALUES) return NULL;
+  snprintf(w->group_file[w->ngroups], sizeof w->group_file[0], "%s", file);
+  return &w->group_series[w->ngroups++];
 }
 
 /* A row "step,time,v..." (after a header of names, the first time). */
@@ -216,13 +196,14 @@ static bool sim_series_row(output_series_t *s, int64_t step, double time, const 
   return ok && output_series_printf(s, "\n");
 }
 
-tsr_status sim_write_series(sim_t *sim, output_folder_t *out, int64_t step, const char **names,
+tsr_status sim_write_series(sim_output_t *w, output_folder_t *out, int64_t step, const char **names,
                             const double *values, int n, bool final, tsr_error_t *err) {
+  sim_t *sim = w->sim;
   tsr_status st = TSR_OK;
   int rank;
-  MPI_Comm_rank(sim->comm, &rank);
+  MPI_Comm_rank(sim_comm(sim), &rank);
   if (rank != 0) goto cleanup;
-  output_series_t *s = &sim->series;
+  output_series_t *s = &w->series;
   const double time = sim_output_time(sim, step);
   bool ok = !names || sim_series_row(s, step, time, names, values, n, 0);
   /* the totals of a group (<group>.<name>, consecutive) also into series_<group>.csv */
@@ -235,19 +216,19 @@ tsr_status sim_write_series(sim_t *sim, output_folder_t *out, int64_t step, cons
     const size_t len = (size_t)(dot - names[i]);
     int j = i + 1;
     while (j < n && strncmp(names[j], names[i], len + 1) == 0) ++j;
-    output_series_t *g = sim_group_series(sim, names[i], len);
+    output_series_t *g = sim_group_series(w, names[i], len);
     TSR_CHECK(g, TSR_ERR_INTERNAL, "more than %d series files", MODULE_MAX_VALUES);
     ok = sim_series_row(g, step, time, names + i, values + i, j - i, len + 1);
     i = j;
   }
   TSR_CHECK(ok, TSR_ERR_NOMEM, "out of memory for series.csv");
   TSR_TRY(output_series_flush(s, out, "series.csv", final, err));
-  for (int g = 0; g < sim->ngroups; ++g)
-    TSR_TRY(output_series_flush(&sim->group_series[g], out, sim->group_file[g], final, err));
+  for (int g = 0; g < w->ngroups; ++g)
+    TSR_TRY(output_series_flush(&w->group_series[g], out, w->group_file[g], final, err));
   /* the probes' series too, at the end */
   for (int i = 0; final && i < SIMULATION_MAX_PROBES; ++i)
-    if (sim->probe_series[i].len > 0)
-      TSR_TRY(output_series_flush(&sim->probe_series[i], out, sim->probe_series_name[i], true,
+    if (w->probe_series[i].len > 0)
+      TSR_TRY(output_series_flush(&w->probe_series[i], out, w->probe_series_name[i], true,
                                   err));
 cleanup:
   return st;
@@ -297,11 +278,12 @@ static void sim_probe_cells(const simulation_probe_t *probe, const patch_options
   }
 }
 
-tsr_status sim_write_probe(sim_t *sim, output_folder_t *out, const simulation_probe_t *probe,
+tsr_status sim_write_probe(sim_output_t *w, output_folder_t *out, const simulation_probe_t *probe,
                            int index, int64_t step, tsr_error_t *err) {
+  sim_t *sim = w->sim;
   tsr_status st = TSR_OK;
   int rank;
-  MPI_Comm_rank(sim->comm, &rank);
+  MPI_Comm_rank(sim_comm(sim), &rank);
   /* the columns: the probe's quantities' */
   const module_quantity_t *qs[MODULE_MAX * MODULE_MAX_QUANTITIES];
   int nq = sim_select(sim, &probe->quantities, qs), width = 0;
@@ -331,12 +313,12 @@ tsr_status sim_write_probe(sim_t *sim, output_folder_t *out, const simulation_pr
   block = malloc(MODULE_MAX_COMPONENTS * most * sizeof *block);
   if (!vals || !all || !cell || !weight || !block)
     st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-  if (st == TSR_OK) sim_probe_cells(probe, patch_options(sim->patch), npts, cell, weight);
+  if (st == TSR_OK) sim_probe_cells(probe, patch_options(sim_patch(sim)), npts, cell, weight);
   /* each point's values come from the rank owning its cell; the others add zeros. Every
      local block that holds a point samples each quantity once. */
-  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim->patch); ++i) {
-    int32_t id = patch_local_id(sim->patch, i);
-    const block_info_t *b = patch_block(sim->patch, id);
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim_patch(sim)); ++i) {
+    int32_t id = patch_local_id(sim_patch(sim), i);
+    const block_info_t *b = patch_block(sim_patch(sim), id);
     int col = 0;
     for (int j = 0; j < nq && st == TSR_OK; col += qs[j++]->components) {
       bool sampled = false;
@@ -357,15 +339,15 @@ tsr_status sim_write_probe(sim_t *sim, output_folder_t *out, const simulation_pr
       }
     }
   }
-  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
-  TSR_MPI(MPI_Reduce(vals, all, count, MPI_DOUBLE, MPI_SUM, 0, sim->comm));
+  TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
+  TSR_MPI(MPI_Reduce(vals, all, count, MPI_DOUBLE, MPI_SUM, 0, sim_comm(sim)));
   if (rank == 0 && probe->series) {
     /* one row: the step, then the point's interpolated columns, or every cell's */
-    output_series_t *s = &sim->probe_series[index];
-    char *name = sim->probe_series_name[index];
+    output_series_t *s = &w->probe_series[index];
+    char *name = w->probe_series_name[index];
     bool ok = true;
     if (s->len == 0) {
-      snprintf(name, sizeof sim->probe_series_name[index], "probe_%s.csv", probe->name);
+      snprintf(name, sizeof w->probe_series_name[index], "probe_%s.csv", probe->name);
       ok = output_series_printf(s, "step");
       for (int64_t k = 0; k < (probe->point ? 1 : npts) && ok; ++k)
         for (int j = 0; j < nq && ok; ++j)
@@ -407,7 +389,7 @@ tsr_status sim_write_probe(sim_t *sim, output_folder_t *out, const simulation_pr
       st = output_file_commit(&f, err);
     }
   }
-  st = verdict_reduce(sim->comm, st, 0, err);
+  st = verdict_reduce(sim_comm(sim), st, 0, err);
 cleanup:
   output_file_discard(&f);
   free(vals);
@@ -432,25 +414,28 @@ static void sim_picture_quantities(const sim_t *sim, const char *name,
   *value = name && name[0] ? sim_quantity(sim, name) : NULL;
   *wall = NULL;
   bool named = *value != NULL;
-  for (int m = 0; m < sim->nmodules; ++m)
-    for (int k = 0; k < sim->decls[m].nquantities; ++k) {
-      const module_quantity_t *q = &sim->decls[m].quantities[k];
+  int nm = 0;
+  const module_decl_t *decls = sim_decls(sim, &nm);
+  for (int m = 0; m < nm; ++m)
+    for (int k = 0; k < decls[m].nquantities; ++k) {
+      const module_quantity_t *q = &decls[m].quantities[k];
       if (q->wall && !*wall) *wall = q;
       if (!named && !q->wall && !*value && q->components == 3) *value = q;
     }
-  for (int m = 0; m < sim->nmodules && !*value; ++m)
-    for (int k = 0; k < sim->decls[m].nquantities && !*value; ++k)
-      if (!sim->decls[m].quantities[k].wall) *value = &sim->decls[m].quantities[k];
+  for (int m = 0; m < nm && !*value; ++m)
+    for (int k = 0; k < decls[m].nquantities && !*value; ++k)
+      if (!decls[m].quantities[k].wall) *value = &decls[m].quantities[k];
 }
 
-tsr_status sim_write_png(sim_t *sim, output_folder_t *out, const simulation_slice_t *slice,
+tsr_status sim_write_png(sim_output_t *w, output_folder_t *out, const simulation_slice_t *slice,
                          int64_t step, tsr_error_t *err) {
+  sim_t *sim = w->sim;
   tsr_status st = TSR_OK;
   int rank, nranks;
-  MPI_Comm_rank(sim->comm, &rank);
-  MPI_Comm_size(sim->comm, &nranks);
-  const patch_options_t *d = patch_options(sim->patch);
-  int32_t nb = patch_block_count(sim->patch);
+  MPI_Comm_rank(sim_comm(sim), &rank);
+  MPI_Comm_size(sim_comm(sim), &nranks);
+  const patch_options_t *d = patch_options(sim_patch(sim));
+  int32_t nb = patch_block_count(sim_patch(sim));
   double *send = NULL, *recv = NULL, *value = NULL, *qv = NULL, *wv = NULL;
   uint8_t *wall = NULL;
   int *counts = NULL, *displs = NULL;
@@ -471,7 +456,7 @@ tsr_status sim_write_png(sim_t *sim, output_folder_t *out, const simulation_slic
   /* every rank: the value and the wall flag of its blocks' plane cells, in BlockID order */
   int64_t mine = 0, total = 0;
   for (int32_t id = 0; id < nb; ++id) {
-    const block_info_t *b = patch_block(sim->patch, id);
+    const block_info_t *b = patch_block(sim_patch(sim), id);
     int64_t n = slice_cells(b, a, h, v, pos);
     total += n;
     if (b->rank == rank) mine += n;
@@ -495,7 +480,7 @@ tsr_status sim_write_png(sim_t *sim, output_folder_t *out, const simulation_slic
   }
   int64_t k = 0;
   for (int32_t id = 0; st == TSR_OK && id < nb; ++id) {
-    const block_info_t *b = patch_block(sim->patch, id);
+    const block_info_t *b = patch_block(sim_patch(sim), id);
     if (b->rank != rank || slice_cells(b, a, h, v, pos) == 0) continue;
     st = sim_sample(sim, q, id, qv, err);
     if (st == TSR_OK && wq) st = sim_sample(sim, wq, id, wv, err);
@@ -510,23 +495,23 @@ tsr_status sim_write_png(sim_t *sim, output_folder_t *out, const simulation_slic
         send[k++] = wq && wv[cell] != 0.0 ? 1.0 : 0.0;
       }
   }
-  TSR_TRY(verdict_reduce(sim->comm, st, 0, err));
+  TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
 
   /* rank 0 knows from the block metadata how much each rank sends */
   if (rank == 0) {
     for (int32_t id = 0; id < nb; ++id) {
-      const block_info_t *b = patch_block(sim->patch, id);
+      const block_info_t *b = patch_block(sim_patch(sim), id);
       counts[b->rank] += (int)(2 * slice_cells(b, a, h, v, pos));
     }
     for (int r = 1; r < nranks; ++r) displs[r] = displs[r - 1] + counts[r - 1];
   }
   TSR_MPI(MPI_Gatherv(send, (int)(2 * mine), MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, 0,
-                      sim->comm));
+                      sim_comm(sim)));
   if (rank == 0) {
     for (int r = 0; r < nranks; ++r) {
       int64_t off = displs[r];
       for (int32_t id = 0; id < nb; ++id) {
-        const block_info_t *b = patch_block(sim->patch, id);
+        const block_info_t *b = patch_block(sim_patch(sim), id);
         if (b->rank != r || slice_cells(b, a, h, v, pos) == 0) continue;
         for (int64_t j = 0; j < b->size[v]; ++j)
           for (int64_t i = 0; i < b->size[h]; ++i) {
@@ -550,7 +535,7 @@ tsr_status sim_write_png(sim_t *sim, output_folder_t *out, const simulation_slic
                             (long long)step);
     if (st == TSR_OK) st = image_write_png(path, &field, &io, err);
   }
-  st = verdict_reduce(sim->comm, st, 0, err);
+  st = verdict_reduce(sim_comm(sim), st, 0, err);
 cleanup:
   free(send);
   free(recv);
@@ -560,5 +545,75 @@ cleanup:
   free(displs);
   free(qv);
   free(wv);
+  return st;
+}
+
+/* ---- the writers' run state, as checkpoints keep it ---- */
+
+int sim_output_state(sim_output_t *w, sim_output_extra_t *x, int cap) {
+  int n = 0;
+  uint8_t *steps = realloc(w->steps_bytes, 8 * (size_t)w->nvtk + 1);
+  if (!steps || cap < 2) return -1;
+  w->steps_bytes = steps;
+  for (int64_t i = 0; i < w->nvtk; ++i)
+    for (int k = 0; k < 8; ++k) steps[8 * i + k] = (uint8_t)((uint64_t)w->vtk_steps[i] >> (8 * k));
+  x[n++] = (sim_output_extra_t){"vtk_steps", steps, 8 * (uint64_t)w->nvtk};
+  x[n++] = (sim_output_extra_t){"series.csv", (const uint8_t *)w->series.text, w->series.len};
+  for (int g = 0; g < w->ngroups && n < cap; ++g)
+    x[n++] = (sim_output_extra_t){w->group_file[g], (const uint8_t *)w->group_series[g].text,
+                                  w->group_series[g].len};
+  for (int i = 0; i < SIMULATION_MAX_PROBES && n < cap; ++i)
+    if (w->probe_series[i].len > 0)
+      x[n++] = (sim_output_extra_t){w->probe_series_name[i],
+                                    (const uint8_t *)w->probe_series[i].text,
+                                    w->probe_series[i].len};
+  return n;
+}
+
+tsr_status sim_output_restore(sim_output_t *w, const simulation_options_t *so, const char *path,
+                              const char *name, uint8_t *p, uint64_t bytes, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  output_series_t *s = NULL;
+  if (strcmp(name, "vtk_steps") == 0) {
+    TSR_CHECK(bytes % 8 == 0, TSR_ERR_CORRUPT, "%s: vtk_steps of %llu bytes", path,
+              (unsigned long long)bytes);
+    free(w->vtk_steps);
+    w->nvtk = (int64_t)(bytes / 8);
+    w->vtk_steps = malloc((size_t)bytes + 8);
+    TSR_CHECK(w->vtk_steps, TSR_ERR_NOMEM, "out of memory");
+    for (int64_t k = 0; k < w->nvtk; ++k) {
+      uint64_t v = 0;
+      for (int b = 0; b < 8; ++b) v |= (uint64_t)p[8 * k + b] << (8 * b);
+      w->vtk_steps[k] = (int64_t)v;
+    }
+    goto cleanup;
+  }
+  const bool totals = strcmp(name, "series.csv") == 0 || strncmp(name, "series_", 7) == 0;
+  if (strcmp(name, "series.csv") == 0) s = &w->series;
+  else if (totals) s = sim_series_named(w, name);
+  TSR_CHECK(!totals || s, TSR_ERR_CORRUPT, "%s: more series files than a run writes", path);
+  for (int k = 0; !s && k < so->nprobes; ++k) {
+    char file[SIMULATION_NAME_MAX + 16];
+    snprintf(file, sizeof file, "probe_%s.csv", so->probes[k].name);
+    if (strcmp(file, name) == 0 && so->probes[k].series) {
+      s = &w->probe_series[k];
+      snprintf(w->probe_series_name[k], sizeof w->probe_series_name[k], "%s", file);
+    }
+  }
+  if (!s) goto cleanup; /* a probe this run no longer has, or no series at all */
+  uint64_t keep = bytes;
+  p[bytes] = 0;
+  if (totals && bytes > 0 && so->series_every > 0) {
+    /* the first part's last row, written because its run ended there, is not one the
+       whole run has: it goes (rows lie on multiples of series_every) */
+    size_t end = (size_t)bytes - 1, start = end;
+    while (start > 0 && p[start - 1] != '\n') --start;
+    long long row = strtoll((const char *)p + start, NULL, 10);
+    if (start > 0 && row % so->series_every != 0) keep = start;
+  }
+  output_series_free(s);
+  TSR_CHECK(keep == 0 || output_series_printf(s, "%.*s", (int)keep, (const char *)p),
+            TSR_ERR_NOMEM, "out of memory for '%s'", name);
+cleanup:
   return st;
 }

@@ -10,6 +10,7 @@
 #include "cpu_threads.h"
 #include "plan.h"
 #include "report.h"
+#include "sim_checkpoint.h"
 #include "steady.h"
 #include "stop.h"
 #include "verdict.h"
@@ -23,7 +24,7 @@ static bool run_due(int64_t every, int64_t step) { return step > 0 && step % eve
  * step 0; none where out is NULL). Nothing is written at a step whose check fails:
  * TSR_ERR_DIVERGED, with *div saying where. */
 static tsr_status run_output(MPI_Comm comm, sim_t *sim, const simulation_options_t *so,
-                             output_folder_t *out, int64_t step, int64_t steps, bool check,
+                             sim_output_t *w, output_folder_t *out, int64_t step, int64_t steps, bool check,
                              sim_divergence_t *div, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   bool vtk = out && so->vtk_every > 0 && step % so->vtk_every == 0, due = vtk;
@@ -33,13 +34,13 @@ static tsr_status run_output(MPI_Comm comm, sim_t *sim, const simulation_options
   if (due) TSR_TRY(sim_prepare(sim, err)); /* the output's values serve the check */
   TSR_TRY(sim_check(sim, step, due, div, err));
   if (!due) goto cleanup;
-  if (vtk) TSR_TRY(sim_write_vtk(sim, out, step, &so->quantities, err));
+  if (vtk) TSR_TRY(sim_write_vtk(w, out, step, &so->quantities, err));
   for (int i = 0; i < so->nprobes; ++i)
     if (run_due(so->probes[i].every, step))
-      TSR_TRY(sim_write_probe(sim, out, &so->probes[i], i, step, err));
+      TSR_TRY(sim_write_probe(w, out, &so->probes[i], i, step, err));
   for (int i = 0; i < so->nslices; ++i)
     if (run_due(so->slices[i].every, step))
-      TSR_TRY(sim_write_png(sim, out, &so->slices[i], step, err));
+      TSR_TRY(sim_write_png(w, out, &so->slices[i], step, err));
   /* rank 0: the manifest names what was written (an error there is every rank's) */
   TSR_TRY(verdict_reduce(comm, output_folder_manifest(out, "running", err), 0, err));
 cleanup:
@@ -139,7 +140,7 @@ static void run_progress(int64_t step, int64_t steps, double mlups, double elaps
 /* At this step: the progress line (rank 0) and the row of series.csv due, both with the
  * modules' totals (the fluid mass, a Nusselt number). */
 static tsr_status run_progress_due(sim_t *sim, const simulation_options_t *so,
-                                   output_folder_t *out, int64_t s, bool final_step, double mlups,
+                                   sim_output_t *w, output_folder_t *out, int64_t s, bool final_step, double mlups,
                                    double elapsed, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   bool progress = so->progress_every > 0 && (s % so->progress_every == 0 || final_step);
@@ -155,7 +156,7 @@ static tsr_status run_progress_due(sim_t *sim, const simulation_options_t *so,
   int rank;
   MPI_Comm_rank(sim_comm(sim), &rank);
   if (progress && rank == 0) run_progress(s, so->steps, mlups, elapsed, names, values, n);
-  if (series) st = sim_write_series(sim, out, s, names, values, n, final_step, err);
+  if (series) st = sim_write_series(w, out, s, names, values, n, final_step, err);
   TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
 cleanup:
   return st;
@@ -328,7 +329,7 @@ typedef struct run_kept {
 } run_kept_t;
 
 /* Writes the checkpoint of this step and removes the oldest beyond the kept count. */
-static tsr_status run_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
+static tsr_status run_checkpoint(sim_t *sim, sim_output_t *w, output_folder_t *out, int64_t step,
                                  const char *physics,
                                  run_kept_t *kept, run_result_t *r, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -337,7 +338,7 @@ static tsr_status run_checkpoint(sim_t *sim, output_folder_t *out, int64_t step,
   MPI_Comm_rank(comm, &rank);
   const double t0 = MPI_Wtime();
   char name[40];
-  TSR_TRY(sim_write_checkpoint(sim, out, step, physics, name, sizeof name, err));
+  TSR_TRY(sim_write_checkpoint(sim, w, out, step, physics, name, sizeof name, err));
   /* rank 0 keeps the list and removes (the other ranks' lists stay empty) */
   if (rank == 0 && kept->n == kept->cap) {
     st = output_folder_remove(out, kept->names[0], err);
@@ -430,7 +431,7 @@ tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_optio
     TSR_TRY(run_steady_sample(sim, so, steady, o->start, &steady_total, r, err));
   }
   /* step 0's output; a restart's step was the first part's */
-  if (out && o->start == 0) st = run_output(comm, sim, so, out, 0, steps, false, &r->div, err);
+  if (out && o->start == 0) st = run_output(comm, sim, so, o->writers, out, 0, steps, false, &r->div, err);
   MPI_Barrier(comm);
   if (o->signals) stop_install();
   double t0 = MPI_Wtime(), tlast = t0, tout = 0, tckpt = t0;
@@ -450,7 +451,7 @@ tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_optio
     const bool ckpt = checkpoints && (due || r->stopped ||
                                       (so->checkpoint_every > 0 && s % so->checkpoint_every == 0));
     double o0 = MPI_Wtime();
-    if (st == TSR_OK) st = run_output(comm, sim, so, out, s, steps, ckpt, &r->div, err);
+    if (st == TSR_OK) st = run_output(comm, sim, so, o->writers, out, s, steps, ckpt, &r->div, err);
     tout += MPI_Wtime() - o0;
     if (st == TSR_OK && steady && s % so->steady.every == 0)
       st = run_steady_sample(sim, so, steady, s, &steady_total, r, err);
@@ -459,7 +460,7 @@ tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_optio
         (s % so->progress_every == 0 || final_step)) {
       double now = MPI_Wtime();
       double p0 = now;
-      st = run_progress_due(sim, so, out, s, final_step, (double)cells * (double)(s - last) / (now - tlast) / 1e6,
+      st = run_progress_due(sim, so, o->writers, out, s, final_step, (double)cells * (double)(s - last) / (now - tlast) / 1e6,
                             now - t0, err);
       tlast = MPI_Wtime();
       tout += tlast - p0;
@@ -467,14 +468,14 @@ tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_optio
     } else if (st == TSR_OK && out && so->series_every > 0 &&
                (s % so->series_every == 0 || final_step)) {
       double p0 = MPI_Wtime();
-      st = run_progress_due(sim, so, out, s, final_step, 0, 0, err);
+      st = run_progress_due(sim, so, o->writers, out, s, final_step, 0, 0, err);
       tout += MPI_Wtime() - p0;
     }
     /* last in the step, after its check passed (a checkpoint never holds a diverged
        state) and its series rows (which the checkpoint keeps) */
     if (st == TSR_OK && ckpt) {
       double c0 = MPI_Wtime();
-      st = run_checkpoint(sim, out, s, o->physics, &kept, r, err);
+      st = run_checkpoint(sim, o->writers, out, s, o->physics, &kept, r, err);
       tckpt = MPI_Wtime();
       tout += tckpt - c0;
     }
@@ -487,7 +488,7 @@ tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_optio
   if (o->signals) TSR_TRY(stop_finish(&poll, err));
   /* series.csv as far as it got (its last write may have been held back) */
   if (out)
-    TSR_TRY(verdict_reduce(comm, sim_write_series(sim, out, r->done, NULL, NULL, 0, true, err), 0,
+    TSR_TRY(verdict_reduce(comm, sim_write_series(o->writers, out, r->done, NULL, NULL, 0, true, err), 0,
                            err));
   double wall = MPI_Wtime() - t0 - tout; /* simulation time, output excluded */
   TSR_MPI(MPI_Allreduce(&wall, &r->seconds, 1, MPI_DOUBLE, MPI_MAX, comm));

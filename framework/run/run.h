@@ -24,6 +24,7 @@
 #include "module.h"
 #include "output.h"
 #include "sim.h"
+#include "sim_output.h"
 #include "simulation.h"
 #include "tsr_error.h"
 
@@ -32,6 +33,7 @@ typedef struct run_options {
   int64_t start;        /* the step the simulation is at: 0, or a restart's checkpoint's */
   const char *physics;  /* kept in checkpoints (module_config_physics) */
   output_folder_t *out; /* NULL: no output, no progress lines (a benchmark) */
+  sim_output_t *writers; /* the writers into out (NULL without out) */
   bool signals;         /* a signal stops the run after a step: run_steps installs the
                            handlers (stop.h), the caller uninstalls them after its
                            summary */

@@ -27,7 +27,6 @@
 #include "registry.h"
 #include "rounds.h"
 #include "sim.h"
-#include "sim_impl.h"
 #include "tsr_error.h"
 #include "unit_test.h"
 
