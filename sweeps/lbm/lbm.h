@@ -40,6 +40,7 @@
 #include "lattice.h"
 #include "gpu_field.h"
 #include "gpu_lbm.h"
+#include "lbm_options.h"
 #include "patch.h"
 #include "registry.h"
 #include "tsr_error.h"
@@ -60,95 +61,20 @@
                                        module of a step that writes it sets, later ones
                                        add to */
 
-typedef enum lbm_collision { LBM_SRT = 0, LBM_TRT = 1 } lbm_collision_t;
-typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1 } lbm_precision_t;
-enum { LBM_MAX_REGIONS = 16, LBM_MAX_BODIES = 8 /* named obstacles: 3 totals each */ };
+/* The sweep's context (lbm_block.h), kept in the registry. */
+typedef struct lbm_ctx lbm_ctx_t;
 
-typedef enum lbm_init_kind { LBM_INIT_UNIFORM = 0, LBM_INIT_TAYLOR_GREEN = 1 } lbm_init_kind_t;
-
-typedef struct lbm_options {
-  const lattice_t *lattice;    /* the velocity set (static storage, lattice.h) */
-  grid_layout_t cpu_layout;    /* the field layout of CPU blocks */
-  bool in_place;               /* GPU blocks stream in place (one copy of the populations,
-                                  fs in_place), not between two grids (fs two_grid) */
-  const grid_layout_t *block_layout; /* per BlockID, borrowed (must outlive the sweep's
-                                        registry); NULL: every CPU block in cpu_layout.
-                                        Not a configuration key: tests mix layouts */
-  lbm_collision_t collision;
-  lbm_precision_t precision;
-  double viscosity;      /* kinematic, lattice units: omega = 1 / (3 nu + 1/2) */
-  double magic;          /* TRT magic parameter Lambda */
-  double rho0;           /* reference density */
-  bool shifted;          /* store f - w_i rho0 */
-  double force[3];       /* constant body force density */
-  lbm_init_kind_t init;
-  double init_velocity[3]; /* uniform: the initial velocity; Taylor-Green: u0 in [0] */
-  double init_density;   /* uniform: the initial density; 0: rho0 */
-  geometry_shape_t init_regions[LBM_MAX_REGIONS]; /* uniform: regions of other density */
-  double init_region_density[LBM_MAX_REGIONS];    /* (the last region holding a cell wins) */
-  int ninit_regions;
-  geometry_t geometry;
-  struct {               /* "forces": drag and lift coefficients of the bodies */
-    bool on;
-    double velocity, length, area, density; /* references, lattice units */
-    int drag, lift;      /* axes 0..2 */
-  } forces;
-} lbm_options_t;
-
-/* D3Q19, SoA on CPU blocks, TRT, double precision, nu = 1/6 (omega = 1), Lambda = 3/16, rho0 = 1, no force, at rest,
- * all non-periodic faces no-slip, no obstacles. */
-lbm_options_t lbm_options_default(void);
-TSR_NODISCARD tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err);
-
-/* Reads the sections "lbm", "boundaries" and "obstacles" (see docs/configuration.md);
- * domain gives the periodicity (walls may only be set on non-periodic faces). */
-TSR_NODISCARD tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain,
-                                          lbm_options_t *o, tsr_error_t *err);
-
-/* omega (1/tau) of the options. */
-double lbm_omega(const lbm_options_t *o);
-
-/* The lattice speed of sound c_s (1/sqrt(3) for the flow lattices). No velocity given
- * (initial, wall) may reach it, and a cell whose speed reaches it has diverged. */
-double lbm_sound_speed(const lbm_options_t *o);
-
-/* The largest speed the options give anywhere (initial field, moving walls) on this
- * domain, and in *what which one ("lbm.initial.velocity", "boundaries.y+.velocity"). */
-double lbm_largest_speed(const lbm_options_t *o, const patch_options_t *domain, const char **what);
-
-/* Warnings on options that are valid but near the limits of stability (Mach number of
- * the largest speed above 0.3; tau within 0.01 of 1/2 with a velocity given), one line
- * each, separated by newlines, into out (cap >= 1 bytes, always terminated, cut where
- * it is too short); returns how many. */
-int lbm_options_warnings(const lbm_options_t *o, const patch_options_t *domain, char *out,
-                         size_t cap);
-
-/* Whether a cell's density and velocity are in the range where the method is stable:
- * finite, rho > 0, |u| < c_s (cs2 = c_s^2). Written so that NaN fails every comparison. */
-static inline bool lbm_cell_stable(double cs2, double rho, const double u[3]) {
-  return rho > 0 && rho <= DBL_MAX && u[0] * u[0] + u[1] * u[1] + u[2] * u[2] < cs2;
-}
-
-/* The fs set of the options, e.g. "trt,dp". */
-const char *lbm_fs(const lbm_options_t *o);
-
-/* Which fields of the public face a run uses: the stream-collide reads lbm.force, writes
- * lbm.velocity and lbm.density where set (every step, in the same pass), and otherwise
- * runs without them. */
-typedef struct lbm_coupling_flags {
-  bool force, velocity, density;
-} lbm_coupling_flags_t;
-
-/* Registers the items above for hs cpu and hs gpu, and declares the fields of the public
- * face through the field kit; the options are copied into the registry. gpu and fields:
- * this process's OpenCL programs (borrowed, must outlive the registry and the blocks),
- * NULL where it has none; every process registers the GPU items, so that it can size
- * the messages of GPU blocks. *flags (unless flags is NULL): where the run's coupling is
- * set (all false at first), up to the first allocation. */
+/* Registers the items above for hs cpu, and declares the fields of the public face and
+ * the PDFs through the field kit; the options are copied into the registry. gpu and
+ * fields: this process's OpenCL programs (borrowed, must outlive the registry and the
+ * blocks), NULL where it has none; the GPU items are lbm_gpu_register's (lbm_gpu.h),
+ * with *ctx, which every process registers too, so that it can size the messages of GPU
+ * blocks. *ctx (unless ctx is NULL): the kept context; its `couple` says where the run's
+ * coupling is set (all false at first), up to the first allocation. */
 TSR_NODISCARD tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
                                             const lbm_options_t *o, gpu_lbm_cache_t *gpu,
-                                            gpu_field_programs_t *fields,
-                                            lbm_coupling_flags_t **flags, tsr_error_t *err);
+                                            gpu_field_programs_t *fields, lbm_ctx_t **ctx,
+                                            tsr_error_t *err);
 
 /* Sets every block's bs from the geometry (the same on every process). */
 TSR_NODISCARD tsr_status lbm_classify(patch_t *patch, registry_t *reg, const lbm_options_t *o,

@@ -7,7 +7,8 @@
 #include "gpu_buffer.h"
 #include "gpu_lbm.h"
 #include "lbm_collide.h"
-#include "lbm_impl.h"
+#include "lbm_gpu.h"
+#include "lbm.h"
 
 /* The program for blocks of this size, built on first use. */
 static tsr_status lbm_gpu_program(const lbm_ctx_t *c, const int size[3], gpu_lbm_t **out,
@@ -402,7 +403,7 @@ cleanup:
   return st;
 }
 
-tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err) {
+tsr_status lbm_gpu_register(registry_t *reg, lbm_ctx_t *ctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const char *live = "fluid|fluid_boundary";
   const registry_item_t items[] = {

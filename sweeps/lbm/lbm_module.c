@@ -10,7 +10,8 @@
 #include "field.h"
 #include "gpu_lbm.h"
 #include "grid.h"
-#include "lbm_impl.h"
+#include "lbm_block.h"
+#include "lbm_gpu.h"
 #include "tsr_size.h"
 #include "verdict.h"
 
@@ -143,8 +144,10 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
   const lattice_t *l = s->opts.lattice;
   if (env->cl && !s->gpu)
     TSR_TRY(gpu_lbm_cache_create(env->cl, env->kernel_sources, env->work_group, &s->gpu, err));
-  TSR_TRY(lbm_sweep_register(reg, &env->so->domain, &s->opts, s->gpu, env->fields, &s->couple,
-                             err));
+  lbm_ctx_t *ctx = NULL;
+  TSR_TRY(lbm_sweep_register(reg, &env->so->domain, &s->opts, s->gpu, env->fields, &ctx, err));
+  TSR_TRY(lbm_gpu_register(reg, ctx, err));
+  s->couple = &ctx->couple;
   TSR_TRY(registry_data_id(reg, LBM_CELLS, &s->cells_id, err));
   TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &s->velocity_id, err));
   *decl = (module_decl_t){

@@ -1,6 +1,8 @@
-/* lbm_impl: what the CPU and the GPU items of the LBM sweep share (private to sweeps/). */
-#ifndef LBM_IMPL_H
-#define LBM_IMPL_H
+/* lbm_block: the flow's block data and sweep context, shared by its CPU items (lbm.c),
+ * its GPU items (lbm_gpu.c) and its module (lbm_module.c). Not for other modules: the
+ * flow's public face is lbm.h. */
+#ifndef LBM_BLOCK_H
+#define LBM_BLOCK_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -9,9 +11,19 @@
 #include "grid.h"
 #include "lattice.h"
 #include "lbm_kernels.h"
-#include "lbm.h"
+#include "lbm_options.h"
+#include "gpu_lbm.h"
+#include "registry.h"
 
-typedef struct lbm_ctx {
+/* Which fields of the public face a run uses: the stream-collide reads lbm.force, writes
+ * lbm.velocity and lbm.density where set (every step, in the same pass), and otherwise
+ * runs without them. */
+typedef struct lbm_coupling_flags {
+  bool force, velocity, density;
+} lbm_coupling_flags_t;
+
+typedef struct lbm_ctx lbm_ctx_t;
+struct lbm_ctx {
   lbm_options_t opts;
   patch_options_t domain;
   lbm_params_t params;
@@ -28,7 +40,7 @@ typedef struct lbm_ctx {
   int nbodies;        /* named obstacles (geometry_bodies) */
   int shape_body[GEOMETRY_MAX_SHAPES];
   gpu_lbm_cache_t *gpu; /* NULL: this process has no OpenCL device */
-} lbm_ctx_t;
+};
 
 /* A block's cells beside its PDFs: flags, the bounce-back links (element indices of the
  * PDF field's layout, dims), the moments. Empty (flags NULL) for a solid block. */
@@ -78,6 +90,13 @@ void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb);
  * where every factor is 1 (no ramp, or every ramp over): the links then need none. */
 bool lbm_link_scale(const lbm_options_t *o, int64_t step, double scale[LBM_LINK_GROUPS]);
 
+/* The start velocity and density of interior cell (x, y, z) (the public face's fields'
+ * init functions; ctx: the kept lbm_ctx_t). */
+void lbm_initial_velocity(const block_info_t *b, int x, int y, int z, const void *ctx,
+                          double *out);
+void lbm_initial_density(const block_info_t *b, int x, int y, int z, const void *ctx,
+                         double *out);
+
 /* The start PDFs of a block, ghost layers included (the field kit's fill function). */
 tsr_status lbm_fill(const block_info_t *b, void *values, const grid_dims_t *dims,
                     const void *vctx, tsr_error_t *err);
@@ -85,15 +104,5 @@ tsr_status lbm_fill(const block_info_t *b, void *values, const grid_dims_t *dims
 /* Adds the items with ctx set to ctx. */
 tsr_status lbm_add_items(registry_t *reg, const registry_item_t *items, size_t n, void *ctx,
                          tsr_error_t *err);
-
-/* The GPU items (hs gpu; lbm_gpu.c), registered on every process so that every process
- * can size the messages of GPU blocks; ctx is the kept lbm_ctx_t. They mirror the CPU
- * ones: the cells' allocator (flags, links and moments built on the host exactly as for
- * the CPU, the links moved to the device), boundary (the bounce-back links as a kernel),
- * stream-collide (plain or coupled to the public face's fields on the device), moments
- * (a kernel; only rho and u come back to the host), the stability check on the device,
- * and "lbm.wait", which waits for the context's in-order queue at the end of each step.
- * The PDFs themselves are a field of the field kit. */
-tsr_status lbm_gpu_register(registry_t *reg, void *ctx, tsr_error_t *err);
 
 #endif

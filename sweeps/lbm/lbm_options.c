@@ -1,0 +1,472 @@
+#include "lbm_options.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "direction.h"
+#include "field.h"
+#include "grid.h"
+#include "inlet_profile.h"
+#include "mesh.h"
+#include "tsr_size.h"
+#include "voxels.h"
+
+/* ---- options ---- */
+
+lbm_options_t lbm_options_default(void) {
+  lbm_options_t o;
+  memset(&o, 0, sizeof o);
+  o.lattice = &lattice_d3q19;
+  o.cpu_layout = GRID_SOA;
+  o.in_place = true; /* on GPU blocks: 1.19-1.38 times two grids on an H200 (performance.md) */
+  o.collision = LBM_TRT;
+  o.precision = LBM_DP;
+  o.viscosity = 1.0 / 6.0;
+  o.magic = 3.0 / 16.0;
+  o.rho0 = 1.0;
+  o.init = LBM_INIT_UNIFORM;
+  o.geometry = geometry_default();
+  return o;
+}
+
+double lbm_omega(const lbm_options_t *o) { return 1.0 / (3.0 * o->viscosity + 0.5); }
+
+double lbm_sound_speed(const lbm_options_t *o) {
+  return o->lattice ? 1.0 / sqrt(o->lattice->inv_cs2) : 1.0 / sqrt(3.0);
+}
+
+static double lbm_norm(const double u[3]) { return sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]); }
+
+static const char *const lbm_face_names[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
+
+double lbm_largest_speed(const lbm_options_t *o, const patch_options_t *domain, const char **what) {
+  static const char *const wall_keys[6] = {
+      "boundaries.x-.velocity", "boundaries.x+.velocity", "boundaries.y-.velocity",
+      "boundaries.y+.velocity", "boundaries.z-.velocity", "boundaries.z+.velocity"};
+  double best = lbm_norm(o->init_velocity);
+  *what = "lbm.initial.velocity";
+  if (o->init == LBM_INIT_TAYLOR_GREEN) {
+    /* u = u0 (sin cos, -kx/ky cos sin, 0): the peak of |u| is |u0| max(1, kx/ky) */
+    double ratio = domain && domain->cells[0] > 0 ? (double)domain->cells[1] / (double)domain->cells[0] : 1.0;
+    best = fabs(o->init_velocity[0]) * (ratio > 1.0 ? ratio : 1.0);
+    *what = "lbm.initial.u0";
+  }
+  for (int f = 0; f < 6; ++f) {
+    if (!geometry_wall_moves(o->geometry.walls[f].kind)) continue;
+    double v = lbm_norm(o->geometry.walls[f].velocity);
+    if (v > best) {
+      best = v;
+      *what = wall_keys[f];
+    }
+  }
+  return best;
+}
+
+/* Appends one line to the warnings (separated by newlines; cut where out is full). */
+static void lbm_warn(char *out, size_t cap, int *n, const char *fmt, ...) {
+  size_t used = strlen(out);
+  if (used + 1 < cap) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (*n) out[used++] = '\n', out[used] = '\0';
+    vsnprintf(out + used, cap - used, fmt, ap);
+    va_end(ap);
+  }
+  ++*n;
+}
+
+int lbm_options_warnings(const lbm_options_t *o, const patch_options_t *domain, char *out,
+                         size_t cap) {
+  const char *what;
+  const double u = lbm_largest_speed(o, domain, &what), cs = lbm_sound_speed(o);
+  const double tau = 3.0 * o->viscosity + 0.5;
+  int n = 0;
+  out[0] = '\0';
+  if (u > 0.3 * cs)
+    lbm_warn(out, cap, &n, "%s: |u| = %g is Mach %.2f (lattice units, c_s = %.4f); above Mach "
+             "0.3 (|u| > %.3f) compressibility errors grow and a run may diverge", what, u,
+             u / cs, cs, 0.3 * cs);
+  if (tau - 0.5 < 0.01 && u > 0)
+    lbm_warn(out, cap, &n, "lbm.viscosity = %g gives tau = 0.5 + %.3g; this close to 1/2 a run "
+             "is stable only for slow flows on fine grids (|u|/nu = %.3g with %s)",
+             o->viscosity, tau - 0.5, u / o->viscosity, what);
+  return n;
+}
+
+/* The flow lattices (D3Q7 has too few moments for the Navier-Stokes equations). */
+static const char *const lbm_lattices[] = {"d2q9", "d3q15", "d3q19", "d3q27", NULL};
+
+tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int flow = 0;
+  for (int k = 0; o->lattice && lbm_lattices[k]; ++k)
+    flow = flow || lattice_find(lbm_lattices[k]) == o->lattice;
+  TSR_CHECK(flow, TSR_ERR_INVALID, "lbm.lattice = %s: allowed are the flow lattices d2q9, "
+            "d3q15, d3q19, d3q27", o->lattice ? o->lattice->name : "none");
+  TSR_CHECK(o->cpu_layout == GRID_AOS || o->cpu_layout == GRID_SOA, TSR_ERR_INVALID,
+            "lbm.cpu_layout: unknown value %d; allowed are soa, aos", (int)o->cpu_layout);
+  TSR_CHECK(o->collision == LBM_SRT || o->collision == LBM_TRT, TSR_ERR_INVALID,
+            "lbm.collision: unknown value %d; allowed are srt, trt", (int)o->collision);
+  TSR_CHECK(o->precision == LBM_DP || o->precision == LBM_SP, TSR_ERR_INVALID,
+            "lbm.precision: unknown value %d; allowed are sp, dp", (int)o->precision);
+  TSR_CHECK(o->viscosity > 0 && isfinite(o->viscosity), TSR_ERR_INVALID,
+            "lbm.viscosity = %g: allowed are finite values > 0 (lattice units; omega = 1/(3 nu + "
+            "1/2) then lies in (0, 2))", o->viscosity);
+  TSR_CHECK(o->magic > 0 && isfinite(o->magic), TSR_ERR_INVALID,
+            "lbm.magic = %g: allowed are finite values > 0 (3/16 places walls exactly half-way)",
+            o->magic);
+  TSR_CHECK(o->rho0 > 0 && isfinite(o->rho0), TSR_ERR_INVALID,
+            "lbm.rho0 = %g: allowed are finite values > 0", o->rho0);
+  for (int a = 0; a < 3; ++a) {
+    TSR_CHECK(isfinite(o->force[a]), TSR_ERR_INVALID, "lbm.force[%d] = %g is not finite", a,
+              o->force[a]);
+    TSR_CHECK(isfinite(o->init_velocity[a]) && fabs(o->init_velocity[a]) < 0.5, TSR_ERR_INVALID,
+              "lbm.initial velocity[%d] = %g: allowed are |u| < 0.5 (lattice units; keep Mach "
+              "numbers small, |u| <~ 0.1)", a, o->init_velocity[a]);
+  }
+  st = geometry_validate(&o->geometry, err);
+cleanup:
+  return st;
+}
+
+/* What the lattice asks of the domain: a 2-D lattice runs on one cell along z. */
+tsr_status lbm_options_check_domain(const lbm_options_t *o, const patch_options_t *domain,
+                                   tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_CHECK(o->lattice->d == 3 || domain->cells[2] == 1, TSR_ERR_INVALID,
+            "lbm.lattice = \"%s\" is two-dimensional: domain.cells[2] must be 1, not %lld",
+            o->lattice->name, (long long)domain->cells[2]);
+  /* speeds as vectors (each component below its limit is not enough), the Taylor-Green
+     peak on this domain */
+  const char *what;
+  const double u = lbm_largest_speed(o, domain, &what), cs = lbm_sound_speed(o);
+  TSR_CHECK(u < cs, TSR_ERR_INVALID, "%s: |u| = %g reaches the lattice speed of sound c_s = "
+            "%.4f; allowed are |u| < c_s (lattice units; keep |u| <~ 0.1)", what, u, cs);
+  for (int i = 0; i < o->geometry.nshapes; ++i)
+    TSR_CHECK(geometry_covers_a_cell(&o->geometry.shapes[i], domain), TSR_ERR_INVALID,
+              "obstacles[%d] covers no cell of the domain (cells 0..%lld x 0..%lld x 0..%lld; a "
+              "cell is solid when its centre, at index + 0.5, lies in the shape): move or "
+              "enlarge it, or remove it", i, (long long)domain->cells[0] - 1,
+              (long long)domain->cells[1] - 1, (long long)domain->cells[2] - 1);
+  /* an open face's links read the cell next inwards from the face's cells in their own
+     block (ghost cells hold only what crosses into a block) */
+  for (int f = 0; f < 6; ++f) {
+    const int a = f / 2;
+    TSR_CHECK(!geometry_wall_open(o->geometry.walls[f].kind) ||
+                  domain->cells[a] / domain->blocks[a] >= 2,
+              TSR_ERR_INVALID,
+              "boundaries.%s is an open face: the blocks along %c must be at least 2 cells "
+              "thick (domain.cells[%d] = %lld over domain.blocks[%d] = %d)",
+              lbm_face_names[f], "xyz"[a], a, (long long)domain->cells[a], a, domain->blocks[a]);
+  }
+cleanup:
+  return st;
+}
+
+/* A voxel image's keys (voxels.h), and the image. */
+static tsr_status lbm_read_image(config_node_t *n, const config_t *cfg,
+                                 const patch_options_t *domain, const char *where,
+                                 geometry_shape_t *s, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  static const char *const types[] = {"uint8", "uint16", NULL};
+  static const char *const endians[] = {"little", "big", NULL};
+  static const char *const sides[] = {"above", "below", NULL};
+  voxels_options_t o = {.spacing = 1.0};
+  char file[1024];
+  int type = 0, endian = 0, side = 0;
+  TSR_TRY(config_string(n, "file", true, file, sizeof file, err));
+  TSR_TRY(config_choice(n, "type", true, types, &type, err));
+  if (type == 1) TSR_TRY(config_choice(n, "endian", false, endians, &endian, err));
+  TSR_TRY(config_int3(n, "size", true, 1, INT32_MAX, o.size, err));
+  TSR_TRY(config_int(n, "header", false, 0, INT64_MAX / 2, &o.header, err));
+  TSR_TRY(config_measure(n, "spacing", false, UNITS_LENGTH, 1e-6, 1e6, &o.spacing, err));
+  TSR_TRY(config_measure3(n, "offset", false, UNITS_LENGTH, -1e9, 1e9, o.offset, err));
+  TSR_TRY(config_real(n, "threshold", true, -1e9, 1e9, &o.threshold, err));
+  TSR_TRY(config_choice(n, "solid", false, sides, &side, err));
+  o.bytes = type == 1 ? 2 : 1;
+  o.big_endian = endian == 1;
+  o.solid_below = side == 1;
+  config_path_beside(cfg, file, o.path, sizeof o.path);
+  st = voxels_load(&o, domain, &s->voxels, err);
+  if (st != TSR_OK) tsr_error_prefix(err, "%s: %s.file = \"%s\"", config_source(cfg), where, file);
+cleanup:
+  return st;
+}
+
+/* A shape (messages name it as where: "obstacles[2]"); an STL file's path is taken
+ * relative to the folder of the configuration file source (absolute paths as they are).
+ * domain: the domain a voxel image is laid on; NULL where images are not allowed. */
+static tsr_status lbm_read_shape(config_node_t *n, const config_t *cfg,
+                                 const patch_options_t *domain, const char *where,
+                                 geometry_shape_t *s, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const char *source = config_source(cfg);
+  static const char *const shapes[] = {"box", "sphere", "cylinder", "stl", "image", NULL};
+  static const char *const axes[] = {"x", "y", "z", NULL};
+  int kind = 0;
+  const double big = 1e9;
+  memset(s, 0, sizeof *s);
+  TSR_TRY(config_choice(n, "shape", true, shapes, &kind, err));
+  s->kind = (geometry_shape_kind_t)kind;
+  if (s->kind == GEOMETRY_BOX) {
+    TSR_TRY(config_measure3(n, "min", true, UNITS_LENGTH, -big, big, s->min, err));
+    TSR_TRY(config_measure3(n, "max", true, UNITS_LENGTH, -big, big, s->max, err));
+  } else if (s->kind == GEOMETRY_MESH) {
+    char file[1024], path[2048];
+    double scale = 1.0, rotate[3] = {0, 0, 0}, offset[3] = {0, 0, 0};
+    TSR_TRY(config_string(n, "file", true, file, sizeof file, err));
+    /* with units the file's coordinates times scale are metres: scale in cells per unit
+       of the file is scale / dx, a length */
+    scale = units_to_lattice(config_units(cfg), UNITS_LENGTH, 1.0);
+    TSR_TRY(config_measure(n, "scale", false, UNITS_LENGTH, 1e-12, big, &scale, err));
+    TSR_TRY(config_real3(n, "rotate", false, -360.0, 360.0, rotate, err));
+    TSR_TRY(config_measure3(n, "offset", false, UNITS_LENGTH, -big, big, offset, err));
+    config_path_beside(cfg, file, path, sizeof path);
+    st = geometry_mesh_load(path, scale, rotate, offset, &s->mesh, err);
+    if (st != TSR_OK) {
+      tsr_error_prefix(err, "%s: %s.file = \"%s\"", source, where, file);
+      goto cleanup;
+    }
+  } else if (s->kind == GEOMETRY_IMAGE) {
+    TSR_CHECK(domain, TSR_ERR_INVALID, "%s: %s.shape = \"image\": a voxel image is an obstacle "
+              "only; allowed here are \"box\", \"sphere\", \"cylinder\", \"stl\"", source, where);
+    TSR_TRY(lbm_read_image(n, cfg, domain, where, s, err));
+  } else {
+    TSR_TRY(config_measure3(n, "center", true, UNITS_LENGTH, -big, big, s->center, err));
+    TSR_TRY(config_measure(n, "radius", true, UNITS_LENGTH, 1e-9, big, &s->radius, err));
+    if (s->kind == GEOMETRY_CYLINDER) TSR_TRY(config_choice(n, "axis", true, axes, &s->axis, err));
+  }
+cleanup:
+  return st;
+}
+
+/* lbm.initial.density (default lbm.rho0) and lbm.initial.regions: shapes as the
+ * obstacles' with a "density" each. */
+static tsr_status lbm_read_regions(config_node_t *init, const config_t *cfg, lbm_options_t *r,
+                                   tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  size_t n = 0;
+  TSR_TRY(config_measure(init, "density", false, UNITS_DENSITY, 1e-12, 1e12, &r->init_density,
+                         err));
+  TSR_TRY(config_list(init, "regions", &n, err));
+  TSR_CHECK(n <= LBM_MAX_REGIONS, TSR_ERR_INVALID,
+            "lbm.initial.regions: %zu regions; at most %d are allowed", n, LBM_MAX_REGIONS);
+  for (size_t i = 0; i < n; ++i) {
+    config_node_t *item;
+    TSR_TRY(config_list_item(init, "regions", i, &item, err));
+    char where[48];
+    snprintf(where, sizeof where, "lbm.initial.regions[%zu]", i);
+    TSR_TRY(lbm_read_shape(item, cfg, NULL, where, &r->init_regions[i], err));
+    TSR_TRY(config_measure(item, "density", true, UNITS_DENSITY, 1e-12, 1e12,
+                           &r->init_region_density[i], err));
+  }
+  r->ninit_regions = (int)n;
+cleanup:
+  return st;
+}
+
+tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_options_t *o,
+                            tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  static const char *const collisions[] = {"srt", "trt", NULL};
+  static const char *const precisions[] = {"dp", "sp", NULL};
+  static const char *const inits[] = {"uniform", "taylor_green", NULL};
+  static const char *const layouts[] = {"aos", "soa", NULL};
+  static const char *const streamings[] = {"two_grid", "in_place", NULL};
+  static const char *const walls[] = {"noslip", "moving", "velocity", "pressure", "outflow", NULL};
+  static const char *const profiles[] = {"uniform", "parabolic", "file", NULL};
+  lbm_options_t r = lbm_options_default();
+  config_node_t *root = config_root(cfg), *lbm, *init, *bnd, *face;
+  const units_t *units = config_units(cfg);
+  int v;
+  if (units->on) r.viscosity = units->lattice_viscosity;
+  TSR_TRY(config_object(root, "lbm", false, &lbm, err));
+  if (lbm) {
+    v = 2;
+    TSR_TRY(config_choice(lbm, "lattice", false, lbm_lattices, &v, err));
+    r.lattice = lattice_find(lbm_lattices[v]);
+    v = (int)r.cpu_layout;
+    TSR_TRY(config_choice(lbm, "cpu_layout", false, layouts, &v, err));
+    r.cpu_layout = (grid_layout_t)v;
+    v = r.in_place ? 1 : 0;
+    TSR_TRY(config_choice(lbm, "gpu_streaming", false, streamings, &v, err));
+    r.in_place = v == 1;
+    v = (int)r.collision;
+    TSR_TRY(config_choice(lbm, "collision", false, collisions, &v, err));
+    r.collision = (lbm_collision_t)v;
+    v = (int)r.precision;
+    TSR_TRY(config_choice(lbm, "precision", false, precisions, &v, err));
+    r.precision = (lbm_precision_t)v;
+    double nu = -1;
+    TSR_TRY(config_real(lbm, "viscosity", false, 1e-12, 1e6, &nu, err));
+    if (nu > 0 && units->on) {
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: lbm.viscosity: with a units section the fluid's viscosity is "
+                         "units.viscosity (m^2/s; here %g, %.6g in lattice units): remove "
+                         "lbm.viscosity", config_source(cfg), units->in.viscosity,
+                         units->lattice_viscosity);
+      goto cleanup;
+    }
+    if (nu > 0) r.viscosity = nu;
+    TSR_TRY(config_real(lbm, "magic", false, 1e-12, 1e6, &r.magic, err));
+    TSR_TRY(config_measure(lbm, "rho0", false, UNITS_DENSITY, 1e-12, 1e12, &r.rho0, err));
+    TSR_TRY(config_bool(lbm, "shifted", false, &r.shifted, err));
+    TSR_TRY(config_measure3(lbm, "force", false, UNITS_FORCE_DENSITY, -1.0, 1.0, r.force, err));
+    TSR_TRY(config_object(lbm, "initial", false, &init, err));
+    if (init) {
+      v = (int)r.init;
+      TSR_TRY(config_choice(init, "kind", false, inits, &v, err));
+      r.init = (lbm_init_kind_t)v;
+      if (r.init == LBM_INIT_UNIFORM) {
+        TSR_TRY(config_measure3(init, "velocity", false, UNITS_VELOCITY, -0.4, 0.4,
+                                r.init_velocity, err));
+        TSR_TRY(lbm_read_regions(init, cfg, &r, err));
+      } else {
+        TSR_TRY(config_measure(init, "u0", true, UNITS_VELOCITY, -0.4, 0.4, &r.init_velocity[0],
+                               err));
+      }
+    }
+  }
+  TSR_TRY(config_object(root, "boundaries", false, &bnd, err));
+  for (int f = 0; bnd && f < 6; ++f) {
+    TSR_TRY(config_object(bnd, lbm_face_names[f], false, &face, err));
+    if (!face) continue;
+    if (domain->periodic[f / 2]) {
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: boundaries.%s: the domain is periodic along %c; walls go on "
+                         "non-periodic faces only", config_source(cfg), lbm_face_names[f], "xyz"[f / 2]);
+      goto cleanup;
+    }
+    v = (int)r.geometry.walls[f].kind;
+    TSR_TRY(config_choice(face, "kind", true, walls, &v, err));
+    r.geometry.walls[f].kind = (geometry_wall_kind_t)v;
+    geometry_wall_t *w = &r.geometry.walls[f];
+    if (w->kind == GEOMETRY_WALL_VELOCITY) {
+      v = (int)w->profile;
+      TSR_TRY(config_choice(face, "profile", false, profiles, &v, err));
+      w->profile = (geometry_profile_t)v;
+    }
+    if (w->profile == GEOMETRY_PROFILE_FILE) { /* the velocity from a table */
+      char file[1024], path[2048];
+      TSR_TRY(config_string(face, "file", true, file, sizeof file, err));
+      config_path_beside(cfg, file, path, sizeof path);
+      st = inlet_profile_load(path, f, domain, units, &w->table, err);
+      if (st != TSR_OK) {
+        tsr_error_prefix(err, "%s: boundaries.%s.file = \"%s\"", config_source(cfg),
+                         lbm_face_names[f], file);
+        goto cleanup;
+      }
+      inlet_profile_peak(w->table, w->velocity);
+    } else if (geometry_wall_moves(w->kind)) {
+      TSR_TRY(config_measure3(face, "velocity", true, UNITS_VELOCITY, -0.4, 0.4, w->velocity,
+                              err));
+    }
+    if (geometry_wall_moves(w->kind))
+      TSR_TRY(config_measure(face, "ramp", false, UNITS_TIME, 0.0, 1e15, &w->ramp, err));
+    if (r.geometry.walls[f].kind == GEOMETRY_WALL_PRESSURE) {
+      r.geometry.walls[f].density = r.rho0;
+      TSR_TRY(config_measure(face, "density", false, UNITS_DENSITY, 1e-12, 1e12,
+                             &r.geometry.walls[f].density, err));
+    }
+  }
+  size_t n = 0;
+  TSR_TRY(config_list(root, "obstacles", &n, err));
+  if (n > GEOMETRY_MAX_SHAPES) {
+    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                       "%s: obstacles: %zu shapes; at most %d are allowed", config_source(cfg), n,
+                       GEOMETRY_MAX_SHAPES);
+    goto cleanup;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    config_node_t *item;
+    TSR_TRY(config_list_item(root, "obstacles", i, &item, err));
+    geometry_shape_t *s = &r.geometry.shapes[i];
+    char where[32];
+    snprintf(where, sizeof where, "obstacles[%zu]", i);
+    TSR_TRY(lbm_read_shape(item, cfg, domain, where, s, err));
+    static const char *const wall_kinds[] = {"halfway", "interpolated", NULL};
+    v = 0;
+    TSR_TRY(config_choice(item, "wall", false, wall_kinds, &v, err));
+    s->interpolated = v == 1;
+    s->name[0] = '\001'; /* stays where the key is absent */
+    TSR_TRY(config_string(item, "name", false, s->name, sizeof s->name, err));
+    const bool named = s->name[0] != '\001';
+    if (!named) s->name[0] = '\0';
+    bool name_ok = !named || s->name[0] != '\0';
+    for (const char *p = s->name; *p; ++p)
+      name_ok = name_ok && (isalnum((unsigned char)*p) || *p == '_' || *p == '-');
+    if (!name_ok) {
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: obstacles[%zu].name = \"%s\": allowed are 1 to %d letters, digits, "
+                         "'_' and '-'", config_source(cfg), i, s->name, GEOMETRY_NAME_MAX - 1);
+      goto cleanup;
+    }
+  }
+  r.geometry.nshapes = (int)n;
+  {
+    int body[GEOMETRY_MAX_SHAPES];
+    const char *names[GEOMETRY_MAX_SHAPES];
+    const int nb = geometry_bodies(&r.geometry, body, names);
+    if (nb > LBM_MAX_BODIES) {
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: obstacles: %d bodies (distinct names); at most %d are allowed",
+                         config_source(cfg), nb, LBM_MAX_BODIES);
+      goto cleanup;
+    }
+    config_node_t *forces;
+    TSR_TRY(config_object(root, "forces", false, &forces, err));
+    if (forces) {
+      static const char *const axes[] = {"x", "y", "z", NULL};
+      r.forces.on = true;
+      r.forces.density = r.rho0;
+      r.forces.drag = 0;
+      r.forces.lift = 1;
+      TSR_TRY(config_measure(forces, "velocity", true, UNITS_VELOCITY, 1e-12, 1.0,
+                             &r.forces.velocity, err));
+      TSR_TRY(config_measure(forces, "length", true, UNITS_LENGTH, 1e-12, 1e12, &r.forces.length,
+                             err));
+      r.forces.area = r.forces.length; /* 2-D: per cell of depth */
+      TSR_TRY(config_measure(forces, "area", r.lattice->d == 3, UNITS_AREA, 1e-12, 1e24,
+                             &r.forces.area, err));
+      TSR_TRY(config_measure(forces, "density", false, UNITS_DENSITY, 1e-12, 1e12,
+                             &r.forces.density, err));
+      TSR_TRY(config_choice(forces, "drag", false, axes, &r.forces.drag, err));
+      TSR_TRY(config_choice(forces, "lift", false, axes, &r.forces.lift, err));
+      if (nb == 0) {
+        st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                           "%s: forces: no obstacle has a name (the bodies whose drag and "
+                           "lift it is for)", config_source(cfg));
+        goto cleanup;
+      }
+      if (r.forces.drag == r.forces.lift) {
+        st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                           "%s: forces.drag and forces.lift are both \"%s\": give two "
+                           "different axes", config_source(cfg), axes[r.forces.drag]);
+        goto cleanup;
+      }
+    }
+  }
+  st = lbm_options_validate(&r, err);
+  if (st == TSR_OK) st = lbm_options_check_domain(&r, domain, err);
+  if (st != TSR_OK) {
+    tsr_error_prefix(err, "%s", config_source(cfg));
+    goto cleanup;
+  }
+  *o = r;
+cleanup:
+  return st;
+}
+
+const char *lbm_fs(const lbm_options_t *o) {
+  static const char *const names[2][2][2][2] = {
+      {{{"srt,dp,aos,two_grid", "srt,dp,aos,in_place"}, {"srt,dp,soa,two_grid", "srt,dp,soa,in_place"}},
+       {{"srt,sp,aos,two_grid", "srt,sp,aos,in_place"}, {"srt,sp,soa,two_grid", "srt,sp,soa,in_place"}}},
+      {{{"trt,dp,aos,two_grid", "trt,dp,aos,in_place"}, {"trt,dp,soa,two_grid", "trt,dp,soa,in_place"}},
+       {{"trt,sp,aos,two_grid", "trt,sp,aos,in_place"}, {"trt,sp,soa,two_grid", "trt,sp,soa,in_place"}}}};
+  return names[o->collision == LBM_TRT][o->precision == LBM_SP][o->cpu_layout == GRID_SOA]
+              [o->in_place ? 1 : 0];
+}
