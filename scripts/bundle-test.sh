@@ -9,15 +9,16 @@
 #      byte for byte those of the same run of the build the bundle was made from, here;
 #   3. one of the bundle's gpu test programs (the ghost exchange of GPU blocks on 2
 #      ranks, bin/gpu-check runs them all) passes.
-# Needs root (chroot, mounts) and Debian's mirror (mmdebstrap downloads the root).
+# Needs root (chroot, mounts) and a Debian mirror (mmdebstrap downloads the root).
 # Usage: scripts/bundle-test.sh [--build DIR] [--mirror URL] [--keep]
 #   --build DIR   the Release build to bundle (default build)
-#   --mirror URL  Debian mirror for the root (default http://deb.debian.org/debian)
+#   --mirror URL  Debian mirror for the root (default: the one this machine's apt uses,
+#                 the first URI of its bookworm sources)
 #   --keep        keep the work folder (printed) instead of removing it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
-mirror=http://deb.debian.org/debian
+mirror=
 keep=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -28,6 +29,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "bundle-test.sh: needs root (chroot and mounts)" >&2; exit 1; }
+if [ -z "$mirror" ]; then # the machine's own: deb822 sources first, then sources.list
+  mirror=$(awk '/^URIs:/ { u = $2 } /^Suites:/ && / bookworm( |$)/ && u { print u; exit }' \
+             /etc/apt/sources.list.d/*.sources 2> /dev/null || true)
+  [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' \
+                                 /etc/apt/sources.list 2> /dev/null || true)
+  [ -n "$mirror" ] || { echo "bundle-test.sh: no bookworm source in /etc/apt; give --mirror URL" >&2
+                        exit 1; }
+fi
 start=$(date +%s)
 if ! command -v mmdebstrap > /dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get update -qq
