@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "field.h"
 #include "gpu_field.h"
 #include "opencl.h"
 #include "patch.h"
@@ -45,15 +46,16 @@ enum {
 };
 
 typedef struct sim sim_t;
+typedef struct module_env module_env_t;
 
-/* A field: a block's data of this name. */
+/* A field: a block's data of this name (module_declare_field and module_declare_data
+ * write it). */
 typedef struct module_field {
   const char *name;      /* "<module>.<field>": its allocator, extraction, insertion and
                             copy items carry this name */
-  int components;        /* values per cell */
+  int components;        /* values per cell (0: data of the module's own allocator) */
   int value_bytes;       /* bytes per value */
   int width[3];          /* ghost layers per axis (0: nothing crosses that axis) */
-  const char *layout[2]; /* by simulation_hs_t: "aos", "soa", ... (for reports) */
 } module_field_t;
 
 /* A sweep: one phase of the time step. */
@@ -123,6 +125,19 @@ typedef struct module_decl {
                             an accumulator another module reads); NULL: none */
 } module_decl_t;
 
+/* A field of the field kit, declared once: field_declare (its storage on every hs and its
+ * exchange items; env->fields: this process's device programs) and its entry in the
+ * module's declaration decl (name, components, value bytes, ghost widths), appended in
+ * the order of the calls (the order of the fields in checkpoints). decl NULL: only
+ * field_declare. Call it from register_items after filling the rest of *decl. */
+TSR_NODISCARD tsr_status module_declare_field(module_decl_t *decl, registry_t *reg,
+                                              const module_env_t *env,
+                                              const field_spec_t *spec, tsr_error_t *err);
+/* Block data of the module's own allocator item called name (no field of the kit: no
+ * exchange, not in checkpoints), appended to decl so that the assembly allocates it. */
+TSR_NODISCARD tsr_status module_declare_data(module_decl_t *decl, const char *name,
+                                             tsr_error_t *err);
+
 /* The scalar called name among decls[0..n) into *value; false if none publishes it. */
 bool module_find_scalar(const module_decl_t *decls, int n, const char *name, double *value);
 /* The field called name among decls[0..n), or NULL. */
@@ -158,13 +173,13 @@ typedef struct sim_divergence {
 } sim_divergence_t;
 
 /* What the assembly gives a module when it registers its items. */
-typedef struct module_env {
+struct module_env {
   const simulation_options_t *so;
   opencl_context_t *cl;        /* this process's OpenCL device; NULL: it has no GPU blocks */
   gpu_field_programs_t *fields; /* the device's field programs (field_declare); NULL with cl */
   const char *kernel_sources;  /* "" or a folder of OpenCL sources (hardware.kernel_sources) */
   const int *work_group;       /* NULL or 3 ints (hardware.work_group; zeros: the rule) */
-} module_env_t;
+};
 
 typedef struct module_def {
   const char *name;            /* "flow": the name in the configuration's "modules" */

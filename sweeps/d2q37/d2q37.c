@@ -747,18 +747,10 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
   const int vb = c.o.dp ? 8 : 4;
   int w[3]; /* the reach along x and y, nothing along z */
   lattice_ghost_width(&lattice_d2q37, w);
-  TSR_TRY(field_declare(reg, env->fields, &(field_spec_t){
-      .name = D37_PDF, .components = D37_Q, .esize = (size_t)vb, .width = {w[0], w[1], w[2]},
-      .copies = 2, .layout = GRID_SOA, .crossing = &c.comps[0][0], .stride = D37_Q,
-      .ncrossing = c.ncomps, .fill = d37_fill, .init_ctx = ctx}, err));
   s->q[0] = (d37_quantity_t){s, 0, 1};
   s->q[1] = (d37_quantity_t){s, 1, 2};
   s->q[2] = (d37_quantity_t){s, 3, 1};
   *decl = (module_decl_t){
-      .nfields = 1,
-      .fields = {{.name = D37_PDF, .components = D37_Q, .value_bytes = vb,
-                  .width = {w[0], w[1], w[2]},
-                  .layout = {"soa", "soa"}}},
       .nsweeps = 1,
       .sweeps = {{.name = "d2q37", .reads_ghosts = {D37_PDF}, .nreads_ghosts = 1,
                   .writes = {D37_PDF}, .nwrites = 1, .kernel = D37_STREAM_COLLIDE}},
@@ -770,6 +762,10 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
                      {.name = "temperature", .components = 1, .columns = {"T"},
                       .prepare = D37_MACRO, .sample = d37_sample, .ctx = &s->q[2]}},
       .finish = D37_WAIT};
+  TSR_TRY(module_declare_field(decl, reg, env, &(field_spec_t){
+      .name = D37_PDF, .components = D37_Q, .esize = (size_t)vb, .width = {w[0], w[1], w[2]},
+      .copies = 2, .layout = GRID_SOA, .crossing = &c.comps[0][0], .stride = D37_Q,
+      .ncrossing = c.ncomps, .fill = d37_fill, .init_ctx = ctx}, err));
 cleanup:
   return st;
 }

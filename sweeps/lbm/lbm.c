@@ -250,8 +250,8 @@ lbm_moments_view_t lbm_block_moments(const block_data_t *data, int cells_id) {
 
 tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
                               const lbm_options_t *o, gpu_lbm_cache_t *gpu,
-                              gpu_field_programs_t *fields, lbm_ctx_t **kept,
-                              tsr_error_t *err) {
+                              gpu_field_programs_t *fields, module_decl_t *decl,
+                              lbm_ctx_t **kept, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   lbm_ctx_t c;
   memset(&c, 0, sizeof c);
@@ -295,6 +295,22 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
   void *ctx;
   TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
   if (kept) *kept = ctx;
+  TSR_TRY(registry_exclusive(reg, "srt,trt", err));
+  TSR_TRY(registry_exclusive(reg, "sp,dp", err));
+  TSR_TRY(registry_exclusive(reg, "aos,soa", err));
+
+  /* the fields, in this order: the PDFs, the cells, the public face */
+  const module_env_t env = {.fields = fields};
+  int stream[LATTICE_MAX_Q * 4]; /* GPU blocks may stream in place (fs in_place) */
+  lattice_stream_table(c.lattice, stream);
+  TSR_TRY(module_declare_field(decl, reg, &env, &(field_spec_t){
+      .name = LBM_PDF, .components = c.lattice->q,
+      .esize = o->precision == LBM_SP ? sizeof(float) : sizeof(double),
+      .width = {c.width[0], c.width[1], c.width[2]}, .copies = 2, .layout_by_fs = true,
+      .block_layout = o->block_layout, .crossing = &c.comps[0][0], .stride = LATTICE_MAX_Q,
+      .ncrossing = c.ncomps, .hollow_bs = "solid", .stream = stream, .fill = lbm_fill,
+      .init_ctx = ctx}, err));
+  if (decl) TSR_TRY(module_declare_data(decl, LBM_CELLS, err));
   /* the public face: the velocity and the density start as the initial state's, so that
      a module reading them before the first collision (a start sweep) sees it */
   static const field_init_fn face_init[] = {NULL, lbm_initial_velocity, lbm_initial_density};
@@ -304,26 +320,13 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
        lie at its populations' element offsets: the coupled vector code reads and writes
        them with the populations' vectors (lbm_kernels_t.coupled) */
     const bool beside = i < 2;
-    TSR_TRY(field_declare(reg, fields, &(field_spec_t){.name = face[i].name,
+    TSR_TRY(module_declare_field(decl, reg, &env, &(field_spec_t){.name = face[i].name,
                           .components = face[i].components,
                           .esize = o->precision == LBM_SP ? 4 : 8, .layout = GRID_SOA,
                           .width = {beside ? c.width[0] : 0, beside ? c.width[1] : 0,
                                     beside ? c.width[2] : 0},
                           .init = face_init[i], .init_ctx = ctx}, err));
   }
-  TSR_TRY(registry_exclusive(reg, "srt,trt", err));
-  TSR_TRY(registry_exclusive(reg, "sp,dp", err));
-  TSR_TRY(registry_exclusive(reg, "aos,soa", err));
-
-  int stream[LATTICE_MAX_Q * 4]; /* GPU blocks may stream in place (fs in_place) */
-  lattice_stream_table(c.lattice, stream);
-  TSR_TRY(field_declare(reg, fields, &(field_spec_t){
-      .name = LBM_PDF, .components = c.lattice->q,
-      .esize = o->precision == LBM_SP ? sizeof(float) : sizeof(double),
-      .width = {c.width[0], c.width[1], c.width[2]}, .copies = 2, .layout_by_fs = true,
-      .block_layout = o->block_layout, .crossing = &c.comps[0][0], .stride = LATTICE_MAX_Q,
-      .ncrossing = c.ncomps, .hollow_bs = "solid", .stream = stream, .fill = lbm_fill,
-      .init_ctx = ctx}, err));
 
   const char *live = "fluid|fluid_boundary";
   const registry_item_t items[] = {

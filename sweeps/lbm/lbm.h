@@ -41,6 +41,7 @@
 #include "gpu_field.h"
 #include "gpu_lbm.h"
 #include "lbm_options.h"
+#include "module.h"
 #include "patch.h"
 #include "registry.h"
 #include "tsr_error.h"
@@ -70,10 +71,13 @@ typedef struct lbm_ctx lbm_ctx_t;
  * blocks), NULL where it has none; the GPU items are lbm_gpu_register's (lbm_gpu.h),
  * with *ctx, which every process registers too, so that it can size the messages of GPU
  * blocks. *ctx (unless ctx is NULL): the kept context; its `couple` says where the run's
- * coupling is set (all false at first), up to the first allocation. */
+ * coupling is set (all false at first), up to the first allocation. decl (unless NULL):
+ * the module's declaration, which gets the fields lbm.pdf, lbm.cells, lbm.force,
+ * lbm.velocity and lbm.density in this order (module_declare_field). */
 TSR_NODISCARD tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
                                             const lbm_options_t *o, gpu_lbm_cache_t *gpu,
-                                            gpu_field_programs_t *fields, lbm_ctx_t **ctx,
+                                            gpu_field_programs_t *fields,
+                                            module_decl_t *decl, lbm_ctx_t **ctx,
                                             tsr_error_t *err);
 
 /* Sets every block's bs from the geometry (the same on every process). */

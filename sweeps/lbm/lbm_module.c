@@ -141,27 +141,9 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
                                module_decl_t *decl, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   lbm_state_t *s = state;
-  const lattice_t *l = s->opts.lattice;
   if (env->cl && !s->gpu)
     TSR_TRY(gpu_lbm_cache_create(env->cl, env->kernel_sources, env->work_group, &s->gpu, err));
-  lbm_ctx_t *ctx = NULL;
-  TSR_TRY(lbm_sweep_register(reg, &env->so->domain, &s->opts, s->gpu, env->fields, &ctx, err));
-  TSR_TRY(lbm_gpu_register(reg, ctx, err));
-  s->couple = &ctx->couple;
-  TSR_TRY(registry_data_id(reg, LBM_CELLS, &s->cells_id, err));
-  TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &s->velocity_id, err));
   *decl = (module_decl_t){
-      .nfields = 5,
-      .fields = {{.name = LBM_PDF, .components = l->q,
-                  .value_bytes = s->opts.precision == LBM_SP ? 4 : 8,
-                  .layout = {grid_layout_name(s->opts.cpu_layout), "soa"}},
-                 {.name = LBM_CELLS, .layout = {"-", "-"}},
-                 {.name = LBM_FORCE, .components = 3,
-                  .value_bytes = s->opts.precision == LBM_SP ? 4 : 8, .layout = {"soa", "soa"}},
-                 {.name = LBM_VELOCITY, .components = 3,
-                  .value_bytes = s->opts.precision == LBM_SP ? 4 : 8, .layout = {"soa", "soa"}},
-                 {.name = LBM_DENSITY, .components = 1,
-                  .value_bytes = s->opts.precision == LBM_SP ? 4 : 8, .layout = {"soa", "soa"}}},
       /* the density the next collision will see, after the exchange of the populations
          the collision wrote and the boundary links: a module computing the force of the
          next collision from it computes it for the density that collision has (bind
@@ -190,7 +172,13 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
       .finish = LBM_WAIT,
       .nscalars = 2,
       .scalars = {{"lbm.viscosity", s->opts.viscosity}, {"lbm.rho0", s->opts.rho0}}};
-  lattice_ghost_width(l, decl->fields[0].width);
+  lbm_ctx_t *ctx = NULL;
+  TSR_TRY(lbm_sweep_register(reg, &env->so->domain, &s->opts, s->gpu, env->fields, decl, &ctx,
+                             err));
+  TSR_TRY(lbm_gpu_register(reg, ctx, err));
+  s->couple = &ctx->couple;
+  TSR_TRY(registry_data_id(reg, LBM_CELLS, &s->cells_id, err));
+  TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &s->velocity_id, err));
 cleanup:
   return st;
 }

@@ -413,9 +413,6 @@ static tsr_status sc_register(void *state, registry_t *reg, const module_env_t *
   s->ctx = ctx;
   const int vb = c.o.dp ? 8 : 4;
   const int reach = c.stencil->reach;
-  TSR_TRY(field_declare(reg, env->fields, &(field_spec_t){
-      .name = SC_PSI_FIELD, .components = 1, .esize = (size_t)vb,
-      .width = {reach, reach, c.stencil->d == 3 ? reach : 0}, .layout = GRID_SOA}, err));
   const registry_item_t items[] = {
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_PSI_ITEM, .fs = "*", .hs = "cpu", .bs = "*",
        .kernel = sc_psi_item, .ctx = ctx, .concurrent = 1},
@@ -429,10 +426,6 @@ static tsr_status sc_register(void *state, registry_t *reg, const module_env_t *
   for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i)
     TSR_TRY(registry_add(reg, &items[i], err));
   *decl = (module_decl_t){
-      .nfields = 1,
-      .fields = {{.name = SC_PSI_FIELD, .components = 1, .value_bytes = vb,
-                  .width = {reach, reach, c.stencil->d == 3 ? reach : 0},
-                  .layout = {"soa", "soa"}}},
       .nsweeps = 2,
       .sweeps = {{.name = "shan_chen.psi", .reads = {FLOW_DENSITY}, .nreads = 1,
                   .writes = {SC_PSI_FIELD}, .nwrites = 1, .kernel = SC_PSI_ITEM},
@@ -443,6 +436,9 @@ static tsr_status sc_register(void *state, registry_t *reg, const module_env_t *
      rest (without it a staggered momentum mode, which no collision damps, stays) */
   decl->nstart_sweeps = 2;
   memcpy(decl->start_sweeps, decl->sweeps, 2 * sizeof decl->sweeps[0]);
+  TSR_TRY(module_declare_field(decl, reg, env, &(field_spec_t){
+      .name = SC_PSI_FIELD, .components = 1, .esize = (size_t)vb,
+      .width = {reach, reach, c.stencil->d == 3 ? reach : 0}, .layout = GRID_SOA}, err));
 cleanup:
   return st;
 }

@@ -718,15 +718,7 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
   const int vb = c.o.dp ? 8 : 4;
   int stream[LATTICE_MAX_Q * 4]; /* GPU blocks stream in place where the run's fs says */
   lattice_stream_table(c.lattice, stream);
-  TSR_TRY(field_declare(reg, env->fields, &(field_spec_t){
-      .name = THERMAL_PDF, .components = c.lattice->q, .esize = (size_t)vb, .width = {1, 1, 1},
-      .copies = 2, .layout = c.o.layout, .crossing = &c.comps[0][0], .stride = LATTICE_MAX_Q,
-      .ncrossing = c.ncomps, .stream = stream, .fill = thermal_fill, .init_ctx = ctx}, err));
   *decl = (module_decl_t){
-      .nfields = 2,
-      .fields = {{.name = THERMAL_PDF, .components = c.lattice->q, .value_bytes = vb,
-                  .width = {1, 1, 1}, .layout = {grid_layout_name(c.o.layout), "soa"}},
-                 {.name = THERMAL_WALLS, .layout = {"-", "-"}}},
       .nsweeps = 1,
       .sweeps = {{.name = "thermal", .reads_ghosts = {THERMAL_PDF}, .nreads_ghosts = 1,
                   .reads = {FLOW_VELOCITY}, .nreads = 1,
@@ -737,6 +729,11 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
                       .sample = thermal_sample, .ctx = s}},
       .finish = THERMAL_WAIT,
       .start = THERMAL_START};
+  TSR_TRY(module_declare_field(decl, reg, env, &(field_spec_t){
+      .name = THERMAL_PDF, .components = c.lattice->q, .esize = (size_t)vb, .width = {1, 1, 1},
+      .copies = 2, .layout = c.o.layout, .crossing = &c.comps[0][0], .stride = LATTICE_MAX_Q,
+      .ncrossing = c.ncomps, .stream = stream, .fill = thermal_fill, .init_ctx = ctx}, err));
+  TSR_TRY(module_declare_data(decl, THERMAL_WALLS, err));
 cleanup:
   return st;
 }

@@ -37,7 +37,7 @@ static registry_t *registered(const lbm_options_t *o) {
   assert_int_equal(registry_create(&reg, &err), TSR_OK);
   patch_options_t d = patch_options_default();
   d.cells[0] = d.cells[1] = d.cells[2] = 8;
-  if (lbm_sweep_register(reg, &d, o, NULL, NULL, NULL, &err) != TSR_OK) fail_msg("%s", err.text);
+  if (lbm_sweep_register(reg, &d, o, NULL, NULL, NULL, NULL, &err) != TSR_OK) fail_msg("%s", err.text);
   return reg;
 }
 
