@@ -209,8 +209,9 @@ typedef struct module_def {
   tsr_status (*classify)(void *state, patch_t *patch, registry_t *reg, tsr_error_t *err);
   /* Cells of block b it updates per step (0: none; the block costs it nothing). */
   double (*block_cells)(const void *state, registry_t *reg, const block_info_t *b);
-  /* Bytes its data of this process's local blocks takes, added to *host and *device;
-     *largest: the largest single device buffer. */
+  /* Bytes of what it allocates beyond its fields (the field kit counts those: its
+     declared fields' storage and messages) on this process's local blocks, added to
+     *host and *device; *largest: the largest single device buffer. NULL: nothing. */
   tsr_status (*local_bytes)(const void *state, registry_t *reg, const patch_t *patch,
                             size_t *host, size_t *device, size_t *largest, tsr_error_t *err);
   /* The stability check at `step` (collective): with prepared, on the values the

@@ -639,3 +639,63 @@ tsr_status field_region_boxes(const registry_region_t *regions, size_t n, int **
 cleanup:
   return st;
 }
+
+/* ---- what the kit allocates ---- */
+
+/* One block's bytes of the field behind allocator item it (a kit item). */
+static bool field_block_bytes(const registry_item_t *it, const block_info_t *b,
+                              field_bytes_t *sum) {
+  const field_ctx_t *c = it->ctx;
+  const field_spec_t *s = &c->spec;
+  if (field_hollow(c, b)) return true;
+  const bool gpu = it->alloc_batch != NULL;
+  if (!gpu) {
+    grid_layout_t layout = it->alloc == field_cpu_alloc_aos   ? GRID_AOS
+                           : it->alloc == field_cpu_alloc_soa ? GRID_SOA
+                                                              : s->layout;
+    if (s->block_layout) layout = s->block_layout[b->id];
+    const grid_dims_t d = grid_dims_make_gz(b->size, s->components, c->ghost, c->gz, layout,
+                                            s->esize);
+    size_t one = 0, all = 0;
+    return d.elements > 0 && tsr_mul_size(d.elements, s->esize, &one) &&
+           tsr_add_size(one, 63, &one) && tsr_mul_size(one / 64 * 64, s->copies == 2 ? 2 : 1,
+                                                       &all) &&
+           tsr_add_size(sum->host, all, &sum->host);
+  }
+  const int copies = it->alloc_batch == field_gpu_alloc_in_place || s->copies != 2 ? 1 : 2;
+  size_t cells = 0, with = 0, one = 0, all = 0, shell = 0;
+  const bool exchanged = s->width[0] || s->width[1] || s->width[2];
+  bool ok = tsr_box_cells(b->size, 0, &cells) &&
+            tsr_box_cells_gz(b->size, c->ghost, c->gz, &with) &&
+            tsr_mul_size(with, (size_t)s->components * s->esize, &one) &&
+            tsr_mul_size(one, (size_t)copies, &all) &&
+            tsr_mul_size(exchanged ? with - cells : 0, 2 * (size_t)s->components * s->esize,
+                         &shell) &&
+            tsr_add_size(sum->device, all, &sum->device) &&
+            tsr_add_size(sum->device, shell, &sum->device);
+  if (ok && one > sum->largest) sum->largest = one;
+  if (ok && one > sum->staging) sum->staging = one;
+  return ok;
+}
+
+tsr_status field_local_bytes(const registry_t *reg, const char *name, uint64_t fs,
+                             const patch_t *patch, field_bytes_t *sum, bool *kit,
+                             tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  *kit = true;
+  for (int32_t i = 0; i < patch_local_count(patch) && *kit; ++i) {
+    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
+    const registry_request_t req = {.fs = fs, .hs = b->hs, .bs = b->bs};
+    const registry_item_t *it = NULL;
+    TSR_TRY(registry_lookup(reg, REGISTRY_KIND_ALLOCATOR, name, &req, &it, err));
+    *kit = it->alloc == field_cpu_alloc || it->alloc == field_cpu_alloc_aos ||
+           it->alloc == field_cpu_alloc_soa || it->alloc_batch == field_gpu_alloc ||
+           it->alloc_batch == field_gpu_alloc_in_place;
+    if (*kit)
+      TSR_CHECK(field_block_bytes(it, b, sum), TSR_ERR_INVALID,
+                "BlockID %d (%d x %d x %d cells): the bytes of its field '%s' do not fit in a "
+                "size_t", (int)b->id, b->size[0], b->size[1], b->size[2], name);
+  }
+cleanup:
+  return st;
+}

@@ -119,6 +119,22 @@ typedef struct field_block {
 TSR_NODISCARD tsr_status field_declare(registry_t *reg, gpu_field_programs_t *gpu,
                                        const field_spec_t *spec, tsr_error_t *err);
 
+/* What the kit allocates for one field (spec and allocator item found by name for the
+ * run's fs and each block's hs and bs) on this process's blocks, added up: *host and
+ * *device the bytes that stay (a CPU block's copies in its layout with their padding; a
+ * GPU block's device copies, one streamed in place, and the message slices of its ghost
+ * shell both ways), *staging the largest host grid a GPU block builds while it starts
+ * (one at a time), *largest the largest single device buffer (one copy). *kit false
+ * where the field's allocator is not the kit's (data of a module's own allocator): then
+ * nothing is added. Every sum is checked: one that does not fit in a size_t is an error
+ * naming the block and the field. Not collective. */
+typedef struct field_bytes {
+  size_t host, device, staging, largest;
+} field_bytes_t;
+TSR_NODISCARD tsr_status field_local_bytes(const registry_t *reg, const char *name, uint64_t fs,
+                                           const patch_t *patch, field_bytes_t *sum, bool *kit,
+                                           tsr_error_t *err);
+
 /* The field of data id `id` of a block: its block data, or NULL where the block has
  * none, id < 0, or the block is hollow for it. */
 field_block_t *field_block_of(block_data_t *data, int id);

@@ -770,31 +770,22 @@ cleanup:
   return st;
 }
 
-/* Per block: the two population grids with their ghost layers and the output's fields,
- * on the host; on a GPU block the grids on the device too (the host's copy serves
- * output). */
+/* Beyond the populations (the field kit's): the output's 4 values per cell (D37_MACRO),
+ * on the host. */
 static tsr_status d37_local_bytes(const void *state, registry_t *reg, const patch_t *patch,
                                   size_t *host, size_t *device, size_t *largest,
                                   tsr_error_t *err) {
+  (void)reg, (void)device, (void)largest;
   tsr_status st = TSR_OK;
   const d37_state_t *s = state;
   const size_t es = s->o.dp ? 8 : 4;
-  const uint32_t gpu_hs = registry_gpu_hs(reg);
-  int width[3], ghost, gz; /* as the field kit stores the populations */
-  lattice_ghost_width(&lattice_d2q37, width);
-  grid_ghost_of(width, &ghost, &gz);
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
-    const grid_dims_t d = grid_dims_make_gz(b->size, D37_Q, ghost, gz, GRID_SOA, es);
-    size_t grid, grids, cells, macro; /* and the output's 4 fields (D37_MACRO) */
-    bool ok = d.elements > 0 && tsr_mul_size(d.elements, es, &grid) &&
-              tsr_mul_size(grid, 2, &grids) && tsr_add_size(*host, grids, host) &&
-              tsr_box_cells(b->size, 0, &cells) && tsr_mul_size(cells, 4 * es, &macro) &&
-              tsr_add_size(*host, macro, host);
-    if (ok && b->hs == gpu_hs) ok = tsr_add_size(*device, grids, device);
-    TSR_CHECK(ok, TSR_ERR_INVALID, "BlockID %d: its d2q37 populations do not fit in a size_t",
+    size_t cells, macro;
+    TSR_CHECK(tsr_box_cells(b->size, 0, &cells) && tsr_mul_size(cells, 4 * es, &macro) &&
+                  tsr_add_size(*host, macro, host),
+              TSR_ERR_INVALID, "BlockID %d: its d2q37 output values do not fit in a size_t",
               (int)b->id);
-    if (b->hs == gpu_hs && grid > *largest) *largest = grid;
   }
 cleanup:
   return st;

@@ -230,51 +230,28 @@ static double lbm_block_cells(const void *state, registry_t *reg, const block_in
                                          : (double)b->size[0] * (double)b->size[1] * (double)b->size[2];
 }
 
-/* Bytes the local blocks will allocate (added to *host, *device): in host memory (*host) two PDF grids with ghost
- * layer, flags and moments per block; with hs gpu the grids go to the device (*device,
- * plus message, moment and flag buffers) and the host holds one block's grids at a time while
- * it initialises them. *largest: the largest single device buffer (one grid). Every
- * product is checked: a block whose bytes do not fit in a size_t is an error naming it. */
+/* Beyond the fields (the field kit's), on this process's blocks: the moments and flags
+ * of every non-solid block on the host (rho, u and a flag per cell); on GPU blocks also
+ * on the device (the moments and the check's flags). Every product is checked: a block
+ * whose bytes do not fit in a size_t is an error naming it. */
 static tsr_status lbm_local_bytes(const void *state, registry_t *reg, const patch_t *patch,
                                   size_t *host, size_t *device, size_t *largest, tsr_error_t *err) {
+  (void)largest;
   tsr_status st = TSR_OK;
   const lbm_state_t *s = state;
-  const size_t es = s->opts.precision == LBM_SP ? 4 : 8, moments_per_cell = 1 + 4 * 8;
-  const lattice_t *l = s->opts.lattice;
-  size_t staging = 0;
+  const size_t moments_per_cell = 1 + 4 * 8;
   const uint32_t solid = lbm_solid(reg), gpu_hs = registry_gpu_hs(reg);
-  int width[3], ghost, gz;
-  lattice_ghost_width(l, width);
-  grid_ghost_of(width, &ghost, &gz);
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
     if (patch_has_bs(b, solid)) continue;
-    size_t cells, with_ghosts, moments, grid, messages;
+    size_t cells, moments;
     bool ok = tsr_box_cells(b->size, 0, &cells) &&
-              tsr_box_cells_gz(b->size, ghost, gz, &with_ghosts) &&
               tsr_mul_size(cells, moments_per_cell, &moments) && tsr_add_size(*host, moments, host);
-    if (ok && b->hs != gpu_hs) { /* with the layout's padding */
-      grid_dims_t d = grid_dims_make_gz(b->size, l->q, ghost, gz, s->opts.cpu_layout, es);
-      ok = d.elements > 0 && tsr_mul_size(d.elements, 2 * es, &grid) &&
-           tsr_add_size(*host, grid, host);
-    } else if (ok) { /* two grids (one in place), the moments (rho, u) and the cell flags of
-                        the check, and the face messages both ways */
-      size_t grids, device_moments;
-      ok = tsr_mul_size(with_ghosts, (size_t)l->q * es, &grid) &&
-           tsr_mul_size(grid, s->opts.in_place ? 1 : 2, &grids) &&
-           tsr_mul_size(cells, 4 * 8 + 1, &device_moments) &&
-           tsr_mul_size(with_ghosts - cells, 2 * (size_t)l->q * es, &messages) &&
-           tsr_add_size(*device, grids, device) && tsr_add_size(*device, device_moments, device) &&
-           tsr_add_size(*device, messages, device);
-      if (ok && grids > staging) staging = grids;
-      if (ok && grid > *largest) *largest = grid;
-    }
+    if (ok && b->hs == gpu_hs) ok = tsr_add_size(*device, moments, device);
     TSR_CHECK(ok, TSR_ERR_INVALID,
               "BlockID %d (%d x %d x %d cells, %s): its bytes do not fit in a size_t", (int)b->id,
               b->size[0], b->size[1], b->size[2], lbm_fs(&s->opts));
   }
-  TSR_CHECK(tsr_add_size(*host, staging, host), TSR_ERR_INVALID,
-            "the LBM blocks of this process: their bytes do not fit in a size_t");
 cleanup:
   return st;
 }

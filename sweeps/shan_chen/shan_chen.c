@@ -459,29 +459,6 @@ cleanup:
   return st;
 }
 
-/* psi per block, its ghost layer included: on the host for CPU blocks, on the device
- * (and once on the host, read back for output) for GPU blocks. */
-static tsr_status sc_local_bytes(const void *state, registry_t *reg, const patch_t *patch,
-                                 size_t *host, size_t *device, size_t *largest,
-                                 tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  const sc_state_t *s = state;
-  const size_t es = s->o.dp ? 8 : 4;
-  const uint32_t gpu_hs = registry_gpu_hs(reg);
-  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
-    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
-    size_t cells = 0, bytes = 0;
-    bool ok = tsr_box_cells(b->size, s->ctx ? s->ctx->stencil->reach : 1, &cells) &&
-              tsr_mul_size(cells, es, &bytes) && tsr_add_size(*host, bytes, host);
-    if (ok && b->hs == gpu_hs) ok = tsr_add_size(*device, bytes, device);
-    TSR_CHECK(ok, TSR_ERR_INVALID, "BlockID %d: its shan_chen.psi bytes do not fit in a size_t",
-              (int)b->id);
-    if (b->hs == gpu_hs && bytes > *largest) *largest = bytes;
-  }
-cleanup:
-  return st;
-}
-
 const module_def_t shan_chen_module = {
     .name = "shan_chen",
     .read = sc_read,
@@ -490,5 +467,4 @@ const module_def_t shan_chen_module = {
     .describe = sc_describe,
     .register_items = sc_register,
     .bind = sc_bind,
-    .local_bytes = sc_local_bytes,
 };

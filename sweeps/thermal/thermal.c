@@ -738,44 +738,6 @@ cleanup:
   return st;
 }
 
-/* Per block: the two population grids (CPU: in the layout, with its padding; GPU: on the
- * device, with the message buffers of the faces both ways, and once on the host while
- * it is built) and the force field (on the host, and on the device for GPU blocks). */
-static tsr_status thermal_local_bytes(const void *state, registry_t *reg, const patch_t *patch,
-                                      size_t *host, size_t *device, size_t *largest,
-                                      tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  const thermal_state_t *s = state;
-  const size_t es = s->o.dp ? 8 : 4, q = (size_t)lattice_d3q7.q;
-  size_t staging = 0;
-  const uint32_t gpu_hs = registry_gpu_hs(reg);
-  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
-    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
-    const int gpu = b->hs == gpu_hs;
-    grid_dims_t d = grid_dims_make(b->size, (int)q, 1, gpu ? GRID_AOS : s->o.layout, es);
-    size_t cells, with_ghosts, grid, grids, force, messages;
-    bool ok = d.elements > 0 && tsr_box_cells(b->size, 0, &cells) &&
-              tsr_box_cells(b->size, 1, &with_ghosts) && tsr_mul_size(d.elements, es, &grid) &&
-              tsr_mul_size(grid, 2, &grids) && tsr_mul_size(cells, 3 * es, &force) &&
-              tsr_add_size(*host, force, host);
-    if (ok && !gpu) {
-      ok = tsr_add_size(*host, grids, host);
-    } else if (ok) {
-      ok = tsr_mul_size(with_ghosts - cells, 2 * q * es, &messages) &&
-           tsr_add_size(*device, grids, device) && tsr_add_size(*device, force, device) &&
-           tsr_add_size(*device, messages, device);
-      if (ok && grids > staging) staging = grids;
-      if (ok && grid > *largest) *largest = grid;
-    }
-    TSR_CHECK(ok, TSR_ERR_INVALID, "BlockID %d: its thermal fields do not fit in a size_t",
-              (int)b->id);
-  }
-  TSR_CHECK(tsr_add_size(*host, staging, host), TSR_ERR_INVALID,
-            "the thermal blocks of this process: their bytes do not fit in a size_t");
-cleanup:
-  return st;
-}
-
 /* Stable: every temperature finite (checked on the sampled values). */
 static tsr_status thermal_check(void *state, sim_t *sim, int64_t step, bool prepared,
                                 sim_divergence_t *out, tsr_error_t *err) {
@@ -807,7 +769,6 @@ const module_def_t thermal_module = {
     .describe = thermal_describe,
     .register_items = thermal_register,
     .bind = thermal_bind,
-    .local_bytes = thermal_local_bytes,
     .check = thermal_check,
     .totals = thermal_totals,
     .restart_keys = thermal_restart_keys,

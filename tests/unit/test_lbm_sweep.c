@@ -1,7 +1,8 @@
 /* The LBM sweep's registry items: message sizes (only the PDFs that cross: 5 per face
  * cell, 1 per edge cell, none per corner), solid blocks exchanging nothing, the CPU
  * layout picked by fs (soa/aos) through the allocator, one stream-collide item serving
- * every fs. The kernels themselves: test_lbm_kernels. */
+ * every fs, and the field kit's count of the PDFs' bytes against what its allocator
+ * allocates. The kernels themselves: test_lbm_kernels. */
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 
 #include "direction.h"
+#include "field.h"
 #include "lbm.h"
 #include "registry.h"
 
@@ -148,11 +150,70 @@ static void test_classify_keeps_other_bs(void **state) {
   registry_free(&reg);
 }
 
+/* field_local_bytes counts what the kit's allocator allocates: on a periodic domain of
+ * two blocks (one of 8 x 6 x 5 cells each, fluid, CPU), per layout and precision, the
+ * two copies of every block's PDF grid, padding included, and no device bytes; a solid
+ * block (hollow for the PDFs) counts nothing. */
+static void test_kit_bytes(void **state) {
+  (void)state;
+  for (int v = 0; v < 4; ++v) {
+    tsr_error_t err;
+    lbm_options_t o = lbm_options_default();
+    o.precision = v & 1 ? LBM_SP : LBM_DP;
+    const char *fs = (const char *[]){"trt,dp,soa", "trt,sp,soa", "trt,dp,aos", "trt,sp,aos"}[v];
+    registry_t *reg = registered(&o);
+    uint64_t bits = 0;
+    uint32_t fluid = 0, solid = 0;
+    assert_int_equal(registry_parse_fs(reg, fs, &bits, &err), TSR_OK);
+    assert_int_equal(selector_find(registry_selectors(reg), SELECTOR_BS, "fluid", &fluid, &err),
+                     TSR_OK);
+    assert_int_equal(selector_find(registry_selectors(reg), SELECTOR_BS, "solid", &solid, &err),
+                     TSR_OK);
+    patch_options_t d = patch_options_default();
+    d.cells[0] = 16, d.cells[1] = 6, d.cells[2] = 5;
+    d.blocks[0] = 2;
+    patch_t *p = NULL;
+    const patch_layout_t layout = {.nranks = 1, .my_rank = 0, .bs = patch_bs_bit(fluid)};
+    assert_int_equal(patch_create(&d, &layout, &p, &err), TSR_OK);
+    size_t allocated = 0;
+    for (int32_t id = 0; id < patch_block_count(p); ++id) {
+      const registry_item_t *alloc = lookup(reg, REGISTRY_KIND_ALLOCATOR, LBM_PDF, fs, "fluid");
+      void *data = NULL;
+      if (alloc->alloc(patch_block(p, id), alloc->ctx, &data, &err) != TSR_OK)
+        fail_msg("%s", err.text);
+      const field_block_t *f = data;
+      assert_int_equal(f->copies, 2);
+      allocated += 2 * ((f->host.dims.elements * f->host.esize + 63) / 64 * 64);
+      alloc->free(data, alloc->ctx);
+    }
+    field_bytes_t sum = {0, 0, 0, 0};
+    bool kit = false;
+    if (field_local_bytes(reg, LBM_PDF, bits, p, &sum, &kit, &err) != TSR_OK)
+      fail_msg("%s", err.text);
+    assert_true(kit);
+    assert_int_equal(sum.host, allocated);
+    assert_int_equal(sum.device, 0);
+    /* a solid block holds none of the PDFs */
+    assert_int_equal(patch_set_bs(p, 1, patch_bs_bit(solid), &err), TSR_OK);
+    field_bytes_t one = {0, 0, 0, 0};
+    assert_int_equal(field_local_bytes(reg, LBM_PDF, bits, p, &one, &kit, &err), TSR_OK);
+    assert_int_equal(one.host, allocated / 2);
+    /* lbm.cells is the flow's own allocator's: not the kit's, nothing counted */
+    field_bytes_t none = {0, 0, 0, 0};
+    assert_int_equal(field_local_bytes(reg, LBM_CELLS, bits, p, &none, &kit, &err), TSR_OK);
+    assert_false(kit);
+    assert_int_equal(none.host, 0);
+    patch_free(&p);
+    registry_free(&reg);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_message_sizes),
       cmocka_unit_test(test_classify_keeps_other_bs),
       cmocka_unit_test(test_layout_items),
+      cmocka_unit_test(test_kit_bytes),
   };
   return cmocka_run_group_tests_name("lbm_sweep", tests, NULL, NULL);
 }
