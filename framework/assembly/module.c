@@ -262,25 +262,28 @@ char *module_config_physics(const config_t *doc, const module_t *modules, int n)
   return config_canonical(doc, skip, nskip);
 }
 
-tsr_status module_declare_data(module_decl_t *decl, const char *name, tsr_error_t *err) {
+/* Appends f to decl's fields. */
+static tsr_status module_append_field(module_decl_t *decl, module_field_t f, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   TSR_CHECK(decl->nfields < MODULE_MAX_FIELDS, TSR_ERR_INVALID,
-            "field \"%s\": a module declares at most %d fields", name, MODULE_MAX_FIELDS);
-  decl->fields[decl->nfields++] = (module_field_t){.name = name};
+            "field \"%s\": a module declares at most %d fields", f.name, MODULE_MAX_FIELDS);
+  decl->fields[decl->nfields++] = f;
 cleanup:
   return st;
+}
+
+tsr_status module_declare_data(module_decl_t *decl, const char *name, tsr_error_t *err) {
+  return module_append_field(decl, (module_field_t){.name = name}, err);
 }
 
 tsr_status module_declare_field(module_decl_t *decl, registry_t *reg, const module_env_t *env,
                                 const field_spec_t *spec, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   TSR_TRY(field_declare(reg, env->fields, spec, err));
-  if (decl) {
-    TSR_TRY(module_declare_data(decl, spec->name, err));
-    decl->fields[decl->nfields - 1] = (module_field_t){
+  if (decl)
+    TSR_TRY(module_append_field(decl, (module_field_t){
         .name = spec->name, .components = spec->components, .value_bytes = (int)spec->esize,
-        .width = {spec->width[0], spec->width[1], spec->width[2]}};
-  }
+        .width = {spec->width[0], spec->width[1], spec->width[2]}}, err));
 cleanup:
   return st;
 }

@@ -24,12 +24,19 @@ typedef struct field_ctx {
   int stream[FIELD_MAX_COMPONENTS * 4]; /* spec.stream's table */
 } field_ctx_t;
 
+/* The bytes field_values_alloc takes for dims: whole 64-byte lines; false where there
+ * are no elements or the bytes do not fit in a size_t. */
+static bool field_values_bytes(const grid_dims_t *dims, size_t esize, size_t *bytes) {
+  if (dims->elements == 0 || !tsr_mul_size(dims->elements, esize, bytes) ||
+      !tsr_add_size(*bytes, 63, bytes))
+    return false;
+  *bytes = *bytes / 64 * 64;
+  return true;
+}
+
 void *field_values_alloc(const grid_dims_t *dims, size_t esize) {
   size_t bytes = 0;
-  if (dims->elements == 0 || !tsr_mul_size(dims->elements, esize, &bytes) ||
-      !tsr_add_size(bytes, 63, &bytes))
-    return NULL;
-  bytes = bytes / 64 * 64;
+  if (!field_values_bytes(dims, esize, &bytes)) return NULL;
   void *v = aligned_alloc(64, bytes);
   if (v) memset(v, 0, bytes);
   return v;
@@ -657,9 +664,8 @@ static bool field_block_bytes(const registry_item_t *it, const block_info_t *b,
     const grid_dims_t d = grid_dims_make_gz(b->size, s->components, c->ghost, c->gz, layout,
                                             s->esize);
     size_t one = 0, all = 0;
-    return d.elements > 0 && tsr_mul_size(d.elements, s->esize, &one) &&
-           tsr_add_size(one, 63, &one) && tsr_mul_size(one / 64 * 64, s->copies == 2 ? 2 : 1,
-                                                       &all) &&
+    return field_values_bytes(&d, s->esize, &one) &&
+           tsr_mul_size(one, s->copies == 2 ? 2 : 1, &all) &&
            tsr_add_size(sum->host, all, &sum->host);
   }
   const int copies = it->alloc_batch == field_gpu_alloc_in_place || s->copies != 2 ? 1 : 2;
