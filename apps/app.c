@@ -81,6 +81,16 @@ cleanup:
   return st;
 }
 
+tsr_status app_read_modules(config_t *doc, simulation_options_t *so, module_t *modules,
+                            int *n, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_TRY(simulation_options_read(doc, so, err));
+  TSR_TRY(module_read_all(doc, so, app_modules, modules, n, err));
+  TSR_TRY(config_check_unknown(doc, err));
+cleanup:
+  return st;
+}
+
 tsr_status app_write_config(MPI_Comm comm, const config_t *doc, output_folder_t *out,
                             tsr_error_t *err) {
   tsr_status st = TSR_OK;

@@ -112,6 +112,12 @@ bool app_set_arg(MPI_Comm comm, const char *cmd, const char *text, app_sets_t *s
 TSR_NODISCARD tsr_status app_config_load(MPI_Comm comm, const char *path, const app_sets_t *sets,
                                          config_t **doc, tsr_error_t *err);
 
+/* A run's reading of a loaded document: the simulation's options, every module its
+ * sections (module_read_all into modules[MODULE_MAX], *n of them), then unknown keys
+ * refused (config_check_unknown). Not collective: the caller reduces the verdict. */
+TSR_NODISCARD tsr_status app_read_modules(config_t *doc, simulation_options_t *so,
+                                          module_t *modules, int *n, tsr_error_t *err);
+
 /* Collective: rank 0 writes the document as run, overrides included (config_text), to
  * config.json in the output folder (recorded in its manifest); one verdict. */
 TSR_NODISCARD tsr_status app_write_config(MPI_Comm comm, const config_t *doc,

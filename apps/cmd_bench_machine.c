@@ -60,9 +60,7 @@ static tsr_status machine_calibrate(MPI_Comm comm, int n, const char *hs, double
            n, n, n * size, size, hs);
   simulation_options_t so;
   TSR_TRY(config_parse(text, strlen(text), "bench --machine", &doc, err));
-  TSR_TRY(simulation_options_read(doc, &so, err));
-  TSR_TRY(module_read_all(doc, &so, app_modules, mods, &nmods, err));
-  TSR_TRY(config_check_unknown(doc, err));
+  TSR_TRY(app_read_modules(doc, &so, mods, &nmods, err));
   st = sim_create(comm, &so, &app_sim_setup, mods, nmods, &sim, err);
   nmods = 0; /* the simulation's now, or freed */
   TSR_TRY(st);

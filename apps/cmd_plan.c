@@ -169,9 +169,7 @@ static tsr_status plan_make(config_t *doc, const char *config, int64_t ranks, co
   registry_t *reg = NULL;
   plan_t *plan = NULL;
   double t0 = MPI_Wtime();
-  TSR_TRY(simulation_options_read(doc, &so, err));
-  TSR_TRY(module_read_all(doc, &so, app_modules, modules, &nmodules, err));
-  TSR_TRY(config_check_unknown(doc, err));
+  TSR_TRY(app_read_modules(doc, &so, modules, &nmodules, err));
   if (nodes) {
     TSR_TRY(node_list_expand(&so.hardware, nodes, PLAN_MAX_RANKS, &names, &n, err));
     TSR_CHECK(ranks < 0 || ranks == n, TSR_ERR_INVALID,

@@ -79,10 +79,7 @@ static tsr_status run_read(MPI_Comm comm, const run_args_t *a, config_t **doc,
     snprintf(assignment, sizeof assignment, "steps=%lld", (long long)a->steps);
     TSR_TRY(config_set(*doc, assignment, err));
   }
-  st = simulation_options_read(*doc, so, err);
-  if (st == TSR_OK) st = module_read_all(*doc, so, app_modules, modules, nmodules, err);
-  if (st == TSR_OK) st = config_check_unknown(*doc, err);
-  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  TSR_TRY(verdict_reduce(comm, app_read_modules(*doc, so, modules, nmodules, err), 0, err));
   *physics = module_config_physics(*doc, modules, *nmodules);
   TSR_CHECK(*physics, TSR_ERR_NOMEM, "out of memory");
 cleanup:

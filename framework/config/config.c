@@ -620,7 +620,7 @@ tsr_status config_set(config_t *cfg, const char *assignment, tsr_error_t *err) {
   snprintf(what, sizeof what, "--set %.200s", assignment);
   const char *eq = strchr(assignment, '=');
   TSR_CHECK(eq && eq != assignment, TSR_ERR_INVALID,
-            "%s: expected PATH=VALUE, e.g. --set lbm.viscosity=0.01", what);
+            "%s: expected PATH=VALUE, e.g. --set steps=1000", what);
   TSR_CHECK((size_t)(eq - assignment) < sizeof path, TSR_ERR_INVALID,
             "%s: the key path is longer than %zu characters", what, sizeof path - 1);
   memcpy(path, assignment, (size_t)(eq - assignment));
