@@ -66,6 +66,11 @@ typedef struct block_info {
                             of id i (e.g. fluid and thermal); see patch_has_bs */
 } block_info_t;
 
+/* The interior cells of a block. */
+static inline int64_t patch_block_cells(const block_info_t *b) {
+  return (int64_t)b->size[0] * b->size[1] * b->size[2];
+}
+
 /* Fills rank_of_block[patch_block_count(patch)] with ranks in 0..nranks-1. It may read
  * the geometry of the patch (ids, grid positions, sizes) but not ranks, hs or bs. */
 typedef tsr_status (*patch_assign_fn)(const patch_t *patch, int nranks, const void *ctx,

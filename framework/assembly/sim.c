@@ -560,9 +560,6 @@ const char *sim_fs_text(const sim_t *sim) { return sim->fs_text; }
 
 /* ---- a quantity gathered on rank 0 ---- */
 
-static int64_t sim_block_cells(const block_info_t *b) {
-  return (int64_t)b->size[0] * b->size[1] * b->size[2];
-}
 
 tsr_status sim_largest_block(const sim_t *sim, int comps, const char *what, size_t *cells,
                              tsr_error_t *err) {
@@ -571,8 +568,8 @@ tsr_status sim_largest_block(const sim_t *sim, int comps, const char *what, size
   int32_t largest = 0;
   int count = 0;
   for (int32_t id = 0; id < patch_block_count(sim->patch); ++id)
-    if ((size_t)sim_block_cells(patch_block(sim->patch, id)) > most)
-      most = (size_t)sim_block_cells(patch_block(sim->patch, id)), largest = id;
+    if ((size_t)patch_block_cells(patch_block(sim->patch, id)) > most)
+      most = (size_t)patch_block_cells(patch_block(sim->patch, id)), largest = id;
   TSR_CHECK(tsr_size_to_int((size_t)comps * most, &count) &&
                 tsr_mul_size((size_t)comps * most, sizeof(double), &bytes),
             TSR_ERR_INVALID,
@@ -601,7 +598,7 @@ tsr_status sim_gather(sim_t *sim, const char *quantity, double *out, tsr_error_t
   /* block by block in BlockID order: the owner sends, rank 0 places */
   for (int32_t id = 0; id < patch_block_count(sim->patch); ++id) {
     const block_info_t *b = patch_block(sim->patch, id);
-    int64_t n = sim_block_cells(b);
+    int64_t n = patch_block_cells(b);
     if (rank == b->rank) {
       st = sim_sample(sim, q, id, buf, err);
       if (rank != 0 && st == TSR_OK)

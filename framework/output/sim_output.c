@@ -17,9 +17,6 @@
 
 enum { SIM_SERIES_NAME_MAX = 80 };
 
-static int64_t sim_block_cells(const block_info_t *b) {
-  return (int64_t)b->size[0] * b->size[1] * b->size[2];
-}
 
 struct sim_output {
   sim_t *sim;         /* borrowed */
@@ -85,7 +82,7 @@ static tsr_status sim_vtk_block(sim_t *sim, int32_t id, const char *folder, int6
                                 const module_quantity_t *const *qs, int nq, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const block_info_t *b = patch_block(sim_patch(sim), id);
-  const size_t n = (size_t)sim_block_cells(b);
+  const size_t n = (size_t)patch_block_cells(b);
   vtk_array_t arrays[MODULE_MAX * MODULE_MAX_QUANTITIES];
   void *data[MODULE_MAX * MODULE_MAX_QUANTITIES] = {NULL};
   int na = 0;

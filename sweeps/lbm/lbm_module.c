@@ -112,7 +112,7 @@ static tsr_status lbm_sample(const block_info_t *b, const block_data_t *data, do
   const lbm_quantity_t *q = ctx;
   const lbm_state_t *s = q->state;
   lbm_moments_view_t v = lbm_block_moments(data, s->cells_id);
-  const int64_t n = (int64_t)b->size[0] * b->size[1] * b->size[2];
+  const int64_t n = patch_block_cells(b);
   /* a block without PDFs (solid): a wall at rest */
   for (int64_t k = 0; q->what == LBM_Q_DENSITY && k < n; ++k) out[k] = v.rho ? v.rho[k] : s->opts.rho0;
   for (int64_t k = 0; q->what == LBM_Q_VELOCITY && k < 3 * n; ++k) out[k] = v.u ? v.u[k] : 0.0;
