@@ -111,9 +111,6 @@ typedef struct module_decl {
   int nsweeps;
   module_quantity_t quantities[MODULE_MAX_QUANTITIES];
   int nquantities;
-  const char *finish;    /* kernel item run on every block at the end of each step, after
-                            every module's sweeps (GPU blocks: wait for their queue);
-                            NULL: none */
   module_sweep_t start_sweeps[MODULE_MAX_SWEEPS]; /* run once after every field is
                             allocated, before the first step, every module's in module
                             order, each after the exchange of what it reads across faces

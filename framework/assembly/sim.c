@@ -12,6 +12,7 @@
 #include "field.h"
 #include "tsr_stats.h"
 #include "node.h"
+#include "gpu_buffer.h"
 #include "opencl.h"
 #include "tsr_size.h"
 #include "verdict.h"
@@ -80,8 +81,29 @@ cleanup:
   return st;
 }
 
+/* The end of a step on GPU blocks: one wait for the device's in-order queue, so that the
+ * step's time is the device's work and the host sees its results. */
+#define SIM_DEVICE_WAIT "device.wait"
+static tsr_status sim_device_wait(const registry_work_t *w, void *ctx, tsr_error_t *err) {
+  (void)w;
+  return ctx ? gpu_queue_finish(ctx, err) : TSR_OK;
+}
+
+/* The framework's items: the wait for the devices (sim_device_wait). */
+static tsr_status sim_register(sim_t *s, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const registry_item_t wait[] = {
+      {.kind = REGISTRY_KIND_KERNEL, .name = SIM_DEVICE_WAIT, .fs = "*", .hs = "gpu",
+       .bs = "*", .work = sim_device_wait, .batch = 1, .ctx = s->cl},
+      {.kind = REGISTRY_KIND_KERNEL, .name = SIM_DEVICE_WAIT, .fs = "*", .hs = "cpu",
+       .bs = "*", .work = registry_nothing}};
+  for (int k = 0; k < 2; ++k) TSR_TRY(registry_add(s->reg, &wait[k], err));
+cleanup:
+  return st;
+}
+
 /* The time loop's sweeps: every module's in order, each with its exchange round
- * (rounds_plan), then the finish items. */
+ * (rounds_plan), then, where some block runs on a GPU, the wait for the devices. */
 static tsr_status sim_add_sweeps(sim_t *s, timeloop_t *loop, const module_decl_t *decls,
                                  bool merged, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -100,12 +122,13 @@ static tsr_status sim_add_sweeps(sim_t *s, timeloop_t *loop, const module_decl_t
                            .kernel = r->all[k]->kernel};
     TSR_TRY(timeloop_add_sweep(loop, &sw, err));
   }
-  /* the step ends when every block's work is done (GPU blocks: their queue is empty) */
-  for (int m = 0; m < s->nmodules; ++m)
-    if (decls[m].finish)
-      TSR_TRY(timeloop_add_sweep(loop, &(timeloop_sweep_t){.name = decls[m].finish,
-                                                           .kernel = decls[m].finish},
-                                 err));
+  const uint32_t gpu = registry_gpu_hs(s->reg);
+  bool any = false; /* every process sees every block's hs: all add the same sweeps */
+  for (int32_t id = 0; id < patch_block_count(s->patch); ++id)
+    any = any || patch_block(s->patch, id)->hs == gpu;
+  if (any)
+    TSR_TRY(timeloop_add_sweep(loop, &(timeloop_sweep_t){.name = SIM_DEVICE_WAIT,
+                                                         .kernel = SIM_DEVICE_WAIT}, err));
 cleanup:
   free(r);
   return st;
@@ -381,6 +404,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
   if (gpu) st = sim_open_device(s, so, me, err);
   if (st == TSR_OK && s->cl) st = gpu_field_programs_create(s->cl, &s->fields, err);
   if (st == TSR_OK) st = registry_create(&s->reg, err);
+  if (st == TSR_OK) st = sim_register(s, err);
   module_env_t env = {.so = so, .cl = s->cl, .fields = s->fields,
                       .kernel_sources = so->hardware.kernel_sources,
                       .work_group = so->hardware.work_group};

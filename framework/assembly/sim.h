@@ -10,7 +10,8 @@
  * gets every module's sweeps in order. Before each sweep, one exchange round carries
  * every field the sweep reads across block faces that a sweep wrote since that field's
  * ghost layers were last brought up to date (a field nobody writes: before every such
- * sweep). The step ends with the modules' finish items.
+ * sweep). Where some block runs on a GPU, the step ends with one wait for each device's
+ * queue (the sweep "device.wait"), so that its time is the device's work.
  *
  * Output reads quantities by name: the prepare items of the quantities run once per
  * output step on every block (on its own hardware), then the samplers fill host arrays

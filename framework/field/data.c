@@ -2,7 +2,10 @@
 
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "field.h"
+#include "gpu_field.h"
 #include "verdict.h"
 
 /* The blocks of one item with .batch, in local order. */
@@ -12,8 +15,9 @@ typedef struct data_batch {
   int32_t first;              /* local index of its first block, for messages */
   int32_t *local;             /* [batch.n] the local index of each block */
   registry_region_t *regions; /* [batch.n] where the batch splits (data_items_split) */
-  bool parts;                 /* split: .batch_part in INNER and SHELL (else a boundary
+  bool parts;                 /* split: .work's parts in INNER and SHELL (else a boundary
                                  batch runs whole in INNER) */
+  gpu_field_groups_t *groups; /* the item's .group fields grouped (at the first call) */
 } data_batch_t;
 
 struct data_items {
@@ -31,6 +35,8 @@ void data_items_free(data_items_t **pitems) {
   for (int k = 0; k < d->nbatches; ++k) {
     registry_batch_t *b = &d->batches[k].batch;
     if (b->state && b->state_free) b->state_free(b->state);
+    if (d->batches[k].groups) gpu_field_groups_clear(d->batches[k].groups);
+    free(d->batches[k].groups);
     free(b->blocks);
     free(b->data);
     free(d->batches[k].local);
@@ -99,25 +105,100 @@ cleanup:
 }
 
 /* What local block i's item does in a phase (0: a step that does not overlap): 0
- * nothing, 1 .kernel, 2 .part. */
+ * nothing, 1 the whole work, 2 the phase's part. */
 static int data_call_of(const registry_item_t *it, int phase, const registry_region_t *r) {
-  if (phase == 0) return it->batch ? 0 : 1;
   if (it->batch) return 0;
+  if (phase == 0) return 1;
   const bool box = r->lo[0] < r->hi[0] && r->lo[1] < r->hi[1] && r->lo[2] < r->hi[2];
   if (!r->late) return phase == REGISTRY_PART_INNER ? 1 : 0; /* its ghosts are there */
-  if (it->part && box) return 2;
+  if (it->parts && box) return 2;
   return phase == REGISTRY_PART_SHELL ? 1 : 0; /* whole, once the exchange is done */
 }
 
+/* The kit's loop: local block i's work alone (a batch of one). */
 static tsr_status data_call(const data_items_t *d, int32_t i, int call, int phase,
                             const registry_region_t *regions, tsr_error_t *err) {
   const registry_item_t *it = d->items[i];
   const int32_t id = patch_local_id(d->patch, i);
-  if (call == 1)
-    return it->kernel(patch_block(d->patch, id), patch_block_data(d->patch, id), it->ctx, err);
-  registry_region_t r = regions[i];
-  r.part = (registry_part_t)phase;
-  return it->part(patch_block(d->patch, id), patch_block_data(d->patch, id), &r, it->ctx, err);
+  const block_info_t *block = patch_block(d->patch, id);
+  block_data_t *data = patch_block_data(d->patch, id);
+  registry_batch_t one = {.n = 1, .blocks = &block, .data = &data};
+  registry_work_t w = {.batch = &one};
+  registry_region_t r;
+  if (call == 2) {
+    r = regions[i];
+    r.part = (registry_part_t)phase;
+    w.part = r.part;
+    w.regions = &r;
+  }
+  return it->work(&w, it->ctx, err);
+}
+
+/* The device storage of the item's .group fields for the batch's blocks that hold the
+ * first (grouped at the first call, kept with the batch); in a part call each group's
+ * boxes from the regions. */
+static tsr_status data_batch_groups(data_batch_t *b, int phase, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  static const int keys[REGISTRY_MAX_KEYS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                              14, 15};
+  const registry_item_t *it = b->item;
+  const size_t n = b->batch.n, nf = (size_t)it->ngroup;
+  gpu_field_t **f = NULL;
+  const void **key = NULL;
+  int *boxes = NULL;
+  size_t m = 0;
+  if (!b->groups) {
+    f = calloc(nf * (n ? n : 1), sizeof *f);
+    key = calloc(n ? n : 1, sizeof *key);
+    b->groups = calloc(1, sizeof *b->groups);
+    TSR_CHECK(f && key && b->groups, TSR_ERR_NOMEM, "out of memory grouping the GPU blocks");
+    for (size_t k = 0; k < n; ++k) {
+      if (!field_block_of(b->batch.data[k], it->group[0])) continue; /* not its block */
+      for (size_t j = 0; j < nf; ++j) {
+        field_block_t *fb = field_block_of(b->batch.data[k], it->group[j]);
+        TSR_CHECK(fb, TSR_ERR_INTERNAL, "BlockID %d lacks field %zu of '%s'",
+                  (int)b->batch.blocks[k]->id, j, it->name);
+        f[m * nf + j] = &fb->device;
+      }
+      const int kv = it->group_key ? it->group_key(b->batch.blocks[k], it->ctx) : 0;
+      TSR_CHECK(kv >= 0 && kv < REGISTRY_MAX_KEYS, TSR_ERR_INTERNAL,
+                "'%s': group key %d out of range", it->name, kv);
+      key[m++] = &keys[kv];
+    }
+    TSR_TRY(gpu_field_groups_make(f, key, m, it->ngroup, b->groups, err));
+  }
+  if (phase && b->groups->count) { /* in the order of the grouped blocks */
+    TSR_TRY(field_region_boxes(b->regions, n, &boxes, err));
+    m = 0;
+    for (size_t k = 0; k < n; ++k)
+      if (field_block_of(b->batch.data[k], it->group[0]))
+        memmove(&boxes[6 * m++], &boxes[6 * k], 6 * sizeof *boxes);
+    TSR_TRY(gpu_field_groups_boxes(b->groups, b->groups->group[0].first[0]->cl, boxes, err));
+  }
+cleanup:
+  if (st != TSR_OK && b->groups && !b->groups->group) {
+    free(b->groups);
+    b->groups = NULL;
+  }
+  free(f);
+  free(key);
+  free(boxes);
+  return st;
+}
+
+/* A batch's work: the whole (phase 0) or a part. */
+static tsr_status data_batch_run(data_batch_t *b, int phase, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const registry_item_t *it = b->item;
+  registry_work_t w = {.batch = &b->batch, .part = (registry_part_t)phase,
+                       .regions = phase ? b->regions : NULL};
+  if (it->ngroup) {
+    TSR_TRY(data_batch_groups(b, phase, err));
+    w.groups = b->groups;
+  }
+  st = it->work(&w, it->ctx, err);
+cleanup:
+  return st;
 }
 
 tsr_status data_items_split(data_items_t *boundary, data_items_t *kernel,
@@ -128,7 +209,7 @@ tsr_status data_items_split(data_items_t *boundary, data_items_t *kernel,
   for (int s = 0; s < 2 && split; ++s)
     for (int k = 0; both[s] && k < both[s]->nbatches && split; ++k) {
       data_batch_t *b = &both[s]->batches[k];
-      split = s == 0 ? b->item->batch_early != NULL : b->item->batch_part != NULL;
+      split = s == 0 ? b->item->batch_early != NULL : b->item->parts != 0;
       if (!split) break;
       free(b->regions);
       b->regions = malloc((b->batch.n ? b->batch.n : 1) * sizeof *b->regions);
@@ -144,7 +225,7 @@ tsr_status data_items_split(data_items_t *boundary, data_items_t *kernel,
                          (int)b->batch.blocks[0]->id);
         goto cleanup;
       }
-      b->parts = early == REGISTRY_EARLY_PARTS && b->item->batch_part;
+      b->parts = early == REGISTRY_EARLY_PARTS && b->item->parts;
       split = early == REGISTRY_EARLY_WHOLE || b->parts;
     }
 cleanup:
@@ -165,11 +246,11 @@ static tsr_status data_items_run_how(data_items_t *d, int phase, data_what_t wha
   for (int k = 0; k < d->nbatches && (what & DATA_BATCHES); ++k) {
     data_batch_t *b = &d->batches[k];
     if (phase != 0 && d->split && b->parts) /* a kernel batch's part, or a boundary's */
-      st = b->item->batch_part(&b->batch, b->regions, (registry_part_t)phase, b->item->ctx, err);
+      st = data_batch_run(b, phase, err);
     else if (phase == (d->split ? REGISTRY_PART_SHELL : REGISTRY_PART_INNER))
       continue; /* split: an early boundary batch runs whole in INNER; else all in SHELL */
     else
-      st = b->item->batch(&b->batch, b->item->ctx, err);
+      st = data_batch_run(b, 0, err);
     if (st != TSR_OK) {
       tsr_error_prefix(err, "%s '%s' on %zu block(s) from BlockID %d",
                        registry_kind_name(b->item->kind), b->item->name, b->batch.n,

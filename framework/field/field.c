@@ -510,14 +510,6 @@ void field_swap(field_block_t *f) {
   f->host.values = f->values[f->cur];
 }
 
-tsr_status field_device_finish(const registry_batch_t *batch, int id, tsr_error_t *err) {
-  for (size_t k = 0; k < batch->n; ++k) { /* the first block that holds it (not hollow) */
-    field_block_t *f = field_block_of(batch->data[k], id);
-    if (f) return field_on_device(f) ? gpu_queue_finish(f->device.cl, err) : TSR_OK;
-  }
-  return TSR_OK;
-}
-
 tsr_status field_sync(const block_data_t *data, int id, const grid_field_t **out,
                       tsr_error_t *err) {
   tsr_status st = TSR_OK;

@@ -43,7 +43,18 @@ static inline grid_region_t field_grid_region(const registry_region_t *r) {
   return g;
 }
 
-/* The boxes of a batch's regions (registry_batch_part_fn) as a device kernel takes them
+/* The cells of block k of a call (registry_work_t) as the CPU kernels take them: NULL
+ * for the whole work, else *g (from regions[k] and the call's part). */
+static inline const grid_region_t *field_work_region(const registry_work_t *w, size_t k,
+                                                     grid_region_t *g) {
+  if (!w->part) return NULL;
+  registry_region_t r = w->regions[k];
+  r.part = w->part;
+  *g = field_grid_region(&r);
+  return g;
+}
+
+/* The boxes of a batch's regions (registry_work_t) as a device kernel takes them
  * (gpu_lbm_batch_step_part): lo x, y, z, hi x, y, z per block, into *boxes (malloc'd,
  * 6 n ints; the caller frees it). */
 TSR_NODISCARD tsr_status field_region_boxes(const registry_region_t *regions, size_t n,
@@ -144,12 +155,6 @@ const grid_field_t *field_of(const block_data_t *data, int id);
 /* Whether the block holds the field on a device. */
 static inline bool field_on_device(const field_block_t *f) { return f->device.cl != NULL; }
 
-/* Waits until the device of the batch's blocks (GPU blocks of one process share one) has
- * done the work enqueued so far: the end of a step on GPU blocks, a module's finish item.
- * id: a field those blocks hold (hollow blocks skipped); a batch none of whose blocks
- * holds it, or whose blocks are CPU blocks, waits for nothing. */
-TSR_NODISCARD tsr_status field_device_finish(const registry_batch_t *batch, int id,
-                                             tsr_error_t *err);
 
 /* The other copy becomes the present one (a field of two copies; one copy: nothing). */
 void field_swap(field_block_t *f);

@@ -55,9 +55,10 @@ static tsr_status ghost_check_values(const block_info_t *b, void *values, const 
 }
 
 /* Writes the start values again: on the host, and on a GPU block uploaded to every copy. */
-static tsr_status ghost_check_fill(const block_info_t *b, block_data_t *data, void *vctx,
-                                   tsr_error_t *err) {
+static tsr_status ghost_check_fill(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const block_info_t *b = w->batch->blocks[0];
+  block_data_t *data = w->batch->data[0];
   const ghost_check_ctx_t *c = vctx;
   field_block_t *f = field_block_of(data, c->data_id);
   grid_field_t *h = f ? &f->host : NULL;
@@ -128,7 +129,7 @@ tsr_status ghost_check_register(registry_t *reg, gpu_field_programs_t *gpu,
       .fill = ghost_check_values, .init_ctx = kept}, err));
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = opts->fill, .fs = "*", .hs = "cpu|gpu",
-      .bs = "*", .kernel = ghost_check_fill, .ctx = ctx}, err));
+      .bs = "*", .work = ghost_check_fill, .ctx = ctx}, err));
 cleanup:
   return st;
 }

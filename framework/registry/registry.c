@@ -76,9 +76,8 @@ uint32_t registry_gpu_hs(const registry_t *reg) {
   return hs;
 }
 
-tsr_status registry_nothing(const block_info_t *block, block_data_t *data, void *ctx,
-                            tsr_error_t *err) {
-  (void)block, (void)data, (void)ctx, (void)err;
+tsr_status registry_nothing(const registry_work_t *w, void *ctx, tsr_error_t *err) {
+  (void)w, (void)ctx, (void)err;
   return TSR_OK;
 }
 
@@ -135,9 +134,10 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
     const char *field;
     bool has, wanted, allowed; /* wanted: required; allowed: may be there */
   } fields[] = {
-      {".kernel or .batch", it->kernel || it->batch, want_kernel, want_kernel},
-      {".batch", it->batch != NULL, false, want_kernel},
-      {".part", it->part != NULL, false, want_kernel},
+      {".work", it->work != NULL, want_kernel, want_kernel},
+      {".batch", it->batch != 0, false, want_kernel},
+      {".parts", it->parts != 0, false, want_kernel},
+      {".group", it->ngroup != 0, false, want_kernel && it->batch},
       {".alloc or .alloc_batch", it->alloc || it->alloc_batch, want_alloc, want_alloc},
       {".alloc_batch", it->alloc_batch != NULL, false, want_alloc},
       {".free", it->free != NULL, want_alloc, want_alloc},
@@ -157,20 +157,17 @@ static tsr_status registry_check_functions(const registry_item_t *it, tsr_error_
               "registry item %s '%s': %s %s item has no %s", kind, it->name, a, kind,
               fields[i].field);
   }
-  /* an overlapped step calls .part where it would call .kernel */
-  TSR_CHECK(!it->part || it->kernel, TSR_ERR_INVALID,
-            "registry item %s '%s': .part splits what .kernel does; give .kernel too", kind,
-            it->name);
-  TSR_CHECK(!it->batch_part || (it->batch && (it->kind == REGISTRY_KIND_KERNEL ||
-                                              (it->kind == REGISTRY_KIND_BOUNDARY &&
-                                               it->batch_early))),
-            TSR_ERR_INVALID,
-            "registry item %s '%s': .batch_part splits what a kernel item's .batch (or a "
-            "boundary item's .batch, with .batch_early) does; give those too", kind, it->name);
   TSR_CHECK(!it->batch_early || (it->batch && it->kind == REGISTRY_KIND_BOUNDARY),
             TSR_ERR_INVALID,
-            "registry item %s '%s': .batch_early says when a boundary item's .batch may run "
+            "registry item %s '%s': .batch_early says when a boundary batch item may run "
             "early; give .batch too", kind, it->name);
+  TSR_CHECK(!it->parts || !it->batch || it->kind == REGISTRY_KIND_KERNEL || it->batch_early,
+            TSR_ERR_INVALID,
+            "registry item %s '%s': a boundary batch item's parts run where its .batch_early "
+            "allows; give .batch_early too", kind, it->name);
+  TSR_CHECK(it->ngroup >= 0 && it->ngroup <= REGISTRY_MAX_GROUP && (!it->group_key || it->ngroup),
+            TSR_ERR_INVALID, "registry item %s '%s': .group names 0 to %d fields (and "
+            ".group_key goes with them)", kind, it->name, REGISTRY_MAX_GROUP);
   /* comm calls stage_wait only for blocks it staged out: alone it would never run */
   TSR_CHECK(!it->stage_wait || it->stage_out, TSR_ERR_INVALID,
             "registry item %s '%s': .stage_wait waits for what .stage_out started; give "

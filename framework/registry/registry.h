@@ -8,8 +8,9 @@
  * each; framework/ names no sweep.
  *
  * The function fields an item must carry depend on its kind:
- *   REGISTRY_KIND_KERNEL      .kernel, .batch or both; optionally .part beside .kernel
- *   REGISTRY_KIND_BOUNDARY    .kernel, .batch or both; optionally .part beside .kernel
+ *   REGISTRY_KIND_KERNEL      .work; optionally .batch, .parts, .group
+ *   REGISTRY_KIND_BOUNDARY    .work; optionally .batch, .parts (a batch: with
+ *                             .batch_early), .group
  *   REGISTRY_KIND_ALLOCATOR   .alloc or .alloc_batch (or both), and .free
  *   REGISTRY_KIND_EXTRACTION  .extract and .size; optionally .stage_out, and
  *                             .stage_wait (only beside .stage_out)
@@ -95,10 +96,6 @@ typedef struct registry_stage_task {
 } registry_stage_task_t;
 typedef tsr_status (*registry_stage_fn)(const registry_stage_task_t *tasks, size_t n, void *ctx,
                                         tsr_error_t *err);
-/* Work on one block. */
-typedef tsr_status (*registry_kernel_fn)(const block_info_t *block, block_data_t *data,
-                                         void *ctx, tsr_error_t *err);
-
 /* Where a call of a kernel or boundary item falls in an overlapped step (timeloop.h): a
  * sweep's exchange starts, its items run on what needs no late ghost value (INNER), the
  * exchange finishes, and they run on the rest (SHELL). The ghost slices of the
@@ -109,24 +106,20 @@ typedef tsr_status (*registry_kernel_fn)(const block_info_t *block, block_data_t
  *   a kernel item computes the cells of the box in INNER and the others in SHELL;
  *   a boundary item does in INNER the work that reads and writes no cell of a late ghost
  *   slice, the rest in SHELL (work that writes a cell a box cell reads belongs to INNER).
- * INNER before SHELL, on every block of the item, and the two together do what .kernel
- * does. */
+ * INNER before SHELL, on every block of the item, and the two together do the whole
+ * work. */
 typedef enum registry_part { REGISTRY_PART_INNER = 1, REGISTRY_PART_SHELL = 2 } registry_part_t;
 typedef struct registry_region {
   registry_part_t part;
   int lo[3], hi[3];
   uint32_t late;
 } registry_region_t;
-typedef tsr_status (*registry_part_fn)(const block_info_t *block, block_data_t *data,
-                                       const registry_region_t *region, void *ctx,
-                                       tsr_error_t *err);
 
-/* The local blocks that resolved to one item, in local order: what a batch function
- * works on in one call, so that a device runs all of them with a fixed number of kernel
- * launches however many there are. The caller keeps a batch for as long as its block
- * list holds (a time loop: for the run), so the item may keep what it prepared for
- * these blocks (tables on the device) in state between calls; it sets state_free to
- * release that, and the caller calls it when the batch goes. */
+/* A list of local blocks, in local order: the blocks of one call of an item. The caller
+ * keeps the list of a batch item (registry_item_t.batch) for as long as its blocks hold
+ * (a time loop: for the run), so the item may keep what it prepared for these blocks
+ * (tables on a device) in state between calls (registry_batch_state); state_free
+ * releases it when the list goes. */
 typedef struct registry_batch {
   size_t n;
   const block_info_t **blocks;
@@ -134,26 +127,31 @@ typedef struct registry_batch {
   void *state;
   void (*state_free)(void *state);
 } registry_batch_t;
-/* Work on every block of a batch (a kernel or boundary item's .batch). */
-typedef tsr_status (*registry_batch_fn)(registry_batch_t *batch, void *ctx, tsr_error_t *err);
-/* A kernel item's .batch in two parts, for an overlapped step: regions[k] (part set) for
- * batch->blocks[k]; INNER computes each block's box, SHELL the rest; the two together
- * do what .batch does (the populations swap after SHELL). A boundary item's .batch in two
- * parts: INNER its work that reads and writes no cell of a late ghost slice
- * (regions[k].late), SHELL the rest; it runs only where .batch_early said
- * REGISTRY_EARLY_PARTS. */
-typedef tsr_status (*registry_batch_part_fn)(registry_batch_t *batch,
-                                             const registry_region_t *regions,
-                                             registry_part_t part, void *ctx,
-                                             tsr_error_t *err);
-/* When a boundary item's .batch may run in an overlapped step (regions[k] for
+
+struct gpu_field_groups; /* kernels_gpu/gpu_field.h */
+
+/* One call of a kernel or boundary item: its blocks (one block, or every local block of
+ * a batch item), the part of the work (0: all of it; INNER or SHELL for an item with
+ * .parts in an overlapped step, regions[k] for batch->blocks[k]), and, for an item that
+ * names .group fields, those fields' device storage grouped by the framework (blocks of
+ * one size and key per group, each group's boxes set from regions in a part call). */
+typedef struct registry_work {
+  registry_batch_t *batch;
+  registry_part_t part;                   /* 0: the whole work */
+  const registry_region_t *regions;       /* [batch->n] where part != 0, else NULL */
+  const struct gpu_field_groups *groups;  /* NULL where the item names no .group */
+} registry_work_t;
+/* The work of a kernel or boundary item. */
+typedef tsr_status (*registry_work_fn)(const registry_work_t *w, void *ctx, tsr_error_t *err);
+
+/* When a boundary batch item may run in an overlapped step (regions[k] for
  * batch->blocks[k]): *early becomes
  *   REGISTRY_EARLY_WHOLE where all of its work reads and writes no cell of a late ghost
  *     slice (regions[k].late): it runs whole in INNER, before the kernel's inner part;
- *   REGISTRY_EARLY_PARTS where its work splits so (.batch_part): the part that touches no
- *     late slice in INNER, before the kernel's inner part, the rest in SHELL, after the
- *     exchange and before the kernel's shell part; and neither part reads or writes what
- *     the kernel's inner part does;
+ *   REGISTRY_EARLY_PARTS (items with .parts) where its work splits so: the part that touches no late slice
+ *     in INNER, before the kernel's inner part, the rest in SHELL, after the exchange and
+ *     before the kernel's shell part; and neither part reads or writes what the
+ *     kernel's inner part does;
  *   REGISTRY_EARLY_NO otherwise: the sweep's batches run whole after the exchange. */
 enum { REGISTRY_EARLY_NO = 0, REGISTRY_EARLY_WHOLE = 1, REGISTRY_EARLY_PARTS = 2 };
 typedef tsr_status (*registry_batch_early_fn)(registry_batch_t *batch,
@@ -167,6 +165,10 @@ typedef tsr_status (*registry_state_make_fn)(registry_batch_t *batch, const void
 TSR_NODISCARD tsr_status registry_batch_state(registry_batch_t *batch, registry_state_make_fn make,
                                               void (*free_state)(void *state), const void *ctx,
                                               void **out, tsr_error_t *err);
+/* Which group of .group a block goes to beside its size (blocks of one size and one key
+ * share a launch): a small integer, 0 .. REGISTRY_MAX_KEYS - 1. */
+typedef int (*registry_group_key_fn)(const block_info_t *block, const void *ctx);
+enum { REGISTRY_MAX_GROUP = 4, REGISTRY_MAX_KEYS = 16 };
 /* Allocates the data of every block of a batch at once: out[k] for batch->blocks[k]
  * (each freed by the item's .free). batch->data is NULL. */
 typedef tsr_status (*registry_alloc_batch_fn)(registry_batch_t *batch, void *ctx, void **out,
@@ -178,18 +180,23 @@ typedef struct registry_item {
   const char *fs;   /* selector expressions (see selector.h) */
   const char *hs;
   const char *bs;
-  registry_kernel_fn kernel;
-  registry_batch_fn batch;  /* kernel and boundary items: where given, a time loop calls
-                               it once per step with every local block of the item
-                               instead of .kernel per block */
-  registry_part_fn part;     /* kernel and boundary items beside .kernel: the item's work
-                               in two parts, for an overlapped step (registry_region_t);
-                               without it the item runs whole once the exchange is done */
-  registry_batch_part_fn batch_part;   /* kernel items beside .batch: likewise; boundary
-                                          items beside .batch_early. A sweep's batches
-                                          split only where every kernel batch has it and
-                                          every boundary batch's .batch_early allows it */
-  registry_batch_early_fn batch_early; /* boundary items beside .batch */
+  registry_work_fn work;    /* kernel and boundary items */
+  int batch;                /* kernel and boundary items: 1 where a time loop calls .work
+                               once per step with every local block of the item (a
+                               device's blocks, with a fixed number of launches); 0: once
+                               per block, in parallel where .concurrent */
+  int parts;                /* kernel and boundary items: 1 where .work does its work in
+                               two parts for an overlapped step (registry_region_t);
+                               without it the item runs whole once the exchange is done.
+                               A sweep's batches split only where every kernel batch has
+                               .parts and every boundary batch's .batch_early allows it */
+  registry_batch_early_fn batch_early; /* boundary batch items: when they may run
+                                          early (without it: after the exchange) */
+  int group[REGISTRY_MAX_GROUP]; /* batch items: data ids of fields whose device storage
+                                    the framework groups for .work (registry_work_t);
+                                    blocks without the first are left out */
+  int ngroup;
+  registry_group_key_fn group_key; /* with .group: the key beside the size; NULL: 0 */
   registry_alloc_fn alloc;
   registry_alloc_batch_fn alloc_batch; /* where given, used instead of .alloc */
   registry_free_fn free;
@@ -241,10 +248,9 @@ const selector_table_t *registry_selectors_const(const registry_t *reg);
 /* The hs value of GPU blocks ("gpu"), or UINT32_MAX where the table has none: what a
  * module's local_bytes compares a block's hs with. */
 uint32_t registry_gpu_hs(const registry_t *reg);
-/* A kernel item that does nothing: what an item name resolves to for the blocks that have
- * no work in it (a finish item's CPU blocks, solid blocks). */
-tsr_status registry_nothing(const block_info_t *block, block_data_t *data, void *ctx,
-                            tsr_error_t *err);
+/* A kernel item's work that does nothing: what an item name resolves to for the blocks
+ * that have no work in it (solid blocks). */
+tsr_status registry_nothing(const registry_work_t *w, void *ctx, tsr_error_t *err);
 
 /* Declares fs switches that exclude each other (at most one of them is on in any
  * simulation), e.g. "srt,trt" or "sp,dp". Items whose fs expressions name two different

@@ -43,7 +43,6 @@
 
 #define D37_PDF "d2q37.pdf"
 #define D37_STREAM_COLLIDE "d2q37.stream_collide"
-#define D37_WAIT "d2q37.wait"
 #define D37_MACRO "d2q37.macro"
 
 enum d37_initial {
@@ -388,34 +387,25 @@ static int d37_block_walls(const d37_ctx_t *c, const block_info_t *b) {
   return (b->lo[1] == 0 ? 1 : 0) | (b->lo[1] + b->size[1] == c->domain.cells[1] ? 2 : 0);
 }
 
-static tsr_status d37_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
-                                     tsr_error_t *err) {
+/* The stream-collide of a block: whole, or in two parts (registry_region_t): the walls'
+ * ghost rows of the box's columns (which read the columns within 3 of them, no late
+ * ghost column) and the inner box, then the walls of the other columns and the shell's
+ * boxes. The walls lie at faces of the domain, where nothing arrives late. */
+static tsr_status d37_stream_collide(const registry_work_t *wk, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const d37_ctx_t *c = vctx;
-  field_block_t *f = field_block_of(data, c->pdf_id);
-  TSR_CHECK(f, TSR_ERR_INTERNAL, "BlockID %d lacks its d2q37 populations", (int)b->id);
-  const int w = d37_block_walls(c, b);
-  d2q37_stream_collide(c->o.dp, f->values[f->cur], f->values[f->cur ^ 1], &f->host.dims, &c->k,
-                       w & 1, w >> 1, c->o.split);
-  field_swap(f);
-cleanup:
-  return st;
-}
-
-/* The stream-collide in two parts (registry_region_t): the walls' ghost rows of the box's
- * columns (which read the columns within 3 of them, no late ghost column) and the inner
- * box, then the walls of the other columns and the shell's boxes. The walls lie at faces
- * of the domain, where nothing arrives late. */
-static tsr_status d37_stream_collide_part(const block_info_t *b, block_data_t *data,
-                                          const registry_region_t *r, void *vctx,
-                                          tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  const d37_ctx_t *c = vctx;
-  field_block_t *f = field_block_of(data, c->pdf_id);
+  const block_info_t *b = wk->batch->blocks[0];
+  field_block_t *f = field_block_of(wk->batch->data[0], c->pdf_id);
   TSR_CHECK(f, TSR_ERR_INTERNAL, "BlockID %d lacks its d2q37 populations", (int)b->id);
   const int w = d37_block_walls(c, b), nx = b->size[0], ny = b->size[1];
   void *src = f->values[f->cur], *dst = f->values[f->cur ^ 1];
-  if (r->part == REGISTRY_PART_INNER) {
+  if (!wk->part) {
+    d2q37_stream_collide(c->o.dp, src, dst, &f->host.dims, &c->k, w & 1, w >> 1, c->o.split);
+    field_swap(f);
+    goto cleanup;
+  }
+  const registry_region_t *r = &wk->regions[0];
+  if (wk->part == REGISTRY_PART_INNER) {
     d2q37_walls(c->o.dp, src, &f->host.dims, &c->k, w & 1, w >> 1, r->lo[0], r->hi[0]);
     d2q37_stream_collide_box(c->o.dp, src, dst, &f->host.dims, &c->k, r->lo, r->hi,
                              c->o.split);
@@ -435,57 +425,21 @@ cleanup:
   return st;
 }
 
-/* GPU blocks: one launch per group of blocks of one size and one wall pattern. */
-static const int d37_wall_keys[4] = {0, 1, 2, 3};
-
-static void d37_gpu_groups_free(void *state) {
-  gpu_field_groups_t *g = state;
-  gpu_field_groups_clear(g);
-  free(g);
+/* GPU blocks: one launch per group of blocks of one size and one wall pattern (the
+ * group's key). */
+static int d37_group_key(const block_info_t *b, const void *vctx) {
+  return d37_block_walls(vctx, b);
 }
 
-static tsr_status d37_gpu_group(registry_batch_t *batch, const void *vctx, void **state,
-                                tsr_error_t *err) {
+/* The stream-collide of every GPU block: whole, or the parts of an overlapped step, as
+ * d37_stream_collide's (the walls' ghost rows of the box's columns and the inner box,
+ * then the rest); the swap after the whole or SHELL. */
+static tsr_status d37_gpu_step(const registry_work_t *wk, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const d37_ctx_t *c = vctx;
-  const size_t n = batch->n ? batch->n : 1;
-  gpu_field_t **f = calloc(n, sizeof *f);
-  const void **keys = calloc(n, sizeof *keys);
-  gpu_field_groups_t *g = calloc(1, sizeof *g);
-  TSR_CHECK(f && keys && g, TSR_ERR_NOMEM, "out of memory grouping the GPU blocks");
-  for (size_t k = 0; k < batch->n; ++k) {
-    field_block_t *fb = field_block_of(batch->data[k], c->pdf_id);
-    TSR_CHECK(fb, TSR_ERR_INTERNAL, "BlockID %d lacks its d2q37 populations",
-              (int)batch->blocks[k]->id);
-    f[k] = &fb->device;
-    keys[k] = &d37_wall_keys[d37_block_walls(c, batch->blocks[k])];
-  }
-  TSR_TRY(gpu_field_groups_make(f, keys, batch->n, 1, g, err));
-  *state = g;
-  g = NULL;
-cleanup:
-  free(f);
-  free(keys);
-  free(g);
-  return st;
-}
-
-/* The stream-collide of every GPU block: part 0 whole; 1 and 2 the parts of an overlapped
- * step, as d37_stream_collide_part's (the walls' ghost rows of the box's columns and the
- * inner box, then the rest), on the boxes of regions; the swap after the whole or part 2. */
-static tsr_status d37_gpu_step(registry_batch_t *batch, const registry_region_t *regions,
-                               int part, const d37_ctx_t *c, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  void *state = NULL;
-  int *boxes = NULL;
-  TSR_TRY(registry_batch_state(batch, d37_gpu_group, d37_gpu_groups_free, c, &state, err));
-  gpu_field_groups_t *gs = state;
-  if (part) {
-    TSR_TRY(field_region_boxes(regions, batch->n, &boxes, err));
-    TSR_TRY(gpu_field_groups_boxes(gs, gpu_program_context(c->prog), boxes, err));
-  }
-  for (size_t k = 0; k < gs->count; ++k) {
-    const gpu_field_group_t *g = &gs->group[k];
+  const int part = (int)wk->part;
+  for (size_t k = 0; k < wk->groups->count; ++k) {
+    const gpu_field_group_t *g = &wk->groups->group[k];
     gpu_field_t *pdf = g->first[0];
     const int w = *(const int *)g->key;
     const gpu_buffer_t src = {gpu_field_array(pdf, pdf->cur), 0},
@@ -525,29 +479,10 @@ static tsr_status d37_gpu_step(registry_batch_t *batch, const registry_region_t 
     TSR_TRY(gpu_program_launch_blocks(c->prog, 3, g->n, g->nblocks, cargs,
                                       (int)(sizeof cargs / sizeof cargs[0]), err));
   }
-  for (size_t k = 0; k < batch->n && part != 1; ++k)
-    field_swap(field_block_of(batch->data[k], c->pdf_id));
+  for (size_t k = 0; k < wk->batch->n && part != 1; ++k)
+    field_swap(field_block_of(wk->batch->data[k], c->pdf_id));
 cleanup:
-  free(boxes);
   return st;
-}
-
-static tsr_status d37_gpu_stream_collide(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
-  return d37_gpu_step(batch, NULL, 0, vctx, err);
-}
-
-static tsr_status d37_gpu_stream_collide_part(registry_batch_t *batch,
-                                              const registry_region_t *regions,
-                                              registry_part_t part, void *vctx,
-                                              tsr_error_t *err) {
-  return d37_gpu_step(batch, regions, (int)part, vctx, err);
-}
-
-/* The end of a step: GPU blocks wait for their queue (so that the step's time is the
- * device's work, as the other modules' finish items do); CPU blocks have nothing to wait
- * for (registry_nothing). */
-static tsr_status d37_gpu_wait(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
-  return field_device_finish(batch, ((const d37_ctx_t *)vctx)->pdf_id, err);
 }
 
 /* The program for the precision, and the run's constants on the device. Single
@@ -572,10 +507,11 @@ cleanup:
 /* The output step's prepare item: the hydrodynamic fields rho, ux, uy, T of every interior
  * cell (x fastest, AoS, the storage precision) into the block's slot, once for all the
  * quantities sampled. */
-static tsr_status d37_macro_item(const block_info_t *b, block_data_t *data, void *vctx,
-                                 tsr_error_t *err) {
+static tsr_status d37_macro_item(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const d37_ctx_t *c = vctx;
+  const block_info_t *b = w->batch->blocks[0];
+  block_data_t *data = w->batch->data[0];
   const grid_field_t *h = NULL;
   TSR_TRY(field_sync(data, c->pdf_id, &h, err));
   TSR_CHECK(h, TSR_ERR_INTERNAL, "BlockID %d lacks its d2q37 populations", (int)b->id);
@@ -725,25 +661,18 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
   s->ctx = ctx;
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
-      .bs = "*", .kernel = d37_stream_collide, .part = d37_stream_collide_part, .ctx = ctx,
-      .concurrent = 1}, err));
+      .bs = "*", .work = d37_stream_collide, .parts = 1, .ctx = ctx, .concurrent = 1}, err));
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_STREAM_COLLIDE, .fs = "*", .hs = "gpu",
-      .bs = "*", .batch = d37_gpu_stream_collide, .batch_part = d37_gpu_stream_collide_part,
-      .ctx = ctx}, err));
-  TSR_TRY(registry_add(reg, &(registry_item_t){
-      .kind = REGISTRY_KIND_KERNEL, .name = D37_WAIT, .fs = "*", .hs = "gpu", .bs = "*",
-      .batch = d37_gpu_wait, .ctx = ctx}, err));
-  TSR_TRY(registry_add(reg, &(registry_item_t){
-      .kind = REGISTRY_KIND_KERNEL, .name = D37_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
-      .kernel = registry_nothing, .ctx = ctx, .concurrent = 1}, err));
+      .bs = "*", .work = d37_gpu_step, .batch = 1, .parts = 1, .group = {c.pdf_id},
+      .ngroup = 1, .group_key = d37_group_key, .ctx = ctx}, err));
   /* the output's fields: CPU blocks side by side, GPU blocks one by one (each downloads) */
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_MACRO, .fs = "*", .hs = "cpu", .bs = "*",
-      .kernel = d37_macro_item, .ctx = ctx, .concurrent = 1}, err));
+      .work = d37_macro_item, .ctx = ctx, .concurrent = 1}, err));
   TSR_TRY(registry_add(reg, &(registry_item_t){
       .kind = REGISTRY_KIND_KERNEL, .name = D37_MACRO, .fs = "*", .hs = "gpu", .bs = "*",
-      .kernel = d37_macro_item, .ctx = ctx}, err));
+      .work = d37_macro_item, .ctx = ctx}, err));
   const int vb = c.o.dp ? 8 : 4;
   int w[3]; /* the reach along x and y, nothing along z */
   lattice_ghost_width(&lattice_d2q37, w);
@@ -760,8 +689,7 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
                      {.name = "velocity", .components = 3, .columns = {"ux", "uy", "uz"},
                       .prepare = D37_MACRO, .sample = d37_sample, .ctx = &s->q[1]},
                      {.name = "temperature", .components = 1, .columns = {"T"},
-                      .prepare = D37_MACRO, .sample = d37_sample, .ctx = &s->q[2]}},
-      .finish = D37_WAIT};
+                      .prepare = D37_MACRO, .sample = d37_sample, .ctx = &s->q[2]}}};
   TSR_TRY(module_declare_field(decl, reg, env, &(field_spec_t){
       .name = D37_PDF, .components = D37_Q, .esize = (size_t)vb, .width = {w[0], w[1], w[2]},
       .copies = 2, .layout = GRID_SOA, .crossing = &c.comps[0][0], .stride = D37_Q,

@@ -38,10 +38,10 @@ cleanup:
 
 /* ---- work ---- */
 
-static tsr_status lbm_boundary(const block_info_t *b, block_data_t *data, void *vctx,
-                               tsr_error_t *err) {
+/* The boundary of a block, whole. */
+static tsr_status lbm_boundary_whole(const block_info_t *b, block_data_t *data,
+                                     const lbm_ctx_t *c, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const lbm_ctx_t *c = vctx;
   field_block_t *f;
   lbm_block_t *lb;
   TSR_TRY(lbm_get(b, data, c, &f, &lb, err));
@@ -84,16 +84,19 @@ static size_t lbm_sort_links(void *links, size_t n, size_t size, size_t at, uint
   return early;
 }
 
-/* The boundary in two parts (registry_region_t): the links that touch no late ghost
- * slice, then the others. A link writes a slot only its fluid cell pulls, and that cell
- * is next to every cell the link touches: a link on a late slice serves a shell cell. */
-static tsr_status lbm_boundary_part(const block_info_t *b, block_data_t *data,
-                                    const registry_region_t *r, void *vctx, tsr_error_t *err) {
+/* The boundary, whole or in two parts (registry_region_t): the links that touch no late
+ * ghost slice, then the others. A link writes a slot only its fluid cell pulls, and that
+ * cell is next to every cell the link touches: a link on a late slice serves a shell
+ * cell. */
+static tsr_status lbm_boundary(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
+  const block_info_t *b = w->batch->blocks[0];
   field_block_t *f;
   lbm_block_t *lb;
-  TSR_TRY(lbm_get(b, data, c, &f, &lb, err));
+  if (!w->part) return lbm_boundary_whole(b, w->batch->data[0], c, err);
+  const registry_region_t *r = &w->regions[0];
+  TSR_TRY(lbm_get(b, w->batch->data[0], c, &f, &lb, err));
   if (!lb->sorted || lb->sorted_late != r->late) {
     bool ok = true;
     lb->nlinks_early = lbm_sort_links(lb->links, lb->nlinks, sizeof *lb->links,
@@ -106,7 +109,7 @@ static tsr_status lbm_boundary_part(const block_info_t *b, block_data_t *data,
     lb->sorted = 1;
     lb->sorted_late = r->late;
   }
-  const bool inner = r->part == REGISTRY_PART_INNER;
+  const bool inner = w->part == REGISTRY_PART_INNER;
   const size_t l0 = inner ? 0 : lb->nlinks_early, l1 = inner ? lb->nlinks_early : lb->nlinks;
   const size_t o0 = inner ? 0 : lb->nopen_early, o1 = inner ? lb->nopen_early : lb->nopen;
   const size_t b0 = inner ? 0 : lb->nbody_early, b1 = inner ? lb->nbody_early : lb->nbody;
@@ -125,22 +128,15 @@ cleanup:
   return st;
 }
 
-/* The end of a step on a CPU block: counted. */
-static tsr_status lbm_step_done(const block_info_t *b, block_data_t *data, void *vctx,
-                                tsr_error_t *err) {
-  const lbm_ctx_t *c = vctx;
-  (void)b, (void)err;
-  lbm_block_t *lb = block_data_get(data, c->cells_id);
-  if (lb) lb->steps++;
-  return TSR_OK;
-}
-
-/* The stream-collide of region r (NULL: every cell); the step's end (the swap) with the
- * last part. */
-static tsr_status lbm_stream_collide_region(const block_info_t *b, block_data_t *data,
-                                            const lbm_ctx_t *c, const grid_region_t *r,
-                                            tsr_error_t *err) {
+/* The stream-collide of the call's cells (every cell, or a part's); the step's end (the
+ * swap, the step counted) with the last part. */
+static tsr_status lbm_stream_collide(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const lbm_ctx_t *c = vctx;
+  const block_info_t *b = w->batch->blocks[0];
+  block_data_t *data = w->batch->data[0];
+  grid_region_t g;
+  const grid_region_t *r = field_work_region(w, 0, &g);
   field_block_t *pf;
   lbm_block_t *lb;
   TSR_TRY(lbm_get(b, data, c, &pf, &lb, err));
@@ -163,29 +159,21 @@ static tsr_status lbm_stream_collide_region(const block_info_t *b, block_data_t 
     k->coupled_region(src, dst, &pf->host.dims, &c->params, v, &cp, r);
     if (last) lb->started = 1;
   }
-  if (last) field_swap(pf);
+  if (last) {
+    field_swap(pf);
+    lb->steps++;
+  }
 cleanup:
   return st;
 }
 
-static tsr_status lbm_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
-                                     tsr_error_t *err) {
-  return lbm_stream_collide_region(b, data, vctx, NULL, err);
-}
-
-static tsr_status lbm_stream_collide_part(const block_info_t *b, block_data_t *data,
-                                          const registry_region_t *r, void *vctx,
-                                          tsr_error_t *err) {
-  const grid_region_t g = field_grid_region(r);
-  return lbm_stream_collide_region(b, data, vctx, &g, err);
-}
-
 /* The density the next collision will see (the sum of the pulled values, after the
  * boundary links), for the public face's lbm.density. */
-static tsr_status lbm_density_item(const block_info_t *b, block_data_t *data, void *vctx,
-                                   tsr_error_t *err) {
+static tsr_status lbm_density_item(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
+  const block_info_t *b = w->batch->blocks[0];
+  block_data_t *data = w->batch->data[0];
   field_block_t *pf;
   lbm_block_t *lb;
   TSR_TRY(lbm_get(b, data, c, &pf, &lb, err));
@@ -197,13 +185,12 @@ cleanup:
   return st;
 }
 
-static tsr_status lbm_moments_item(const block_info_t *b, block_data_t *data, void *vctx,
-                                   tsr_error_t *err) {
+static tsr_status lbm_moments_item(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const lbm_ctx_t *c = vctx;
   field_block_t *f;
   lbm_block_t *lb;
-  TSR_TRY(lbm_get(b, data, c, &f, &lb, err));
+  TSR_TRY(lbm_get(w->batch->blocks[0], w->batch->data[0], c, &f, &lb, err));
   c->kernels[f->host.dims.layout]->moments(f->host.values, &f->host.dims, &c->params,
                                            c->opts.shifted, lb->rho, lb->u);
   lbm_mask_walls(c, lb);
@@ -220,11 +207,10 @@ static lbm_moments_view_t lbm_view(const lbm_block_t *lb) {
 
 /* The moments, then the stability check on them (every cell's moments are needed for
  * the check on the CPU anyway). */
-static tsr_status lbm_check_item(const block_info_t *b, block_data_t *data, void *vctx,
-                                 tsr_error_t *err) {
+static tsr_status lbm_check_item(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   const lbm_ctx_t *c = vctx;
-  lbm_block_t *lb = block_data_get(data, c->cells_id);
-  tsr_status st = lbm_moments_item(b, data, vctx, err);
+  lbm_block_t *lb = block_data_get(w->batch->data[0], c->cells_id);
+  tsr_status st = lbm_moments_item(w, vctx, err);
   const double cs = lbm_sound_speed(&c->opts);
   lbm_moments_view_t v = lbm_view(lb);
   lb->unstable = st == TSR_OK ? lbm_first_unstable(&v, cs * cs) : -1;
@@ -333,33 +319,25 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_CELLS, .fs = "*", .hs = "cpu", .bs = "*",
        .alloc = lbm_alloc_cells, .free = lbm_block_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "cpu",
-       .bs = "fluid_boundary", .kernel = lbm_boundary, .part = lbm_boundary_part,
-       .concurrent = 1},
+       .bs = "fluid_boundary", .work = lbm_boundary, .parts = 1, .concurrent = 1},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "cpu|gpu",
-       .bs = "fluid|solid", .kernel = registry_nothing},
+       .bs = "fluid|solid", .work = registry_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
-       .bs = live, .kernel = lbm_stream_collide, .part = lbm_stream_collide_part,
-       .concurrent = 1},
+       .bs = live, .work = lbm_stream_collide, .parts = 1, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "cpu|gpu",
-       .bs = "solid", .kernel = registry_nothing},
+       .bs = "solid", .work = registry_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_PULLED_DENSITY, .fs = "*", .hs = "cpu",
-       .bs = live, .kernel = lbm_density_item, .concurrent = 1},
+       .bs = live, .work = lbm_density_item, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_PULLED_DENSITY, .fs = "*", .hs = "cpu|gpu",
-       .bs = "solid", .kernel = registry_nothing},
+       .bs = "solid", .work = registry_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "cpu", .bs = live,
-       .kernel = lbm_moments_item, .concurrent = 1},
+       .work = lbm_moments_item, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "cpu|gpu",
-       .bs = "solid", .kernel = registry_nothing},
+       .bs = "solid", .work = registry_nothing},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_CHECK, .fs = "*", .hs = "cpu", .bs = live,
-       .kernel = lbm_check_item, .concurrent = 1},
+       .work = lbm_check_item, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_CHECK, .fs = "*", .hs = "cpu|gpu",
-       .bs = "solid", .kernel = registry_nothing},
-      /* CPU work is done when its item returns (the step is counted); GPU blocks wait for
-         their queue */
-      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
-       .kernel = lbm_step_done, .concurrent = 1},
-      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "gpu", .bs = "solid",
-       .kernel = registry_nothing},
+       .bs = "solid", .work = registry_nothing},
   };
   TSR_TRY(lbm_add_items(reg, items, sizeof items / sizeof items[0], ctx, err));
 cleanup:

@@ -14,6 +14,7 @@
  *                                   moving walls, inlets (2 w_i rho0 c_i.u_w / c_s^2),
  *                                   outflows (copies), then pressure outlets
  *   kernel     "lbm.stream_collide" pull stream + SRT/TRT collide, then swaps the grids
+ *                                   and counts the step
  *   kernel     "lbm.moments"        density and velocity of every cell into the block's
  *                                   moment arrays (lbm_block_moments), for output
  *   kernel     "lbm.check"          the stability check: the block's first fluid cell
@@ -22,8 +23,6 @@
  *                                   the moments and check them, GPU blocks check on the
  *                                   device and bring 4 bytes back (the moments only when
  *                                   a cell failed)
- *   kernel     "lbm.wait"           waits until the block's work is done (GPU blocks:
- *                                   their queue; CPU blocks: nothing)
  * Blocks are classified with lbm_classify into bs fluid (no wall in or around it: no
  * boundary work), fluid_boundary and solid (allocates nothing, runs nothing). */
 #ifndef LBM_SWEEP_H
@@ -53,7 +52,6 @@
 #define LBM_PULLED_DENSITY "lbm.pulled_density" /* lbm.density for the next collision */
 #define LBM_MOMENTS "lbm.moments"
 #define LBM_CHECK "lbm.check"
-#define LBM_WAIT "lbm.wait"
 /* The flow's public face: fields other modules read or add to by name. */
 #define LBM_VELOCITY "lbm.velocity" /* the velocity the collision used (3 components) */
 #define LBM_DENSITY "lbm.density"   /* the density the collision used (1 component) */

@@ -59,7 +59,8 @@ typedef struct lbm_block {
   double *rho, *u;       /* moments */
   int64_t unstable;      /* the last "lbm.check": first unstable interior cell, or -1 */
   int started;           /* a coupled stream-collide has run (lbm_coupling_t.start) */
-  int64_t steps;         /* steps completed ("lbm.wait" counts them; a restart sets it):
+  int64_t steps;         /* steps completed (the stream-collide counts them; a restart
+                            sets it):
                             the time of walls whose velocity changes (lbm_link_scale) */
   /* for a step that overlaps its exchange: the links are sorted, those that touch no late
      ghost slice (lbm_link_t.ghost & late == 0) first: n*_early of them */

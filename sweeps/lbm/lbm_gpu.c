@@ -169,13 +169,15 @@ static tsr_status lbm_gpu_batch(registry_batch_t *batch, const lbm_ctx_t *c, int
   return st;
 }
 
-/* The boundary of every block: part 0 all of it; 1 and 2 its links that touch no late
- * ghost slice of regions, and the others. */
-static tsr_status lbm_gpu_boundary_run(registry_batch_t *batch, const registry_region_t *regions,
-                                       int part, const lbm_ctx_t *c, tsr_error_t *err) {
+/* The boundary of every block: all of it, or in an overlapped step's parts its links
+ * that touch no late ghost slice of the regions, and the others. */
+static tsr_status lbm_gpu_boundary(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const lbm_ctx_t *c = vctx;
+  registry_batch_t *batch = w->batch;
+  const int part = (int)w->part;
   gpu_lbm_batch_t *b;
-  TSR_TRY(lbm_gpu_batch(batch, c, 0, 1, regions, &b, err));
+  TSR_TRY(lbm_gpu_batch(batch, c, 0, 1, w->regions, &b, err));
   TSR_CHECK(!part || gpu_lbm_batch_parts(b), TSR_ERR_INTERNAL,
             "the GPU boundary of %zu block(s) in parts, but grouped whole", batch->n);
   /* the blocks of a process are in step: the first one's count is the time */
@@ -185,15 +187,6 @@ static tsr_status lbm_gpu_boundary_run(registry_batch_t *batch, const registry_r
   TSR_TRY(gpu_lbm_batch_boundary(b, ramp ? scale : NULL, part, err));
 cleanup:
   return st;
-}
-
-static tsr_status lbm_gpu_boundary(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
-  return lbm_gpu_boundary_run(batch, NULL, 0, vctx, err);
-}
-
-static tsr_status lbm_gpu_boundary_part(registry_batch_t *batch, const registry_region_t *regions,
-                                        registry_part_t part, void *vctx, tsr_error_t *err) {
-  return lbm_gpu_boundary_run(batch, regions, (int)part, vctx, err);
 }
 
 /* Local cell x and direction *i of element e of a field in AoS (grid_index inverted). */
@@ -284,77 +277,49 @@ cleanup:
 }
 
 /* Plain, or coupled: a force per cell in, the velocity out (as lbm_stream_collide); the
- * fields of the public face have the same device layout. part 0: the whole step; 1, 2:
- * its parts, on the boxes of regions. */
-static tsr_status lbm_gpu_step_part(registry_batch_t *batch, const registry_region_t *regions,
-                                    int part, const lbm_ctx_t *c, tsr_error_t *err) {
+ * fields of the public face have the same device layout. The whole step, or its parts
+ * on the boxes of the regions; the step is counted with the last. */
+static tsr_status lbm_gpu_stream_collide(const registry_work_t *w, void *vctx,
+                                         tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const lbm_ctx_t *c = vctx;
+  registry_batch_t *batch = w->batch;
+  const int part = (int)w->part;
   gpu_lbm_batch_t *b;
   int *boxes = NULL;
   TSR_TRY(lbm_gpu_batch(batch, c, 0, 0, NULL, &b, err));
-  if (part) TSR_TRY(field_region_boxes(regions, batch->n, &boxes, err));
+  if (part) TSR_TRY(field_region_boxes(w->regions, batch->n, &boxes, err));
   const lbm_coupling_flags_t *cf = &c->couple;
-  if (!cf->force && !cf->velocity) {
-    TSR_TRY(gpu_lbm_batch_step_part(b, NULL, boxes, part, err));
-    goto cleanup;
-  }
   lbm_gpu_block_t *first = block_data_get(batch->data[0], c->cells_id);
   const gpu_lbm_aux_t aux = {.start = !first->host.started};
-  TSR_TRY(gpu_lbm_batch_step_part(b, &aux, boxes, part, err));
-  for (size_t k = 0; k < batch->n && part != 1; ++k)
-    ((lbm_gpu_block_t *)block_data_get(batch->data[k], c->cells_id))->host.started = 1;
+  TSR_TRY(gpu_lbm_batch_step_part(b, cf->force || cf->velocity ? &aux : NULL, boxes, part,
+                                  err));
+  for (size_t k = 0; k < batch->n && part != REGISTRY_PART_INNER; ++k) {
+    lbm_gpu_block_t *gb = block_data_get(batch->data[k], c->cells_id);
+    gb->host.started = gb->host.started || cf->force || cf->velocity;
+    gb->host.steps++;
+  }
 cleanup:
   free(boxes);
   return st;
-}
-
-static tsr_status lbm_gpu_stream_collide(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
-  return lbm_gpu_step_part(batch, NULL, 0, vctx, err);
-}
-
-static tsr_status lbm_gpu_stream_collide_part(registry_batch_t *batch,
-                                              const registry_region_t *regions,
-                                              registry_part_t part, void *vctx,
-                                              tsr_error_t *err) {
-  return lbm_gpu_step_part(batch, regions, (int)part, vctx, err);
-}
-
-/* One wait for the queue at the end of the step (the host needs nothing before). */
-static tsr_status lbm_gpu_wait(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
-  const lbm_ctx_t *c = vctx;
-  for (size_t k = 0; k < batch->n; ++k) { /* the step is counted */
-    lbm_gpu_block_t *gb = block_data_get(batch->data[k], c->cells_id);
-    if (gb) gb->host.steps++;
-  }
-  return field_device_finish(batch, c->pdf_id, err);
 }
 
 /* ---- work on one block ---- */
 
-/* lbm.pulled_density on the device, every block at once: part 0 every cell, 1 and 2 the
- * parts of an overlapped step on the boxes of regions. */
-static tsr_status lbm_gpu_density_part(registry_batch_t *batch, const registry_region_t *regions,
-                                       int part, const lbm_ctx_t *c, tsr_error_t *err) {
+/* lbm.pulled_density on the device, every block at once: every cell, or the parts of an
+ * overlapped step on the boxes of the regions. */
+static tsr_status lbm_gpu_density(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const lbm_ctx_t *c = vctx;
   gpu_lbm_batch_t *b;
   int *boxes = NULL;
-  TSR_TRY(lbm_gpu_batch(batch, c, 1, 0, NULL, &b, err));
-  if (part) TSR_TRY(field_region_boxes(regions, batch->n, &boxes, err));
+  TSR_TRY(lbm_gpu_batch(w->batch, c, 1, 0, NULL, &b, err));
+  if (w->part) TSR_TRY(field_region_boxes(w->regions, w->batch->n, &boxes, err));
   TSR_TRY(gpu_lbm_batch_pulled_density_part(b, c->opts.shifted ? c->opts.rho0 : 0.0, boxes,
-                                            part, err));
+                                            (int)w->part, err));
 cleanup:
   free(boxes);
   return st;
-}
-
-static tsr_status lbm_gpu_density(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
-  return lbm_gpu_density_part(batch, NULL, 0, vctx, err);
-}
-
-static tsr_status lbm_gpu_density_item_part(registry_batch_t *batch,
-                                            const registry_region_t *regions,
-                                            registry_part_t part, void *vctx, tsr_error_t *err) {
-  return lbm_gpu_density_part(batch, regions, (int)part, vctx, err);
 }
 
 static gpu_lbm_moments_opts_t lbm_gpu_moments_opts(const lbm_ctx_t *c) {
@@ -365,9 +330,10 @@ static gpu_lbm_moments_opts_t lbm_gpu_moments_opts(const lbm_ctx_t *c) {
       .shifted = c->opts.shifted};
 }
 
-static tsr_status lbm_gpu_moments(const block_info_t *b, block_data_t *data, void *vctx,
-                                  tsr_error_t *err) {
+static tsr_status lbm_gpu_moments(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const block_info_t *b = w->batch->blocks[0];
+  block_data_t *data = w->batch->data[0];
   const lbm_ctx_t *c = vctx;
   lbm_gpu_block_t *gb;
   field_block_t *pdf;
@@ -386,9 +352,10 @@ cleanup:
 
 /* The stability check on the device; the moments come to the host only for a block that
  * failed it (for the message). */
-static tsr_status lbm_gpu_check(const block_info_t *b, block_data_t *data, void *vctx,
-                                tsr_error_t *err) {
+static tsr_status lbm_gpu_check(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const block_info_t *b = w->batch->blocks[0];
+  block_data_t *data = w->batch->data[0];
   const lbm_ctx_t *c = vctx;
   lbm_gpu_block_t *gb;
   field_block_t *pdf;
@@ -398,7 +365,7 @@ static tsr_status lbm_gpu_check(const block_info_t *b, block_data_t *data, void 
   const double cs = lbm_sound_speed(&c->opts);
   TSR_TRY(gpu_lbm_check(gb->prog, &dev, &gb->flags, GEOMETRY_FLUID, &gb->first, &mo,
                         cs * cs, &gb->host.unstable, err));
-  if (gb->host.unstable >= 0) TSR_TRY(lbm_gpu_moments(b, data, vctx, err));
+  if (gb->host.unstable >= 0) TSR_TRY(lbm_gpu_moments(w, vctx, err));
 cleanup:
   return st;
 }
@@ -410,19 +377,16 @@ tsr_status lbm_gpu_register(registry_t *reg, lbm_ctx_t *ctx, tsr_error_t *err) {
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_CELLS, .fs = "*", .hs = "gpu", .bs = "*",
        .alloc = lbm_gpu_alloc, .free = lbm_gpu_block_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = LBM_BOUNDARY, .fs = "*", .hs = "gpu",
-       .bs = "fluid_boundary", .batch = lbm_gpu_boundary, .batch_early = lbm_gpu_boundary_early,
-       .batch_part = lbm_gpu_boundary_part},
+       .bs = "fluid_boundary", .work = lbm_gpu_boundary, .batch = 1, .parts = 1,
+       .batch_early = lbm_gpu_boundary_early},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_STREAM_COLLIDE, .fs = "*", .hs = "gpu",
-       .bs = live, .batch = lbm_gpu_stream_collide,
-       .batch_part = lbm_gpu_stream_collide_part},
+       .bs = live, .work = lbm_gpu_stream_collide, .batch = 1, .parts = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_MOMENTS, .fs = "*", .hs = "gpu", .bs = live,
-       .kernel = lbm_gpu_moments},
+       .work = lbm_gpu_moments},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_PULLED_DENSITY, .fs = "*", .hs = "gpu",
-       .bs = live, .batch = lbm_gpu_density, .batch_part = lbm_gpu_density_item_part},
+       .bs = live, .work = lbm_gpu_density, .batch = 1, .parts = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = LBM_CHECK, .fs = "*", .hs = "gpu", .bs = live,
-       .kernel = lbm_gpu_check},
-      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_WAIT, .fs = "*", .hs = "gpu", .bs = live,
-       .batch = lbm_gpu_wait},
+       .work = lbm_gpu_check},
   };
   TSR_TRY(lbm_add_items(reg, items, sizeof items / sizeof items[0], ctx, err));
 cleanup:

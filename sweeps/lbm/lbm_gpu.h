@@ -11,8 +11,8 @@
  * ones: the cells' allocator (flags, links and moments built on the host exactly as for
  * the CPU, the links moved to the device), boundary (the bounce-back links as a kernel),
  * stream-collide (plain or coupled to the public face's fields on the device), moments
- * (a kernel; only rho and u come back to the host), the stability check on the device,
- * and "lbm.wait", which waits for the context's in-order queue at the end of each step.
+ * (a kernel; only rho and u come back to the host) and the stability check on the device.
+ * The framework waits for the device's queue at the end of each step.
  * The PDFs themselves are a field of the field kit. */
 TSR_NODISCARD tsr_status lbm_gpu_register(registry_t *reg, lbm_ctx_t *ctx, tsr_error_t *err);
 

@@ -169,7 +169,6 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
                       .prepare = LBM_MOMENTS, .sample = lbm_sample,
                       .ctx = &s->quantities[LBM_Q_FLAGS],
                       .small_integer = true, .wall = true}},
-      .finish = LBM_WAIT,
       .nscalars = 2,
       .scalars = {{"lbm.viscosity", s->opts.viscosity}, {"lbm.rho0", s->opts.rho0}}};
   lbm_ctx_t *ctx = NULL;

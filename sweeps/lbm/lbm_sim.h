@@ -10,7 +10,6 @@
  *                             "lbm.boundary", kernel "lbm.stream_collide"
  *   quantities "density" (rho), "velocity" (ux, uy, uz) and "flags" (the cell flags,
  *             GEOMETRY_*: the wall mask of pictures), prepared by "lbm.moments"
- *   finish    "lbm.wait"
  * Its check is the LBM's stability check (lbm_cell_stable) and its total the fluid
  * mass. Blocks are classified fluid, fluid_boundary and solid (lbm_classify); a solid
  * block costs nothing and allocates nothing.

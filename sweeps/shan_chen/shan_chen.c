@@ -202,106 +202,43 @@ cleanup:
   return st;
 }
 
-static tsr_status sc_psi_item(const block_info_t *b, block_data_t *data, void *vctx,
-                              tsr_error_t *err) {
+static tsr_status sc_psi_item(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const sc_ctx_t *c = vctx;
+  const block_info_t *b = w->batch->blocks[0];
   field_block_t *rho, *psi;
-  if (!field_block_of(data, c->density_id)) return st; /* a block without fluid */
-  TSR_TRY(sc_fields(b, data, c, c->density_id, &rho, &psi, err));
+  if (!field_block_of(w->batch->data[0], c->density_id)) return st; /* a block without fluid */
+  TSR_TRY(sc_fields(b, w->batch->data[0], c, c->density_id, &rho, &psi, err));
   if (c->o.dp) sc_psi_cpu_d(b, &rho->host, &psi->host, c);
   else sc_psi_cpu_f(b, &rho->host, &psi->host, c);
 cleanup:
   return st;
 }
 
-/* The force on the cells of region r (NULL: every cell). */
-static tsr_status sc_force_region(const block_info_t *b, block_data_t *data, const sc_ctx_t *c,
-                                  const grid_region_t *r, tsr_error_t *err) {
+/* The force on the cells of the call's part (every cell, or a part's). */
+static tsr_status sc_force_item(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const sc_ctx_t *c = vctx;
   field_block_t *force, *psi;
-  if (!field_block_of(data, c->force_id)) return st;
-  TSR_TRY(sc_fields(b, data, c, c->force_id, &force, &psi, err));
+  grid_region_t g;
+  const grid_region_t *r = field_work_region(w, 0, &g);
+  if (!field_block_of(w->batch->data[0], c->force_id)) return st;
+  TSR_TRY(sc_fields(w->batch->blocks[0], w->batch->data[0], c, c->force_id, &force, &psi, err));
   if (c->o.dp) sc_force_cpu_d(&psi->host, &force->host, c, r);
   else sc_force_cpu_f(&psi->host, &force->host, c, r);
 cleanup:
   return st;
 }
 
-static tsr_status sc_force_item(const block_info_t *b, block_data_t *data, void *vctx,
-                                tsr_error_t *err) {
-  return sc_force_region(b, data, vctx, NULL, err);
-}
-
-static tsr_status sc_force_part(const block_info_t *b, block_data_t *data,
-                                const registry_region_t *r, void *vctx, tsr_error_t *err) {
-  const grid_region_t g = field_grid_region(r);
-  return sc_force_region(b, data, vctx, &g, err);
-}
-
-/* ---- GPU blocks ---- */
+/* ---- GPU blocks: one launch per group of blocks (the flow's field, then psi) ---- */
 
 enum { SC_KERNEL_PSI, SC_KERNEL_FORCE };
 
-static void sc_gpu_groups_free(void *state) {
-  gpu_field_groups_t *g = state;
-  gpu_field_groups_clear(g);
-  free(g);
-}
-
-/* Which blocks' fields a grouping takes: the module's context and the flow's field
- * (lbm.density or lbm.force) beside psi. */
-typedef struct sc_gpu_want {
-  const sc_ctx_t *c;
-  int flow_id;
-} sc_gpu_want_t;
-
-/* The batch's blocks grouped by size and field sets: flow and psi per block. Blocks
- * without fluid hold neither and are left out. */
-static tsr_status sc_gpu_group(registry_batch_t *batch, const void *vwant, void **state,
-                               tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  const sc_gpu_want_t *want = vwant;
-  gpu_field_t **f = calloc(2 * (batch->n ? batch->n : 1), sizeof *f);
-  gpu_field_groups_t *g = calloc(1, sizeof *g);
-  TSR_CHECK(f && g, TSR_ERR_NOMEM, "out of memory grouping the GPU blocks");
-  size_t n = 0;
-  for (size_t k = 0; k < batch->n; ++k) {
-    field_block_t *flow, *psi;
-    if (!field_block_of(batch->data[k], want->flow_id)) continue; /* a block without fluid */
-    TSR_TRY(sc_fields(batch->blocks[k], batch->data[k], want->c, want->flow_id, &flow, &psi,
-                      err));
-    f[2 * n] = &flow->device;
-    f[2 * n + 1] = &psi->device;
-    ++n;
-  }
-  TSR_TRY(gpu_field_groups_make(f, NULL, n, 2, g, err));
-  *state = g;
-  g = NULL;
-cleanup:
-  free(f);
-  free(g);
-  return st;
-}
-
-/* The batch's grouping, made at its first call and kept with it. */
-static tsr_status sc_gpu_groups(registry_batch_t *batch, const sc_ctx_t *c, int flow_id,
-                                gpu_field_groups_t **out, tsr_error_t *err) {
-  const sc_gpu_want_t want = {c, flow_id};
-  void *state = NULL;
-  tsr_status st = registry_batch_state(batch, sc_gpu_group, sc_gpu_groups_free, &want, &state,
-                                       err);
-  *out = state;
-  return st;
-}
-
-static tsr_status sc_gpu_psi_item(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+static tsr_status sc_gpu_psi_item(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const sc_ctx_t *c = vctx;
-  gpu_field_groups_t *gs;
-  TSR_TRY(sc_gpu_groups(batch, c, c->density_id, &gs, err));
-  for (size_t k = 0; k < gs->count; ++k) {
-    const gpu_field_group_t *g = &gs->group[k];
+  for (size_t k = 0; k < w->groups->count; ++k) {
+    const gpu_field_group_t *g = &w->groups->group[k];
     gpu_field_t *rho = g->first[0], *psi = g->first[1];
     const gpu_buffer_t ra = {gpu_field_array(rho, rho->cur), 0},
                        pa = {gpu_field_array(psi, psi->cur), 0};
@@ -319,24 +256,12 @@ cleanup:
   return st;
 }
 
-/* The force on every GPU block: part 0 every cell, 1 and 2 the parts of an overlapped
- * step on the boxes of regions. */
-static tsr_status sc_gpu_force_part(registry_batch_t *batch, const registry_region_t *regions,
-                                    int part, const sc_ctx_t *c, tsr_error_t *err) {
+/* The force on every GPU block: every cell, or the part's cells of each block. */
+static tsr_status sc_gpu_force_item(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  gpu_field_groups_t *gs;
-  int *boxes = NULL;
-  TSR_TRY(sc_gpu_groups(batch, c, c->force_id, &gs, err));
-  if (part) { /* in the order of the groups' list: the blocks with fluid (sc_gpu_group) */
-    TSR_TRY(field_region_boxes(regions, batch->n, &boxes, err));
-    size_t n = 0;
-    for (size_t k = 0; k < batch->n; ++k)
-      if (field_block_of(batch->data[k], c->force_id))
-        memmove(&boxes[6 * n++], &boxes[6 * k], 6 * sizeof *boxes);
-    TSR_TRY(gpu_field_groups_boxes(gs, gpu_program_context(c->prog), boxes, err));
-  }
-  for (size_t k = 0; k < gs->count; ++k) {
-    const gpu_field_group_t *g = &gs->group[k];
+  const sc_ctx_t *c = vctx;
+  for (size_t k = 0; k < w->groups->count; ++k) {
+    const gpu_field_group_t *g = &w->groups->group[k];
     gpu_field_t *force = g->first[0], *psi = g->first[1];
     const gpu_buffer_t fa = {gpu_field_array(force, force->cur), 0},
                        pa = {gpu_field_array(psi, psi->cur), 0};
@@ -347,22 +272,12 @@ static tsr_status sc_gpu_force_part(registry_batch_t *batch, const registry_regi
         gpu_arg_long(pd.origin), gpu_arg_long(pd.sy), gpu_arg_long(pd.sz),
         gpu_arg_long(fd.origin), gpu_arg_long(fd.sy), gpu_arg_long(fd.sz), gpu_arg_long(fd.sc),
         gpu_arg_real(c->o.g, c->o.dp), gpu_arg_int(c->accumulate),
-        gpu_arg_buffer(part ? &g->boxes : NULL), gpu_arg_int(part)};
+        gpu_arg_buffer(w->part ? &g->boxes : NULL), gpu_arg_int((int)w->part)};
     TSR_TRY(gpu_program_launch_blocks(c->prog, SC_KERNEL_FORCE, g->n, g->nblocks, args,
                                       (int)(sizeof args / sizeof args[0]), err));
   }
 cleanup:
-  free(boxes);
   return st;
-}
-
-static tsr_status sc_gpu_force_item(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
-  return sc_gpu_force_part(batch, NULL, 0, vctx, err);
-}
-
-static tsr_status sc_gpu_force_item_part(registry_batch_t *batch, const registry_region_t *regions,
-                                         registry_part_t part, void *vctx, tsr_error_t *err) {
-  return sc_gpu_force_part(batch, regions, (int)part, vctx, err);
 }
 
 /* The program for the stencil and precision: its tables as build defines, every weight a
@@ -415,13 +330,15 @@ static tsr_status sc_register(void *state, registry_t *reg, const module_env_t *
   const int reach = c.stencil->reach;
   const registry_item_t items[] = {
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_PSI_ITEM, .fs = "*", .hs = "cpu", .bs = "*",
-       .kernel = sc_psi_item, .ctx = ctx, .concurrent = 1},
+       .work = sc_psi_item, .ctx = ctx, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_FORCE_ITEM, .fs = "*", .hs = "cpu", .bs = "*",
-       .kernel = sc_force_item, .part = sc_force_part, .ctx = ctx, .concurrent = 1},
+       .work = sc_force_item, .parts = 1, .ctx = ctx, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_PSI_ITEM, .fs = "*", .hs = "gpu", .bs = "*",
-       .batch = sc_gpu_psi_item, .ctx = ctx},
+       .work = sc_gpu_psi_item, .batch = 1, .group = {c.density_id, c.psi_id}, .ngroup = 2,
+       .ctx = ctx},
       {.kind = REGISTRY_KIND_KERNEL, .name = SC_FORCE_ITEM, .fs = "*", .hs = "gpu", .bs = "*",
-       .batch = sc_gpu_force_item, .batch_part = sc_gpu_force_item_part, .ctx = ctx},
+       .work = sc_gpu_force_item, .batch = 1, .parts = 1, .group = {c.force_id, c.psi_id},
+       .ngroup = 2, .ctx = ctx},
   };
   for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i)
     TSR_TRY(registry_add(reg, &items[i], err));

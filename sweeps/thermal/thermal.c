@@ -47,7 +47,6 @@
 #define FLOW_RHO0 "lbm.rho0"
 #define THERMAL_BOUNDARY "thermal.boundary"
 #define THERMAL_STREAM_COLLIDE "thermal.stream_collide"
-#define THERMAL_WAIT "thermal.wait"
 
 typedef struct thermal_opts {
   double rayleigh, prandtl, hot, cold, perturbation, magic;
@@ -241,9 +240,10 @@ static void thermal_initial(int x, int y, int z, void *vctx, double out[4]) {
 /* lbm.force at the start: the buoyancy of the initial temperature added, so that the
  * flow's first collision feels it already (with half its weight, as the flow starts at
  * rest: lbm_coupling_t.start). GPU blocks: on the host, then to the device. */
-static tsr_status thermal_start(const block_info_t *b, block_data_t *data, void *vctx,
-                                tsr_error_t *err) {
+static tsr_status thermal_start(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const block_info_t *b = w->batch->blocks[0];
+  block_data_t *data = w->batch->data[0];
   const thermal_ctx_t *c = vctx;
   field_block_t *f = field_block_of(data, c->force_id);
   const grid_field_t *h = NULL;
@@ -421,28 +421,22 @@ static tsr_status thermal_gpu_batch(registry_batch_t *batch, const thermal_ctx_t
 
 /* ---- work ---- */
 
-/* The wall links (the kernels' boundary, in the storage precision as on the GPU). */
-static tsr_status thermal_boundary(const block_info_t *b, block_data_t *data, void *vctx,
-                                   tsr_error_t *err) {
+/* The wall links (the kernels' boundary, in the storage precision as on the GPU). In an
+ * overlapped step every link writes a ghost cell of a wall at a face of the domain, where
+ * no neighbour sends anything, so none touches a late ghost slice: all of them run with
+ * the inner part. */
+static tsr_status thermal_boundary(const registry_work_t *wk, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const thermal_ctx_t *c = vctx;
   field_block_t *f;
   thermal_walls_t *w;
-  TSR_TRY(thermal_get(b, data, c, &f, &w, err));
+  if (wk->part == REGISTRY_PART_SHELL) return st;
+  TSR_TRY(thermal_get(wk->batch->blocks[0], wk->batch->data[0], c, &f, &w, err));
   for (int negate = 0; negate < 2; ++negate)
     c->kernels[f->host.dims.layout]->boundary(f->host.values, w->links[negate], w->nlinks[negate],
                                               negate, NULL);
 cleanup:
   return st;
-}
-
-/* The walls in an overlapped step (registry_region_t): every link writes a ghost cell of
- * a wall at a face of the domain, where no neighbour sends anything, so none touches a
- * late ghost slice: all of them run with the inner part. */
-static tsr_status thermal_boundary_part(const block_info_t *b, block_data_t *data,
-                                        const registry_region_t *r, void *vctx,
-                                        tsr_error_t *err) {
-  return r->part == REGISTRY_PART_INNER ? thermal_boundary(b, data, vctx, err) : TSR_OK;
 }
 
 /* On GPU blocks likewise: the walls never touch a late ghost slice. */
@@ -454,23 +448,28 @@ static tsr_status thermal_gpu_boundary_early(registry_batch_t *batch,
   return TSR_OK;
 }
 
-static tsr_status thermal_gpu_boundary(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
+static tsr_status thermal_gpu_boundary(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_lbm_batch_t *b;
-  TSR_TRY(thermal_gpu_batch(batch, vctx, &b, err));
+  TSR_TRY(thermal_gpu_batch(w->batch, vctx, &b, err));
   TSR_TRY(gpu_lbm_batch_boundary(b, NULL, 0, err));
 cleanup:
   return st;
 }
 
-/* The stream-collide of region r (NULL: every cell); the swap with the last part. */
-static tsr_status thermal_stream_collide_region(const block_info_t *b, block_data_t *data,
-                                               const thermal_ctx_t *c, const grid_region_t *r,
-                                               tsr_error_t *err) {
+/* The stream-collide of the call's cells (every cell, or a part's); the swap with the
+ * last part. */
+static tsr_status thermal_stream_collide(const registry_work_t *w, void *vctx,
+                                         tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const thermal_ctx_t *c = vctx;
+  const block_info_t *b = w->batch->blocks[0];
+  block_data_t *data = w->batch->data[0];
+  grid_region_t g;
+  const grid_region_t *r = field_work_region(w, 0, &g);
   field_block_t *f;
-  thermal_walls_t *w;
-  TSR_TRY(thermal_get(b, data, c, &f, &w, err));
+  thermal_walls_t *walls;
+  TSR_TRY(thermal_get(b, data, c, &f, &walls, err));
   const grid_field_t *u = field_of(data, c->velocity_id), *force = field_of(data, c->force_id);
   TSR_CHECK(u && force, TSR_ERR_INTERNAL, "BlockID %d lacks the velocity or the force field",
             (int)b->id);
@@ -485,52 +484,23 @@ cleanup:
   return st;
 }
 
-static tsr_status thermal_stream_collide(const block_info_t *b, block_data_t *data, void *vctx,
-                                         tsr_error_t *err) {
-  return thermal_stream_collide_region(b, data, vctx, NULL, err);
-}
-
-static tsr_status thermal_stream_collide_part(const block_info_t *b, block_data_t *data,
-                                              const registry_region_t *r, void *vctx,
-                                              tsr_error_t *err) {
-  const grid_region_t g = field_grid_region(r);
-  return thermal_stream_collide_region(b, data, vctx, &g, err);
-}
-
-/* Every GPU block: the velocity in, the buoyancy out (written or added to); part 0 the
- * whole step, 1 and 2 its parts on the boxes of regions. */
-static tsr_status thermal_gpu_step_part(registry_batch_t *batch, const registry_region_t *regions,
-                                        int part, const thermal_ctx_t *c, tsr_error_t *err) {
+/* Every GPU block: the velocity in, the buoyancy out (written or added to); the whole
+ * step or its parts on the boxes of the regions. */
+static tsr_status thermal_gpu_stream_collide(const registry_work_t *w, void *vctx,
+                                             tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  const thermal_ctx_t *c = vctx;
   gpu_lbm_batch_t *b;
   int *boxes = NULL;
-  TSR_TRY(thermal_gpu_batch(batch, c, &b, err));
-  if (part) TSR_TRY(field_region_boxes(regions, batch->n, &boxes, err));
+  TSR_TRY(thermal_gpu_batch(w->batch, c, &b, err));
+  if (w->part) TSR_TRY(field_region_boxes(w->regions, w->batch->n, &boxes, err));
   const gpu_lbm_aux_t aux = {
       .beta = {c->coupling.beta[0], c->coupling.beta[1], c->coupling.beta[2]},
       .c0 = c->coupling.c0, .accumulate = c->coupling.accumulate};
-  TSR_TRY(gpu_lbm_batch_step_part(b, &aux, boxes, part, err));
+  TSR_TRY(gpu_lbm_batch_step_part(b, &aux, boxes, (int)w->part, err));
 cleanup:
   free(boxes);
   return st;
-}
-
-static tsr_status thermal_gpu_stream_collide(registry_batch_t *batch, void *vctx,
-                                             tsr_error_t *err) {
-  return thermal_gpu_step_part(batch, NULL, 0, vctx, err);
-}
-
-static tsr_status thermal_gpu_stream_collide_part(registry_batch_t *batch,
-                                                  const registry_region_t *regions,
-                                                  registry_part_t part, void *vctx,
-                                                  tsr_error_t *err) {
-  return thermal_gpu_step_part(batch, regions, (int)part, vctx, err);
-}
-
-/* The end of a step: GPU blocks wait for their queue; CPU blocks are done when their items
- * return (registry_nothing). */
-static tsr_status thermal_gpu_wait(registry_batch_t *batch, void *vctx, tsr_error_t *err) {
-  return field_device_finish(batch, ((const thermal_ctx_t *)vctx)->pdf_id, err);
 }
 
 /* ---- output ---- */
@@ -692,23 +662,18 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = THERMAL_WALLS, .fs = "*", .hs = "cpu", .bs = "*",
        .alloc = thermal_alloc, .free = thermal_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = THERMAL_BOUNDARY, .fs = "*", .hs = "cpu",
-       .bs = "*", .kernel = thermal_boundary, .part = thermal_boundary_part, .concurrent = 1},
+       .bs = "*", .work = thermal_boundary, .parts = 1, .concurrent = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_STREAM_COLLIDE, .fs = "*", .hs = "cpu",
-       .bs = "*", .kernel = thermal_stream_collide, .part = thermal_stream_collide_part,
-       .concurrent = 1},
+       .bs = "*", .work = thermal_stream_collide, .parts = 1, .concurrent = 1},
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = THERMAL_WALLS, .fs = "*", .hs = "gpu", .bs = "*",
        .alloc = thermal_gpu_alloc, .free = thermal_release},
       {.kind = REGISTRY_KIND_BOUNDARY, .name = THERMAL_BOUNDARY, .fs = "*", .hs = "gpu",
-       .bs = "*", .batch = thermal_gpu_boundary, .batch_early = thermal_gpu_boundary_early},
+       .bs = "*", .work = thermal_gpu_boundary, .batch = 1,
+       .batch_early = thermal_gpu_boundary_early},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_STREAM_COLLIDE, .fs = "*", .hs = "gpu",
-       .bs = "*", .batch = thermal_gpu_stream_collide,
-       .batch_part = thermal_gpu_stream_collide_part},
-      {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_WAIT, .fs = "*", .hs = "gpu", .bs = "*",
-       .batch = thermal_gpu_wait},
-      {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_WAIT, .fs = "*", .hs = "cpu", .bs = "*",
-       .kernel = registry_nothing},
+       .bs = "*", .work = thermal_gpu_stream_collide, .batch = 1, .parts = 1},
       {.kind = REGISTRY_KIND_KERNEL, .name = THERMAL_START, .fs = "*", .hs = "cpu|gpu",
-       .bs = "*", .kernel = thermal_start},
+       .bs = "*", .work = thermal_start},
   };
   for (size_t i = 0; i < sizeof items / sizeof items[0]; ++i) {
     registry_item_t it = items[i];
@@ -727,7 +692,6 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
       .nquantities = 1,
       .quantities = {{.name = "temperature", .components = 1, .columns = {"T"},
                       .sample = thermal_sample, .ctx = s}},
-      .finish = THERMAL_WAIT,
       .start = THERMAL_START};
   TSR_TRY(module_declare_field(decl, reg, env, &(field_spec_t){
       .name = THERMAL_PDF, .components = c.lattice->q, .esize = (size_t)vb, .width = {1, 1, 1},

@@ -32,19 +32,25 @@ static tsr_status stage_fn(const registry_stage_task_t *t, size_t n, void *ctx, 
   return TSR_OK;
 }
 
-static tsr_status kernel_a(const block_info_t *b, block_data_t *d, void *ctx, tsr_error_t *e) {
-  (void)b, (void)d, (void)e;
+static tsr_status kernel_a(const registry_work_t *w, void *ctx, tsr_error_t *e) {
+  (void)w, (void)e;
   *(int *)ctx = 'a';
   return TSR_OK;
 }
-static tsr_status kernel_b(const block_info_t *b, block_data_t *d, void *ctx, tsr_error_t *e) {
-  (void)b, (void)d, (void)e;
+static tsr_status kernel_b(const registry_work_t *w, void *ctx, tsr_error_t *e) {
+  (void)w, (void)e;
   *(int *)ctx = 'b';
   return TSR_OK;
 }
-static tsr_status kernel_c(const block_info_t *b, block_data_t *d, void *ctx, tsr_error_t *e) {
-  (void)b, (void)d, (void)e;
+static tsr_status kernel_c(const registry_work_t *w, void *ctx, tsr_error_t *e) {
+  (void)w, (void)e;
   *(int *)ctx = 'c';
+  return TSR_OK;
+}
+static tsr_status early_fn(registry_batch_t *b, const registry_region_t *r, void *ctx,
+                           int *early, tsr_error_t *e) {
+  (void)b, (void)r, (void)ctx, (void)e;
+  *early = REGISTRY_EARLY_NO;
   return TSR_OK;
 }
 static tsr_status alloc_fn(const block_info_t *b, void *ctx, void **out, tsr_error_t *e) {
@@ -86,9 +92,9 @@ static int teardown_registry(void **state) {
 #define REG_TEST(f) cmocka_unit_test_setup_teardown(f, setup_registry, teardown_registry)
 
 static registry_item_t kernel_item(const char *name, const char *fs, const char *hs,
-                                   const char *bs, registry_kernel_fn fn, void *ctx) {
+                                   const char *bs, registry_work_fn fn, void *ctx) {
   return (registry_item_t){.kind = REGISTRY_KIND_KERNEL, .name = name, .fs = fs, .hs = hs,
-                           .bs = bs, .kernel = fn, .ctx = ctx};
+                           .bs = bs, .work = fn, .ctx = ctx};
 }
 
 /* The bs set of one name. */
@@ -114,9 +120,9 @@ static int which_kernel(registry_t *reg, const char *name, uint64_t fs, uint32_t
   registry_request_t req = {.fs = fs, .hs = hs, .bs = bs};
   ASSERT_OK(registry_lookup(reg, REGISTRY_KIND_KERNEL, name, &req, &item, &err));
   assert_non_null(item);
-  assert_non_null(item->kernel);
+  assert_non_null(item->work);
   int ran = 0;
-  ASSERT_OK(item->kernel(NULL, NULL, &ran, &err));
+  ASSERT_OK(item->work(&(registry_work_t){0}, &ran, &err));
   return ran;
 }
 
@@ -127,15 +133,15 @@ static void test_lookup_by_fs_switches(void **state) {
   tsr_error_t err;
   ASSERT_OK(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_KERNEL,
                                                  .name = "lbm.sc", .fs = "srt", .hs = "cpu",
-                                                 .bs = "*", .kernel = kernel_a},
+                                                 .bs = "*", .work = kernel_a},
                          &err));
   ASSERT_OK(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_KERNEL,
                                                  .name = "lbm.sc", .fs = "!srt", .hs = "cpu",
-                                                 .bs = "*", .kernel = kernel_b},
+                                                 .bs = "*", .work = kernel_b},
                          &err));
   ASSERT_OK(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_KERNEL,
                                                  .name = "lbm.sc", .fs = "*", .hs = "gpu",
-                                                 .bs = "*", .kernel = kernel_c},
+                                                 .bs = "*", .work = kernel_c},
                          &err));
   assert_int_equal(registry_count(reg), 3);
   uint64_t srt = fs_bits(reg, "srt"), trt_dp = fs_bits(reg, "trt,dp");
@@ -155,7 +161,7 @@ static void test_lookup_all_fs_names_must_be_on(void **state) {
   const registry_item_t *out = NULL;
   registry_request_t req = {.fs = fs_bits(reg, "trt,dp"), .hs = 0, .bs = 0};
   ASSERT_OK(registry_lookup(reg, REGISTRY_KIND_KERNEL, "k", &req, &out, &err));
-  assert_ptr_equal(out->kernel, kernel_a);
+  assert_ptr_equal(out->work, kernel_a);
   req.fs = fs_bits(reg, "trt"); /* dp missing */
   ASSERT_ERR(registry_lookup(reg, REGISTRY_KIND_KERNEL, "k", &req, &out, &err), TSR_ERR_LOOKUP,
              "no registry item matches");
@@ -170,31 +176,31 @@ static void test_lookup_by_hs_and_bs(void **state) {
   tsr_error_t err;
   ASSERT_OK(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_BOUNDARY,
                                                  .name = "wall", .fs = "*", .hs = "cpu|gpu",
-                                                 .bs = "fluid|fluid_boundary", .kernel = kernel_a},
+                                                 .bs = "fluid|fluid_boundary", .work = kernel_a},
                          &err));
   ASSERT_OK(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_BOUNDARY,
                                                  .name = "wall", .fs = "*", .hs = "cpu",
-                                                 .bs = "solid", .kernel = kernel_b},
+                                                 .bs = "solid", .work = kernel_b},
                          &err));
   ASSERT_OK(registry_add(reg, &(registry_item_t){.kind = REGISTRY_KIND_BOUNDARY,
                                                  .name = "wall", .fs = "*", .hs = "gpu",
-                                                 .bs = "solid", .kernel = kernel_c},
+                                                 .bs = "solid", .work = kernel_c},
                          &err));
   const registry_item_t *out;
   const uint64_t fluid = bs_set(reg, "fluid"), fb = bs_set(reg, "fluid_boundary"),
                  solid = bs_set(reg, "solid");
   registry_request_t req = {.fs = 0, .hs = SELECTOR_HS_GPU, .bs = fb};
   ASSERT_OK(registry_lookup(reg, REGISTRY_KIND_BOUNDARY, "wall", &req, &out, &err));
-  assert_ptr_equal(out->kernel, kernel_a);
+  assert_ptr_equal(out->work, kernel_a);
   req = (registry_request_t){.hs = SELECTOR_HS_CPU, .bs = fluid};
   ASSERT_OK(registry_lookup(reg, REGISTRY_KIND_BOUNDARY, "wall", &req, &out, &err));
-  assert_ptr_equal(out->kernel, kernel_a);
+  assert_ptr_equal(out->work, kernel_a);
   req = (registry_request_t){.hs = SELECTOR_HS_CPU, .bs = solid};
   ASSERT_OK(registry_lookup(reg, REGISTRY_KIND_BOUNDARY, "wall", &req, &out, &err));
-  assert_ptr_equal(out->kernel, kernel_b);
+  assert_ptr_equal(out->work, kernel_b);
   req = (registry_request_t){.hs = SELECTOR_HS_GPU, .bs = solid};
   ASSERT_OK(registry_lookup(reg, REGISTRY_KIND_BOUNDARY, "wall", &req, &out, &err));
-  assert_ptr_equal(out->kernel, kernel_c);
+  assert_ptr_equal(out->work, kernel_c);
   /* the kind is part of the key: no kernel item is called "wall" */
   ASSERT_ERR(registry_lookup(reg, REGISTRY_KIND_KERNEL, "wall", &req, &out, &err),
              TSR_ERR_LOOKUP, "nothing registered under that name");
@@ -382,7 +388,7 @@ static void test_overlap_only_within_kind_and_name(void **state) {
   registry_item_t a = kernel_item("lbm.sc", "*", "*", "*", kernel_a, NULL);
   registry_item_t b = kernel_item("lbm.moments", "*", "*", "*", kernel_b, NULL);
   registry_item_t c = {.kind = REGISTRY_KIND_BOUNDARY, .name = "lbm.sc", .fs = "*", .hs = "*",
-                       .bs = "*", .kernel = kernel_c};
+                       .bs = "*", .work = kernel_c};
   ASSERT_OK(registry_add(reg, &a, &err));
   ASSERT_OK(registry_add(reg, &b, &err));
   ASSERT_OK(registry_add(reg, &c, &err));
@@ -406,23 +412,23 @@ static void test_function_fields_per_kind(void **state) {
 #define ITEM(k, ...)                                                                     \
   (&(registry_item_t){.kind = (k), .name = "f", .fs = "*", .hs = "*", .bs = "*", __VA_ARGS__})
   ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_KERNEL, .ctx = NULL), &err), TSR_ERR_INVALID,
-             "registry item kernel 'f': a kernel item needs .kernel");
-  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_KERNEL, .kernel = kernel_a, .alloc = alloc_fn),
+             "registry item kernel 'f': a kernel item needs .work");
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_KERNEL, .work = kernel_a, .alloc = alloc_fn),
                           &err),
              TSR_ERR_INVALID, "a kernel item has no .alloc");
-  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_KERNEL, .kernel = kernel_a, .size = size_fn),
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_KERNEL, .work = kernel_a, .size = size_fn),
                           &err),
              TSR_ERR_INVALID, "a kernel item has no .size");
   ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_BOUNDARY, .free = free_fn), &err),
-             TSR_ERR_INVALID, "a boundary item needs .kernel");
+             TSR_ERR_INVALID, "a boundary item needs .work");
   ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_ALLOCATOR, .alloc = alloc_fn), &err),
              TSR_ERR_INVALID, "allocator item needs .free");
   ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_ALLOCATOR, .free = free_fn), &err),
              TSR_ERR_INVALID, "allocator item needs .alloc");
   ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_ALLOCATOR, .alloc = alloc_fn, .free = free_fn,
-                                    .kernel = kernel_a),
+                                    .work = kernel_a),
                           &err),
-             TSR_ERR_INVALID, "allocator item has no .kernel");
+             TSR_ERR_INVALID, "allocator item has no .work");
   ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_EXTRACTION, .extract = extract_fn), &err),
              TSR_ERR_INVALID, "extraction item needs .size");
   ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_EXTRACTION, .size = size_fn), &err),
@@ -442,7 +448,7 @@ static void test_function_fields_per_kind(void **state) {
   ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_COPY, .copy = copy_fn, .size = size_fn), &err),
              TSR_ERR_INVALID, "a copy item has no .size");
   /* staging belongs to extraction (out) and insertion (in) only */
-  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_KERNEL, .kernel = kernel_a, .stage_out = stage_fn),
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_KERNEL, .work = kernel_a, .stage_out = stage_fn),
                           &err),
              TSR_ERR_INVALID, "a kernel item has no .stage_out");
   ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_EXTRACTION, .size = size_fn,
@@ -466,11 +472,28 @@ static void test_function_fields_per_kind(void **state) {
                                     .extract = extract_fn, .stage_wait = stage_fn),
                           &err),
              TSR_ERR_INVALID, ".stage_wait waits for what .stage_out started");
+  /* the work's options: a batch's early start, its groups, a boundary batch's parts */
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_KERNEL, .work = kernel_a, .group = {1},
+                                    .ngroup = 1),
+                          &err),
+             TSR_ERR_INVALID, "a kernel item has no .group");
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_BOUNDARY, .work = kernel_a, .batch = 1,
+                                    .parts = 1),
+                          &err),
+             TSR_ERR_INVALID, "give .batch_early too");
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_KERNEL, .work = kernel_a, .batch = 1,
+                                    .batch_early = early_fn),
+                          &err),
+             TSR_ERR_INVALID, ".batch_early says when a boundary batch item may run early");
+  ASSERT_ERR(registry_add(reg, ITEM(REGISTRY_KIND_KERNEL, .work = kernel_a, .batch = 1,
+                                    .group = {1}, .ngroup = REGISTRY_MAX_GROUP + 1),
+                          &err),
+             TSR_ERR_INVALID, ".group names 0 to 4 fields");
   assert_int_equal(registry_count(reg), 0);
 
   /* the right fields for every kind are accepted (one name each) */
-  ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_KERNEL, .kernel = kernel_a), &err));
-  ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_BOUNDARY, .kernel = kernel_a), &err));
+  ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_KERNEL, .work = kernel_a), &err));
+  ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_BOUNDARY, .work = kernel_a), &err));
   ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_ALLOCATOR, .alloc = alloc_fn, .free = free_fn),
                          &err));
   ASSERT_OK(registry_add(reg, ITEM(REGISTRY_KIND_EXTRACTION, .size = size_fn,
