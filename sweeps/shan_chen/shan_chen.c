@@ -16,18 +16,15 @@
  * wall). */
 #include "shan_chen.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "field.h"
-#include "gpu_program.h"
-#include "grid.h"
+#include "gpu_shan_chen.h"
 #include "lattice.h"
-#include "selector.h"
-#include "tsr_size.h"
+#include "shan_chen_cpu.h"
 
 #define SC_PSI_FIELD "shan_chen.psi"
 #define SC_PSI_ITEM "shan_chen.psi"
@@ -35,29 +32,6 @@
 /* the flow's public face (fields it publishes) */
 #define FLOW_DENSITY "lbm.density"
 #define FLOW_FORCE "lbm.force"
-
-/* the arithmetic, once per storage type (shan_chen_kernels.h) */
-#define SC_FLOOR floor
-#define SC_LDEXP ldexp
-#define SC_REAL double
-#define SC_FN(name) name##_d
-#include "shan_chen_kernels.h"
-#undef SC_FLOOR
-#undef SC_LDEXP
-#undef SC_REAL
-#undef SC_FN
-#define SC_FLOOR floorf
-#define SC_LDEXP ldexpf
-#define SC_REAL float
-#define SC_FN(name) name##_f
-#include "shan_chen_kernels.h"
-#undef SC_FLOOR
-#undef SC_LDEXP
-#undef SC_REAL
-#undef SC_FN
-
-/* the program source: shan_chen_kernels.h then shan_chen.cl, embedded at build time */
-extern const char shan_chen_source[];
 
 typedef struct sc_opts {
   double g;       /* interaction strength G (< 0: attraction) */
@@ -130,64 +104,7 @@ static void sc_describe(const void *state, char *out, size_t cap) {
            s->o.rho_psi);
 }
 
-/* ---- CPU blocks ---- */
-
-#define SC_DEFINE_CPU(SUF, T)                                                              \
-  static void sc_psi_cpu_##SUF(const block_info_t *b, const grid_field_t *rho,             \
-                               grid_field_t *psi, const sc_ctx_t *c) {                     \
-    const T rho_psi = (T)c->o.rho_psi, inv = (T)(1.0 / c->o.rho_psi);                      \
-    const T *r = rho->values;                                                              \
-    T *p = psi->values;                                                                    \
-    _Pragma("omp parallel for collapse(2) schedule(static)")                               \
-    for (int z = 0; z < b->size[2]; ++z)                                                   \
-      for (int y = 0; y < b->size[1]; ++y)                                                 \
-        for (int x = 0; x < b->size[0]; ++x)                                               \
-          p[grid_index(&psi->dims, x, y, z, 0)] =                                          \
-              sc_psi_##SUF(r[grid_index(&rho->dims, x, y, z, 0)], rho_psi, inv);           \
-  }                                                                                        \
-  static void sc_force_cpu_##SUF(const grid_field_t *psi, grid_field_t *force,            \
-                                 const sc_ctx_t *c, const grid_region_t *r) {              \
-    const lattice_t *l = c->stencil;                                                       \
-    T w[LATTICE_MAX_Q];                                                                    \
-    ptrdiff_t off[LATTICE_MAX_Q];                                                          \
-    for (int i = 0; i < l->q; ++i) {                                                       \
-      w[i] = (T)l->w[i];                                                                   \
-      off[i] = l->c[0][i] * psi->dims.sx + l->c[1][i] * psi->dims.sy +                     \
-               l->c[2][i] * psi->dims.sz;                                                  \
-    }                                                                                      \
-    const T g = (T)c->o.g;                                                                 \
-    const int acc = c->accumulate;                                                         \
-    const T *p = psi->values;                                                              \
-    T *f = force->values;                                                                  \
-    const ptrdiff_t fsc = force->dims.sc;                                                  \
-    int y0, y1, z0, z1;                                                                    \
-    grid_region_rows(&psi->dims, r, &y0, &y1, &z0, &z1);                                   \
-    _Pragma("omp parallel for collapse(2) schedule(static)")                               \
-    for (int z = z0; z < z1; ++z)                                                          \
-      for (int y = y0; y < y1; ++y) {                                                      \
-        int xs[2], xe[2];                                                                  \
-        const int m = grid_region_row(&psi->dims, r, y, z, xs, xe);                        \
-        for (int k = 0; k < m; ++k)                                                        \
-        for (int x = xs[k]; x < xe[k]; ++x) {                                              \
-          const size_t pc = grid_index(&psi->dims, x, y, z, 0);                            \
-          const size_t fi = grid_index(&force->dims, x, y, z, 0);                          \
-          T fx, fy, fz;                                                                    \
-          SC_FORCE_CELL(l->q, w, l->c[0], l->c[1], l->c[2], SC_CPU_PSI_AT, p[pc], g, fx,   \
-                        fy, fz);                                                           \
-          f[fi] = (acc ? f[fi] : (T)0) + fx;                                               \
-          f[fi + fsc] = (acc ? f[fi + fsc] : (T)0) + fy;                                   \
-          f[fi + 2 * fsc] = (acc ? f[fi + 2 * fsc] : (T)0) + fz;                           \
-        }                                                                                  \
-      }                                                                                    \
-  }
-#define SC_CPU_PSI_AT(I) p[(ptrdiff_t)pc + off[I]]
-#define SC_REAL double
-SC_DEFINE_CPU(d, double)
-#undef SC_REAL
-#define SC_REAL float
-SC_DEFINE_CPU(f, float)
-#undef SC_REAL
-#undef SC_CPU_PSI_AT
+/* ---- work ---- */
 
 /* The fields of a block: the flow's density or force, and psi. */
 static tsr_status sc_fields(const block_info_t *b, block_data_t *data, const sc_ctx_t *c,
@@ -209,8 +126,7 @@ static tsr_status sc_psi_item(const registry_work_t *w, void *vctx, tsr_error_t 
   field_block_t *rho, *psi;
   if (!field_block_of(w->batch->data[0], c->density_id)) return st; /* a block without fluid */
   TSR_TRY(sc_fields(b, w->batch->data[0], c, c->density_id, &rho, &psi, err));
-  if (c->o.dp) sc_psi_cpu_d(b, &rho->host, &psi->host, c);
-  else sc_psi_cpu_f(b, &rho->host, &psi->host, c);
+  shan_chen_psi(b->size, &rho->host, &psi->host, c->o.rho_psi);
 cleanup:
   return st;
 }
@@ -224,86 +140,21 @@ static tsr_status sc_force_item(const registry_work_t *w, void *vctx, tsr_error_
   const grid_region_t *r = field_work_region(w, 0, &g);
   if (!field_block_of(w->batch->data[0], c->force_id)) return st;
   TSR_TRY(sc_fields(w->batch->blocks[0], w->batch->data[0], c, c->force_id, &force, &psi, err));
-  if (c->o.dp) sc_force_cpu_d(&psi->host, &force->host, c, r);
-  else sc_force_cpu_f(&psi->host, &force->host, c, r);
+  shan_chen_force(&psi->host, &force->host, c->stencil, c->o.g, c->accumulate, r);
 cleanup:
   return st;
 }
 
-/* ---- GPU blocks: one launch per group of blocks (the flow's field, then psi) ---- */
-
-enum { SC_KERNEL_PSI, SC_KERNEL_FORCE };
-
+/* GPU blocks: one launch per group of blocks (the flow's field, then psi) */
 static tsr_status sc_gpu_psi_item(const registry_work_t *w, void *vctx, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
   const sc_ctx_t *c = vctx;
-  for (size_t k = 0; k < w->groups->count; ++k) {
-    const gpu_field_group_t *g = &w->groups->group[k];
-    gpu_field_t *rho = g->first[0], *psi = g->first[1];
-    const gpu_buffer_t ra = {gpu_field_array(rho, rho->cur), 0},
-                       pa = {gpu_field_array(psi, psi->cur), 0};
-    const grid_dims_t rd = gpu_field_dims(rho), pd = gpu_field_dims(psi);
-    const gpu_arg_t args[] = {
-        gpu_arg_buffer(&ra), gpu_arg_buffer(&g->bases[0]),
-        gpu_arg_buffer(&pa), gpu_arg_buffer(&g->bases[1]),
-        gpu_arg_long(rd.origin), gpu_arg_long(rd.sy), gpu_arg_long(rd.sz),
-        gpu_arg_long(pd.origin), gpu_arg_long(pd.sy), gpu_arg_long(pd.sz),
-        gpu_arg_real(c->o.rho_psi, c->o.dp), gpu_arg_real(1.0 / c->o.rho_psi, c->o.dp)};
-    TSR_TRY(gpu_program_launch_blocks(c->prog, SC_KERNEL_PSI, g->n, g->nblocks, args,
-                                      (int)(sizeof args / sizeof args[0]), err));
-  }
-cleanup:
-  return st;
+  return gpu_shan_chen_psi(c->prog, w->groups, c->o.rho_psi, c->o.dp, err);
 }
 
-/* The force on every GPU block: every cell, or the part's cells of each block. */
 static tsr_status sc_gpu_force_item(const registry_work_t *w, void *vctx, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
   const sc_ctx_t *c = vctx;
-  for (size_t k = 0; k < w->groups->count; ++k) {
-    const gpu_field_group_t *g = &w->groups->group[k];
-    gpu_field_t *force = g->first[0], *psi = g->first[1];
-    const gpu_buffer_t fa = {gpu_field_array(force, force->cur), 0},
-                       pa = {gpu_field_array(psi, psi->cur), 0};
-    const grid_dims_t pd = gpu_field_dims(psi), fd = gpu_field_dims(force);
-    const gpu_arg_t args[] = {
-        gpu_arg_buffer(&pa), gpu_arg_buffer(&g->bases[1]),
-        gpu_arg_buffer(&fa), gpu_arg_buffer(&g->bases[0]),
-        gpu_arg_long(pd.origin), gpu_arg_long(pd.sy), gpu_arg_long(pd.sz),
-        gpu_arg_long(fd.origin), gpu_arg_long(fd.sy), gpu_arg_long(fd.sz), gpu_arg_long(fd.sc),
-        gpu_arg_real(c->o.g, c->o.dp), gpu_arg_int(c->accumulate),
-        gpu_arg_buffer(w->part ? &g->boxes : NULL), gpu_arg_int((int)w->part)};
-    TSR_TRY(gpu_program_launch_blocks(c->prog, SC_KERNEL_FORCE, g->n, g->nblocks, args,
-                                      (int)(sizeof args / sizeof args[0]), err));
-  }
-cleanup:
-  return st;
-}
-
-/* The program for the stencil and precision: its tables as build defines, every weight a
- * hexadecimal literal of the storage type (the value the CPU rounds it to). */
-static tsr_status sc_program(opencl_context_t *cl, const lattice_t *l, int dp,
-                             gpu_program_t **out, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  char options[4096];
-  size_t used = 0;
-  static const char *const names[] = {"sc_psi_kernel", "sc_force_kernel"};
-  used += (size_t)snprintf(options + used, sizeof options - used, "-DSC_DOUBLE=%d -DSC_Q=%d -DSC_W=",
-                           dp, l->q);
-  for (int i = 0; i < l->q && used < sizeof options; ++i)
-    used += (size_t)snprintf(options + used, sizeof options - used, "%s%a", i ? "," : "",
-                             dp ? l->w[i] : (double)(float)l->w[i]);
-  static const char *const axes[] = {"CX", "CY", "CZ"};
-  for (int a = 0; a < 3 && used < sizeof options; ++a) {
-    used += (size_t)snprintf(options + used, sizeof options - used, " -DSC_%s=", axes[a]);
-    for (int i = 0; i < l->q && used < sizeof options; ++i)
-      used += (size_t)snprintf(options + used, sizeof options - used, "%s%d", i ? "," : "",
-                               l->c[a][i]);
-  }
-  TSR_CHECK(used < sizeof options, TSR_ERR_INTERNAL, "shan_chen: build options too long");
-  TSR_TRY(gpu_program_create(cl, shan_chen_source, options, "shan_chen.cl", names, 2, out, err));
-cleanup:
-  return st;
+  return gpu_shan_chen_force(c->prog, w->groups, c->o.g, c->accumulate, (int)w->part, c->o.dp,
+                             err);
 }
 
 /* ---- registration ---- */
@@ -318,7 +169,8 @@ static tsr_status sc_register(void *state, registry_t *reg, const module_env_t *
   /* the stencil: D2Q9 on a 2-D domain (one cell along z), D3Q19 on a 3-D one */
   c.stencil = env->so->domain.cells[2] == 1 ? lattice_find("d2q9") : lattice_find("d3q19");
   TSR_CHECK(c.stencil, TSR_ERR_INTERNAL, "shan_chen: no stencil");
-  if (env->cl && !s->prog) TSR_TRY(sc_program(env->cl, c.stencil, c.o.dp, &s->prog, err));
+  if (env->cl && !s->prog)
+    TSR_TRY(gpu_shan_chen_program(env->cl, c.stencil, c.o.dp, &s->prog, err));
   c.prog = s->prog;
   TSR_TRY(registry_data_id(reg, SC_PSI_FIELD, &c.psi_id, err));
   TSR_TRY(registry_data_id(reg, FLOW_DENSITY, &c.density_id, err));
