@@ -33,7 +33,7 @@
 #include "d2q37_kernels.h"
 #include "direction.h"
 #include "field.h"
-#include "gpu_program.h"
+#include "gpu_d2q37.h"
 #include "grid.h"
 #include "lattice.h"
 #include "selector.h"
@@ -54,9 +54,6 @@ enum d37_initial {
   D37_CONDUCTION,
   D37_RAYLEIGH_TAYLOR
 };
-
-/* the program source: lattice_defs.h, d2q37_cell.h then d2q37.cl, embedded at build time */
-extern const char d2q37_source[];
 
 typedef struct d37_opts {
   int dp;
@@ -81,8 +78,7 @@ typedef struct d37_ctx {
   int pdf_id;
   int comps[DIRECTION_COUNT][D37_Q];
   int ncomps[DIRECTION_COUNT];
-  gpu_program_t *prog;   /* NULL: this process has no OpenCL device */
-  gpu_buffer_t consts;   /* k on the device */
+  const gpu_d2q37_t *gpu; /* NULL: this process has no OpenCL device */
   void **macro;          /* per BlockID: rho, ux, uy, T of its cells (AoS, the storage
                             precision) as the output step's D37_MACRO left them; owned by
                             the state */
@@ -101,8 +97,7 @@ struct d37_state {
   d37_opts_t o;
   d37_ctx_t *ctx;        /* after register_items */
   d37_quantity_t q[3];
-  gpu_program_t *prog;   /* the program of this process's OpenCL device */
-  gpu_buffer_t consts;   /* the constants on it */
+  gpu_d2q37_t gpu;       /* the program of this process's OpenCL device, the constants */
   void **macro;          /* ctx->macro: one slot per BlockID of the domain */
   size_t nmacro;
 };
@@ -213,8 +208,7 @@ cleanup:
 static void d37_free(void *state) {
   d37_state_t *s = state;
   if (s) {
-    gpu_program_free(&s->prog);
-    gpu_buffer_free(&s->consts);
+    gpu_d2q37_free(&s->gpu);
     for (size_t i = 0; i < s->nmacro; ++i) free(s->macro[i]);
     free(s->macro);
   }
@@ -432,72 +426,13 @@ static int d37_group_key(const block_info_t *b, const void *vctx) {
 }
 
 /* The stream-collide of every GPU block: whole, or the parts of an overlapped step, as
- * d37_stream_collide's (the walls' ghost rows of the box's columns and the inner box,
- * then the rest); the swap after the whole or SHELL. */
-static tsr_status d37_gpu_step(const registry_work_t *wk, void *vctx, tsr_error_t *err) {
+ * d37_stream_collide's; the swap after the whole or SHELL. */
+static tsr_status d37_gpu_step(const registry_work_t *w, void *vctx, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const d37_ctx_t *c = vctx;
-  const int part = (int)wk->part;
-  for (size_t k = 0; k < wk->groups->count; ++k) {
-    const gpu_field_group_t *g = &wk->groups->group[k];
-    gpu_field_t *pdf = g->first[0];
-    const int w = *(const int *)g->key;
-    const gpu_buffer_t src = {gpu_field_array(pdf, pdf->cur), 0},
-                       dst = {gpu_field_array(pdf, pdf->cur ^ 1), 0};
-    const gpu_buffer_t *bx = part ? &g->boxes : NULL;
-    const grid_dims_t d = gpu_field_dims(pdf);
-    for (int side = 0; side < 2; ++side) {
-      if (!(w >> side & 1)) continue;
-      const int nw[3] = {g->n[0], 1, 1};
-      const gpu_arg_t wargs[] = {
-          gpu_arg_buffer(&src), gpu_arg_buffer(&g->bases[0]), gpu_arg_long(d.origin),
-          gpu_arg_long(d.sy), gpu_arg_long(d.sc), gpu_arg_int(g->n[1]), gpu_arg_int(side),
-          gpu_arg_buffer(&c->consts), gpu_arg_buffer(bx), gpu_arg_int(part)};
-      TSR_TRY(gpu_program_launch_blocks(c->prog, 1, nw, g->nblocks, wargs,
-                                        (int)(sizeof wargs / sizeof wargs[0]), err));
-    }
-    if (!c->o.split) {
-      const gpu_arg_t args[] = {
-          gpu_arg_buffer(&src), gpu_arg_buffer(&dst), gpu_arg_buffer(&g->bases[0]),
-          gpu_arg_long(d.origin), gpu_arg_long(d.sy), gpu_arg_long(d.sc),
-          gpu_arg_buffer(&c->consts), gpu_arg_buffer(bx), gpu_arg_int(part)};
-      TSR_TRY(gpu_program_launch_blocks(c->prog, 0, g->n, g->nblocks, args,
-                                        (int)(sizeof args / sizeof args[0]), err));
-      continue;
-    }
-    /* split: the propagation, then the collision in place in dst */
-    const gpu_arg_t pargs[] = {
-        gpu_arg_buffer(&src), gpu_arg_buffer(&dst), gpu_arg_buffer(&g->bases[0]),
-        gpu_arg_long(d.origin), gpu_arg_long(d.sy), gpu_arg_long(d.sc), gpu_arg_buffer(bx),
-        gpu_arg_int(part)};
-    TSR_TRY(gpu_program_launch_blocks(c->prog, 2, g->n, g->nblocks, pargs,
-                                      (int)(sizeof pargs / sizeof pargs[0]), err));
-    const gpu_arg_t cargs[] = {gpu_arg_buffer(&dst), gpu_arg_buffer(&g->bases[0]),
-                               gpu_arg_long(d.origin), gpu_arg_long(d.sy), gpu_arg_long(d.sc),
-                               gpu_arg_buffer(&c->consts), gpu_arg_buffer(bx),
-                               gpu_arg_int(part)};
-    TSR_TRY(gpu_program_launch_blocks(c->prog, 3, g->n, g->nblocks, cargs,
-                                      (int)(sizeof cargs / sizeof cargs[0]), err));
-  }
-  for (size_t k = 0; k < wk->batch->n && part != 1; ++k)
-    field_swap(field_block_of(wk->batch->data[k], c->pdf_id));
-cleanup:
-  return st;
-}
-
-/* The program for the precision, and the run's constants on the device. Single
- * precision asks for a correctly rounded division (1 / rho), as the CPU's. */
-static tsr_status d37_program(opencl_context_t *cl, const d37_ctx_t *c, gpu_program_t **prog,
-                              gpu_buffer_t *consts, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  static const char *const names[] = {"d37_stream_collide_kernel", "d37_walls_kernel",
-                                      "d37_propagate_kernel", "d37_collide_kernel"};
-  const char *options = c->o.dp ? "-DD37_DOUBLE=1"
-                                : "-DD37_DOUBLE=0 -cl-fp32-correctly-rounded-divide-sqrt";
-  TSR_TRY(gpu_program_create(cl, d2q37_source, options, "d2q37.cl", names, 4, prog, err));
-  const size_t bytes = c->o.dp ? sizeof c->k.d : sizeof c->k.f;
-  TSR_TRY(gpu_buffer_create(cl, bytes, "the d2q37 constants", consts, err));
-  TSR_TRY(gpu_buffer_write(cl, consts, 0, bytes, &c->k, NULL, err));
+  TSR_TRY(gpu_d2q37_stream_collide(c->gpu, w->groups, (int)w->part, err));
+  for (size_t k = 0; k < w->batch->n && w->part != REGISTRY_PART_INNER; ++k)
+    field_swap(field_block_of(w->batch->data[k], c->pdf_id));
 cleanup:
   return st;
 }
@@ -639,9 +574,9 @@ static tsr_status d37_register(void *state, registry_t *reg, const module_env_t 
   const d2q37_params_t p = {.tau = c.o.tau, .g = {c.o.g[0], c.o.g[1]},
                             .wall_t = {c.o.wall_t[0], c.o.wall_t[1]}};
   d2q37_constants(&p, c.o.dp, &c.k);
-  if (env->cl && !s->prog) TSR_TRY(d37_program(env->cl, &c, &s->prog, &s->consts, err));
-  c.prog = s->prog;
-  c.consts = s->consts;
+  if (env->cl && !s->gpu.prog)
+    TSR_TRY(gpu_d2q37_create(env->cl, c.o.dp, c.o.split, &c.k, &s->gpu, err));
+  c.gpu = s->gpu.prog ? &s->gpu : NULL;
   for (int d = 0; d < DIRECTION_COUNT; ++d) {
     const int off[3] = {direction_offsets[d][0], direction_offsets[d][1],
                         direction_offsets[d][2]};
