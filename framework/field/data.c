@@ -139,8 +139,10 @@ static tsr_status data_call(const data_items_t *d, int32_t i, int call, int phas
  * boxes from the regions. */
 static tsr_status data_batch_groups(data_batch_t *b, int phase, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  static const int keys[REGISTRY_MAX_KEYS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-                                              14, 15};
+#define DATA_K8(k) k, k + 1, k + 2, k + 3, k + 4, k + 5, k + 6, k + 7
+  static const int keys[REGISTRY_MAX_KEYS] = {DATA_K8(0),  DATA_K8(8),  DATA_K8(16), DATA_K8(24),
+                                              DATA_K8(32), DATA_K8(40), DATA_K8(48), DATA_K8(56)};
+#undef DATA_K8
   const registry_item_t *it = b->item;
   const size_t n = b->batch.n, nf = (size_t)it->ngroup;
   gpu_field_t **f = NULL;

@@ -168,7 +168,7 @@ TSR_NODISCARD tsr_status registry_batch_state(registry_batch_t *batch, registry_
 /* Which group of .group a block goes to beside its size (blocks of one size and one key
  * share a launch): a small integer, 0 .. REGISTRY_MAX_KEYS - 1. */
 typedef int (*registry_group_key_fn)(const block_info_t *block, const void *ctx);
-enum { REGISTRY_MAX_GROUP = 4, REGISTRY_MAX_KEYS = 16 };
+enum { REGISTRY_MAX_GROUP = 4, REGISTRY_MAX_KEYS = 64 };
 /* Allocates the data of every block of a batch at once: out[k] for batch->blocks[k]
  * (each freed by the item's .free). batch->data is NULL. */
 typedef tsr_status (*registry_alloc_batch_fn)(registry_batch_t *batch, void *ctx, void **out,

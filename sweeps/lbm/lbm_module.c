@@ -169,8 +169,9 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
                       .prepare = LBM_MOMENTS, .sample = lbm_sample,
                       .ctx = &s->quantities[LBM_Q_FLAGS],
                       .small_integer = true, .wall = true}},
-      .nscalars = 2,
-      .scalars = {{"lbm.viscosity", s->opts.viscosity}, {"lbm.rho0", s->opts.rho0}}};
+      .nscalars = 3,
+      .scalars = {{"lbm.viscosity", s->opts.viscosity}, {"lbm.rho0", s->opts.rho0},
+                  {"lbm.obstacles", s->opts.geometry.nshapes}}};
   lbm_ctx_t *ctx = NULL;
   TSR_TRY(lbm_sweep_register(reg, &env->so->domain, &s->opts, s->gpu, env->fields, decl, &ctx,
                              err));
