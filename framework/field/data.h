@@ -8,8 +8,9 @@
  * returns the same verdict.
  *
  * A data_items_t is a kernel or boundary item per local block, grouped for running: the
- * blocks whose item has .batch form one batch per item, run with one call (its state
- * kept until data_items_free), the others run block by block. */
+ * blocks whose item has .batch form one batch per item, run with one call of its .work
+ * (its state, and the grouping of its .group fields, kept until data_items_free); the
+ * others run block by block, each a call with a batch of one (registry_work_t). */
 #ifndef DATA_H
 #define DATA_H
 
@@ -43,8 +44,9 @@ TSR_NODISCARD tsr_status data_items_run(data_items_t *items, tsr_error_t *err);
 
 /* One phase of an overlapped step (registry_region_t): regions[i] the inner box and late
  * directions of local block i. REGISTRY_PART_INNER runs the blocks with no late
- * direction whole (.kernel) and the others' .part; REGISTRY_PART_SHELL the others' .part
- * again, and whole the blocks whose item has no .part or whose box is empty; the batches
+ * direction whole and the others' INNER part (items with .parts); REGISTRY_PART_SHELL
+ * their SHELL part, and whole the blocks whose item has no .parts or whose box is
+ * empty; the batches
  * as data_items_split decided (whole in SHELL where they do not split). what: the batches, the other blocks, or both.
  * progress(arg), where given, is called after each block that runs on its own
  * (not in the parallel region of concurrent items): what keeps messages moving. Not
@@ -57,10 +59,10 @@ TSR_NODISCARD tsr_status data_items_run_part(data_items_t *items, registry_part_
                                              tsr_error_t *err);
 
 /* Whether an overlapped step splits the batches of a sweep (boundary: its boundary
- * items, or NULL; kernel: its kernel items): where every kernel batch has .batch_part
- * and every boundary batch's .batch_early allows it for these regions (regions[i] for
- * local block i), data_items_run_part runs the boundary batches in INNER (whole, or the
- * part .batch_part gives INNER, then the rest in SHELL) and the kernel batches' parts in
+ * items, or NULL; kernel: its kernel items): where every kernel batch has .parts and
+ * every boundary batch's .batch_early allows it for these regions (regions[i] for local
+ * block i), data_items_run_part runs the boundary batches in INNER (whole, or their INNER
+ * part, then the rest in SHELL) and the kernel batches' parts in
  * INNER and SHELL; else every batch whole in SHELL. Not collective. */
 TSR_NODISCARD tsr_status data_items_split(data_items_t *boundary, data_items_t *kernel,
                                           const registry_region_t *regions, tsr_error_t *err);
