@@ -95,20 +95,9 @@ cleanup:
   return st;
 }
 
-tsr_status plan_create(const simulation_options_t *so, module_t *modules,
-                       const module_decl_t *decls, int n, registry_t *reg, uint64_t fs,
-                       const node_process_t *procs, const double *mlups,
-                       const double *exchange_gbs, int nranks, int my_rank, plan_t **out,
-                       tsr_error_t *err) {
+/* The plan's arrays for nranks processes and nb blocks. */
+static tsr_status plan_alloc(plan_t *p, int nranks, int64_t nb, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  patch_t *probe = NULL;
-  uint32_t *hs_of_rank = NULL, *hs_of_block = NULL;
-  *out = NULL;
-  plan_t *p = calloc(1, sizeof *p);
-  TSR_CHECK(p, TSR_ERR_NOMEM, "out of memory planning the run");
-  TSR_CHECK(nranks >= 1 && my_rank >= 0 && my_rank < nranks, TSR_ERR_INVALID,
-            "cannot plan rank %d of %d", my_rank, nranks);
-  int64_t nb = (int64_t)so->domain.blocks[0] * so->domain.blocks[1] * so->domain.blocks[2];
   p->nranks = nranks;
   p->procs = malloc((size_t)nranks * sizeof *p->procs);
   p->mlups = malloc((size_t)nranks * sizeof *p->mlups);
@@ -121,18 +110,24 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
   p->link_bytes = malloc((size_t)nb * DIRECTION_COUNT * sizeof *p->link_bytes);
   p->exchange_bytes = malloc((size_t)nb * sizeof *p->exchange_bytes);
   p->exchange_seconds = malloc((size_t)nranks * sizeof *p->exchange_seconds);
-  hs_of_rank = malloc((size_t)nranks * sizeof *hs_of_rank);
   TSR_CHECK(p->procs && p->mlups && p->cell_seconds && p->byte_seconds &&
-                p->node_byte_seconds && p->node_of_rank && p->cost &&
-                p->block_cells && p->link_bytes && p->exchange_bytes && p->exchange_seconds &&
-                hs_of_rank,
+                p->node_byte_seconds && p->node_of_rank && p->cost && p->block_cells &&
+                p->link_bytes && p->exchange_bytes && p->exchange_seconds,
             TSR_ERR_NOMEM, "out of memory planning %d processes and %lld blocks", nranks,
             (long long)nb);
-  memcpy(p->procs, procs, (size_t)nranks * sizeof *procs);
+cleanup:
+  return st;
+}
 
-  /* the weights of the processes */
+/* The weights of the processes (throughput, exchange and network rates, nodes) and
+ * their hs ids into hs_of_rank. */
+static tsr_status plan_processes(plan_t *p, const simulation_options_t *so,
+                                 const node_process_t *procs, const double *mlups,
+                                 const double *exchange_gbs, registry_t *reg,
+                                 uint32_t *hs_of_rank, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
   const simulation_balance_t *bal = &so->hardware.balance;
-  for (int r = 0; r < nranks; ++r) {
+  for (int r = 0; r < p->nranks; ++r) {
     const simulation_process_t *q = &procs[r].proc;
     double m = mlups ? mlups[r] : q->mlups > 0 ? q->mlups : bal->throughput[q->hs];
     TSR_CHECK(m > 0 && isfinite(m), TSR_ERR_INVALID,
@@ -152,12 +147,68 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
     TSR_TRY(selector_intern(registry_selectors(reg), SELECTOR_HS, simulation_hs_name(q->hs),
                             &hs_of_rank[r], err));
   }
+cleanup:
+  return st;
+}
 
+/* The assignment (layout) of the blocks, their classes from probe, and its predicted
+ * cost per process. */
+static tsr_status plan_assign(plan_t *p, const simulation_options_t *so, patch_layout_t *layout,
+                              const patch_t *probe, registry_t *reg, int64_t nb,
+                              tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  uint32_t *hs_of_block = NULL;
+  int *rank_of_block = NULL;
+  if (so->hardware.block_hs) {
+    hs_of_block = malloc((size_t)nb * sizeof *hs_of_block);
+    TSR_CHECK(hs_of_block, TSR_ERR_NOMEM, "out of memory planning %lld blocks", (long long)nb);
+    for (int64_t id = 0; id < nb; ++id)
+      TSR_TRY(selector_intern(registry_selectors(reg), SELECTOR_HS,
+                              simulation_hs_name(so->hardware.block_hs[id]), &hs_of_block[id], err));
+    layout->hs_of_block = hs_of_block;
+  }
+  TSR_TRY(patch_create(&so->domain, layout, &p->patch, err));
+  for (int32_t id = 0; id < (int32_t)nb; ++id) /* the classes found on the probe */
+    TSR_TRY(patch_set_bs(p->patch, id, patch_block(probe, id)->bs, err));
+  rank_of_block = malloc((size_t)nb * sizeof *rank_of_block);
+  TSR_CHECK(rank_of_block, TSR_ERR_NOMEM, "out of memory planning %lld blocks", (long long)nb);
+  for (int32_t id = 0; id < (int32_t)nb; ++id) rank_of_block[id] = patch_block(p->patch, id)->rank;
+  TSR_TRY(balance_predict(p->patch, &p->model, rank_of_block, p->cost, err));
+  for (int r = 0; r < p->nranks; ++r) {
+    const double t = balance_cost_seconds(&p->cost[r]);
+    if (t > p->max_seconds) p->max_seconds = t;
+    p->mean_seconds += t / p->nranks;
+  }
+  p->best_compute = balance_best_compute(p->patch, &p->model);
+cleanup:
+  free(hs_of_block);
+  free(rank_of_block);
+  return st;
+}
+
+tsr_status plan_create(const simulation_options_t *so, module_t *modules,
+                       const module_decl_t *decls, int n, registry_t *reg, uint64_t fs,
+                       const node_process_t *procs, const double *mlups,
+                       const double *exchange_gbs, int nranks, int my_rank, plan_t **out,
+                       tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  patch_t *probe = NULL;
+  uint32_t *hs_of_rank = NULL;
+  *out = NULL;
+  plan_t *p = calloc(1, sizeof *p);
+  TSR_CHECK(p, TSR_ERR_NOMEM, "out of memory planning the run");
+  TSR_CHECK(nranks >= 1 && my_rank >= 0 && my_rank < nranks, TSR_ERR_INVALID,
+            "cannot plan rank %d of %d", my_rank, nranks);
+  int64_t nb = (int64_t)so->domain.blocks[0] * so->domain.blocks[1] * so->domain.blocks[2];
+  TSR_TRY(plan_alloc(p, nranks, nb, err));
+  hs_of_rank = malloc((size_t)nranks * sizeof *hs_of_rank);
+  TSR_CHECK(hs_of_rank, TSR_ERR_NOMEM, "out of memory planning %d processes", nranks);
+  memcpy(p->procs, procs, (size_t)nranks * sizeof *procs);
+  TSR_TRY(plan_processes(p, so, procs, mlups, exchange_gbs, reg, hs_of_rank, err));
   /* a link's block message travels once per exchange round that carries a field */
   int rounds = 0;
   TSR_TRY(rounds_count(decls, n, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED,
-                              &rounds, err));
-
+                       &rounds, err));
   /* the weights of the blocks, from the modules' classes */
   patch_layout_t even = {.nranks = nranks, .my_rank = my_rank};
   TSR_TRY(patch_create(&so->domain, &even, &probe, err));
@@ -165,6 +216,7 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
     if (modules[m].def->classify)
       TSR_TRY(modules[m].def->classify(modules[m].state, probe, reg, err));
   TSR_TRY(plan_weights(p, probe, modules, decls, n, reg, fs, err));
+  const simulation_balance_t *bal = &so->hardware.balance;
   p->model = (balance_model_t){.nranks = nranks, .cell_seconds = p->cell_seconds,
                                .byte_seconds = p->byte_seconds,
                                .message_seconds = bal->latency_us * 1e-6 * rounds,
@@ -175,39 +227,14 @@ tsr_status plan_create(const simulation_options_t *so, module_t *modules,
                                .block_cells = p->block_cells, .link_bytes = p->link_bytes,
                                .exchange_seconds = p->exchange_seconds,
                                .block_exchange_bytes = p->exchange_bytes};
-
-  /* the assignment and its prediction */
   patch_layout_t layout = {.nranks = nranks, .my_rank = my_rank, .hs_of_rank = hs_of_rank,
                            .assign = balance_weighted, .assign_ctx = &p->model};
-  if (so->hardware.block_hs) {
-    hs_of_block = malloc((size_t)nb * sizeof *hs_of_block);
-    TSR_CHECK(hs_of_block, TSR_ERR_NOMEM, "out of memory planning %lld blocks", (long long)nb);
-    for (int64_t id = 0; id < nb; ++id)
-      TSR_TRY(selector_intern(registry_selectors(reg), SELECTOR_HS,
-                              simulation_hs_name(so->hardware.block_hs[id]), &hs_of_block[id], err));
-    layout.hs_of_block = hs_of_block;
-  }
-  TSR_TRY(patch_create(&so->domain, &layout, &p->patch, err));
-  for (int32_t id = 0; id < (int32_t)nb; ++id) /* the classes found above */
-    TSR_TRY(patch_set_bs(p->patch, id, patch_block(probe, id)->bs, err));
-  int *rank_of_block = malloc((size_t)nb * sizeof *rank_of_block);
-  TSR_CHECK(rank_of_block, TSR_ERR_NOMEM, "out of memory planning %lld blocks", (long long)nb);
-  for (int32_t id = 0; id < (int32_t)nb; ++id) rank_of_block[id] = patch_block(p->patch, id)->rank;
-  st = balance_predict(p->patch, &p->model, rank_of_block, p->cost, err);
-  free(rank_of_block);
-  TSR_TRY(st);
-  for (int r = 0; r < nranks; ++r) {
-    const double t = balance_cost_seconds(&p->cost[r]);
-    if (t > p->max_seconds) p->max_seconds = t;
-    p->mean_seconds += t / nranks;
-  }
-  p->best_compute = balance_best_compute(p->patch, &p->model);
+  TSR_TRY(plan_assign(p, so, &layout, probe, reg, nb, err));
   *out = p;
   p = NULL;
 cleanup:
   patch_free(&probe);
   free(hs_of_rank);
-  free(hs_of_block);
   plan_free(&p);
   return st;
 }

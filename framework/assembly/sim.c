@@ -365,6 +365,31 @@ static bool sim_overlap(const sim_t *s, simulation_overlap_t o) {
   return false;
 }
 
+/* After the plan (collective): the local blocks' memory checked, every field allocated,
+ * the time loop made, the start run and the step's sweeps added. */
+static tsr_status sim_build(sim_t *s, const simulation_options_t *so, bool gpu, int rank,
+                            tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  MPI_Comm comm = s->comm;
+  s->patch = plan_take_patch(s->plan);
+  TSR_TRY(sim_check_memory(s, gpu, rank, err));
+  for (int m = 0; m < s->nmodules; ++m)
+    for (int f = 0; f < s->decls[m].nfields; ++f)
+      TSR_TRY(data_allocate(comm, s->reg, s->patch, s->decls[m].fields[f].name, s->fs,
+                            &s->field_id[m][f], err));
+  st = timeloop_create(s->patch, s->reg, s->fs, comm, &s->loop, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  const bool overlap = sim_overlap(s, so->hardware.overlap);
+  timeloop_set_overlap(s->loop, overlap);
+  TSR_TRY(sim_start(s, comm, overlap, err));
+  TSR_TRY(sim_add_sweeps(s, s->loop, s->decls, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED,
+                         err));
+  for (int32_t id = 0; id < patch_block_count(s->patch); ++id)
+    s->cells += (int64_t)s->plan->block_cells[id];
+cleanup:
+  return st;
+}
+
 tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_setup_t *setup,
                       module_t *modules, int n, sim_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -430,21 +455,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
                    so->hardware.balance.calibrate ? mlups : NULL,
                    so->hardware.balance.calibrate ? xgbs : NULL, size, rank, &s->plan, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  s->patch = plan_take_patch(s->plan);
-  TSR_TRY(sim_check_memory(s, gpu, rank, err));
-  for (int m = 0; m < s->nmodules; ++m)
-    for (int f = 0; f < s->decls[m].nfields; ++f)
-      TSR_TRY(data_allocate(comm, s->reg, s->patch, s->decls[m].fields[f].name, s->fs,
-                            &s->field_id[m][f], err));
-  st = timeloop_create(s->patch, s->reg, s->fs, comm, &s->loop, err);
-  TSR_TRY(verdict_reduce(comm, st, 0, err));
-  const bool overlap = sim_overlap(s, so->hardware.overlap);
-  timeloop_set_overlap(s->loop, overlap);
-  TSR_TRY(sim_start(s, comm, overlap, err));
-  TSR_TRY(sim_add_sweeps(s, s->loop, s->decls, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED,
-                         err));
-  for (int32_t id = 0; id < patch_block_count(s->patch); ++id)
-    s->cells += (int64_t)s->plan->block_cells[id];
+  TSR_TRY(sim_build(s, so, gpu, rank, err));
   *out = s;
   s = NULL;
 cleanup:

@@ -106,6 +106,40 @@ cleanup:
   return st;
 }
 
+/* The process entries of hardware.configurations[c]: hs, device, threads, throughput and
+ * counts, at most SIMULATION_MAX_NODE_PROCESSES in all. */
+static tsr_status simulation_entries_validate(const simulation_node_config_t *nc, int c,
+                                              tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int64_t total = 0;
+  for (int e = 0; e < nc->nentries; ++e) {
+    const simulation_process_t *p = &nc->entries[e];
+    TSR_CHECK(p->hs == SIMULATION_HS_CPU || p->hs == SIMULATION_HS_GPU, TSR_ERR_INVALID,
+              "hardware.configurations[%d].processes[%d].hs = %d: allowed are cpu, gpu", c, e,
+              (int)p->hs);
+    TSR_CHECK(p->device >= -1 && p->device <= 1023 && (p->device < 0 || p->hs == SIMULATION_HS_GPU),
+              TSR_ERR_INVALID,
+              "hardware.configurations[%d].processes[%d].device = %d: allowed are 0..1023, "
+              "for hs gpu only", c, e, p->device);
+    TSR_CHECK(p->threads >= 0 && p->threads <= 4096 && (p->threads == 0 || p->hs == SIMULATION_HS_CPU),
+              TSR_ERR_INVALID,
+              "hardware.configurations[%d].processes[%d].threads = %d: allowed are 1..4096, "
+              "for hs cpu only", c, e, p->threads);
+    TSR_CHECK(p->mlups >= 0 && isfinite(p->mlups), TSR_ERR_INVALID,
+              "hardware.configurations[%d].processes[%d].mlups = %g: allowed are MLUPS > 0", c,
+              e, p->mlups);
+    TSR_CHECK(p->count >= 1 && p->count <= SIMULATION_MAX_NODE_PROCESSES, TSR_ERR_INVALID,
+              "hardware.configurations[%d].processes[%d].count = %d: allowed are 1..%d", c, e,
+              p->count, SIMULATION_MAX_NODE_PROCESSES);
+    total += p->count;
+  }
+  TSR_CHECK(total <= SIMULATION_MAX_NODE_PROCESSES, TSR_ERR_INVALID,
+            "hardware.configurations[%d] lists %lld processes; at most %d are allowed", c,
+            (long long)total, SIMULATION_MAX_NODE_PROCESSES);
+cleanup:
+  return st;
+}
+
 static tsr_status simulation_hardware_validate(const simulation_hardware_t *h, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const simulation_balance_t *b = &h->balance;
@@ -148,31 +182,7 @@ static tsr_status simulation_hardware_validate(const simulation_hardware_t *h, t
     TSR_CHECK(nc->nentries >= 1 && nc->nentries <= SIMULATION_MAX_ENTRIES, TSR_ERR_INVALID,
               "hardware.configurations[%d].processes: %d entries; allowed are 1 to %d", c,
               nc->nentries, SIMULATION_MAX_ENTRIES);
-    int64_t total = 0;
-    for (int e = 0; e < nc->nentries; ++e) {
-      const simulation_process_t *p = &nc->entries[e];
-      TSR_CHECK(p->hs == SIMULATION_HS_CPU || p->hs == SIMULATION_HS_GPU, TSR_ERR_INVALID,
-                "hardware.configurations[%d].processes[%d].hs = %d: allowed are cpu, gpu", c, e,
-                (int)p->hs);
-      TSR_CHECK(p->device >= -1 && p->device <= 1023 && (p->device < 0 || p->hs == SIMULATION_HS_GPU),
-                TSR_ERR_INVALID,
-                "hardware.configurations[%d].processes[%d].device = %d: allowed are 0..1023, "
-                "for hs gpu only", c, e, p->device);
-      TSR_CHECK(p->threads >= 0 && p->threads <= 4096 && (p->threads == 0 || p->hs == SIMULATION_HS_CPU),
-                TSR_ERR_INVALID,
-                "hardware.configurations[%d].processes[%d].threads = %d: allowed are 1..4096, "
-                "for hs cpu only", c, e, p->threads);
-      TSR_CHECK(p->mlups >= 0 && isfinite(p->mlups), TSR_ERR_INVALID,
-                "hardware.configurations[%d].processes[%d].mlups = %g: allowed are MLUPS > 0", c,
-                e, p->mlups);
-      TSR_CHECK(p->count >= 1 && p->count <= SIMULATION_MAX_NODE_PROCESSES, TSR_ERR_INVALID,
-                "hardware.configurations[%d].processes[%d].count = %d: allowed are 1..%d", c, e,
-                p->count, SIMULATION_MAX_NODE_PROCESSES);
-      total += p->count;
-    }
-    TSR_CHECK(total <= SIMULATION_MAX_NODE_PROCESSES, TSR_ERR_INVALID,
-              "hardware.configurations[%d] lists %lld processes; at most %d are allowed", c,
-              (long long)total, SIMULATION_MAX_NODE_PROCESSES);
+    TSR_TRY(simulation_entries_validate(nc, c, err));
   }
   for (int c = 0; c < h->nconfigurations; ++c) { /* a configuration nobody uses is a slip */
     bool used = false;
@@ -538,6 +548,66 @@ cleanup:
   return st;
 }
 
+/* output.probes: every probe's point or line, series and quantities, into r. */
+static tsr_status read_probes(config_t *cfg, config_node_t *output, simulation_options_t *r,
+                              tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  size_t n = 0;
+  TSR_TRY(read_list(cfg, output, "probes", SIMULATION_MAX_PROBES, &n, err));
+  for (size_t i = 0; i < n; ++i) {
+    config_node_t *p;
+    simulation_probe_t *q = &r->probes[i];
+    TSR_TRY(config_list_item(output, "probes", i, &p, err));
+    TSR_TRY(read_list_item(p, q->name, sizeof q->name, &q->every, SIMULATION_PROBE_EVERY, err));
+    char where[64];
+    snprintf(where, sizeof where, "output.probes[%zu]", i);
+    for (int a = 0; a < 3; ++a) {
+      q->at[a] = NAN;
+      q->from[a] = q->to[a] = -1;
+    }
+    TSR_TRY(config_measure3(p, "at", false, UNITS_LENGTH, -1e15, 1e15, q->at, err));
+    q->point = !isnan(q->at[0]);
+    TSR_TRY(config_int3(p, "from", !q->point, 0, INT_MAX, q->from, err));
+    TSR_TRY(config_int3(p, "to", !q->point, 0, INT_MAX, q->to, err));
+    TSR_CHECK(!q->point || (q->from[0] < 0 && q->to[0] < 0), TSR_ERR_INVALID,
+              "%s: %s: give \"at\" (a point) or \"from\" and \"to\" (a line), not both",
+              config_source(cfg), where);
+    q->series = q->point;
+    TSR_TRY(config_bool(p, "series", false, &q->series, err));
+    TSR_CHECK(q->series || !q->point, TSR_ERR_INVALID,
+              "%s: %s.series = false: a point probe always writes one row per sample",
+              config_source(cfg), where);
+    q->quantities = r->quantities;
+    TSR_TRY(read_quantities(cfg, p, where, &q->quantities, err));
+  }
+  r->nprobes = (int)n;
+cleanup:
+  return st;
+}
+
+/* stop.when_steady: the total, tolerance, window and sampling, into r. */
+static tsr_status read_steady(config_t *cfg, config_node_t *root, simulation_options_t *r,
+                              tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  config_node_t *stop, *steady = NULL;
+  TSR_TRY(config_object(root, "stop", false, &stop, err));
+  if (stop) TSR_TRY(config_object(stop, "when_steady", false, &steady, err));
+  if (!steady) goto cleanup;
+  simulation_steady_t *s = &r->steady;
+  TSR_TRY(config_string(steady, "total", true, s->total, sizeof s->total, err));
+  TSR_CHECK(s->total[0], TSR_ERR_INVALID,
+            "%s: stop.when_steady.total is empty; name a total of the run's modules (a "
+            "column of series.csv, e.g. \"nusselt\")", config_source(cfg));
+  TSR_TRY(config_real(steady, "tolerance", false, 1e-15, 1.0, &s->tolerance, err));
+  TSR_TRY(config_int(steady, "window", true, 1, INT64_MAX, &s->window, err));
+  /* a tenth of the window, but no sample more often than a probe's default */
+  s->every = s->window / 10 > SIMULATION_PROBE_EVERY ? s->window / 10 : SIMULATION_PROBE_EVERY;
+  if (s->every > s->window) s->every = s->window;
+  TSR_TRY(config_int(steady, "every", false, 1, INT64_MAX, &s->every, err));
+cleanup:
+  return st;
+}
+
 tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   simulation_options_t r = simulation_options_default();
@@ -563,35 +633,8 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
                         err));
     TSR_TRY(config_int(output, "checkpoint_keep", false, 1, 1000000, &r.checkpoint_keep, err));
     TSR_TRY(read_quantities(cfg, output, "output", &r.quantities, err));
+    TSR_TRY(read_probes(cfg, output, &r, err));
     size_t n = 0;
-    TSR_TRY(read_list(cfg, output, "probes", SIMULATION_MAX_PROBES, &n, err));
-    for (size_t i = 0; i < n; ++i) {
-      config_node_t *p;
-      simulation_probe_t *q = &r.probes[i];
-      TSR_TRY(config_list_item(output, "probes", i, &p, err));
-      TSR_TRY(read_list_item(p, q->name, sizeof q->name, &q->every, SIMULATION_PROBE_EVERY, err));
-      char where[64];
-      snprintf(where, sizeof where, "output.probes[%zu]", i);
-      for (int a = 0; a < 3; ++a) {
-        q->at[a] = NAN;
-        q->from[a] = q->to[a] = -1;
-      }
-      TSR_TRY(config_measure3(p, "at", false, UNITS_LENGTH, -1e15, 1e15, q->at, err));
-      q->point = !isnan(q->at[0]);
-      TSR_TRY(config_int3(p, "from", !q->point, 0, INT_MAX, q->from, err));
-      TSR_TRY(config_int3(p, "to", !q->point, 0, INT_MAX, q->to, err));
-      TSR_CHECK(!q->point || (q->from[0] < 0 && q->to[0] < 0), TSR_ERR_INVALID,
-                "%s: %s: give \"at\" (a point) or \"from\" and \"to\" (a line), not both",
-                config_source(cfg), where);
-      q->series = q->point;
-      TSR_TRY(config_bool(p, "series", false, &q->series, err));
-      TSR_CHECK(q->series || !q->point, TSR_ERR_INVALID,
-                "%s: %s.series = false: a point probe always writes one row per sample",
-                config_source(cfg), where);
-      q->quantities = r.quantities;
-      TSR_TRY(read_quantities(cfg, p, where, &q->quantities, err));
-    }
-    r.nprobes = (int)n;
     TSR_TRY(read_list(cfg, output, "slices", SIMULATION_MAX_SLICES, &n, err));
     for (size_t i = 0; i < n; ++i) {
       config_node_t *p;
@@ -605,22 +648,7 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
     r.nslices = (int)n;
   }
   TSR_TRY(read_hardware(cfg, root, &r.hardware, err));
-  config_node_t *stop, *steady = NULL;
-  TSR_TRY(config_object(root, "stop", false, &stop, err));
-  if (stop) TSR_TRY(config_object(stop, "when_steady", false, &steady, err));
-  if (steady) {
-    simulation_steady_t *s = &r.steady;
-    TSR_TRY(config_string(steady, "total", true, s->total, sizeof s->total, err));
-    TSR_CHECK(s->total[0], TSR_ERR_INVALID,
-              "%s: stop.when_steady.total is empty; name a total of the run's modules (a "
-              "column of series.csv, e.g. \"nusselt\")", config_source(cfg));
-    TSR_TRY(config_real(steady, "tolerance", false, 1e-15, 1.0, &s->tolerance, err));
-    TSR_TRY(config_int(steady, "window", true, 1, INT64_MAX, &s->window, err));
-    /* a tenth of the window, but no sample more often than a probe's default */
-    s->every = s->window / 10 > SIMULATION_PROBE_EVERY ? s->window / 10 : SIMULATION_PROBE_EVERY;
-    if (s->every > s->window) s->every = s->window;
-    TSR_TRY(config_int(steady, "every", false, 1, INT64_MAX, &s->every, err));
-  }
+  TSR_TRY(read_steady(cfg, root, &r, err));
   st = simulation_options_validate(&r, err);
   if (st != TSR_OK) {
     tsr_error_prefix(err, "%s", config_source(cfg));

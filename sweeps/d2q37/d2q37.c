@@ -107,6 +107,42 @@ static const char *const d37_initial_names[] = {"uniform", "shear_wave", "temper
                                                 "rayleigh_taylor", NULL};
 static const char *const d37_axis_names[] = {"x", "y", NULL};
 
+/* The section d2q37.initial: the start's kind, state and wave or interface. */
+static tsr_status d37_read_initial(config_node_t *ini, const simulation_options_t *so,
+                                   const char *src, d37_opts_t *o, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_TRY(config_choice(ini, "kind", true, d37_initial_names, &o->initial, err));
+  TSR_TRY(config_real(ini, "density", false, 1e-6, 1e6, &o->density, err));
+  TSR_TRY(config_real(ini, "temperature", false, 1e-3, 1e3, &o->temperature, err));
+  double u3[3] = {0, 0, 0};
+  TSR_TRY(config_real3(ini, "velocity", false, -2, 2, u3, err));
+  TSR_CHECK(u3[2] == 0, TSR_ERR_INVALID,
+            "%s: d2q37.initial.velocity[2] = %g: the model is two-dimensional; allowed is 0",
+            src, u3[2]);
+  o->velocity[0] = u3[0];
+  o->velocity[1] = u3[1];
+  TSR_CHECK((o->initial != D37_CONDUCTION && o->initial != D37_RAYLEIGH_TAYLOR) || o->walls,
+            TSR_ERR_INVALID,
+            "%s: d2q37.initial.kind = \"%s\" lies between the walls at y- and y+: set "
+            "domain.periodic[1] to false and give d2q37.walls", src,
+            d37_initial_names[o->initial]);
+  if (o->initial == D37_RAYLEIGH_TAYLOR) {
+    const double ny = (double)so->domain.cells[1];
+    TSR_TRY(config_real(ini, "interface", false, 0, ny, &o->interface, err));
+    TSR_TRY(config_real(ini, "width", false, 0.1, ny, &o->width, err));
+  }
+  if (o->initial != D37_UNIFORM) {
+    TSR_TRY(config_real(ini, "amplitude", false, -1e6, 1e6, &o->amplitude, err));
+    if (o->initial != D37_TAYLOR_GREEN && o->initial < D37_CONDUCTION)
+      TSR_TRY(config_choice(ini, "axis", false, d37_axis_names, &o->axis, err));
+    int64_t p = o->periods;
+    TSR_TRY(config_int(ini, "periods", false, 1, 1 << 20, &p, err));
+    o->periods = (int)p;
+  }
+cleanup:
+  return st;
+}
+
 static tsr_status d37_read(config_t *cfg, const simulation_options_t *so, void **state,
                            tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -163,36 +199,7 @@ static tsr_status d37_read(config_t *cfg, const simulation_options_t *so, void *
     }
     config_node_t *ini;
     TSR_TRY(config_object(n, "initial", false, &ini, err));
-    if (ini) {
-      TSR_TRY(config_choice(ini, "kind", true, d37_initial_names, &o->initial, err));
-      TSR_TRY(config_real(ini, "density", false, 1e-6, 1e6, &o->density, err));
-      TSR_TRY(config_real(ini, "temperature", false, 1e-3, 1e3, &o->temperature, err));
-      double u3[3] = {0, 0, 0};
-      TSR_TRY(config_real3(ini, "velocity", false, -2, 2, u3, err));
-      TSR_CHECK(u3[2] == 0, TSR_ERR_INVALID,
-                "%s: d2q37.initial.velocity[2] = %g: the model is two-dimensional; allowed is 0",
-                src, u3[2]);
-      o->velocity[0] = u3[0];
-      o->velocity[1] = u3[1];
-      TSR_CHECK((o->initial != D37_CONDUCTION && o->initial != D37_RAYLEIGH_TAYLOR) ||
-                o->walls, TSR_ERR_INVALID,
-                "%s: d2q37.initial.kind = \"%s\" lies between the walls at y- and y+: set "
-                "domain.periodic[1] to false and give d2q37.walls", src,
-                d37_initial_names[o->initial]);
-      if (o->initial == D37_RAYLEIGH_TAYLOR) {
-        const double ny = (double)so->domain.cells[1];
-        TSR_TRY(config_real(ini, "interface", false, 0, ny, &o->interface, err));
-        TSR_TRY(config_real(ini, "width", false, 0.1, ny, &o->width, err));
-      }
-      if (o->initial != D37_UNIFORM) {
-        TSR_TRY(config_real(ini, "amplitude", false, -1e6, 1e6, &o->amplitude, err));
-        if (o->initial != D37_TAYLOR_GREEN && o->initial < D37_CONDUCTION)
-          TSR_TRY(config_choice(ini, "axis", false, d37_axis_names, &o->axis, err));
-        int64_t p = o->periods;
-        TSR_TRY(config_int(ini, "periods", false, 1, 1 << 20, &p, err));
-        o->periods = (int)p;
-      }
-    }
+    if (ini) TSR_TRY(d37_read_initial(ini, so, src, o, err));
   }
   TSR_CHECK(have_walls || !o->walls, TSR_ERR_INVALID,
             "%s: domain.periodic[1] = false: module \"d2q37\" closes the domain along y "

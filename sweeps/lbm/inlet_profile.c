@@ -82,44 +82,42 @@ static size_t profile_index(const double *v, size_t n, double x) {
   return lo;
 }
 
-/* Parses text (a copy of the file) into t. */
-static tsr_status profile_parse(char *text, const char *path, int face,
-                                const patch_options_t *domain, const units_t *u,
-                                struct inlet_profile *t, tsr_error_t *err) {
+static const char *const profile_names[6] = {"x", "y", "z", "ux", "uy", "uz"};
+static const char *const profile_faces[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
+
+/* The header line (line number *number of the file, after blank lines): its columns
+ * (0..2 a coordinate, 3..5 a velocity component) into column[*ncol], the coordinates
+ * into t->axis and t->naxes. */
+static tsr_status profile_header(char **p, const char *path, int face, long *number,
+                                 int *column, int *ncol, struct inlet_profile *t,
+                                 tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  static const char *const names[6] = {"x", "y", "z", "ux", "uy", "uz"};
-  static const char *const faces[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
-  char *p = text, *line, *field[PROFILE_MAX_COLUMNS + 1];
-  int column[PROFILE_MAX_COLUMNS]; /* 0..2 a coordinate, 3..5 a velocity component */
-  double *rows = NULL, *values = NULL;
-  bool *seen = NULL;
-  long number = 0;
-  /* the header */
+  char *line, *field[PROFILE_MAX_COLUMNS + 1];
   do {
-    line = profile_line(&p);
-    ++number;
+    line = profile_line(p);
+    ++*number;
   } while (line && profile_blank(line));
   TSR_CHECK(line, TSR_ERR_INVALID, "%s: empty: an inlet profile starts with a line naming its "
             "columns (e.g. y,ux)", path);
-  const int ncol = profile_split(line, field, PROFILE_MAX_COLUMNS);
-  TSR_CHECK(ncol <= PROFILE_MAX_COLUMNS, TSR_ERR_INVALID,
+  *ncol = profile_split(line, field, PROFILE_MAX_COLUMNS);
+  TSR_CHECK(*ncol <= PROFILE_MAX_COLUMNS, TSR_ERR_INVALID,
             "%s: line %ld: more than %d columns; allowed are one or two coordinates and up to "
-            "three velocity components", path, number, PROFILE_MAX_COLUMNS);
+            "three velocity components", path, *number, PROFILE_MAX_COLUMNS);
   int naxes = 0, nvel = 0, used = 0;
-  for (int c = 0; c < ncol; ++c) {
+  for (int c = 0; c < *ncol; ++c) {
     column[c] = -1;
     for (int k = 0; k < 6; ++k)
-      if (strcmp(field[c], names[k]) == 0) column[c] = k;
+      if (strcmp(field[c], profile_names[k]) == 0) column[c] = k;
     TSR_CHECK(column[c] >= 0, TSR_ERR_INVALID,
               "%s: line %ld: column %d is \"%s\"; the columns are named x, y, z (coordinates) "
-              "and ux, uy, uz (the velocity)", path, number, c + 1, field[c]);
+              "and ux, uy, uz (the velocity)", path, *number, c + 1, field[c]);
     TSR_CHECK(!(used & (1 << column[c])), TSR_ERR_INVALID, "%s: line %ld: column \"%s\" given "
-              "twice", path, number, field[c]);
+              "twice", path, *number, field[c]);
     used |= 1 << column[c];
     if (column[c] < 3) {
       TSR_CHECK(column[c] != face / 2, TSR_ERR_INVALID,
                 "%s: line %ld: column \"%s\" is the normal of face %s; the coordinates of a "
-                "profile lie along the face", path, number, field[c], faces[face]);
+                "profile lie along the face", path, *number, field[c], profile_faces[face]);
       t->axis[naxes++] = column[c];
     } else {
       ++nvel;
@@ -127,32 +125,43 @@ static tsr_status profile_parse(char *text, const char *path, int face,
   }
   TSR_CHECK(naxes >= 1 && nvel >= 1, TSR_ERR_INVALID,
             "%s: line %ld: the columns must name a coordinate along face %s and at least one "
-            "velocity component (e.g. %s,ux)", path, number, faces[face],
-            names[face / 2 == 0 ? 1 : 0]);
+            "velocity component (e.g. %s,ux)", path, *number, profile_faces[face],
+            profile_names[face / 2 == 0 ? 1 : 0]);
   if (naxes == 2 && t->axis[0] > t->axis[1]) { /* the lower axis first */
     const int a = t->axis[0];
     t->axis[0] = t->axis[1];
     t->axis[1] = a;
   }
   t->naxes = naxes;
-  /* the points */
-  size_t npts = 0, cap = 0;
-  while ((line = profile_line(&p)) != NULL) {
+cleanup:
+  return st;
+}
+
+/* The points below the header, in lattice units: 5 values each (coordinate 0,
+ * coordinate 1, ux, uy, uz) into *rows (malloc'd; the caller frees it), *npts. */
+static tsr_status profile_points(char **p, const char *path, long number, const int *column,
+                                 int ncol, const units_t *u, const struct inlet_profile *t,
+                                 double **rows, size_t *npts, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char *line, *field[PROFILE_MAX_COLUMNS + 1];
+  size_t cap = 0;
+  *npts = 0;
+  while ((line = profile_line(p)) != NULL) {
     ++number;
     if (profile_blank(line)) continue;
     const int n = profile_split(line, field, PROFILE_MAX_COLUMNS);
     TSR_CHECK(n == ncol, TSR_ERR_INVALID, "%s: line %ld: %s%d values; the header names %d "
               "columns", path, number, n > PROFILE_MAX_COLUMNS ? "more than " : "",
               n > PROFILE_MAX_COLUMNS ? PROFILE_MAX_COLUMNS : n, ncol);
-    if (npts == cap) {
+    if (*npts == cap) {
       cap = cap ? 2 * cap : 256;
       TSR_CHECK(cap < ((size_t)1 << 26), TSR_ERR_INVALID, "%s: more than %zu points", path,
                 (size_t)1 << 25);
-      double *grown = realloc(rows, cap * 5 * sizeof *rows);
+      double *grown = realloc(*rows, cap * 5 * sizeof **rows);
       TSR_CHECK(grown, TSR_ERR_NOMEM, "%s: out of memory", path);
-      rows = grown;
+      *rows = grown;
     }
-    double *r = rows + 5 * npts; /* coordinate 0, coordinate 1, ux, uy, uz */
+    double *r = *rows + 5 * *npts;
     r[1] = 0.0;
     r[2] = r[3] = r[4] = 0.0;
     for (int c = 0; c < ncol; ++c) {
@@ -161,23 +170,33 @@ static tsr_status profile_parse(char *text, const char *path, int face,
       const double v = strtod(field[c], &end);
       TSR_CHECK(end != field[c] && *end == '\0' && errno == 0 && isfinite(v), TSR_ERR_INVALID,
                 "%s: line %ld: \"%s\" (column \"%s\") is not a finite number", path, number,
-                field[c], names[column[c]]);
+                field[c], profile_names[column[c]]);
       if (column[c] < 3) {
         r[column[c] == t->axis[0] ? 0 : 1] = units_to_lattice(u, UNITS_LENGTH, v);
       } else {
         const double lattice = units_to_lattice(u, UNITS_VELOCITY, v);
         TSR_CHECK(fabs(lattice) <= 0.4, TSR_ERR_INVALID,
                   "%s: line %ld: %s = %g (%g in lattice units): allowed are [-0.4, 0.4] in "
-                  "lattice units", path, number, names[column[c]], v, lattice);
+                  "lattice units", path, number, profile_names[column[c]], v, lattice);
         r[2 + column[c] - 3] = lattice;
       }
     }
-    ++npts;
+    ++*npts;
   }
-  TSR_CHECK(npts >= 1, TSR_ERR_INVALID, "%s: no point below the header", path);
-  /* the grid: the distinct values of each coordinate */
+  TSR_CHECK(*npts >= 1, TSR_ERR_INVALID, "%s: no point below the header", path);
+cleanup:
+  return st;
+}
+
+/* The table of t from the points: the distinct values of each coordinate (a full grid,
+ * each pair once), the velocities on it, the peak. */
+static tsr_status profile_grid(const char *path, const double *rows, size_t npts,
+                               struct inlet_profile *t, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  double *values = NULL;
+  bool *seen = NULL;
   for (int a = 0; a < 2; ++a) {
-    const size_t n = a < naxes ? npts : 1;
+    const size_t n = a < t->naxes ? npts : 1;
     t->coord[a] = malloc(n * sizeof *t->coord[a]);
     TSR_CHECK(t->coord[a], TSR_ERR_NOMEM, "%s: out of memory", path);
     for (size_t k = 0; k < n; ++k) t->coord[a][k] = rows[5 * k + a];
@@ -187,13 +206,13 @@ static tsr_status profile_parse(char *text, const char *path, int face,
       if (m == 0 || t->coord[a][k] != t->coord[a][m - 1]) t->coord[a][m++] = t->coord[a][k];
     t->n[a] = m;
   }
-  TSR_CHECK(naxes == 2 || t->n[0] == npts, TSR_ERR_INVALID,
+  TSR_CHECK(t->naxes == 2 || t->n[0] == npts, TSR_ERR_INVALID,
             "%s: %zu points but %zu different values of %s: a coordinate is given twice", path,
-            npts, t->n[0], names[t->axis[0]]);
-  TSR_CHECK(naxes == 1 || t->n[0] * t->n[1] == npts, TSR_ERR_INVALID,
+            npts, t->n[0], profile_names[t->axis[0]]);
+  TSR_CHECK(t->naxes == 1 || t->n[0] * t->n[1] == npts, TSR_ERR_INVALID,
             "%s: %zu points over %zu values of %s and %zu of %s: the points must form a full "
-            "grid, each pair once", path, npts, t->n[0], names[t->axis[0]], t->n[1],
-            names[t->axis[1]]);
+            "grid, each pair once", path, npts, t->n[0], profile_names[t->axis[0]], t->n[1],
+            profile_names[t->axis[1]]);
   values = malloc(3 * npts * sizeof *values);
   seen = calloc(npts, sizeof *seen);
   TSR_CHECK(values && seen, TSR_ERR_NOMEM, "%s: out of memory", path);
@@ -211,21 +230,39 @@ static tsr_status profile_parse(char *text, const char *path, int face,
   }
   t->u = values;
   values = NULL;
-  /* every cell centre of the face along the table's coordinates */
-  for (int a = 0; a < naxes; ++a) {
+cleanup:
+  free(values);
+  free(seen);
+  return st;
+}
+
+/* Parses text (a copy of the file) into t, which must cover every cell centre of the
+ * face along its coordinates. */
+static tsr_status profile_parse(char *text, const char *path, int face,
+                                const patch_options_t *domain, const units_t *u,
+                                struct inlet_profile *t, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char *p = text;
+  int column[PROFILE_MAX_COLUMNS], ncol = 0;
+  double *rows = NULL;
+  size_t npts = 0;
+  long number = 0;
+  TSR_TRY(profile_header(&p, path, face, &number, column, &ncol, t, err));
+  TSR_TRY(profile_points(&p, path, number, column, ncol, u, t, &rows, &npts, err));
+  TSR_TRY(profile_grid(path, rows, npts, t, err));
+  for (int a = 0; a < t->naxes; ++a) {
     const int axis = t->axis[a];
     const double need_lo = 0.5, need_hi = (double)domain->cells[axis] - 0.5;
     const double lo = t->coord[a][0], hi = t->coord[a][t->n[a] - 1];
     TSR_CHECK(lo <= need_lo && hi >= need_hi, TSR_ERR_INVALID,
               "%s: the profile covers %s from %g to %g (cells); the face %s needs every cell "
-              "centre, %g to %g (%g to %g%s)", path, names[axis], lo, hi, faces[face], need_lo,
-              need_hi, units_to_physical(u, UNITS_LENGTH, need_lo),
+              "centre, %g to %g (%g to %g%s)", path, profile_names[axis], lo, hi,
+              profile_faces[face], need_lo, need_hi,
+              units_to_physical(u, UNITS_LENGTH, need_lo),
               units_to_physical(u, UNITS_LENGTH, need_hi), u && u->on ? " m" : " cells");
   }
 cleanup:
   free(rows);
-  free(values);
-  free(seen);
   return st;
 }
 

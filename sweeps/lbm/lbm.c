@@ -234,10 +234,18 @@ lbm_moments_view_t lbm_block_moments(const block_data_t *data, int cells_id) {
 
 /* ---- registration ---- */
 
-tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
-                              const lbm_options_t *o, gpu_lbm_cache_t *gpu,
-                              gpu_field_programs_t *fields, module_decl_t *decl,
-                              lbm_ctx_t **kept, tsr_error_t *err) {
+/* The fields of the public face, in the order of their declaration. */
+enum { LBM_FACE_FIELDS = 3 };
+static const struct {
+  const char *name;
+  int components;
+} lbm_face[LBM_FACE_FIELDS] = {{LBM_FORCE, 3}, {LBM_VELOCITY, 3}, {LBM_DENSITY, 1}};
+
+/* The items' shared context for options o: lattice, kernels, collision parameters, data
+ * ids, bs ids and the directions each population crosses. */
+static tsr_status lbm_ctx_make(registry_t *reg, const patch_options_t *domain,
+                               const lbm_options_t *o, gpu_lbm_cache_t *gpu, lbm_ctx_t *out,
+                               tsr_error_t *err) {
   tsr_status st = TSR_OK;
   lbm_ctx_t c;
   memset(&c, 0, sizeof c);
@@ -262,13 +270,9 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
       .use_force = o->force[0] != 0 || o->force[1] != 0 || o->force[2] != 0};
   TSR_TRY(registry_data_id(reg, LBM_PDF, &c.pdf_id, err));
   TSR_TRY(registry_data_id(reg, LBM_CELLS, &c.cells_id, err));
-  const struct {
-    const char *name;
-    int components, *id;
-  } face[] = {{LBM_FORCE, 3, &c.force_id}, {LBM_VELOCITY, 3, &c.velocity_id},
-              {LBM_DENSITY, 1, &c.density_id}};
-  for (size_t i = 0; i < sizeof face / sizeof face[0]; ++i)
-    TSR_TRY(registry_data_id(reg, face[i].name, face[i].id, err));
+  int *const face_id[LBM_FACE_FIELDS] = {&c.force_id, &c.velocity_id, &c.density_id};
+  for (int i = 0; i < LBM_FACE_FIELDS; ++i)
+    TSR_TRY(registry_data_id(reg, lbm_face[i].name, face_id[i], err));
   selector_table_t *sel = registry_selectors(reg);
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid", &c.bs_fluid, err));
   TSR_TRY(selector_intern(sel, SELECTOR_BS, "fluid_boundary", &c.bs_boundary, err));
@@ -278,42 +282,63 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
     c.ncomps[d] = lattice_crossing(c.lattice, off, c.comps[d]);
   }
   lattice_ghost_width(c.lattice, c.width);
+  *out = c;
+cleanup:
+  return st;
+}
+
+/* The flow's fields, in this order: the PDFs, the cells, the public face (ctx: the kept
+ * context, c its contents). */
+static tsr_status lbm_declare_fields(registry_t *reg, const lbm_ctx_t *c, void *ctx,
+                                     gpu_field_programs_t *fields, module_decl_t *decl,
+                                     tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const lbm_options_t *o = &c->opts;
+  const module_env_t env = {.fields = fields};
+  int stream[LATTICE_MAX_Q * 4]; /* GPU blocks may stream in place (fs in_place) */
+  lattice_stream_table(c->lattice, stream);
+  TSR_TRY(module_declare_field(decl, reg, &env, &(field_spec_t){
+      .name = LBM_PDF, .components = c->lattice->q,
+      .esize = o->precision == LBM_SP ? sizeof(float) : sizeof(double),
+      .width = {c->width[0], c->width[1], c->width[2]}, .copies = 2, .layout_by_fs = true,
+      .block_layout = o->block_layout, .crossing = &c->comps[0][0], .stride = LATTICE_MAX_Q,
+      .ncrossing = c->ncomps, .hollow_bs = "solid", .stream = stream, .fill = lbm_fill,
+      .init_ctx = ctx}, err));
+  if (decl) TSR_TRY(module_declare_data(decl, LBM_CELLS, err));
+  /* the public face: the velocity and the density start as the initial state's, so that
+     a module reading them before the first collision (a start sweep) sees it */
+  static const field_init_fn face_init[] = {NULL, lbm_initial_velocity, lbm_initial_density};
+  for (int i = 0; i < LBM_FACE_FIELDS; ++i) {
+    /* the force and the velocity are stored with the populations' ghost layers (they
+       travel only where a module reads them across faces), so that on SoA blocks a cell's
+       values lie at its populations' element offsets: the coupled vector code reads and
+       writes them with the populations' vectors (lbm_kernels_t.coupled) */
+    const bool beside = i < 2;
+    TSR_TRY(module_declare_field(decl, reg, &env, &(field_spec_t){.name = lbm_face[i].name,
+                          .components = lbm_face[i].components,
+                          .esize = o->precision == LBM_SP ? 4 : 8, .layout = GRID_SOA,
+                          .width = {beside ? c->width[0] : 0, beside ? c->width[1] : 0,
+                                    beside ? c->width[2] : 0},
+                          .init = face_init[i], .init_ctx = ctx}, err));
+  }
+cleanup:
+  return st;
+}
+
+tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
+                              const lbm_options_t *o, gpu_lbm_cache_t *gpu,
+                              gpu_field_programs_t *fields, module_decl_t *decl,
+                              lbm_ctx_t **kept, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  lbm_ctx_t c;
+  TSR_TRY(lbm_ctx_make(reg, domain, o, gpu, &c, err));
   void *ctx;
   TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
   if (kept) *kept = ctx;
   TSR_TRY(registry_exclusive(reg, "srt,trt", err));
   TSR_TRY(registry_exclusive(reg, "sp,dp", err));
   TSR_TRY(registry_exclusive(reg, "aos,soa", err));
-
-  /* the fields, in this order: the PDFs, the cells, the public face */
-  const module_env_t env = {.fields = fields};
-  int stream[LATTICE_MAX_Q * 4]; /* GPU blocks may stream in place (fs in_place) */
-  lattice_stream_table(c.lattice, stream);
-  TSR_TRY(module_declare_field(decl, reg, &env, &(field_spec_t){
-      .name = LBM_PDF, .components = c.lattice->q,
-      .esize = o->precision == LBM_SP ? sizeof(float) : sizeof(double),
-      .width = {c.width[0], c.width[1], c.width[2]}, .copies = 2, .layout_by_fs = true,
-      .block_layout = o->block_layout, .crossing = &c.comps[0][0], .stride = LATTICE_MAX_Q,
-      .ncrossing = c.ncomps, .hollow_bs = "solid", .stream = stream, .fill = lbm_fill,
-      .init_ctx = ctx}, err));
-  if (decl) TSR_TRY(module_declare_data(decl, LBM_CELLS, err));
-  /* the public face: the velocity and the density start as the initial state's, so that
-     a module reading them before the first collision (a start sweep) sees it */
-  static const field_init_fn face_init[] = {NULL, lbm_initial_velocity, lbm_initial_density};
-  for (size_t i = 0; i < sizeof face / sizeof face[0]; ++i) {
-    /* the force and the velocity are stored with the populations' ghost layers (nothing
-       exchanges them: no sweep reads their ghosts), so that on SoA blocks a cell's values
-       lie at its populations' element offsets: the coupled vector code reads and writes
-       them with the populations' vectors (lbm_kernels_t.coupled) */
-    const bool beside = i < 2;
-    TSR_TRY(module_declare_field(decl, reg, &env, &(field_spec_t){.name = face[i].name,
-                          .components = face[i].components,
-                          .esize = o->precision == LBM_SP ? 4 : 8, .layout = GRID_SOA,
-                          .width = {beside ? c.width[0] : 0, beside ? c.width[1] : 0,
-                                    beside ? c.width[2] : 0},
-                          .init = face_init[i], .init_ctx = ctx}, err));
-  }
-
+  TSR_TRY(lbm_declare_fields(reg, &c, ctx, fields, decl, err));
   const char *live = "fluid|fluid_boundary";
   const registry_item_t items[] = {
       {.kind = REGISTRY_KIND_ALLOCATOR, .name = LBM_CELLS, .fs = "*", .hs = "cpu", .bs = "*",

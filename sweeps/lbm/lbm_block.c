@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "field.h"
+#include "grow.h"
 #include "inlet_profile.h"
 #include "mesh.h"
 #include "tsr_size.h"
@@ -190,6 +191,69 @@ static lbm_body_link_t lbm_body_link(const lbm_ctx_t *c, const block_info_t *b,
   return k;
 }
 
+/* What the link arrays of a block hold room for. */
+typedef struct lbm_link_caps {
+  size_t links, open, body;
+} lbm_link_caps_t;
+
+/* The links of the fluid cell (x, y, z) of block b to each wall cell it pulls from
+ * (interior or ghost): pressure outlets (open links), obstacles that are bodies or
+ * interpolated walls (body links), and the rest (bounce-back, moving walls, outflow). */
+static tsr_status lbm_cell_links(const lbm_ctx_t *c, const block_info_t *b, lbm_block_t *lb,
+                                 int x, int y, int z, lbm_link_caps_t *cap, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const lattice_t *l = c->lattice;
+  const grid_dims_t *d = &lb->dims;
+  const int cell[3] = {x, y, z};
+  for (int i = 1; i < l->q; ++i) {
+    const int sx = x - l->c[0][i], sy = y - l->c[1][i], sz = z - l->c[2][i];
+    const uint8_t sf = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + sx,
+                                     b->lo[1] + sy, b->lo[2] + sz);
+    if (sf == GEOMETRY_FLUID) continue;
+    const int face = geometry_open_face(sf);
+    if (face >= 0 && c->opts.geometry.walls[face].kind == GEOMETRY_WALL_PRESSURE) {
+      TSR_CHECK(grow_for_one((void **)&lb->open, &cap->open, lb->nopen, sizeof *lb->open, 64),
+                TSR_ERR_NOMEM, "out of memory for the boundary links of BlockID %d", (int)b->id);
+      lb->open[lb->nopen++] = lbm_open_link(c, b, d, cell, i, face);
+      continue;
+    }
+    const int shape = sf == GEOMETRY_NOSLIP
+                          ? geometry_shape_at(&c->opts.geometry, &c->domain, b->lo[0] + sx,
+                                              b->lo[1] + sy, b->lo[2] + sz)
+                          : -1;
+    if (shape >= 0 &&
+        (c->shape_body[shape] >= 0 || c->opts.geometry.shapes[shape].interpolated)) {
+      TSR_CHECK(grow_for_one((void **)&lb->body, &cap->body, lb->nbody, sizeof *lb->body, 256),
+                TSR_ERR_NOMEM, "out of memory for the boundary links of BlockID %d", (int)b->id);
+      lb->body[lb->nbody++] = lbm_body_link(c, b, d, cell, i);
+      continue;
+    }
+    TSR_CHECK(grow_for_one((void **)&lb->links, &cap->links, lb->nlinks, sizeof *lb->links, 256),
+              TSR_ERR_NOMEM, "out of memory for the boundary links of BlockID %d", (int)b->id);
+    if (face >= 0) { /* outflow: s takes the values of the cell next inwards */
+      const lbm_open_link_t o = lbm_open_link(c, b, d, cell, i, face);
+      lb->links[lb->nlinks++] = (lbm_link_t){.to = o.to, .from = o.from, .ghost = o.ghost};
+      continue;
+    }
+    /* the wall's velocity where the link crosses it, half-way between the cells */
+    double uw[3], at[3];
+    for (int a = 0; a < 3; ++a) at[a] = (double)(b->lo[a] + cell[a]) + 0.5 - 0.5 * l->c[a][i];
+    geometry_wall_velocity_at(&c->opts.geometry, &c->domain, sf, at, uw);
+    double cu = l->c[0][i] * uw[0] + l->c[1][i] * uw[1] + l->c[2][i] * uw[2];
+    /* moving wall: 2 w_i rho0 c_i.u_w / c_s^2; a ramped face's links in its group */
+    const int moving = sf >= GEOMETRY_MOVING && sf < GEOMETRY_MOVING + 6 ? sf - GEOMETRY_MOVING
+                                                                          : -1;
+    lb->links[lb->nlinks++] = (lbm_link_t){
+        .to = grid_index(d, sx, sy, sz, i),
+        .from = grid_index(d, x, y, z, l->inv[i]),
+        .extra = 2.0 * l->inv_cs2 * l->w[i] * c->opts.rho0 * cu,
+        .group = moving >= 0 && c->opts.geometry.walls[moving].ramp > 0 ? 1 + moving : 0,
+        .ghost = lbm_ghost_bit(d, (const int[3]){sx, sy, sz})};
+  }
+cleanup:
+  return st;
+}
+
 tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layout_t layout,
                             lbm_block_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -218,82 +282,22 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
   TSR_CHECK(lb->flags && lb->rho && lb->u, TSR_ERR_NOMEM,
             "out of memory: BlockID %d needs %.1f MiB for its flags and moments", (int)b->id,
             (double)(cells + rho_bytes + u_bytes) / 1048576.0);
-
-  /* flags of the interior, and bounce-back links from every fluid cell to each wall cell
-     (interior or ghost) it pulls from */
-  const grid_dims_t *d = &lb->dims;
-  size_t cap = 0, ocap = 0, bcap = 0, k = 0;
   if (c->nbodies > 0) {
     lb->force = calloc(3 * (size_t)c->nbodies, sizeof *lb->force);
     TSR_CHECK(lb->force, TSR_ERR_NOMEM, "out of memory for the forces of BlockID %d", (int)b->id);
   }
+  /* flags of the interior, and the links of every fluid cell next to a wall */
+  const grid_dims_t *d = &lb->dims;
+  lbm_link_caps_t cap = {0, 0, 0};
+  size_t k = 0;
   for (int z = 0; z < d->nz; ++z)
     for (int y = 0; y < d->ny; ++y)
       for (int x = 0; x < d->nx; ++x, ++k) {
-        uint8_t fl = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + x, b->lo[1] + y, b->lo[2] + z);
+        uint8_t fl = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + x, b->lo[1] + y,
+                                   b->lo[2] + z);
         lb->flags[k] = fl;
-        if (fl != GEOMETRY_FLUID || !patch_has_bs(b, c->bs_boundary)) continue;
-        for (int i = 1; i < l->q; ++i) {
-          int sx = x - l->c[0][i], sy = y - l->c[1][i], sz = z - l->c[2][i];
-          uint8_t sf = geometry_flag(&c->opts.geometry, &c->domain, b->lo[0] + sx, b->lo[1] + sy,
-                                     b->lo[2] + sz);
-          if (sf == GEOMETRY_FLUID) continue;
-          const int face = geometry_open_face(sf);
-          if (face >= 0 && c->opts.geometry.walls[face].kind == GEOMETRY_WALL_PRESSURE) {
-            if (lb->nopen == ocap) {
-              ocap = ocap ? 2 * ocap : 64;
-              lbm_open_link_t *g = realloc(lb->open, ocap * sizeof *g);
-              TSR_CHECK(g, TSR_ERR_NOMEM, "out of memory for the boundary links of BlockID %d", (int)b->id);
-              lb->open = g;
-            }
-            const int at[3] = {x, y, z};
-            lb->open[lb->nopen++] = lbm_open_link(c, b, d, at, i, face);
-            continue;
-          }
-          const int shape = sf == GEOMETRY_NOSLIP
-                                ? geometry_shape_at(&c->opts.geometry, &c->domain, b->lo[0] + sx,
-                                                    b->lo[1] + sy, b->lo[2] + sz)
-                                : -1;
-          if (shape >= 0 && (c->shape_body[shape] >= 0 ||
-                             c->opts.geometry.shapes[shape].interpolated)) {
-            if (lb->nbody == bcap) {
-              bcap = bcap ? 2 * bcap : 256;
-              lbm_body_link_t *g = realloc(lb->body, bcap * sizeof *g);
-              TSR_CHECK(g, TSR_ERR_NOMEM, "out of memory for the boundary links of BlockID %d", (int)b->id);
-              lb->body = g;
-            }
-            const int at[3] = {x, y, z};
-            lb->body[lb->nbody++] = lbm_body_link(c, b, d, at, i);
-            continue;
-          }
-          if (lb->nlinks == cap) {
-            cap = cap ? 2 * cap : 256;
-            lbm_link_t *g = realloc(lb->links, cap * sizeof *g);
-            TSR_CHECK(g, TSR_ERR_NOMEM, "out of memory for the boundary links of BlockID %d", (int)b->id);
-            lb->links = g;
-          }
-          const int cell[3] = {x, y, z};
-          if (face >= 0) { /* outflow: s takes the values of the cell next inwards */
-            const lbm_open_link_t o = lbm_open_link(c, b, d, cell, i, face);
-            lb->links[lb->nlinks++] = (lbm_link_t){.to = o.to, .from = o.from, .ghost = o.ghost};
-            continue;
-          }
-          /* the wall's velocity where the link crosses it, half-way between the cells */
-          double uw[3], at[3];
-          for (int a = 0; a < 3; ++a)
-            at[a] = (double)(b->lo[a] + cell[a]) + 0.5 - 0.5 * l->c[a][i];
-          geometry_wall_velocity_at(&c->opts.geometry, &c->domain, sf, at, uw);
-          double cu = l->c[0][i] * uw[0] + l->c[1][i] * uw[1] + l->c[2][i] * uw[2];
-          /* moving wall: 2 w_i rho0 c_i.u_w / c_s^2; a ramped face's links in its group */
-          const int moving = sf >= GEOMETRY_MOVING && sf < GEOMETRY_MOVING + 6
-                                 ? sf - GEOMETRY_MOVING : -1;
-          lb->links[lb->nlinks++] = (lbm_link_t){
-              .to = grid_index(d, sx, sy, sz, i),
-              .from = grid_index(d, x, y, z, l->inv[i]),
-              .extra = 2.0 * l->inv_cs2 * l->w[i] * c->opts.rho0 * cu,
-              .group = moving >= 0 && c->opts.geometry.walls[moving].ramp > 0 ? 1 + moving : 0,
-              .ghost = lbm_ghost_bit(d, (const int[3]){sx, sy, sz})};
-        }
+        if (fl == GEOMETRY_FLUID && patch_has_bs(b, c->bs_boundary))
+          TSR_TRY(lbm_cell_links(c, b, lb, x, y, z, &cap, err));
       }
 done:
   *out = lb;

@@ -269,127 +269,125 @@ cleanup:
   return st;
 }
 
-tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_options_t *o,
-                            tsr_error_t *err) {
+/* The section "lbm": lattice, layouts, collision, precision, viscosity, force and the
+ * initial state, into r. */
+static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_options_t *r,
+                                   tsr_error_t *err) {
   tsr_status st = TSR_OK;
   static const char *const collisions[] = {"srt", "trt", NULL};
   static const char *const precisions[] = {"dp", "sp", NULL};
   static const char *const inits[] = {"uniform", "taylor_green", NULL};
   static const char *const layouts[] = {"aos", "soa", NULL};
   static const char *const streamings[] = {"two_grid", "in_place", NULL};
+  const units_t *units = config_units(cfg);
+  config_node_t *init;
+  int v = 2;
+  TSR_TRY(config_choice(lbm, "lattice", false, lbm_lattices, &v, err));
+  r->lattice = lattice_find(lbm_lattices[v]);
+  v = (int)r->cpu_layout;
+  TSR_TRY(config_choice(lbm, "cpu_layout", false, layouts, &v, err));
+  r->cpu_layout = (grid_layout_t)v;
+  v = r->in_place ? 1 : 0;
+  TSR_TRY(config_choice(lbm, "gpu_streaming", false, streamings, &v, err));
+  r->in_place = v == 1;
+  v = (int)r->collision;
+  TSR_TRY(config_choice(lbm, "collision", false, collisions, &v, err));
+  r->collision = (lbm_collision_t)v;
+  v = (int)r->precision;
+  TSR_TRY(config_choice(lbm, "precision", false, precisions, &v, err));
+  r->precision = (lbm_precision_t)v;
+  double nu = -1;
+  TSR_TRY(config_real(lbm, "viscosity", false, 1e-12, 1e6, &nu, err));
+  TSR_CHECK(nu <= 0 || !units->on, TSR_ERR_INVALID,
+            "%s: lbm.viscosity: with a units section the fluid's viscosity is units.viscosity "
+            "(m^2/s; here %g, %.6g in lattice units): remove lbm.viscosity",
+            config_source(cfg), units->in.viscosity, units->lattice_viscosity);
+  if (nu > 0) r->viscosity = nu;
+  TSR_TRY(config_real(lbm, "magic", false, 1e-12, 1e6, &r->magic, err));
+  TSR_TRY(config_measure(lbm, "rho0", false, UNITS_DENSITY, 1e-12, 1e12, &r->rho0, err));
+  TSR_TRY(config_bool(lbm, "shifted", false, &r->shifted, err));
+  TSR_TRY(config_measure3(lbm, "force", false, UNITS_FORCE_DENSITY, -1.0, 1.0, r->force, err));
+  TSR_TRY(config_object(lbm, "initial", false, &init, err));
+  if (!init) goto cleanup;
+  v = (int)r->init;
+  TSR_TRY(config_choice(init, "kind", false, inits, &v, err));
+  r->init = (lbm_init_kind_t)v;
+  if (r->init == LBM_INIT_UNIFORM) {
+    TSR_TRY(config_measure3(init, "velocity", false, UNITS_VELOCITY, -0.4, 0.4,
+                            r->init_velocity, err));
+    TSR_TRY(lbm_read_regions(init, cfg, r, err));
+  } else {
+    TSR_TRY(config_measure(init, "u0", true, UNITS_VELOCITY, -0.4, 0.4, &r->init_velocity[0],
+                           err));
+  }
+cleanup:
+  return st;
+}
+
+/* The wall of face f (boundaries.<face>): its kind, profile or velocity, ramp, density. */
+static tsr_status lbm_read_face(config_t *cfg, config_node_t *face, int f,
+                                const patch_options_t *domain, lbm_options_t *r,
+                                tsr_error_t *err) {
+  tsr_status st = TSR_OK;
   static const char *const walls[] = {"noslip", "moving", "velocity", "pressure", "outflow", NULL};
   static const char *const profiles[] = {"uniform", "parabolic", "file", NULL};
-  lbm_options_t r = lbm_options_default();
-  config_node_t *root = config_root(cfg), *lbm, *init, *bnd, *face;
-  const units_t *units = config_units(cfg);
-  int v;
-  if (units->on) r.viscosity = units->lattice_viscosity;
-  TSR_TRY(config_object(root, "lbm", false, &lbm, err));
-  if (lbm) {
-    v = 2;
-    TSR_TRY(config_choice(lbm, "lattice", false, lbm_lattices, &v, err));
-    r.lattice = lattice_find(lbm_lattices[v]);
-    v = (int)r.cpu_layout;
-    TSR_TRY(config_choice(lbm, "cpu_layout", false, layouts, &v, err));
-    r.cpu_layout = (grid_layout_t)v;
-    v = r.in_place ? 1 : 0;
-    TSR_TRY(config_choice(lbm, "gpu_streaming", false, streamings, &v, err));
-    r.in_place = v == 1;
-    v = (int)r.collision;
-    TSR_TRY(config_choice(lbm, "collision", false, collisions, &v, err));
-    r.collision = (lbm_collision_t)v;
-    v = (int)r.precision;
-    TSR_TRY(config_choice(lbm, "precision", false, precisions, &v, err));
-    r.precision = (lbm_precision_t)v;
-    double nu = -1;
-    TSR_TRY(config_real(lbm, "viscosity", false, 1e-12, 1e6, &nu, err));
-    if (nu > 0 && units->on) {
-      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
-                         "%s: lbm.viscosity: with a units section the fluid's viscosity is "
-                         "units.viscosity (m^2/s; here %g, %.6g in lattice units): remove "
-                         "lbm.viscosity", config_source(cfg), units->in.viscosity,
-                         units->lattice_viscosity);
+  TSR_CHECK(!domain->periodic[f / 2], TSR_ERR_INVALID,
+            "%s: boundaries.%s: the domain is periodic along %c; walls go on non-periodic "
+            "faces only", config_source(cfg), lbm_face_names[f], "xyz"[f / 2]);
+  geometry_wall_t *w = &r->geometry.walls[f];
+  int v = (int)w->kind;
+  TSR_TRY(config_choice(face, "kind", true, walls, &v, err));
+  w->kind = (geometry_wall_kind_t)v;
+  if (w->kind == GEOMETRY_WALL_VELOCITY) {
+    v = (int)w->profile;
+    TSR_TRY(config_choice(face, "profile", false, profiles, &v, err));
+    w->profile = (geometry_profile_t)v;
+  }
+  if (w->profile == GEOMETRY_PROFILE_FILE) { /* the velocity from a table */
+    char file[1024], path[2048];
+    TSR_TRY(config_string(face, "file", true, file, sizeof file, err));
+    config_path_beside(cfg, file, path, sizeof path);
+    st = inlet_profile_load(path, f, domain, config_units(cfg), &w->table, err);
+    if (st != TSR_OK) {
+      tsr_error_prefix(err, "%s: boundaries.%s.file = \"%s\"", config_source(cfg),
+                       lbm_face_names[f], file);
       goto cleanup;
     }
-    if (nu > 0) r.viscosity = nu;
-    TSR_TRY(config_real(lbm, "magic", false, 1e-12, 1e6, &r.magic, err));
-    TSR_TRY(config_measure(lbm, "rho0", false, UNITS_DENSITY, 1e-12, 1e12, &r.rho0, err));
-    TSR_TRY(config_bool(lbm, "shifted", false, &r.shifted, err));
-    TSR_TRY(config_measure3(lbm, "force", false, UNITS_FORCE_DENSITY, -1.0, 1.0, r.force, err));
-    TSR_TRY(config_object(lbm, "initial", false, &init, err));
-    if (init) {
-      v = (int)r.init;
-      TSR_TRY(config_choice(init, "kind", false, inits, &v, err));
-      r.init = (lbm_init_kind_t)v;
-      if (r.init == LBM_INIT_UNIFORM) {
-        TSR_TRY(config_measure3(init, "velocity", false, UNITS_VELOCITY, -0.4, 0.4,
-                                r.init_velocity, err));
-        TSR_TRY(lbm_read_regions(init, cfg, &r, err));
-      } else {
-        TSR_TRY(config_measure(init, "u0", true, UNITS_VELOCITY, -0.4, 0.4, &r.init_velocity[0],
-                               err));
-      }
-    }
+    inlet_profile_peak(w->table, w->velocity);
+  } else if (geometry_wall_moves(w->kind)) {
+    TSR_TRY(config_measure3(face, "velocity", true, UNITS_VELOCITY, -0.4, 0.4, w->velocity,
+                            err));
   }
-  TSR_TRY(config_object(root, "boundaries", false, &bnd, err));
-  for (int f = 0; bnd && f < 6; ++f) {
-    TSR_TRY(config_object(bnd, lbm_face_names[f], false, &face, err));
-    if (!face) continue;
-    if (domain->periodic[f / 2]) {
-      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
-                         "%s: boundaries.%s: the domain is periodic along %c; walls go on "
-                         "non-periodic faces only", config_source(cfg), lbm_face_names[f], "xyz"[f / 2]);
-      goto cleanup;
-    }
-    v = (int)r.geometry.walls[f].kind;
-    TSR_TRY(config_choice(face, "kind", true, walls, &v, err));
-    r.geometry.walls[f].kind = (geometry_wall_kind_t)v;
-    geometry_wall_t *w = &r.geometry.walls[f];
-    if (w->kind == GEOMETRY_WALL_VELOCITY) {
-      v = (int)w->profile;
-      TSR_TRY(config_choice(face, "profile", false, profiles, &v, err));
-      w->profile = (geometry_profile_t)v;
-    }
-    if (w->profile == GEOMETRY_PROFILE_FILE) { /* the velocity from a table */
-      char file[1024], path[2048];
-      TSR_TRY(config_string(face, "file", true, file, sizeof file, err));
-      config_path_beside(cfg, file, path, sizeof path);
-      st = inlet_profile_load(path, f, domain, units, &w->table, err);
-      if (st != TSR_OK) {
-        tsr_error_prefix(err, "%s: boundaries.%s.file = \"%s\"", config_source(cfg),
-                         lbm_face_names[f], file);
-        goto cleanup;
-      }
-      inlet_profile_peak(w->table, w->velocity);
-    } else if (geometry_wall_moves(w->kind)) {
-      TSR_TRY(config_measure3(face, "velocity", true, UNITS_VELOCITY, -0.4, 0.4, w->velocity,
-                              err));
-    }
-    if (geometry_wall_moves(w->kind))
-      TSR_TRY(config_measure(face, "ramp", false, UNITS_TIME, 0.0, 1e15, &w->ramp, err));
-    if (r.geometry.walls[f].kind == GEOMETRY_WALL_PRESSURE) {
-      r.geometry.walls[f].density = r.rho0;
-      TSR_TRY(config_measure(face, "density", false, UNITS_DENSITY, 1e-12, 1e12,
-                             &r.geometry.walls[f].density, err));
-    }
+  if (geometry_wall_moves(w->kind))
+    TSR_TRY(config_measure(face, "ramp", false, UNITS_TIME, 0.0, 1e15, &w->ramp, err));
+  if (w->kind == GEOMETRY_WALL_PRESSURE) {
+    w->density = r->rho0;
+    TSR_TRY(config_measure(face, "density", false, UNITS_DENSITY, 1e-12, 1e12, &w->density,
+                           err));
   }
+cleanup:
+  return st;
+}
+
+/* The list "obstacles": each shape, its wall and its name. */
+static tsr_status lbm_read_obstacles(config_t *cfg, const patch_options_t *domain,
+                                     lbm_options_t *r, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  static const char *const wall_kinds[] = {"halfway", "interpolated", NULL};
+  config_node_t *root = config_root(cfg);
   size_t n = 0;
   TSR_TRY(config_list(root, "obstacles", &n, err));
-  if (n > GEOMETRY_MAX_SHAPES) {
-    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
-                       "%s: obstacles: %zu shapes; at most %d are allowed", config_source(cfg), n,
-                       GEOMETRY_MAX_SHAPES);
-    goto cleanup;
-  }
+  TSR_CHECK(n <= GEOMETRY_MAX_SHAPES, TSR_ERR_INVALID,
+            "%s: obstacles: %zu shapes; at most %d are allowed", config_source(cfg), n,
+            GEOMETRY_MAX_SHAPES);
   for (size_t i = 0; i < n; ++i) {
     config_node_t *item;
     TSR_TRY(config_list_item(root, "obstacles", i, &item, err));
-    geometry_shape_t *s = &r.geometry.shapes[i];
+    geometry_shape_t *s = &r->geometry.shapes[i];
     char where[32];
     snprintf(where, sizeof where, "obstacles[%zu]", i);
     TSR_TRY(lbm_read_shape(item, cfg, domain, where, s, err));
-    static const char *const wall_kinds[] = {"halfway", "interpolated", NULL};
-    v = 0;
+    int v = 0;
     TSR_TRY(config_choice(item, "wall", false, wall_kinds, &v, err));
     s->interpolated = v == 1;
     s->name[0] = '\001'; /* stays where the key is absent */
@@ -399,57 +397,68 @@ tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_op
     bool name_ok = !named || s->name[0] != '\0';
     for (const char *p = s->name; *p; ++p)
       name_ok = name_ok && (isalnum((unsigned char)*p) || *p == '_' || *p == '-');
-    if (!name_ok) {
-      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
-                         "%s: obstacles[%zu].name = \"%s\": allowed are 1 to %d letters, digits, "
-                         "'_' and '-'", config_source(cfg), i, s->name, GEOMETRY_NAME_MAX - 1);
-      goto cleanup;
-    }
+    TSR_CHECK(name_ok, TSR_ERR_INVALID,
+              "%s: obstacles[%zu].name = \"%s\": allowed are 1 to %d letters, digits, '_' "
+              "and '-'", config_source(cfg), i, s->name, GEOMETRY_NAME_MAX - 1);
   }
-  r.geometry.nshapes = (int)n;
-  {
-    int body[GEOMETRY_MAX_SHAPES];
-    const char *names[GEOMETRY_MAX_SHAPES];
-    const int nb = geometry_bodies(&r.geometry, body, names);
-    if (nb > LBM_MAX_BODIES) {
-      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
-                         "%s: obstacles: %d bodies (distinct names); at most %d are allowed",
-                         config_source(cfg), nb, LBM_MAX_BODIES);
-      goto cleanup;
-    }
-    config_node_t *forces;
-    TSR_TRY(config_object(root, "forces", false, &forces, err));
-    if (forces) {
-      static const char *const axes[] = {"x", "y", "z", NULL};
-      r.forces.on = true;
-      r.forces.density = r.rho0;
-      r.forces.drag = 0;
-      r.forces.lift = 1;
-      TSR_TRY(config_measure(forces, "velocity", true, UNITS_VELOCITY, 1e-12, 1.0,
-                             &r.forces.velocity, err));
-      TSR_TRY(config_measure(forces, "length", true, UNITS_LENGTH, 1e-12, 1e12, &r.forces.length,
-                             err));
-      r.forces.area = r.forces.length; /* 2-D: per cell of depth */
-      TSR_TRY(config_measure(forces, "area", r.lattice->d == 3, UNITS_AREA, 1e-12, 1e24,
-                             &r.forces.area, err));
-      TSR_TRY(config_measure(forces, "density", false, UNITS_DENSITY, 1e-12, 1e12,
-                             &r.forces.density, err));
-      TSR_TRY(config_choice(forces, "drag", false, axes, &r.forces.drag, err));
-      TSR_TRY(config_choice(forces, "lift", false, axes, &r.forces.lift, err));
-      if (nb == 0) {
-        st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
-                           "%s: forces: no obstacle has a name (the bodies whose drag and "
-                           "lift it is for)", config_source(cfg));
-        goto cleanup;
-      }
-      if (r.forces.drag == r.forces.lift) {
-        st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
-                           "%s: forces.drag and forces.lift are both \"%s\": give two "
-                           "different axes", config_source(cfg), axes[r.forces.drag]);
-        goto cleanup;
-      }
-    }
+  r->geometry.nshapes = (int)n;
+cleanup:
+  return st;
+}
+
+/* The section "forces" (drag and lift of the named bodies), with the bodies' count. */
+static tsr_status lbm_read_forces(config_t *cfg, lbm_options_t *r, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  static const char *const axes[] = {"x", "y", "z", NULL};
+  int body[GEOMETRY_MAX_SHAPES];
+  const char *names[GEOMETRY_MAX_SHAPES];
+  const int nb = geometry_bodies(&r->geometry, body, names);
+  config_node_t *forces;
+  TSR_CHECK(nb <= LBM_MAX_BODIES, TSR_ERR_INVALID,
+            "%s: obstacles: %d bodies (distinct names); at most %d are allowed",
+            config_source(cfg), nb, LBM_MAX_BODIES);
+  TSR_TRY(config_object(config_root(cfg), "forces", false, &forces, err));
+  if (!forces) goto cleanup;
+  r->forces.on = true;
+  r->forces.density = r->rho0;
+  r->forces.drag = 0;
+  r->forces.lift = 1;
+  TSR_TRY(config_measure(forces, "velocity", true, UNITS_VELOCITY, 1e-12, 1.0,
+                         &r->forces.velocity, err));
+  TSR_TRY(config_measure(forces, "length", true, UNITS_LENGTH, 1e-12, 1e12, &r->forces.length,
+                         err));
+  r->forces.area = r->forces.length; /* 2-D: per cell of depth */
+  TSR_TRY(config_measure(forces, "area", r->lattice->d == 3, UNITS_AREA, 1e-12, 1e24,
+                         &r->forces.area, err));
+  TSR_TRY(config_measure(forces, "density", false, UNITS_DENSITY, 1e-12, 1e12,
+                         &r->forces.density, err));
+  TSR_TRY(config_choice(forces, "drag", false, axes, &r->forces.drag, err));
+  TSR_TRY(config_choice(forces, "lift", false, axes, &r->forces.lift, err));
+  TSR_CHECK(nb > 0, TSR_ERR_INVALID,
+            "%s: forces: no obstacle has a name (the bodies whose drag and lift it is for)",
+            config_source(cfg));
+  TSR_CHECK(r->forces.drag != r->forces.lift, TSR_ERR_INVALID,
+            "%s: forces.drag and forces.lift are both \"%s\": give two different axes",
+            config_source(cfg), axes[r->forces.drag]);
+cleanup:
+  return st;
+}
+
+tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_options_t *o,
+                            tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  lbm_options_t r = lbm_options_default();
+  config_node_t *root = config_root(cfg), *lbm, *bnd, *face;
+  if (config_units(cfg)->on) r.viscosity = config_units(cfg)->lattice_viscosity;
+  TSR_TRY(config_object(root, "lbm", false, &lbm, err));
+  if (lbm) TSR_TRY(lbm_read_section(cfg, lbm, &r, err));
+  TSR_TRY(config_object(root, "boundaries", false, &bnd, err));
+  for (int f = 0; bnd && f < 6; ++f) {
+    TSR_TRY(config_object(bnd, lbm_face_names[f], false, &face, err));
+    if (face) TSR_TRY(lbm_read_face(cfg, face, f, domain, &r, err));
   }
+  TSR_TRY(lbm_read_obstacles(cfg, domain, &r, err));
+  TSR_TRY(lbm_read_forces(cfg, &r, err));
   st = lbm_options_validate(&r, err);
   if (st == TSR_OK) st = lbm_options_check_domain(&r, domain, err);
   if (st != TSR_OK) {
