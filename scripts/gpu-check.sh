@@ -111,7 +111,7 @@ run "$tessera" bench --lattice d3q19 --layout soa --collision srt --precision sp
 }
 
 sec_groups() {
-section "bench on the GPU: work-group shapes (hardware.work_group), SP, 1 and 512 blocks"
+section "bench on the GPU: work-group shapes (lbm.work_group), SP, 1 and 512 blocks"
 for shape in rule 32,1 32,8 64,2 128,1 256,1; do
   group=()
   [ "$shape" = rule ] || group=(--gpu-group "$shape")

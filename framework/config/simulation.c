@@ -413,6 +413,24 @@ cleanup:
   return st;
 }
 
+/* hardware.work_group and hardware.kernel_sources, options of the flow's kernels, are
+ * lbm.work_group and lbm.kernel_sources: one message naming the new key. */
+static tsr_status refuse_moved_keys(config_t *cfg, config_node_t *hw, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int64_t wg[3] = {INT64_MIN, INT64_MIN, INT64_MIN};
+  char dir[SIMULATION_PATH_MAX] = "\001";
+  TSR_TRY(config_int3(hw, "work_group", false, INT64_MIN + 1, INT64_MAX, wg, err));
+  TSR_CHECK(wg[0] == INT64_MIN, TSR_ERR_INVALID,
+            "%s: hardware.work_group is an option of the flow's GPU kernels: give it as "
+            "lbm.work_group", config_source(cfg));
+  TSR_TRY(config_string(hw, "kernel_sources", false, dir, sizeof dir, err));
+  TSR_CHECK(dir[0] == '\001', TSR_ERR_INVALID,
+            "%s: hardware.kernel_sources is an option of the flow's GPU kernels: give it as "
+            "lbm.kernel_sources", config_source(cfg));
+cleanup:
+  return st;
+}
+
 static tsr_status read_hardware(config_t *cfg, config_node_t *root, simulation_hardware_t *h,
                                 tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -431,21 +449,7 @@ static tsr_status read_hardware(config_t *cfg, config_node_t *root, simulation_h
   if (overlap >= 0) h->overlap = (simulation_overlap_t)overlap;
   TSR_TRY(config_object(hw, "opencl", false, &ocl, err));
   if (ocl) TSR_TRY(read_opencl(cfg, ocl, &h->opencl, err));
-  TSR_TRY(config_string(hw, "kernel_sources", false, h->kernel_sources, sizeof h->kernel_sources,
-                        err));
-  int64_t wg[3] = {0, 0, 0};
-  TSR_TRY(config_int3(hw, "work_group", false, 1, 1024, wg, err));
-  if (wg[0] > 0) {
-    if (wg[2] != 1 || wg[0] * wg[1] > 1024) {
-      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
-                         "%s: hardware.work_group = [%lld, %lld, %lld]: allowed are [x, y, 1] "
-                         "with x y <= 1024 (the third dimension of a launch runs over blocks)",
-                         config_source(cfg), (long long)wg[0], (long long)wg[1],
-                         (long long)wg[2]);
-      goto cleanup;
-    }
-    for (int a = 0; a < 3; ++a) h->work_group[a] = (int)wg[a];
-  }
+  TSR_TRY(refuse_moved_keys(cfg, hw, err));
   TSR_TRY(config_list(hw, "configurations", &n, err));
   if (n > SIMULATION_MAX_CONFIGURATIONS) {
     st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,

@@ -142,7 +142,8 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
   tsr_status st = TSR_OK;
   lbm_state_t *s = state;
   if (env->cl && !s->gpu)
-    TSR_TRY(gpu_lbm_cache_create(env->cl, env->kernel_sources, env->work_group, &s->gpu, err));
+    TSR_TRY(gpu_lbm_cache_create(env->cl, s->opts.kernel_sources, s->opts.work_group, &s->gpu,
+                                 err));
   *decl = (module_decl_t){
       /* the density the next collision will see, after the exchange of the populations
          the collision wrote and the boundary links: a module computing the force of the
@@ -419,7 +420,8 @@ static tsr_status lbm_resume(void *state, sim_t *sim, int64_t step, tsr_error_t 
   return st;
 }
 
-static const char *const lbm_restart_keys[] = {"lbm.cpu_layout", "lbm.gpu_streaming", NULL};
+static const char *const lbm_restart_keys[] = {"lbm.cpu_layout", "lbm.gpu_streaming",
+                                               "lbm.work_group", "lbm.kernel_sources", NULL};
 
 const module_def_t lbm_module = {
     .name = "lbm",

@@ -307,6 +307,15 @@ static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_option
   TSR_TRY(config_measure(lbm, "rho0", false, UNITS_DENSITY, 1e-12, 1e12, &r->rho0, err));
   TSR_TRY(config_bool(lbm, "shifted", false, &r->shifted, err));
   TSR_TRY(config_measure3(lbm, "force", false, UNITS_FORCE_DENSITY, -1.0, 1.0, r->force, err));
+  TSR_TRY(config_string(lbm, "kernel_sources", false, r->kernel_sources,
+                        sizeof r->kernel_sources, err));
+  int64_t wg[3] = {0, 0, 0};
+  TSR_TRY(config_int3(lbm, "work_group", false, 1, 1024, wg, err));
+  TSR_CHECK(wg[0] == 0 || (wg[2] == 1 && wg[0] * wg[1] <= 1024), TSR_ERR_INVALID,
+            "%s: lbm.work_group = [%lld, %lld, %lld]: allowed are [x, y, 1] with x y <= 1024 "
+            "(the third dimension of a launch runs over blocks)", config_source(cfg),
+            (long long)wg[0], (long long)wg[1], (long long)wg[2]);
+  for (int a = 0; a < 3; ++a) r->work_group[a] = (int)wg[a];
   TSR_TRY(config_object(lbm, "initial", false, &init, err));
   if (!init) goto cleanup;
   v = (int)r->init;

@@ -44,6 +44,10 @@ typedef struct lbm_options {
   double init_region_density[LBM_MAX_REGIONS];    /* (the last region holding a cell wins) */
   int ninit_regions;
   geometry_t geometry;
+  int work_group[3];     /* GPU blocks: the work-group of the flow's kernels over a block's
+                            cells; zeros: the rule of gpu_lbm */
+  char kernel_sources[256]; /* "", or a folder the flow's OpenCL sources are read from
+                               instead of the copies built in (kernel development) */
   struct {               /* "forces": drag and lift coefficients of the bodies */
     bool on;
     double velocity, length, area, density; /* references, lattice units */

@@ -643,7 +643,7 @@ static tsr_status thermal_register(void *state, registry_t *reg, const module_en
   c.kernels[GRID_SOA] = lbm_kernels_find(c.lattice, GRID_SOA, c.o.dp);
   TSR_CHECK(c.kernels[GRID_AOS] && c.kernels[GRID_SOA], TSR_ERR_INTERNAL, "no D3Q7 kernels");
   if (env->cl && !s->gpu)
-    TSR_TRY(gpu_lbm_cache_create(env->cl, env->kernel_sources, env->work_group, &s->gpu, err));
+    TSR_TRY(gpu_lbm_cache_create(env->cl, "", NULL, &s->gpu, err));
   c.gpu = s->gpu;
   c.height = thermal_height(&c.o, &c.domain);
   thermal_physics(&c); /* again in thermal_bind, with the flow's viscosity and rho0 */
