@@ -211,6 +211,53 @@ cleanup:
   return st;
 }
 
+/* Block records from *p into h->block (allocated), each checked to follow *end in the file. */
+static tsr_status decode_blocks(const uint8_t **p, uint64_t file_bytes, const char *path,
+                                checkpoint_header_t *h, uint64_t *end, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  h->block = calloc(h->nblocks ? h->nblocks : 1, sizeof *h->block);
+  TSR_CHECK(h->block, TSR_ERR_NOMEM, "%s: out of memory for %u block records", path, h->nblocks);
+  for (uint32_t i = 0; i < h->nblocks; ++i) {
+    checkpoint_block_t *b = &h->block[i];
+    b->id = (int32_t)(uint32_t)get_u(p, 4);
+    b->crc = (uint32_t)get_u(p, 4);
+    b->offset = get_u(p, 8);
+    b->bytes = get_u(p, 8);
+    TSR_CHECK(b->id == (int32_t)i, TSR_ERR_CORRUPT,
+              "%s: block record %u holds BlockID %d; the file is damaged", path, i, (int)b->id);
+    TSR_CHECK(b->offset == *end && b->bytes <= file_bytes && b->offset <= file_bytes - b->bytes,
+              TSR_ERR_CORRUPT, "%s: BlockID %d's %llu bytes at %llu lie outside the file of "
+              "%llu bytes (truncated?)", path, (int)b->id, (unsigned long long)b->bytes,
+              (unsigned long long)b->offset, (unsigned long long)file_bytes);
+    *end = b->offset + b->bytes;
+    if (h->version >= 2) *end = checkpoint_aligned(*end); /* blocks start on whole pages */
+  }
+cleanup:
+  return st;
+}
+
+/* Extra records from *p into h->extras, each checked to follow *end in the file. */
+static tsr_status decode_extras(const uint8_t **p, uint64_t file_bytes, const char *path,
+                                checkpoint_header_t *h, uint64_t *end, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (uint32_t i = 0; i < h->nextras; ++i) {
+    checkpoint_extra_t *x = &h->extras[i];
+    TSR_CHECK(get_text(p, x->name, sizeof x->name), TSR_ERR_CORRUPT,
+              "%s: extra %u's name is not terminated; the file is damaged", path, i);
+    x->crc = (uint32_t)get_u(p, 4);
+    (void)get_u(p, 4);
+    x->offset = get_u(p, 8);
+    x->bytes = get_u(p, 8);
+    TSR_CHECK(x->offset == *end && x->bytes <= file_bytes && x->offset <= file_bytes - x->bytes,
+              TSR_ERR_CORRUPT, "%s: '%s' (%llu bytes at %llu) lies outside the file of %llu "
+              "bytes (truncated?)", path, x->name, (unsigned long long)x->bytes,
+              (unsigned long long)x->offset, (unsigned long long)file_bytes);
+    *end = x->offset + x->bytes;
+  }
+cleanup:
+  return st;
+}
+
 tsr_status checkpoint_header_decode(const uint8_t *in, size_t len, uint64_t file_bytes,
                                     const char *path, checkpoint_header_t *h, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -254,38 +301,9 @@ tsr_status checkpoint_header_decode(const uint8_t *in, size_t len, uint64_t file
     f->components = (uint32_t)get_u(&p, 4);
     f->value_bytes = (uint32_t)get_u(&p, 4);
   }
-  h->block = calloc(h->nblocks ? h->nblocks : 1, sizeof *h->block);
-  TSR_CHECK(h->block, TSR_ERR_NOMEM, "%s: out of memory for %u block records", path, h->nblocks);
   uint64_t end = h->data_offset; /* where the next block's data must start */
-  for (uint32_t i = 0; i < h->nblocks; ++i) {
-    checkpoint_block_t *b = &h->block[i];
-    b->id = (int32_t)(uint32_t)get_u(&p, 4);
-    b->crc = (uint32_t)get_u(&p, 4);
-    b->offset = get_u(&p, 8);
-    b->bytes = get_u(&p, 8);
-    TSR_CHECK(b->id == (int32_t)i, TSR_ERR_CORRUPT,
-              "%s: block record %u holds BlockID %d; the file is damaged", path, i, (int)b->id);
-    TSR_CHECK(b->offset == end && b->bytes <= file_bytes && b->offset <= file_bytes - b->bytes,
-              TSR_ERR_CORRUPT, "%s: BlockID %d's %llu bytes at %llu lie outside the file of "
-              "%llu bytes (truncated?)", path, (int)b->id, (unsigned long long)b->bytes,
-              (unsigned long long)b->offset, (unsigned long long)file_bytes);
-    end = b->offset + b->bytes;
-    if (h->version >= 2) end = checkpoint_aligned(end); /* blocks start on whole pages */
-  }
-  for (uint32_t i = 0; i < h->nextras; ++i) {
-    checkpoint_extra_t *x = &h->extras[i];
-    TSR_CHECK(get_text(&p, x->name, sizeof x->name), TSR_ERR_CORRUPT,
-              "%s: extra %u's name is not terminated; the file is damaged", path, i);
-    x->crc = (uint32_t)get_u(&p, 4);
-    (void)get_u(&p, 4);
-    x->offset = get_u(&p, 8);
-    x->bytes = get_u(&p, 8);
-    TSR_CHECK(x->offset == end && x->bytes <= file_bytes && x->offset <= file_bytes - x->bytes,
-              TSR_ERR_CORRUPT, "%s: '%s' (%llu bytes at %llu) lies outside the file of %llu "
-              "bytes (truncated?)", path, x->name, (unsigned long long)x->bytes,
-              (unsigned long long)x->offset, (unsigned long long)file_bytes);
-    end = x->offset + x->bytes;
-  }
+  TSR_TRY(decode_blocks(&p, file_bytes, path, h, &end, err));
+  TSR_TRY(decode_extras(&p, file_bytes, path, h, &end, err));
   TSR_CHECK(end == file_bytes, TSR_ERR_CORRUPT,
             "%s: the file has %llu bytes, its header describes %llu", path,
             (unsigned long long)file_bytes, (unsigned long long)end);

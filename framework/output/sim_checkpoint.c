@@ -140,6 +140,151 @@ cleanup:
   return st;
 }
 
+/* Header fields (ids: data ids), step, hash, grid and modules; the file's name, path and tmp. */
+static tsr_status sim_ckpt_describe(sim_t *sim, output_folder_t *out, int64_t step,
+                                    const char *physics, char *name, size_t cap,
+                                    checkpoint_header_t *h, int *ids, char *final_path,
+                                    size_t final_cap, char *tmp, size_t tmp_cap,
+                                    tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const patch_options_t *d = patch_options(sim_patch(sim));
+  h->nfields = sim_ckpt_fields(sim, h->fields, ids);
+  TSR_CHECK(h->nfields <= CHECKPOINT_MAX_FIELDS, TSR_ERR_INVALID,
+            "a checkpoint holds at most %d fields", CHECKPOINT_MAX_FIELDS);
+  snprintf(name, cap, "checkpoint_%06lld.tsrc", (long long)step);
+  TSR_TRY(output_folder_file(out, final_path, final_cap, err, "%s", name));
+  snprintf(tmp, tmp_cap, "%s/.%s.tmp-ckpt00", output_folder_path(out), name);
+  h->step = (uint64_t)step;
+  h->config_hash = config_text_hash(physics);
+  for (int a = 0; a < 3; ++a) {
+    h->cells[a] = d->cells[a];
+    h->blocks[a] = d->blocks[a];
+    h->periodic[a] = d->periodic[a];
+  }
+  sim_ckpt_modules(sim, h->modules, sizeof h->modules);
+cleanup:
+  return st;
+}
+
+/* Collective: rank 0's extras' sizes broadcast, then each block's and extra's place; *end. */
+static tsr_status sim_ckpt_layout(MPI_Comm comm, int rank, int nextras,
+                                  const sim_output_extra_t *extra, const uint64_t *bytes,
+                                  int32_t nb, checkpoint_header_t *h, uint64_t *end,
+                                  tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  uint64_t xs[1 + CHECKPOINT_MAX_EXTRAS] = {0};
+  if (rank == 0) {
+    h->nextras = (uint32_t)nextras;
+    xs[0] = h->nextras;
+    for (uint32_t i = 0; i < h->nextras; ++i) xs[1 + i] = extra[i].len;
+  }
+  TSR_MPI(MPI_Bcast(xs, 1 + CHECKPOINT_MAX_EXTRAS, MPI_UINT64_T, 0, comm));
+  h->nextras = (uint32_t)xs[0];
+  h->nblocks = (uint32_t)nb;
+  h->header_bytes = checkpoint_header_size(h->nfields, h->nblocks, h->nextras);
+  h->data_offset = checkpoint_data_offset(h->header_bytes);
+  uint64_t at = h->data_offset;
+  for (int32_t id = 0; id < nb; ++id) { /* each block on whole pages of its own */
+    h->block[id] = (checkpoint_block_t){.id = id, .offset = at, .bytes = bytes[id]};
+    at = checkpoint_aligned(at + bytes[id]);
+  }
+  for (uint32_t i = 0; i < h->nextras; ++i) {
+    if (rank == 0) snprintf(h->extras[i].name, sizeof h->extras[i].name, "%s", extra[i].name);
+    h->extras[i].offset = at;
+    h->extras[i].bytes = xs[1 + i];
+    at += xs[1 + i];
+  }
+  *end = at;
+cleanup:
+  return st;
+}
+
+/* Collective: rank 0 creates tmp at end bytes (cutting a leftover), then the others open it. */
+static tsr_status sim_ckpt_create(MPI_Comm comm, int rank, const char *tmp, uint64_t end,
+                                  bulk_file_t *file, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (rank == 0) {
+    st = bulk_open(file, tmp, true, SIM_CKPT_WRITE_PIECE, err);
+    if (st == TSR_OK && ftruncate(file->fd, (off_t)end) != 0)
+      st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__,
+                         "cannot size %s to %llu bytes: %s", tmp, (unsigned long long)end,
+                         strerror(errno));
+  }
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  if (rank != 0) st = bulk_open(file, tmp, true, SIM_CKPT_WRITE_PIECE, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+cleanup:
+  return st;
+}
+
+/* One local block's fields packed in whole rows, summed into *crc and written. */
+static tsr_status sim_ckpt_write_block(sim_t *sim, bulk_file_t *file, int32_t id,
+                                       const checkpoint_header_t *h, const int *ids,
+                                       uint32_t *crc, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  block_data_t *data = patch_block_data(sim_patch(sim), id);
+  bulk_write_begin(file, h->block[id].offset);
+  for (uint32_t f = 0; f < h->nfields && st == TSR_OK; ++f) {
+    const grid_field_t *g = NULL;
+    st = field_sync(data, ids[f], &g, err); /* GPU blocks: read back once */
+    if (st != TSR_OK || !g) continue;
+    const size_t row = field_row_bytes(g);
+    for (int64_t r0 = 0, n = 0; r0 < field_rows(g) && st == TSR_OK; r0 += n) {
+      uint8_t *p = NULL;
+      size_t room = 0;
+      st = bulk_write_room(file, row, &p, &room, err);
+      if (st != TSR_OK) break;
+      n = (int64_t)(room / row) < field_rows(g) - r0 ? (int64_t)(room / row) : field_rows(g) - r0;
+      *crc = sim_ckpt_rows(g, NULL, r0, n, p, *crc);
+      bulk_write_advance(file, (size_t)n * row);
+    }
+  }
+  if (st == TSR_OK) st = bulk_write_end(file, err);
+  return st;
+}
+
+/* Rank 0: the extras, the file cut to end bytes, then the header that describes it all. */
+static tsr_status sim_ckpt_write_head(bulk_file_t *file, checkpoint_header_t *h,
+                                      const sim_output_extra_t *extra, uint64_t end,
+                                      const char *tmp, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  bulk_write_begin(file, h->nextras ? h->extras[0].offset : end);
+  for (uint32_t i = 0; i < h->nextras && st == TSR_OK; ++i) {
+    h->extras[i].crc = checkpoint_crc32(0, extra[i].bytes, (size_t)extra[i].len);
+    st = bulk_write(file, extra[i].bytes, (size_t)extra[i].len, err);
+  }
+  if (st == TSR_OK) st = bulk_write_end(file, err);
+  if (st == TSR_OK) st = bulk_finish(file, err);
+  if (st == TSR_OK && ftruncate(file->fd, (off_t)end) != 0) /* the last page's padding */
+    st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot size %s: %s", tmp,
+                       strerror(errno));
+  uint8_t *head = calloc(1, (size_t)h->data_offset);
+  if (st == TSR_OK && !head)
+    st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  if (st == TSR_OK) {
+    checkpoint_header_encode(h, head);
+    bulk_write_begin(file, 0);
+    st = bulk_write(file, head, (size_t)h->data_offset, err);
+    if (st == TSR_OK) st = bulk_write_end(file, err);
+  }
+  free(head);
+  return st;
+}
+
+/* Collective: rank 0 renames tmp to final_path and syncs the folder; one verdict. */
+static tsr_status sim_ckpt_publish(MPI_Comm comm, int rank, const char *tmp,
+                                   const char *final_path, const char *folder,
+                                   tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (rank == 0) {
+    if (rename(tmp, final_path) != 0)
+      st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot rename %s to %s: %s", tmp,
+                         final_path, strerror(errno));
+    if (st == TSR_OK) st = sim_ckpt_sync_folder(folder, err);
+  }
+  return verdict_reduce(comm, st, 0, err);
+}
+
 tsr_status sim_write_checkpoint(sim_t *sim, sim_output_t *w, output_folder_t *out, int64_t step,
                                 const char *physics, char *name, size_t cap, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -147,31 +292,16 @@ tsr_status sim_write_checkpoint(sim_t *sim, sim_output_t *w, output_folder_t *ou
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const int32_t nb = patch_block_count(sim_patch(sim));
-  const patch_options_t *d = patch_options(sim_patch(sim));
   checkpoint_header_t h = {.version = CHECKPOINT_VERSION};
   int ids[CHECKPOINT_MAX_FIELDS + 1];
-  uint64_t *sizes = NULL, *crcs = NULL, *all = NULL;
-  uint8_t *head = NULL;
+  uint64_t *sizes = NULL, *crcs = NULL, *all = NULL, end = 0;
   sim_output_extra_t extra[CHECKPOINT_MAX_EXTRAS];
   bulk_file_t file = {.fd = -1};
-  char final_path[OUTPUT_PATH_MAX], tmp[OUTPUT_PATH_MAX + 32];
+  char final_path[OUTPUT_PATH_MAX], tmp[OUTPUT_PATH_MAX + 32] = "";
   bool written = false;
 
-  h.nfields = sim_ckpt_fields(sim, h.fields, ids);
-  TSR_CHECK(h.nfields <= CHECKPOINT_MAX_FIELDS, TSR_ERR_INVALID,
-            "a checkpoint holds at most %d fields", CHECKPOINT_MAX_FIELDS);
-  snprintf(name, cap, "checkpoint_%06lld.tsrc", (long long)step);
-  TSR_TRY(output_folder_file(out, final_path, sizeof final_path, err, "%s", name));
-  snprintf(tmp, sizeof tmp, "%s/.%s.tmp-ckpt00", output_folder_path(out), name);
-  h.step = (uint64_t)step;
-  h.config_hash = config_text_hash(physics);
-  for (int a = 0; a < 3; ++a) {
-    h.cells[a] = d->cells[a];
-    h.blocks[a] = d->blocks[a];
-    h.periodic[a] = d->periodic[a];
-  }
-  sim_ckpt_modules(sim, h.modules, sizeof h.modules);
-
+  TSR_TRY(sim_ckpt_describe(sim, out, step, physics, name, cap, &h, ids, final_path,
+                            sizeof final_path, tmp, sizeof tmp, err));
   /* every block's bytes, from the rank holding it */
   sizes = calloc((size_t)nb, sizeof *sizes);
   crcs = calloc((size_t)nb, sizeof *crcs);
@@ -187,108 +317,31 @@ tsr_status sim_write_checkpoint(sim_t *sim, sim_output_t *w, output_folder_t *ou
   }
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   TSR_MPI(MPI_Allreduce(sizes, all, nb, MPI_UINT64_T, MPI_SUM, comm));
-  uint64_t xs[1 + CHECKPOINT_MAX_EXTRAS] = {0};
-  if (rank == 0) {
-    h.nextras = (uint32_t)nextras;
-    xs[0] = h.nextras;
-    for (uint32_t i = 0; i < h.nextras; ++i) xs[1 + i] = extra[i].len;
-  }
-  TSR_MPI(MPI_Bcast(xs, 1 + CHECKPOINT_MAX_EXTRAS, MPI_UINT64_T, 0, comm));
-  h.nextras = (uint32_t)xs[0];
-  h.nblocks = (uint32_t)nb;
-  h.header_bytes = checkpoint_header_size(h.nfields, h.nblocks, h.nextras);
-  h.data_offset = checkpoint_data_offset(h.header_bytes);
-  uint64_t at = h.data_offset;
-  for (int32_t id = 0; id < nb; ++id) { /* each block on whole pages of its own */
-    h.block[id] = (checkpoint_block_t){.id = id, .offset = at, .bytes = all[id]};
-    at = checkpoint_aligned(at + all[id]);
-  }
-  for (uint32_t i = 0; i < h.nextras; ++i) {
-    if (rank == 0) snprintf(h.extras[i].name, sizeof h.extras[i].name, "%s", extra[i].name);
-    h.extras[i].offset = at;
-    h.extras[i].bytes = xs[1 + i];
-    at += xs[1 + i];
-  }
-
-  /* rank 0 creates the file at exactly the checkpoint's bytes (a longer leftover of a
-     killed write is cut), then the others open it */
-  if (rank == 0) {
-    st = bulk_open(&file, tmp, true, SIM_CKPT_WRITE_PIECE, err);
-    if (st == TSR_OK && ftruncate(file.fd, (off_t)at) != 0)
-      st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__,
-                         "cannot size %s to %llu bytes: %s", tmp, (unsigned long long)at,
-                         strerror(errno));
-  }
-  TSR_TRY(verdict_reduce(comm, st, 0, err));
-  if (rank != 0) st = bulk_open(&file, tmp, true, SIM_CKPT_WRITE_PIECE, err);
-  TSR_TRY(verdict_reduce(comm, st, 0, err));
-  /* each rank its blocks: each field packed in whole rows, summed, written */
+  TSR_TRY(sim_ckpt_layout(comm, rank, nextras, extra, all, nb, &h, &end, err));
+  TSR_TRY(sim_ckpt_create(comm, rank, tmp, end, &file, err));
+  /* each rank its blocks */
   for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim_patch(sim)); ++i) {
     int32_t id = patch_local_id(sim_patch(sim), i);
-    block_data_t *data = patch_block_data(sim_patch(sim), id);
     uint32_t crc = 0;
-    bulk_write_begin(&file, h.block[id].offset);
-    for (uint32_t f = 0; f < h.nfields && st == TSR_OK; ++f) {
-      const grid_field_t *g = NULL;
-      st = field_sync(data, ids[f], &g, err); /* GPU blocks: read back once */
-      if (st != TSR_OK || !g) continue;
-      const size_t row = field_row_bytes(g);
-      for (int64_t r0 = 0, n = 0; r0 < field_rows(g) && st == TSR_OK; r0 += n) {
-        uint8_t *p = NULL;
-        size_t room = 0;
-        st = bulk_write_room(&file, row, &p, &room, err);
-        if (st != TSR_OK) break;
-        n = (int64_t)(room / row) < field_rows(g) - r0 ? (int64_t)(room / row) : field_rows(g) - r0;
-        crc = sim_ckpt_rows(g, NULL, r0, n, p, crc);
-        bulk_write_advance(&file, (size_t)n * row);
-      }
-    }
-    if (st == TSR_OK) st = bulk_write_end(&file, err);
+    st = sim_ckpt_write_block(sim, &file, id, &h, ids, &crc, err);
     crcs[id] = crc;
   }
   TSR_TRY(verdict_reduce(comm, st, 0, err));
   TSR_MPI(MPI_Allreduce(crcs, all, nb, MPI_UINT64_T, MPI_SUM, comm));
   for (int32_t id = 0; id < nb; ++id) h.block[id].crc = (uint32_t)all[id];
-  if (rank == 0) { /* the extras, then the header that describes everything */
-    bulk_write_begin(&file, h.nextras ? h.extras[0].offset : at);
-    for (uint32_t i = 0; i < h.nextras && st == TSR_OK; ++i) {
-      h.extras[i].crc = checkpoint_crc32(0, extra[i].bytes, (size_t)extra[i].len);
-      st = bulk_write(&file, extra[i].bytes, (size_t)extra[i].len, err);
-    }
-    if (st == TSR_OK) st = bulk_write_end(&file, err);
-    if (st == TSR_OK) st = bulk_finish(&file, err);
-    if (st == TSR_OK && ftruncate(file.fd, (off_t)at) != 0) /* the last page's padding */
-      st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot size %s: %s", tmp,
-                         strerror(errno));
-    head = calloc(1, (size_t)h.data_offset);
-    if (st == TSR_OK && !head)
-      st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-    if (st == TSR_OK) {
-      checkpoint_header_encode(&h, head);
-      bulk_write_begin(&file, 0);
-      st = bulk_write(&file, head, (size_t)h.data_offset, err);
-      if (st == TSR_OK) st = bulk_write_end(&file, err);
-    }
-  }
+  if (rank == 0) st = sim_ckpt_write_head(&file, &h, extra, end, tmp, err);
   /* on disk before it gets its name */
   if (st == TSR_OK) st = bulk_sync(&file, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  if (rank == 0) {
-    if (rename(tmp, final_path) != 0)
-      st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot rename %s to %s: %s", tmp,
-                         final_path, strerror(errno));
-    if (st == TSR_OK) st = sim_ckpt_sync_folder(output_folder_path(out), err);
-  }
-  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  TSR_TRY(sim_ckpt_publish(comm, rank, tmp, final_path, output_folder_path(out), err));
   written = true;
 cleanup:
   bulk_close(&file);
-  if (!written && rank == 0) unlink(tmp);
+  if (!written && rank == 0 && tmp[0]) unlink(tmp); /* tmp: a name of ours, set */
   checkpoint_header_free(&h);
   free(sizes);
   free(crcs);
   free(all);
-  free(head);
   return st;
 }
 

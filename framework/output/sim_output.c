@@ -275,6 +275,123 @@ static void sim_probe_cells(const simulation_probe_t *probe, const patch_options
   }
 }
 
+/* A sample of a probe: its columns (the quantities qs, width values a point), its npts
+ * points (cell, weight; count = width * npts values) and their values (vals: this rank's,
+ * zero where another rank owns the cell; all: their sum, on rank 0). */
+typedef struct sim_probe_sample {
+  const module_quantity_t *qs[MODULE_MAX * MODULE_MAX_QUANTITIES];
+  int nq, width, count;
+  int64_t npts;
+  int64_t (*cell)[3];
+  double *weight, *vals, *all;
+} sim_probe_sample_t;
+
+/* Points a probe reads: the 8 centres around a point, or a line's max |to - from| + 1 cells. */
+static int64_t sim_probe_points(const simulation_probe_t *probe) {
+  int64_t len = 0;
+  for (int a = 0; a < 3 && !probe->point; ++a) {
+    int64_t d = probe->to[a] - probe->from[a];
+    if (d < 0) d = -d;
+    if (d > len) len = d;
+  }
+  return probe->point ? 8 : len + 1;
+}
+
+/* This rank's values of the points in its blocks into ps->vals (each block sampled once). */
+static tsr_status sim_probe_sample_blocks(sim_t *sim, sim_probe_sample_t *ps, double *block,
+                                          tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim_patch(sim)); ++i) {
+    int32_t id = patch_local_id(sim_patch(sim), i);
+    const block_info_t *b = patch_block(sim_patch(sim), id);
+    int col = 0;
+    for (int j = 0; j < ps->nq && st == TSR_OK; col += ps->qs[j++]->components) {
+      bool sampled = false;
+      for (int64_t k = 0; k < ps->npts && st == TSR_OK; ++k) {
+        int inside = 1;
+        int64_t l[3];
+        for (int a = 0; a < 3; ++a) {
+          l[a] = ps->cell[k][a] - b->lo[a];
+          inside = inside && l[a] >= 0 && l[a] < b->size[a];
+        }
+        if (!inside) continue;
+        if (!sampled) st = sim_sample(sim, ps->qs[j], id, block, err);
+        sampled = true;
+        int64_t c = (l[2] * b->size[1] + l[1]) * b->size[0] + l[0];
+        for (int a = 0; a < ps->qs[j]->components; ++a)
+          ps->vals[(size_t)ps->width * (size_t)k + (size_t)col + (size_t)a] =
+              block[(size_t)ps->qs[j]->components * (size_t)c + (size_t)a];
+      }
+    }
+  }
+  return st;
+}
+
+/* Rank 0: a row of probe_<name>.csv (its header first), then the file rewritten. */
+static tsr_status sim_probe_series_row(sim_output_t *w, output_folder_t *out,
+                                       const simulation_probe_t *probe, int index, int64_t step,
+                                       const sim_probe_sample_t *ps, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  output_series_t *s = &w->probe_series[index];
+  char *name = w->probe_series_name[index];
+  bool ok = true;
+  if (s->len == 0) {
+    snprintf(name, sizeof w->probe_series_name[index], "probe_%s.csv", probe->name);
+    ok = output_series_printf(s, "step");
+    for (int64_t k = 0; k < (probe->point ? 1 : ps->npts) && ok; ++k)
+      for (int j = 0; j < ps->nq && ok; ++j)
+        for (int a = 0; a < ps->qs[j]->components && ok; ++a)
+          ok = probe->point ? output_series_printf(s, ",%s", ps->qs[j]->columns[a])
+                            : output_series_printf(s, ",%s_%lld_%lld_%lld", ps->qs[j]->columns[a],
+                                                   (long long)ps->cell[k][0],
+                                                   (long long)ps->cell[k][1],
+                                                   (long long)ps->cell[k][2]);
+    ok = ok && output_series_printf(s, "\n");
+  }
+  ok = ok && output_series_printf(s, "%lld", (long long)step);
+  if (probe->point)
+    for (int c = 0; c < ps->width && ok; ++c) {
+      double v = 0;
+      for (int64_t k = 0; k < ps->npts; ++k)
+        v += ps->weight[k] * ps->all[(size_t)ps->width * (size_t)k + (size_t)c];
+      ok = output_series_printf(s, ",%.17g", v);
+    }
+  else
+    for (size_t c = 0; c < (size_t)ps->count && ok; ++c)
+      ok = output_series_printf(s, ",%.17g", ps->all[c]);
+  ok = ok && output_series_printf(s, "\n");
+  if (!ok) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory for %s", name);
+  if (st == TSR_OK) st = output_series_flush(s, out, name, false, err);
+  return st;
+}
+
+/* Rank 0: probe_<name>_<step>.csv, columns x,y,z and the quantities', a row per cell. */
+static tsr_status sim_probe_table(output_folder_t *out, const simulation_probe_t *probe,
+                                  int64_t step, const sim_probe_sample_t *ps, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  output_file_t f = {.f = NULL};
+  char path[OUTPUT_PATH_MAX];
+  st = output_folder_file(out, path, sizeof path, err, "probe_%s_%06lld.csv", probe->name,
+                          (long long)step);
+  if (st == TSR_OK) st = output_file_open(&f, path, err);
+  if (st == TSR_OK) {
+    fprintf(f.f, "x,y,z");
+    for (int j = 0; j < ps->nq; ++j)
+      for (int a = 0; a < ps->qs[j]->components; ++a) fprintf(f.f, ",%s", ps->qs[j]->columns[a]);
+    fprintf(f.f, "\n");
+    for (int64_t k = 0; k < ps->npts; ++k) {
+      fprintf(f.f, "%lld,%lld,%lld", (long long)ps->cell[k][0], (long long)ps->cell[k][1],
+              (long long)ps->cell[k][2]);
+      for (int c = 0; c < ps->width; ++c)
+        fprintf(f.f, ",%.17g", ps->all[(size_t)ps->width * (size_t)k + (size_t)c]);
+      fprintf(f.f, "\n");
+    }
+    st = output_file_commit(&f, err);
+  }
+  output_file_discard(&f);
+  return st;
+}
+
 tsr_status sim_write_probe(sim_output_t *w, output_folder_t *out, const simulation_probe_t *probe,
                            int index, int64_t step, tsr_error_t *err) {
   sim_t *sim = w->sim;
@@ -282,125 +399,53 @@ tsr_status sim_write_probe(sim_output_t *w, output_folder_t *out, const simulati
   int rank;
   MPI_Comm_rank(sim_comm(sim), &rank);
   /* the columns: the probe's quantities' */
-  const module_quantity_t *qs[MODULE_MAX * MODULE_MAX_QUANTITIES];
-  int nq = sim_select(sim, &probe->quantities, qs), width = 0;
-  for (int j = 0; j < nq; ++j) width += qs[j]->components;
-  int64_t len = 0;
-  for (int a = 0; a < 3 && !probe->point; ++a) {
-    int64_t d = probe->to[a] - probe->from[a];
-    if (d < 0) d = -d;
-    if (d > len) len = d;
-  }
-  const int64_t npts = probe->point ? 8 : len + 1;
-  double *vals = NULL, *all = NULL, *block = NULL, *weight = NULL;
-  int64_t(*cell)[3] = NULL;
-  output_file_t f = {.f = NULL};
-  int count = 0; /* every value of every point in one reduction (every rank sees the probe) */
+  sim_probe_sample_t ps = {.nq = 0};
+  ps.nq = sim_select(sim, &probe->quantities, ps.qs);
+  for (int j = 0; j < ps.nq; ++j) ps.width += ps.qs[j]->components;
+  ps.npts = sim_probe_points(probe);
+  double *block = NULL;
   size_t most = 0;
+  /* every value of every point in one reduction (every rank sees the probe) */
   TSR_CHECK(index >= 0 && index < SIMULATION_MAX_PROBES, TSR_ERR_INTERNAL,
             "probe '%s': index %d", probe->name, index);
-  TSR_CHECK(tsr_size_to_int((size_t)width * (size_t)npts, &count), TSR_ERR_INVALID,
+  TSR_CHECK(tsr_size_to_int((size_t)ps.width * (size_t)ps.npts, &ps.count), TSR_ERR_INVALID,
             "probe '%s': %lld points, and %d values each are more than one MPI reduction "
-            "carries (%d values)", probe->name, (long long)npts, width, INT_MAX);
+            "carries (%d values)", probe->name, (long long)ps.npts, ps.width, INT_MAX);
   TSR_TRY(sim_largest_block(sim, MODULE_MAX_COMPONENTS, "probes", &most, err));
-  vals = calloc((size_t)count + 1, sizeof *vals);
-  all = calloc((size_t)count + 1, sizeof *all);
-  cell = malloc((size_t)npts * sizeof *cell);
-  weight = malloc((size_t)npts * sizeof *weight);
+  ps.vals = calloc((size_t)ps.count + 1, sizeof *ps.vals);
+  ps.all = calloc((size_t)ps.count + 1, sizeof *ps.all);
+  ps.cell = malloc((size_t)ps.npts * sizeof *ps.cell);
+  ps.weight = malloc((size_t)ps.npts * sizeof *ps.weight);
   block = malloc(MODULE_MAX_COMPONENTS * most * sizeof *block);
-  if (!vals || !all || !cell || !weight || !block)
+  if (!ps.vals || !ps.all || !ps.cell || !ps.weight || !block)
     st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-  if (st == TSR_OK) sim_probe_cells(probe, patch_options(sim_patch(sim)), npts, cell, weight);
-  /* each point's values come from the rank owning its cell; the others add zeros. Every
-     local block that holds a point samples each quantity once. */
-  for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim_patch(sim)); ++i) {
-    int32_t id = patch_local_id(sim_patch(sim), i);
-    const block_info_t *b = patch_block(sim_patch(sim), id);
-    int col = 0;
-    for (int j = 0; j < nq && st == TSR_OK; col += qs[j++]->components) {
-      bool sampled = false;
-      for (int64_t k = 0; k < npts && st == TSR_OK; ++k) {
-        int inside = 1;
-        int64_t l[3];
-        for (int a = 0; a < 3; ++a) {
-          l[a] = cell[k][a] - b->lo[a];
-          inside = inside && l[a] >= 0 && l[a] < b->size[a];
-        }
-        if (!inside) continue;
-        if (!sampled) st = sim_sample(sim, qs[j], id, block, err);
-        sampled = true;
-        int64_t c = (l[2] * b->size[1] + l[1]) * b->size[0] + l[0];
-        for (int a = 0; a < qs[j]->components; ++a)
-          vals[(size_t)width * (size_t)k + (size_t)col + (size_t)a] =
-              block[(size_t)qs[j]->components * (size_t)c + (size_t)a];
-      }
-    }
-  }
+  if (st == TSR_OK) sim_probe_cells(probe, patch_options(sim_patch(sim)), ps.npts, ps.cell, ps.weight);
+  /* each point's values come from the rank owning its cell; the others add zeros */
+  if (st == TSR_OK) st = sim_probe_sample_blocks(sim, &ps, block, err);
   TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
-  TSR_MPI(MPI_Reduce(vals, all, count, MPI_DOUBLE, MPI_SUM, 0, sim_comm(sim)));
-  if (rank == 0 && probe->series) {
-    /* one row: the step, then the point's interpolated columns, or every cell's */
-    output_series_t *s = &w->probe_series[index];
-    char *name = w->probe_series_name[index];
-    bool ok = true;
-    if (s->len == 0) {
-      snprintf(name, sizeof w->probe_series_name[index], "probe_%s.csv", probe->name);
-      ok = output_series_printf(s, "step");
-      for (int64_t k = 0; k < (probe->point ? 1 : npts) && ok; ++k)
-        for (int j = 0; j < nq && ok; ++j)
-          for (int a = 0; a < qs[j]->components && ok; ++a)
-            ok = probe->point ? output_series_printf(s, ",%s", qs[j]->columns[a])
-                              : output_series_printf(s, ",%s_%lld_%lld_%lld", qs[j]->columns[a],
-                                                     (long long)cell[k][0], (long long)cell[k][1],
-                                                     (long long)cell[k][2]);
-      ok = ok && output_series_printf(s, "\n");
-    }
-    ok = ok && output_series_printf(s, "%lld", (long long)step);
-    if (probe->point)
-      for (int c = 0; c < width && ok; ++c) {
-        double v = 0;
-        for (int64_t k = 0; k < npts; ++k) v += weight[k] * all[(size_t)width * (size_t)k + (size_t)c];
-        ok = output_series_printf(s, ",%.17g", v);
-      }
-    else
-      for (size_t c = 0; c < (size_t)count && ok; ++c) ok = output_series_printf(s, ",%.17g", all[c]);
-    ok = ok && output_series_printf(s, "\n");
-    if (!ok) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory for %s", name);
-    if (st == TSR_OK) st = output_series_flush(s, out, name, false, err);
-  } else if (rank == 0) {
-    char path[OUTPUT_PATH_MAX];
-    st = output_folder_file(out, path, sizeof path, err, "probe_%s_%06lld.csv", probe->name,
-                            (long long)step);
-    if (st == TSR_OK) st = output_file_open(&f, path, err);
-    if (st == TSR_OK) {
-      fprintf(f.f, "x,y,z");
-      for (int j = 0; j < nq; ++j)
-        for (int a = 0; a < qs[j]->components; ++a) fprintf(f.f, ",%s", qs[j]->columns[a]);
-      fprintf(f.f, "\n");
-      for (int64_t k = 0; k < npts; ++k) {
-        fprintf(f.f, "%lld,%lld,%lld", (long long)cell[k][0], (long long)cell[k][1],
-                (long long)cell[k][2]);
-        for (int c = 0; c < width; ++c) fprintf(f.f, ",%.17g", all[(size_t)width * (size_t)k + (size_t)c]);
-        fprintf(f.f, "\n");
-      }
-      st = output_file_commit(&f, err);
-    }
-  }
+  TSR_MPI(MPI_Reduce(ps.vals, ps.all, ps.count, MPI_DOUBLE, MPI_SUM, 0, sim_comm(sim)));
+  if (rank == 0 && probe->series) st = sim_probe_series_row(w, out, probe, index, step, &ps, err);
+  else if (rank == 0) st = sim_probe_table(out, probe, step, &ps, err);
   st = verdict_reduce(sim_comm(sim), st, 0, err);
 cleanup:
-  output_file_discard(&f);
-  free(vals);
-  free(all);
-  free(cell);
-  free(weight);
+  free(ps.vals);
+  free(ps.all);
+  free(ps.cell);
+  free(ps.weight);
   free(block);
   return st;
 }
 
-/* Cells of block b on the plane at pos across axis a: 0 when the plane misses it. */
-static int64_t slice_cells(const block_info_t *b, int a, int h, int v, int64_t pos) {
-  if (pos < b->lo[a] || pos >= b->lo[a] + b->size[a]) return 0;
-  return (int64_t)b->size[h] * b->size[v];
+/* A slice's plane: cells at pos across axis a; h horizontal, v vertical in the picture. */
+typedef struct sim_plane {
+  int a, h, v;
+  int64_t pos;
+} sim_plane_t;
+
+/* Cells of block b on the plane p: 0 when the plane misses it. */
+static int64_t slice_cells(const block_info_t *b, const sim_plane_t *p) {
+  if (p->pos < b->lo[p->a] || p->pos >= b->lo[p->a] + b->size[p->a]) return 0;
+  return (int64_t)b->size[p->h] * b->size[p->v];
 }
 
 /* The quantity a picture shows (the one named, else the first vector quantity that is not
@@ -424,6 +469,93 @@ static void sim_picture_quantities(const sim_t *sim, const char *name,
       if (!decls[m].quantities[k].wall) *value = &decls[m].quantities[k];
 }
 
+/* Plane cells of rank's blocks (*mine) and of all blocks (*total). */
+static void sim_slice_sizes(const sim_t *sim, int rank, const sim_plane_t *p, int64_t *mine,
+                            int64_t *total) {
+  *mine = *total = 0;
+  for (int32_t id = 0; id < patch_block_count(sim_patch(sim)); ++id) {
+    const block_info_t *b = patch_block(sim_patch(sim), id);
+    int64_t n = slice_cells(b, p);
+    *total += n;
+    if (b->rank == rank) *mine += n;
+  }
+}
+
+/* This rank's plane cells into send in BlockID order: q's value (magnitude), wq's flag. */
+static tsr_status sim_slice_pack(sim_t *sim, int rank, const sim_plane_t *p,
+                                 const module_quantity_t *q, const module_quantity_t *wq,
+                                 double *qv, double *wv, double *send, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const int a = p->a, h = p->h, v = p->v;
+  int64_t k = 0;
+  for (int32_t id = 0; st == TSR_OK && id < patch_block_count(sim_patch(sim)); ++id) {
+    const block_info_t *b = patch_block(sim_patch(sim), id);
+    if (b->rank != rank || slice_cells(b, p) == 0) continue;
+    st = sim_sample(sim, q, id, qv, err);
+    if (st == TSR_OK && wq) st = sim_sample(sim, wq, id, wv, err);
+    int64_t c[3];
+    c[a] = p->pos - b->lo[a];
+    for (c[v] = 0; st == TSR_OK && c[v] < b->size[v]; ++c[v])
+      for (c[h] = 0; c[h] < b->size[h]; ++c[h]) {
+        int64_t cell = (c[2] * b->size[1] + c[1]) * b->size[0] + c[0];
+        double s2 = 0;
+        for (int i = 0; i < q->components; ++i) s2 += qv[q->components * cell + i] * qv[q->components * cell + i];
+        send[k++] = q->components == 1 ? qv[cell] : sqrt(s2);
+        send[k++] = wq && wv[cell] != 0.0 ? 1.0 : 0.0;
+      }
+  }
+  return st;
+}
+
+/* Rank 0: the values each rank sends (counts, from the block metadata) and their displs. */
+static void sim_slice_gather_counts(const sim_t *sim, int nranks, const sim_plane_t *p, int *counts,
+                             int *displs) {
+  for (int32_t id = 0; id < patch_block_count(sim_patch(sim)); ++id) {
+    const block_info_t *b = patch_block(sim_patch(sim), id);
+    counts[b->rank] += (int)(2 * slice_cells(b, p));
+  }
+  for (int r = 1; r < nranks; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+}
+
+/* Rank 0: the gathered values into the picture's value and wall arrays, width cells a row. */
+static void sim_slice_unpack(const sim_t *sim, int nranks, const sim_plane_t *p, int64_t width,
+                             const double *recv, const int *displs, double *value,
+                             uint8_t *wall) {
+  for (int r = 0; r < nranks; ++r) {
+    int64_t off = displs[r];
+    for (int32_t id = 0; id < patch_block_count(sim_patch(sim)); ++id) {
+      const block_info_t *b = patch_block(sim_patch(sim), id);
+      if (b->rank != r || slice_cells(b, p) == 0) continue;
+      for (int64_t j = 0; j < b->size[p->v]; ++j)
+        for (int64_t i = 0; i < b->size[p->h]; ++i) {
+          int64_t g = (b->lo[p->v] + j) * width + b->lo[p->h] + i;
+          value[g] = recv[off++];
+          wall[g] = recv[off++] != 0.0;
+        }
+    }
+  }
+}
+
+/* Rank 0: field as slice_<name>_<step>.png, with its caption and q's legend label. */
+static tsr_status sim_slice_picture(output_folder_t *out, const simulation_slice_t *slice,
+                                    const module_quantity_t *q, const sim_plane_t *p,
+                                    int64_t step, const image_field_t *field, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char path[OUTPUT_PATH_MAX], caption[96], label[80];
+  static const char axis_name[3] = {'x', 'y', 'z'};
+  snprintf(caption, sizeof caption, "%c=%lld step %lld", axis_name[p->a], (long long)p->pos,
+           (long long)step);
+  snprintf(label, sizeof label, q->components == 1 ? "%s" : "|%s|",
+           q->components == 3 && strcmp(q->name, "velocity") == 0 ? "u" : q->name);
+  image_options_t io = image_options_default();
+  io.label = label;
+  io.caption = caption;
+  st = output_folder_file(out, path, sizeof path, err, "slice_%s_%06lld.png", slice->name,
+                          (long long)step);
+  if (st == TSR_OK) st = image_write_png(path, field, &io, err);
+  return st;
+}
+
 tsr_status sim_write_png(sim_output_t *w, output_folder_t *out, const simulation_slice_t *slice,
                          int64_t step, tsr_error_t *err) {
   sim_t *sim = w->sim;
@@ -432,7 +564,6 @@ tsr_status sim_write_png(sim_output_t *w, output_folder_t *out, const simulation
   MPI_Comm_rank(sim_comm(sim), &rank);
   MPI_Comm_size(sim_comm(sim), &nranks);
   const patch_options_t *d = patch_options(sim_patch(sim));
-  int32_t nb = patch_block_count(sim_patch(sim));
   double *send = NULL, *recv = NULL, *value = NULL, *qv = NULL, *wv = NULL;
   uint8_t *wall = NULL;
   int *counts = NULL, *displs = NULL;
@@ -440,24 +571,19 @@ tsr_status sim_write_png(sim_output_t *w, output_folder_t *out, const simulation
   const module_quantity_t *q, *wq;
   sim_picture_quantities(sim, slice->quantity, &q, &wq);
   /* the plane: across axis a, h horizontal and v vertical in the picture */
-  int a = slice->axis, h = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
-  int64_t pos = slice->position;
+  const int a = slice->axis;
+  const sim_plane_t p = {.a = a, .h = a == 0 ? 1 : 0, .v = a == 2 ? 1 : 2, .pos = slice->position};
   TSR_CHECK(q, TSR_ERR_INVALID, "slice '%s': the modules of this run have no quantity to show",
             slice->name);
-  TSR_CHECK(a >= 0 && a < 3 && pos >= 0 && pos < d->cells[a], TSR_ERR_INVALID,
+  TSR_CHECK(a >= 0 && a < 3 && p.pos >= 0 && p.pos < d->cells[a], TSR_ERR_INVALID,
             "slice '%s': axis %d, position %lld is not a plane of the domain", slice->name, a,
-            (long long)pos);
-  int64_t width = d->cells[h], height = d->cells[v];
+            (long long)p.pos);
+  int64_t width = d->cells[p.h], height = d->cells[p.v];
   TSR_TRY(sim_largest_block(sim, q->components, "slices", &most, err));
 
   /* every rank: the value and the wall flag of its blocks' plane cells, in BlockID order */
   int64_t mine = 0, total = 0;
-  for (int32_t id = 0; id < nb; ++id) {
-    const block_info_t *b = patch_block(sim_patch(sim), id);
-    int64_t n = slice_cells(b, a, h, v, pos);
-    total += n;
-    if (b->rank == rank) mine += n;
-  }
+  sim_slice_sizes(sim, rank, &p, &mine, &total);
   send = malloc((size_t)(2 * mine + 1) * sizeof *send);
   qv = malloc((size_t)q->components * most * sizeof *qv + 1);
   wv = malloc(most * sizeof *wv + 1);
@@ -475,62 +601,17 @@ tsr_status sim_write_png(sim_output_t *w, output_folder_t *out, const simulation
     if (!counts || !displs || !recv || !value || !wall)
       st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
   }
-  int64_t k = 0;
-  for (int32_t id = 0; st == TSR_OK && id < nb; ++id) {
-    const block_info_t *b = patch_block(sim_patch(sim), id);
-    if (b->rank != rank || slice_cells(b, a, h, v, pos) == 0) continue;
-    st = sim_sample(sim, q, id, qv, err);
-    if (st == TSR_OK && wq) st = sim_sample(sim, wq, id, wv, err);
-    int64_t c[3];
-    c[a] = pos - b->lo[a];
-    for (c[v] = 0; st == TSR_OK && c[v] < b->size[v]; ++c[v])
-      for (c[h] = 0; c[h] < b->size[h]; ++c[h]) {
-        int64_t cell = (c[2] * b->size[1] + c[1]) * b->size[0] + c[0];
-        double s2 = 0;
-        for (int i = 0; i < q->components; ++i) s2 += qv[q->components * cell + i] * qv[q->components * cell + i];
-        send[k++] = q->components == 1 ? qv[cell] : sqrt(s2);
-        send[k++] = wq && wv[cell] != 0.0 ? 1.0 : 0.0;
-      }
-  }
+  if (st == TSR_OK) st = sim_slice_pack(sim, rank, &p, q, wq, qv, wv, send, err);
   TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
 
   /* rank 0 knows from the block metadata how much each rank sends */
-  if (rank == 0) {
-    for (int32_t id = 0; id < nb; ++id) {
-      const block_info_t *b = patch_block(sim_patch(sim), id);
-      counts[b->rank] += (int)(2 * slice_cells(b, a, h, v, pos));
-    }
-    for (int r = 1; r < nranks; ++r) displs[r] = displs[r - 1] + counts[r - 1];
-  }
+  if (rank == 0) sim_slice_gather_counts(sim, nranks, &p, counts, displs);
   TSR_MPI(MPI_Gatherv(send, (int)(2 * mine), MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, 0,
                       sim_comm(sim)));
   if (rank == 0) {
-    for (int r = 0; r < nranks; ++r) {
-      int64_t off = displs[r];
-      for (int32_t id = 0; id < nb; ++id) {
-        const block_info_t *b = patch_block(sim_patch(sim), id);
-        if (b->rank != r || slice_cells(b, a, h, v, pos) == 0) continue;
-        for (int64_t j = 0; j < b->size[v]; ++j)
-          for (int64_t i = 0; i < b->size[h]; ++i) {
-            int64_t g = (b->lo[v] + j) * width + b->lo[h] + i;
-            value[g] = recv[off++];
-            wall[g] = recv[off++] != 0.0;
-          }
-      }
-    }
-    char path[OUTPUT_PATH_MAX], caption[96], label[80];
-    static const char axis_name[3] = {'x', 'y', 'z'};
-    snprintf(caption, sizeof caption, "%c=%lld step %lld", axis_name[a], (long long)pos,
-             (long long)step);
-    snprintf(label, sizeof label, q->components == 1 ? "%s" : "|%s|",
-             q->components == 3 && strcmp(q->name, "velocity") == 0 ? "u" : q->name);
-    image_options_t io = image_options_default();
-    io.label = label;
-    io.caption = caption;
+    sim_slice_unpack(sim, nranks, &p, width, recv, displs, value, wall);
     image_field_t field = {.width = (int)width, .height = (int)height, .values = value, .wall = wall};
-    st = output_folder_file(out, path, sizeof path, err, "slice_%s_%06lld.png", slice->name,
-                            (long long)step);
-    if (st == TSR_OK) st = image_write_png(path, &field, &io, err);
+    st = sim_slice_picture(out, slice, q, &p, step, &field, err);
   }
   st = verdict_reduce(sim_comm(sim), st, 0, err);
 cleanup:
