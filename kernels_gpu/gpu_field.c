@@ -333,27 +333,10 @@ cleanup:
   return st;
 }
 
-/* One set of the fields fields[0..n). */
-static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_field_shape_t *shapes,
-                                      size_t n, gpu_field_t *const *fields, tsr_error_t *err) {
+/* The table of a set streamed in place (gpu_field_shape_t.stream), checked. */
+static tsr_status gpu_field_set_stream(gpu_field_set_t *set, const gpu_field_shape_t *s0,
+                                       tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  opencl_context_t *cl = progs->cl;
-  const gpu_field_shape_t *s0 = &shapes[0];
-  const size_t es = s0->esize, align = opencl_context_desc(cl)->base_align;
-  gpu_field_set_t *set = calloc(1, sizeof *set);
-  int comps[DIRECTION_COUNT * 64 + 1], comp_first[DIRECTION_COUNT], ncomp[DIRECTION_COUNT];
-  int nc = 0;
-  cl_long *send = NULL, *recv = NULL;
-  int *chunks = NULL;
-  TSR_CHECK(set, TSR_ERR_NOMEM, "out of memory for a set of GPU fields");
-  set->cl = cl;
-  set->progs = progs;
-  set->esize = es;
-  set->copies = s0->copies;
-  set->ghost = s0->ghost;
-  set->nblocks = (int)n;
-  set->rows = strcmp(opencl_context_desc(cl)->type, "cpu") == 0;
-  set->in_place = s0->stream != NULL;
   TSR_CHECK(!set->in_place || s0->copies == 1, TSR_ERR_INTERNAL,
             "a GPU field streamed in place has one copy, not %d", s0->copies);
   for (int c = 0; set->in_place && c < s0->components; ++c) {
@@ -366,22 +349,38 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
               "(%d, %d, %d) away, with %d ghost layers", c, set->stream_host[c][0],
               set->stream_host[c][1], set->stream_host[c][2], set->stream_host[c][3], s0->ghost);
   }
-  set->fields = calloc(n, sizeof *set->fields);
-  set->blocks_host = calloc(n * K_ROW, sizeof *set->blocks_host);
-  TSR_CHECK(set->fields && set->blocks_host, TSR_ERR_NOMEM, "out of memory for a set of GPU fields");
+cleanup:
+  return st;
+}
+
+/* The components crossing each direction d: comps[comp_first[d]..+ncomp[d]), *nc in all. */
+static tsr_status gpu_field_set_comps(const gpu_field_shape_t *s0, int *comps, int *comp_first,
+                                      int *ncomp, int *nc, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
   for (int d = 0; d < DIRECTION_COUNT; ++d) {
     ncomp[d] = s0->crossing ? s0->ncrossing[d] : s0->components;
-    comp_first[d] = nc;
+    comp_first[d] = *nc;
     for (int c = 0; c < ncomp[d]; ++c) {
       const int k = s0->crossing ? s0->crossing[d * s0->stride + c] : c;
-      TSR_CHECK(k >= 0 && k < s0->components && nc < DIRECTION_COUNT * 64, TSR_ERR_INTERNAL,
+      TSR_CHECK(k >= 0 && k < s0->components && *nc < DIRECTION_COUNT * 64, TSR_ERR_INTERNAL,
                 "component %d crosses direction %s of a field of %d", k, direction_name(d),
                 s0->components);
-      comps[nc++] = k;
+      comps[(*nc)++] = k;
     }
   }
-  /* the places of the blocks in the arrays, and the rows they need */
-  size_t elements = 0, values = 0;
+cleanup:
+  return st;
+}
+
+/* The places of the blocks in the arrays (the block table), and the rows they need:
+ * *elements of the arrays, *values of the messages. */
+static tsr_status gpu_field_set_place(gpu_field_set_t *set, const gpu_field_shape_t *shapes,
+                                      size_t n, gpu_field_t *const *fields,
+                                      const int *comp_first, const int *ncomp, size_t *elements,
+                                      size_t *values, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const gpu_field_shape_t *s0 = &shapes[0];
+  const size_t es = set->esize, align = opencl_context_desc(set->cl)->base_align;
   long long rows = 0, items = 0;
   for (size_t b = 0; b < n; ++b) {
     gpu_field_t *f = fields[b];
@@ -395,12 +394,12 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
                   tsr_mul_size(f->ncells, (size_t)s->components * es, &bytes),
               TSR_ERR_INVALID, "a field of a block of %dx%dx%d cells: its bytes do not fit in "
               "a size_t", s->n[0], s->n[1], s->n[2]);
-    f->base = elements;
-    f->msg_first = values;
+    f->base = *elements;
+    f->msg_first = *values;
     TSR_TRY(gpu_field_boxes(f, comp_first, ncomp, (int)b, set->rows, NULL, NULL, NULL, NULL,
                             NULL, &rows, &items, err));
-    values += f->slot_offset[DIRECTION_COUNT];
-    elements = gpu_field_round(elements + bytes / es, align / es ? align / es : 1);
+    *values += f->slot_offset[DIRECTION_COUNT];
+    *elements = gpu_field_round(*elements + bytes / es, align / es ? align / es : 1);
     cl_long *bk = set->blocks_host + b * K_ROW;
     bk[K_BASE] = (cl_long)f->base;
     bk[K_SX] = s->n[0] + 2 * s->ghost;
@@ -410,7 +409,16 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
   }
   set->nrows = rows;
   set->nitems = items;
-  const size_t array = elements * es, all = array * (size_t)set->copies;
+cleanup:
+  return st;
+}
+
+/* The copies of the set's arrays on the device, of elements each, zeroed. */
+static tsr_status gpu_field_set_grid(gpu_field_set_t *set, const gpu_field_shape_t *s0,
+                                     size_t n, size_t elements, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  opencl_context_t *cl = set->cl;
+  const size_t array = elements * set->esize, all = array * (size_t)set->copies;
   char what[160];
   snprintf(what, sizeof what, "a field of %d component(s) of %zu block(s) of %dx%dx%d cells%s",
            s0->components, n, s0->n[0], s0->n[1], s0->n[2], n > 1 ? " (the first)" : "");
@@ -421,37 +429,18 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
                                      (cl_mem)set->grid[k].mem, &(cl_uint){0}, sizeof(cl_uint), 0,
                                      array, 0, NULL, NULL));
   }
-  /* the tables */
-  /* a row past the last (its first item: the count) ends the kernels' search */
-  send = calloc(((size_t)rows + 1) * R_ROW, sizeof *send);
-  recv = calloc(((size_t)rows + 1) * R_ROW, sizeof *recv);
-  const size_t nchunks = (size_t)(items + ROW_CHUNK - 1) / ROW_CHUNK;
-  chunks = calloc(nchunks + 1, sizeof *chunks);
-  set->row_block = calloc((size_t)rows + 1, sizeof *set->row_block);
-  set->row_slot = calloc((size_t)rows + 1, sizeof *set->row_slot);
-  set->slot_row = malloc(n * DIRECTION_COUNT * sizeof *set->slot_row);
-  set->out_dirs = calloc(n, sizeof *set->out_dirs);
-  set->out_pos = malloc(n * DIRECTION_COUNT * sizeof *set->out_pos);
+cleanup:
+  return st;
+}
 
-  set->src_host = calloc(2 * (size_t)rows + 2, sizeof *set->src_host);
-  set->src_dev = calloc(2 * (size_t)rows + 2, sizeof *set->src_dev);
-  TSR_CHECK(send && recv && chunks && set->row_block && set->row_slot && set->slot_row &&
-                set->out_dirs && set->out_pos && set->src_host && set->src_dev,
-            TSR_ERR_NOMEM, "out of memory for the tables of %zu GPU fields", n);
-  long long row = 0;
-  items = 0;
-  for (size_t k = 0; k < n * DIRECTION_COUNT; ++k) {
-    set->slot_row[k] = -1;
-    set->out_pos[k] = -1;
-  }
-  for (size_t b = 0; b < n; ++b)
-    TSR_TRY(gpu_field_boxes(fields[b], comp_first, ncomp, (int)b, set->rows, send, recv,
-                            set->row_block, set->row_slot, set->slot_row, &row, &items, err));
-  for (long long r = 0; r < rows; ++r) set->src_dev[2 * r] = set->src_host[2 * r] = -1;
-  send[rows * R_ROW + R_ITEM] = recv[rows * R_ROW + R_ITEM] = items;
-  for (long long r = 0, c = 0; r < rows; ++r) /* the row of each chunk's first item */
-    for (; c < (long long)nchunks && c * ROW_CHUNK < send[(r + 1) * R_ROW + R_ITEM]; ++c)
-      chunks[c] = (int)r;
+/* field.cl's tables of the set on the device, from the host's (send, recv: rows + 1 rows;
+ * chunks: nchunks; comps: nc). */
+static tsr_status gpu_field_set_upload(gpu_field_set_t *set, size_t n, const cl_long *send,
+                                       const cl_long *recv, const int *chunks, size_t nchunks,
+                                       const int *comps, int nc, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  opencl_context_t *cl = set->cl;
+  const long long rows = set->nrows;
   TSR_TRY(gpu_field_table(cl, send, ((size_t)rows + 1) * R_ROW * sizeof *send, "field tables",
                           &set->tab_send, err));
   TSR_TRY(gpu_field_table(cl, recv, ((size_t)rows + 1) * R_ROW * sizeof *recv, "field tables",
@@ -466,6 +455,86 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
                           &set->stream, err));
   TSR_TRY(gpu_field_table(cl, set->src_dev, 2 * (size_t)rows * sizeof *set->src_dev,
                           "field tables", &set->src, err));
+cleanup:
+  return st;
+}
+
+/* The set's tables: its rows on the host and field.cl's tables on the device; *send_out
+ * takes the send table on success. */
+static tsr_status gpu_field_set_tables(gpu_field_set_t *set, size_t n, gpu_field_t *const *fields,
+                                       const int *comps, int nc, const int *comp_first,
+                                       const int *ncomp, cl_long **send_out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const long long rows = set->nrows;
+  /* a row past the last (its first item: the count) ends the kernels' search */
+  cl_long *send = calloc(((size_t)rows + 1) * R_ROW, sizeof *send);
+  cl_long *recv = calloc(((size_t)rows + 1) * R_ROW, sizeof *recv);
+  const size_t nchunks = (size_t)(set->nitems + ROW_CHUNK - 1) / ROW_CHUNK;
+  int *chunks = calloc(nchunks + 1, sizeof *chunks);
+  set->row_block = calloc((size_t)rows + 1, sizeof *set->row_block);
+  set->row_slot = calloc((size_t)rows + 1, sizeof *set->row_slot);
+  set->slot_row = malloc(n * DIRECTION_COUNT * sizeof *set->slot_row);
+  set->out_dirs = calloc(n, sizeof *set->out_dirs);
+  set->out_pos = malloc(n * DIRECTION_COUNT * sizeof *set->out_pos);
+
+  set->src_host = calloc(2 * (size_t)rows + 2, sizeof *set->src_host);
+  set->src_dev = calloc(2 * (size_t)rows + 2, sizeof *set->src_dev);
+  TSR_CHECK(send && recv && chunks && set->row_block && set->row_slot && set->slot_row &&
+                set->out_dirs && set->out_pos && set->src_host && set->src_dev,
+            TSR_ERR_NOMEM, "out of memory for the tables of %zu GPU fields", n);
+  long long row = 0, items = 0;
+  for (size_t k = 0; k < n * DIRECTION_COUNT; ++k) {
+    set->slot_row[k] = -1;
+    set->out_pos[k] = -1;
+  }
+  for (size_t b = 0; b < n; ++b)
+    TSR_TRY(gpu_field_boxes(fields[b], comp_first, ncomp, (int)b, set->rows, send, recv,
+                            set->row_block, set->row_slot, set->slot_row, &row, &items, err));
+  for (long long r = 0; r < rows; ++r) set->src_dev[2 * r] = set->src_host[2 * r] = -1;
+  send[rows * R_ROW + R_ITEM] = recv[rows * R_ROW + R_ITEM] = items;
+  for (long long r = 0, c = 0; r < rows; ++r) /* the row of each chunk's first item */
+    for (; c < (long long)nchunks && c * ROW_CHUNK < send[(r + 1) * R_ROW + R_ITEM]; ++c)
+      chunks[c] = (int)r;
+  TSR_TRY(gpu_field_set_upload(set, n, send, recv, chunks, nchunks, comps, nc, err));
+  *send_out = send;
+  send = NULL;
+cleanup:
+  free(send);
+  free(recv);
+  free(chunks);
+  return st;
+}
+
+/* One set of the fields fields[0..n). */
+static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_field_shape_t *shapes,
+                                      size_t n, gpu_field_t *const *fields, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  opencl_context_t *cl = progs->cl;
+  const gpu_field_shape_t *s0 = &shapes[0];
+  const size_t es = s0->esize;
+  gpu_field_set_t *set = calloc(1, sizeof *set);
+  int comps[DIRECTION_COUNT * 64 + 1], comp_first[DIRECTION_COUNT], ncomp[DIRECTION_COUNT];
+  int nc = 0;
+  cl_long *send = NULL;
+  TSR_CHECK(set, TSR_ERR_NOMEM, "out of memory for a set of GPU fields");
+  set->cl = cl;
+  set->progs = progs;
+  set->esize = es;
+  set->copies = s0->copies;
+  set->ghost = s0->ghost;
+  set->nblocks = (int)n;
+  set->rows = strcmp(opencl_context_desc(cl)->type, "cpu") == 0;
+  set->in_place = s0->stream != NULL;
+  TSR_TRY(gpu_field_set_stream(set, s0, err));
+  set->fields = calloc(n, sizeof *set->fields);
+  set->blocks_host = calloc(n * K_ROW, sizeof *set->blocks_host);
+  TSR_CHECK(set->fields && set->blocks_host, TSR_ERR_NOMEM, "out of memory for a set of GPU fields");
+  TSR_TRY(gpu_field_set_comps(s0, comps, comp_first, ncomp, &nc, err));
+  size_t elements = 0, values = 0;
+  TSR_TRY(gpu_field_set_place(set, shapes, n, fields, comp_first, ncomp, &elements, &values,
+                              err));
+  TSR_TRY(gpu_field_set_grid(set, s0, n, elements, err));
+  TSR_TRY(gpu_field_set_tables(set, n, fields, comps, nc, comp_first, ncomp, &send, err));
   if (values > 0) { /* room in the process's message arrays */
     TSR_TRY(gpu_field_xfer_reserve(progs, values * es, err));
     set->msg_bytes = values * es;
@@ -487,8 +556,6 @@ static tsr_status gpu_field_set_build(gpu_field_programs_t *progs, const gpu_fie
   set = NULL; /* the fields hold it */
 cleanup:
   free(send);
-  free(recv);
-  free(chunks);
   if (set && set->refs == 0) gpu_field_set_free(set);
   return st;
 }

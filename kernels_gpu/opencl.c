@@ -204,21 +204,12 @@ int opencl_pick_platform(const opencl_device_desc_t *list, size_t n, const openc
   return -1;
 }
 
-tsr_status opencl_context_create(const opencl_select_t *sel, opencl_context_t **out,
-                                 tsr_error_t *err) {
+/* The platform of sel among the devices list[0..n) (an error lists those there are). */
+static tsr_status opencl_context_platform(const opencl_device_desc_t *list, size_t n,
+                                          const opencl_select_t *sel, int *out,
+                                          tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  opencl_device_desc_t *list = NULL;
-  size_t n = 0;
-  cl_platform_id *plats = NULL;
-  cl_device_id *devs = NULL;
-  opencl_context_t *c = NULL;
   char known[1024];
-  *out = NULL;
-  TSR_TRY(opencl_list_devices(&list, &n, err));
-  TSR_CHECK(n > 0, TSR_ERR_INVALID,
-            "no OpenCL device found: no platform with a device is installed (on Debian, "
-            "pocl-opencl-icd gives a CPU device; GPU vendors ship their own ICD)");
-  /* the platform */
   int platform = opencl_pick_platform(list, n, sel);
   if (platform < 0) {
     opencl_describe(list, n, -1, known, sizeof known);
@@ -230,7 +221,18 @@ tsr_status opencl_context_create(const opencl_select_t *sel, opencl_context_t **
              "no OpenCL platform name contains \"%s\"; platforms with devices: %s",
              sel->platform_name, known);
   }
-  /* the device */
+  *out = platform;
+cleanup:
+  return st;
+}
+
+/* The device of sel on platform among the devices list[0..n) (an error lists those of
+ * the platform). */
+static tsr_status opencl_context_pick(const opencl_device_desc_t *list, size_t n,
+                                      const opencl_select_t *sel, int platform,
+                                      const opencl_device_desc_t **out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char known[1024];
   const opencl_device_desc_t *pick = NULL;
   for (size_t i = 0; i < n && !pick; ++i) {
     if (list[i].platform != platform) continue;
@@ -250,9 +252,18 @@ tsr_status opencl_context_create(const opencl_select_t *sel, opencl_context_t **
              "no OpenCL device name on platform %d (%s) contains \"%s\"; its devices: %s",
              platform, pname, sel->device_name, known);
   }
-  c = calloc(1, sizeof *c);
-  TSR_CHECK(c, TSR_ERR_NOMEM, "out of memory for an OpenCL context");
-  c->desc = *pick;
+  *out = pick;
+cleanup:
+  return st;
+}
+
+/* The OpenCL ids of the picked device (c->device) and of its platform (*out). */
+static tsr_status opencl_context_ids(opencl_context_t *c, int platform,
+                                     const opencl_device_desc_t *pick, cl_platform_id *out,
+                                     tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  cl_platform_id *plats = NULL;
+  cl_device_id *devs = NULL;
   cl_uint nplat = 0;
   OPENCL_CHECK(clGetPlatformIDs(0, NULL, &nplat));
   plats = calloc(nplat, sizeof *plats);
@@ -267,9 +278,20 @@ tsr_status opencl_context_create(const opencl_select_t *sel, opencl_context_t **
   TSR_CHECK(devs, TSR_ERR_NOMEM, "out of memory listing OpenCL devices");
   OPENCL_CHECK(clGetDeviceIDs(plats[platform], CL_DEVICE_TYPE_ALL, ndev, devs, NULL));
   c->device = devs[pick->device];
+  *out = plats[platform];
+cleanup:
+  free(plats);
+  free(devs);
+  return st;
+}
+
+/* The context of c's device on platform and its two command queues. */
+static tsr_status opencl_context_queues(opencl_context_t *c, cl_platform_id platform,
+                                        const opencl_device_desc_t *pick, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
   cl_int rc = CL_SUCCESS;
   const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
-                                         (cl_context_properties)plats[platform], 0};
+                                         (cl_context_properties)platform, 0};
   c->context = clCreateContext(props, 1, &c->device, NULL, NULL, &rc);
   TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateContext for %s failed: %s (%d)",
             pick->name, opencl_error_name(rc), (int)rc);
@@ -279,13 +301,36 @@ tsr_status opencl_context_create(const opencl_select_t *sel, opencl_context_t **
   c->transfer = clCreateCommandQueue(c->context, c->device, 0, &rc);
   TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateCommandQueue (transfers) for %s failed: "
             "%s (%d)", pick->name, opencl_error_name(rc), (int)rc);
+cleanup:
+  return st;
+}
+
+tsr_status opencl_context_create(const opencl_select_t *sel, opencl_context_t **out,
+                                 tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  opencl_device_desc_t *list = NULL;
+  size_t n = 0;
+  opencl_context_t *c = NULL;
+  *out = NULL;
+  TSR_TRY(opencl_list_devices(&list, &n, err));
+  TSR_CHECK(n > 0, TSR_ERR_INVALID,
+            "no OpenCL device found: no platform with a device is installed (on Debian, "
+            "pocl-opencl-icd gives a CPU device; GPU vendors ship their own ICD)");
+  int platform = -1;
+  TSR_TRY(opencl_context_platform(list, n, sel, &platform, err));
+  const opencl_device_desc_t *pick = NULL;
+  TSR_TRY(opencl_context_pick(list, n, sel, platform, &pick, err));
+  c = calloc(1, sizeof *c);
+  TSR_CHECK(c, TSR_ERR_NOMEM, "out of memory for an OpenCL context");
+  c->desc = *pick;
+  cl_platform_id platform_id = NULL;
+  TSR_TRY(opencl_context_ids(c, platform, pick, &platform_id, err));
+  TSR_TRY(opencl_context_queues(c, platform_id, pick, err));
   *out = c;
   c = NULL;
 cleanup:
   opencl_context_free(&c);
   free(list);
-  free(plats);
-  free(devs);
   return st;
 }
 

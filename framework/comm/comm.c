@@ -232,120 +232,184 @@ cleanup:
   return st;
 }
 
-static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t *reg,
-                            tsr_error_t *err) {
+/* The working arrays of comm_plan: per local block and field, out and in at slot index
+ * 2 * (i * nf + f) (+ 1) (comm_slot). */
+typedef struct comm_plan_state {
+  const comm_options_t *o;
+  const registry_t *reg;
+  int nf;
+  int64_t cap;                     /* of the comm's locals */
+  int *flow;                       /* 0 nothing, 1 direct copies only, 2 also host buffers */
+  uint32_t *dirs;                  /* as flow: the extractions' directions */
+  const registry_item_t **stagers; /* as flow: the extraction and insertion items */
+  uint32_t *copied; /* per local block: the directions a direct copy fills (late where
+                       stage_in does it) */
+} comm_plan_state_t;
+
+/* One pair comm_plan plans: local block i (b) and its neighbour nid (n) in direction d,
+ * for field f, with b's extraction and insertion items of f. */
+typedef struct comm_pair {
+  int32_t i, nid;
+  const block_info_t *b, *n;
+  int d, f;
+  const registry_item_t *ext, *ins;
+} comm_pair_t;
+
+/* The index of the out slot of local block i and field f in the working arrays. */
+static size_t comm_slot(const comm_plan_state_t *s, int32_t i, int f) {
+  return 2 * ((size_t)i * s->nf + f);
+}
+
+/* Files the direct copy t of a pair on one hardware under the copy item both resolve to. */
+static tsr_status comm_plan_copy(comm_t *c, const comm_plan_state_t *s, const comm_pair_t *q,
+                                 comm_task_t t, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const registry_t *reg = s->reg;
+  const block_info_t *b = q->b, *n = q->n;
+  const registry_item_t *cb, *cn;
+  char bsb[256], bsn[256];
+  TSR_TRY(comm_lookup(reg, s->o, q->f, REGISTRY_KIND_COPY, b, &cb, err));
+  TSR_TRY(comm_lookup(reg, s->o, q->f, REGISTRY_KIND_COPY, n, &cn, err));
+  TSR_CHECK(cb == cn, TSR_ERR_LOOKUP,
+            "ghost exchange of '%s': BlockID %d and its neighbour BlockID %d run on "
+            "the same hardware but resolve to different copy items (bs %s and %s); "
+            "register one copy item for both",
+            s->o->fields[q->f].name, (int)b->id, (int)q->nid,
+            selector_format_set(registry_selectors_const(reg), SELECTOR_BS, b->bs,
+                                bsb, sizeof bsb),
+            selector_format_set(registry_selectors_const(reg), SELECTOR_BS, n->bs,
+                                bsn, sizeof bsn));
+  TSR_TRY(comm_add_copy(c, cb, t, err));
+cleanup:
+  return st;
+}
+
+/* Plans a pair on this rank: b sends to n in d, n's insertion unpacks, by a direct copy
+ * on one hardware, else through the host. */
+static tsr_status comm_plan_local(comm_t *c, comm_plan_state_t *s, const comm_pair_t *q,
+                                  tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const block_info_t *b = q->b, *n = q->n;
+  const int d = q->d, f = q->f;
+  const registry_item_t *nins;
+  TSR_TRY(comm_lookup(s->reg, s->o, f, REGISTRY_KIND_INSERTION, n, &nins, err));
+  comm_task_t t = {b->id, q->nid, d, f, q->ext, nins, 0};
+  TSR_TRY(comm_sizes(q->ext, b, nins, n, d, s->o->fields[f].name, &t.bytes, err));
+  if (t.bytes == 0) goto cleanup;
+  c->stats.local_bytes += (int64_t)t.bytes;
+  c->stats.local_copies++;
+  int ni = patch_local_index(c->patch, q->nid), kind = b->hs == n->hs ? 1 : 2;
+  int *out_flow = &s->flow[comm_slot(s, q->i, f)];
+  int *n_in_flow = &s->flow[comm_slot(s, ni, f) + 1];
+  if (*out_flow < kind) *out_flow = kind;
+  if (*n_in_flow < kind) *n_in_flow = kind;
+  if (b->hs == n->hs) {
+    TSR_TRY(comm_plan_copy(c, s, q, t, err));
+    s->copied[ni] |= 1u << direction_inverse(d);
+    goto cleanup;
+  }
+  TSR_TRY(comm_push(&c->locals, &c->nlocals, &s->cap, t, err));
+  c->late[ni] |= 1u << direction_inverse(d);
+  if (t.bytes > c->scratch_bytes) c->scratch_bytes = t.bytes;
+  s->dirs[comm_slot(s, q->i, f)] |= 1u << d;
+cleanup:
+  return st;
+}
+
+/* Plans a pair across ranks: b sends to n in d, and n sends to b in the inverse
+ * direction. */
+static tsr_status comm_plan_remote(comm_t *c, comm_plan_state_t *s, const comm_pair_t *q,
+                                   tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const block_info_t *b = q->b, *n = q->n;
+  const int d = q->d, f = q->f;
+  const char *name = s->o->fields[f].name;
+  const size_t k = comm_slot(s, q->i, f);
+  const registry_item_t *next, *nins;
+  TSR_TRY(comm_lookup(s->reg, s->o, f, REGISTRY_KIND_EXTRACTION, n, &next, err));
+  TSR_TRY(comm_lookup(s->reg, s->o, f, REGISTRY_KIND_INSERTION, n, &nins, err));
+  comm_task_t snd = {b->id, q->nid, d, f, q->ext, NULL, 0};
+  TSR_TRY(comm_sizes(q->ext, b, nins, n, d, name, &snd.bytes, err));
+  if (snd.bytes > 0) {
+    TSR_TRY(comm_add_peer_task(c, n->rank, true, snd, err));
+    s->flow[k] = 2;
+    s->dirs[k] |= 1u << d;
+  }
+  int inv = direction_inverse(d);
+  comm_task_t rcv = {q->nid, b->id, inv, f, NULL, q->ins, 0};
+  TSR_TRY(comm_sizes(next, n, q->ins, b, inv, name, &rcv.bytes, err));
+  if (rcv.bytes > 0) {
+    TSR_TRY(comm_add_peer_task(c, n->rank, false, rcv, err));
+    s->flow[k + 1] = 2;
+    c->late[q->i] |= 1u << d;
+  }
+cleanup:
+  return st;
+}
+
+/* Plans what local block i exchanges with each of its neighbours, field by field. */
+static tsr_status comm_plan_block(comm_t *c, comm_plan_state_t *s, int32_t i, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const patch_t *patch = c->patch;
-  int me = patch_my_rank(patch);
-  int64_t cap = 0;
-  const int32_t nlocal = patch_local_count(patch);
-  const int nf = o->nfields;
-  /* per local block and field: 0 nothing, 1 direct copies only, 2 also host buffers;
-     out and in: index 2 * (i * nf + f) (+ 1) */
-  const size_t nslots = 2 * (size_t)nlocal * (size_t)nf + 1;
-  int *flow = calloc(nslots, sizeof *flow);
-  uint32_t *dirs = calloc(nslots, sizeof *dirs); /* as flow: the extractions' directions */
-  const registry_item_t **stagers = calloc(nslots, sizeof *stagers);
-  /* per local block: the directions a direct copy fills (late where stage_in does it) */
-  uint32_t *copied = calloc((size_t)(nlocal ? nlocal : 1), sizeof *copied);
-  c->late = calloc((size_t)(nlocal ? nlocal : 1), sizeof *c->late);
-  TSR_CHECK(flow && dirs && stagers && copied && c->late, TSR_ERR_NOMEM,
-            "out of memory planning the ghost exchange");
-  for (int32_t i = 0; i < nlocal; ++i) {
-    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
-    const registry_item_t *ext[COMM_MAX_FIELDS], *ins[COMM_MAX_FIELDS];
-    for (int f = 0; f < nf; ++f) {
-      TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_EXTRACTION, b, &ext[f], err));
-      TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_INSERTION, b, &ins[f], err));
-      stagers[2 * ((size_t)i * nf + f)] = ext[f];
-      stagers[2 * ((size_t)i * nf + f) + 1] = ins[f];
-    }
-    for (int d = 0; d < DIRECTION_COUNT; ++d) {
-      int32_t nid = patch_neighbor(patch, b->id, d);
-      if (nid < 0) continue;
-      const block_info_t *n = patch_block(patch, nid);
-      for (int f = 0; f < nf; ++f) {
-        const char *name = o->fields[f].name;
-        int *out_flow = &flow[2 * ((size_t)i * nf + f)], *in_flow = out_flow + 1;
-        if (n->rank == me) {
-          /* b sends to n in d; n's insertion unpacks */
-          const registry_item_t *nins;
-          TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_INSERTION, n, &nins, err));
-          comm_task_t t = {b->id, nid, d, f, ext[f], nins, 0};
-          TSR_TRY(comm_sizes(ext[f], b, nins, n, d, name, &t.bytes, err));
-          if (t.bytes == 0) continue;
-          c->stats.local_bytes += (int64_t)t.bytes;
-          c->stats.local_copies++;
-          int ni = patch_local_index(patch, nid), kind = b->hs == n->hs ? 1 : 2;
-          int *n_in_flow = &flow[2 * ((size_t)ni * nf + f) + 1];
-          if (*out_flow < kind) *out_flow = kind;
-          if (*n_in_flow < kind) *n_in_flow = kind;
-          if (b->hs == n->hs) {
-            /* same hardware: a direct copy, by the copy item both blocks resolve to */
-            const registry_item_t *cb, *cn;
-            char bsb[256], bsn[256];
-            TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_COPY, b, &cb, err));
-            TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_COPY, n, &cn, err));
-            TSR_CHECK(cb == cn, TSR_ERR_LOOKUP,
-                      "ghost exchange of '%s': BlockID %d and its neighbour BlockID %d run on "
-                      "the same hardware but resolve to different copy items (bs %s and %s); "
-                      "register one copy item for both",
-                      name, (int)b->id, (int)nid,
-                      selector_format_set(registry_selectors_const(reg), SELECTOR_BS, b->bs,
-                                          bsb, sizeof bsb),
-                      selector_format_set(registry_selectors_const(reg), SELECTOR_BS, n->bs,
-                                          bsn, sizeof bsn));
-            TSR_TRY(comm_add_copy(c, cb, t, err));
-            copied[ni] |= 1u << direction_inverse(d);
-            continue;
-          }
-          TSR_TRY(comm_push(&c->locals, &c->nlocals, &cap, t, err));
-          c->late[ni] |= 1u << direction_inverse(d);
-          if (t.bytes > c->scratch_bytes) c->scratch_bytes = t.bytes;
-          dirs[2 * ((size_t)i * nf + f)] |= 1u << d;
-          continue;
-        }
-        /* remote: b sends to n in d, and n sends to b in the inverse direction */
-        const registry_item_t *next, *nins;
-        TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_EXTRACTION, n, &next, err));
-        TSR_TRY(comm_lookup(reg, o, f, REGISTRY_KIND_INSERTION, n, &nins, err));
-        comm_task_t snd = {b->id, nid, d, f, ext[f], NULL, 0};
-        TSR_TRY(comm_sizes(ext[f], b, nins, n, d, name, &snd.bytes, err));
-        if (snd.bytes > 0) {
-          TSR_TRY(comm_add_peer_task(c, n->rank, true, snd, err));
-          *out_flow = 2;
-          dirs[2 * ((size_t)i * nf + f)] |= 1u << d;
-        }
-        int inv = direction_inverse(d);
-        comm_task_t rcv = {nid, b->id, inv, f, NULL, ins[f], 0};
-        TSR_TRY(comm_sizes(next, n, ins[f], b, inv, name, &rcv.bytes, err));
-        if (rcv.bytes > 0) {
-          TSR_TRY(comm_add_peer_task(c, n->rank, false, rcv, err));
-          *in_flow = 2;
-          c->late[i] |= 1u << d;
-        }
-      }
+  const int me = patch_my_rank(patch);
+  const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
+  const registry_item_t *ext[COMM_MAX_FIELDS], *ins[COMM_MAX_FIELDS];
+  for (int f = 0; f < s->nf; ++f) {
+    TSR_TRY(comm_lookup(s->reg, s->o, f, REGISTRY_KIND_EXTRACTION, b, &ext[f], err));
+    TSR_TRY(comm_lookup(s->reg, s->o, f, REGISTRY_KIND_INSERTION, b, &ins[f], err));
+    s->stagers[comm_slot(s, i, f)] = ext[f];
+    s->stagers[comm_slot(s, i, f) + 1] = ins[f];
+  }
+  for (int d = 0; d < DIRECTION_COUNT; ++d) {
+    int32_t nid = patch_neighbor(patch, b->id, d);
+    if (nid < 0) continue;
+    const block_info_t *n = patch_block(patch, nid);
+    for (int f = 0; f < s->nf; ++f) {
+      const comm_pair_t q = {i, nid, b, n, d, f, ext[f], ins[f]};
+      if (n->rank == me) TSR_TRY(comm_plan_local(c, s, &q, err));
+      else TSR_TRY(comm_plan_remote(c, s, &q, err));
     }
   }
+cleanup:
+  return st;
+}
+
+/* Lists the blocks whose items stage their data out before an exchange and in after it. */
+static tsr_status comm_plan_stages(comm_t *c, const comm_plan_state_t *s, size_t nslots,
+                                   tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const patch_t *patch = c->patch;
+  const int32_t nlocal = patch_local_count(patch);
+  const int *flow = s->flow;
+  const registry_item_t *const *stagers = s->stagers;
   c->stage_out = malloc(nslots * sizeof *c->stage_out);
   c->stage_in = malloc(nslots * sizeof *c->stage_in);
   c->stage_tasks = malloc(nslots * sizeof *c->stage_tasks);
   TSR_CHECK(c->stage_out && c->stage_in && c->stage_tasks, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
   for (int32_t i = 0; i < nlocal; ++i) {
     int32_t id = patch_local_id(patch, i);
-    for (int f = 0; f < nf; ++f) {
-      const size_t k = 2 * ((size_t)i * nf + f);
+    for (int f = 0; f < s->nf; ++f) {
+      const size_t k = comm_slot(s, i, f);
       if (flow[k] && stagers[k]->stage_out)
         c->stage_out[c->nstage_out++] =
-            (comm_stage_t){id, f, stagers[k], flow[k] == 2, dirs[k]};
+            (comm_stage_t){id, f, stagers[k], flow[k] == 2, s->dirs[k]};
       if (flow[k + 1] && stagers[k + 1]->stage_in) {
         c->stage_in[c->nstage_in++] =
-            (comm_stage_t){id, f, stagers[k + 1], flow[k + 1] == 2, dirs[k]};
+            (comm_stage_t){id, f, stagers[k + 1], flow[k + 1] == 2, s->dirs[k]};
         /* the direct copies too come in with stage_in (the device's unpack) */
-        c->late[i] |= copied[i];
+        c->late[i] |= s->copied[i];
       }
     }
   }
+cleanup:
+  return st;
+}
+
+/* Orders the peers and their receives, checks the message sizes and allocates the
+ * message buffers. */
+static tsr_status comm_plan_peers(comm_t *c, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int me = patch_my_rank(c->patch);
   if (c->npeers > 1) qsort(c->peers, (size_t)c->npeers, sizeof *c->peers, comm_peer_cmp);
   for (int i = 0; i < c->npeers; ++i) {
     comm_peer_t *p = &c->peers[i];
@@ -367,6 +431,13 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
     c->stats.bytes_sent += (int64_t)p->send_bytes;
   }
   c->stats.peers = c->npeers;
+cleanup:
+  return st;
+}
+
+/* Allocates the copy groups' calls, the scratch buffer and the MPI requests. */
+static tsr_status comm_plan_buffers(comm_t *c, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
   for (int g = 0; g < c->ngroups; ++g) {
     c->groups[g].calls = malloc((size_t)c->groups[g].n * sizeof *c->groups[g].calls);
     TSR_CHECK(c->groups[g].calls, TSR_ERR_NOMEM, "out of memory planning the ghost exchange");
@@ -377,10 +448,32 @@ static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t
   TSR_CHECK(c->scratch && c->reqs && c->statuses, TSR_ERR_NOMEM,
             "out of memory planning the ghost exchange");
 cleanup:
-  free(flow);
-  free(dirs);
-  free(stagers);
-  free(copied);
+  return st;
+}
+
+/* Plans the exchange of this rank: its local copies, messages and staged blocks. */
+static tsr_status comm_plan(comm_t *c, const comm_options_t *o, const registry_t *reg,
+                            tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const int32_t nlocal = patch_local_count(c->patch);
+  const size_t nslots = 2 * (size_t)nlocal * (size_t)o->nfields + 1;
+  comm_plan_state_t s = {.o = o, .reg = reg, .nf = o->nfields, .cap = 0};
+  s.flow = calloc(nslots, sizeof *s.flow);
+  s.dirs = calloc(nslots, sizeof *s.dirs);
+  s.stagers = calloc(nslots, sizeof *s.stagers);
+  s.copied = calloc((size_t)(nlocal ? nlocal : 1), sizeof *s.copied);
+  c->late = calloc((size_t)(nlocal ? nlocal : 1), sizeof *c->late);
+  TSR_CHECK(s.flow && s.dirs && s.stagers && s.copied && c->late, TSR_ERR_NOMEM,
+            "out of memory planning the ghost exchange");
+  for (int32_t i = 0; i < nlocal; ++i) TSR_TRY(comm_plan_block(c, &s, i, err));
+  TSR_TRY(comm_plan_stages(c, &s, nslots, err));
+  TSR_TRY(comm_plan_peers(c, err));
+  TSR_TRY(comm_plan_buffers(c, err));
+cleanup:
+  free(s.flow);
+  free(s.dirs);
+  free(s.stagers);
+  free(s.copied);
   return st;
 }
 

@@ -404,97 +404,332 @@ cleanup:
   return st;
 }
 
+/* What run_steps carries from one step to the next. */
+typedef struct run_loop {
+  MPI_Comm comm;
+  int rank;
+  bool checkpoints;  /* checkpoints are written (run_kept_create) */
+  stop_poll_t poll;
+  steady_t *steady;  /* NULL: no stop.when_steady */
+  int steady_total;  /* its total's index, found on first use */
+  run_kept_t kept;
+  double t0, tlast;  /* MPI_Wtime: the loop's start, the last progress line */
+  double tout;       /* seconds of output, not counted as simulation time */
+  double tckpt;      /* MPI_Wtime of the last checkpoint (or the start) */
+  int64_t last;      /* the step of the last progress line */
+} run_loop_t;
+
+/* The list of the checkpoints kept, agreed on every rank; a restart's starts with those
+ * in the folder (rank 0). */
+static tsr_status run_kept_create(const simulation_options_t *so, const run_options_t *o,
+                                  run_loop_t *lp, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  run_kept_t *kept = &lp->kept;
+  kept->names = calloc((size_t)so->checkpoint_keep, sizeof *kept->names);
+  st = kept->names ? TSR_OK : tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  TSR_TRY(verdict_reduce(lp->comm, st, 0, err));
+  kept->cap = so->checkpoint_keep;
+  if (lp->rank == 0 && o->start > 0) run_kept_seed(o->out, o->start, kept);
+cleanup:
+  return st;
+}
+
+/* The progress line or the row of series.csv due at step s, their time counted as
+ * output's. */
+static tsr_status run_step_progress(sim_t *sim, const simulation_options_t *so,
+                                    const run_options_t *o, run_loop_t *lp, int64_t s,
+                                    bool final_step, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  output_folder_t *out = o->out;
+  if (out && so->progress_every > 0 && (s % so->progress_every == 0 || final_step)) {
+    double now = MPI_Wtime();
+    double p0 = now;
+    st = run_progress_due(sim, so, o->writers, out, s, final_step,
+                          (double)sim_cells(sim) * (double)(s - lp->last) / (now - lp->tlast) / 1e6,
+                          now - lp->t0, err);
+    lp->tlast = MPI_Wtime();
+    lp->tout += lp->tlast - p0;
+    lp->last = s;
+  } else if (out && so->series_every > 0 && (s % so->series_every == 0 || final_step)) {
+    double p0 = MPI_Wtime();
+    st = run_progress_due(sim, so, o->writers, out, s, final_step, 0, 0, err);
+    lp->tout += MPI_Wtime() - p0;
+  }
+  return st;
+}
+
+/* After step s: the stop poll, then the check and output, the steady-state sample, the
+ * progress line and the checkpoint due. */
+static tsr_status run_step_after(sim_t *sim, const simulation_options_t *so,
+                                 const run_options_t *o, run_loop_t *lp, int64_t s,
+                                 run_result_t *r, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  MPI_Comm comm = lp->comm;
+  /* a checkpoint: every checkpoint_every steps, when rank 0's clock says the interval
+     is over (agreed one step later), and at a stopping signal */
+  int due = 0;
+  if (o->signals) {
+    const int want = lp->rank == 0 && so->checkpoint_interval > 0 &&
+                     MPI_Wtime() - lp->tckpt >= so->checkpoint_interval;
+    st = stop_poll(comm, &lp->poll, want, &r->stopped, &due, err);
+  }
+  const bool ckpt = lp->checkpoints && (due || r->stopped ||
+                                        (so->checkpoint_every > 0 && s % so->checkpoint_every == 0));
+  double o0 = MPI_Wtime();
+  if (st == TSR_OK) st = run_output(comm, sim, so, o->writers, o->out, s, o->steps, ckpt, &r->div, err);
+  lp->tout += MPI_Wtime() - o0;
+  if (st == TSR_OK && lp->steady && s % so->steady.every == 0)
+    st = run_steady_sample(sim, so, lp->steady, s, &lp->steady_total, r, err);
+  const bool final_step = s == o->steps || r->steady_step;
+  if (st == TSR_OK) st = run_step_progress(sim, so, o, lp, s, final_step, err);
+  /* last in the step, after its check passed (a checkpoint never holds a diverged
+     state) and its series rows (which the checkpoint keeps) */
+  if (st == TSR_OK && ckpt) {
+    double c0 = MPI_Wtime();
+    st = run_checkpoint(sim, o->writers, o->out, s, o->physics, &lp->kept, r, err);
+    lp->tckpt = MPI_Wtime();
+    lp->tout += lp->tckpt - c0;
+  }
+  return st;
+}
+
+/* The end of the loop: the stop poll's last round, series.csv as far as it got (its last
+ * write may have been held back) and the run's seconds, output excluded. */
+static tsr_status run_steps_finish(sim_t *sim, const run_options_t *o, run_loop_t *lp,
+                                   run_result_t *r, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  MPI_Comm comm = lp->comm;
+  output_folder_t *out = o->out;
+  if (o->signals) TSR_TRY(stop_finish(&lp->poll, err));
+  if (out)
+    TSR_TRY(verdict_reduce(comm, sim_write_series(o->writers, out, r->done, NULL, NULL, 0, true, err), 0,
+                           err));
+  double wall = MPI_Wtime() - lp->t0 - lp->tout; /* simulation time, output excluded */
+  TSR_MPI(MPI_Allreduce(&wall, &r->seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
+cleanup:
+  return st;
+}
+
 tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_options_t *o,
                      run_result_t *r, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  MPI_Comm comm = sim_comm(sim);
   output_folder_t *out = o->out;
-  const int64_t cells = sim_cells(sim), steps = o->steps;
-  stop_poll_t poll = {.pending = false};
-  steady_t *steady = NULL;
-  int steady_total = -1;
-  const bool checkpoints = out && (so->checkpoint_every > 0 || so->checkpoint_interval > 0);
-  run_kept_t kept = {.n = 0};
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  const int64_t steps = o->steps;
+  run_loop_t lp = {.comm = sim_comm(sim), .poll = {.pending = false}, .steady = NULL,
+                   .steady_total = -1, .kept = {.n = 0}};
+  lp.checkpoints = out && (so->checkpoint_every > 0 || so->checkpoint_interval > 0);
+  MPI_Comm comm = lp.comm;
+  MPI_Comm_rank(comm, &lp.rank);
   *r = (run_result_t){.div = {.block = -1}, .start = o->start, .done = o->start};
-  if (checkpoints) {
-    kept.names = calloc((size_t)so->checkpoint_keep, sizeof *kept.names);
-    st = kept.names ? TSR_OK : tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-    TSR_TRY(verdict_reduce(comm, st, 0, err));
-    kept.cap = so->checkpoint_keep;
-    if (rank == 0 && o->start > 0) run_kept_seed(out, o->start, &kept);
-  }
+  if (lp.checkpoints) TSR_TRY(run_kept_create(so, o, &lp, err));
   if (out && so->steady.total[0]) {
-    TSR_TRY(steady_create(so->steady.window, so->steady.every, so->steady.tolerance, &steady,
+    TSR_TRY(steady_create(so->steady.window, so->steady.every, so->steady.tolerance, &lp.steady,
                           err));
-    TSR_TRY(run_steady_sample(sim, so, steady, o->start, &steady_total, r, err));
+    TSR_TRY(run_steady_sample(sim, so, lp.steady, o->start, &lp.steady_total, r, err));
   }
   /* step 0's output; a restart's step was the first part's */
   if (out && o->start == 0) st = run_output(comm, sim, so, o->writers, out, 0, steps, false, &r->div, err);
   MPI_Barrier(comm);
   if (o->signals) stop_install();
-  double t0 = MPI_Wtime(), tlast = t0, tout = 0, tckpt = t0;
-  int64_t last = o->start;
+  lp.t0 = lp.tlast = lp.tckpt = MPI_Wtime();
+  lp.tout = 0;
+  lp.last = o->start;
   for (int64_t s = o->start + 1;
        s <= steps && st == TSR_OK && !r->stopped && !r->steady_step; ++s) {
     TSR_TRY(sim_step(sim, 1, err));
     r->done = s;
-    /* a checkpoint: every checkpoint_every steps, when rank 0's clock says the interval
-       is over (agreed one step later), and at a stopping signal */
-    int due = 0;
-    if (st == TSR_OK && o->signals) {
-      const int want = rank == 0 && so->checkpoint_interval > 0 &&
-                       MPI_Wtime() - tckpt >= so->checkpoint_interval;
-      st = stop_poll(comm, &poll, want, &r->stopped, &due, err);
-    }
-    const bool ckpt = checkpoints && (due || r->stopped ||
-                                      (so->checkpoint_every > 0 && s % so->checkpoint_every == 0));
-    double o0 = MPI_Wtime();
-    if (st == TSR_OK) st = run_output(comm, sim, so, o->writers, out, s, steps, ckpt, &r->div, err);
-    tout += MPI_Wtime() - o0;
-    if (st == TSR_OK && steady && s % so->steady.every == 0)
-      st = run_steady_sample(sim, so, steady, s, &steady_total, r, err);
-    const bool final_step = s == steps || r->steady_step;
-    if (st == TSR_OK && out && so->progress_every > 0 &&
-        (s % so->progress_every == 0 || final_step)) {
-      double now = MPI_Wtime();
-      double p0 = now;
-      st = run_progress_due(sim, so, o->writers, out, s, final_step, (double)cells * (double)(s - last) / (now - tlast) / 1e6,
-                            now - t0, err);
-      tlast = MPI_Wtime();
-      tout += tlast - p0;
-      last = s;
-    } else if (st == TSR_OK && out && so->series_every > 0 &&
-               (s % so->series_every == 0 || final_step)) {
-      double p0 = MPI_Wtime();
-      st = run_progress_due(sim, so, o->writers, out, s, final_step, 0, 0, err);
-      tout += MPI_Wtime() - p0;
-    }
-    /* last in the step, after its check passed (a checkpoint never holds a diverged
-       state) and its series rows (which the checkpoint keeps) */
-    if (st == TSR_OK && ckpt) {
-      double c0 = MPI_Wtime();
-      st = run_checkpoint(sim, o->writers, out, s, o->physics, &kept, r, err);
-      tckpt = MPI_Wtime();
-      tout += tckpt - c0;
-    }
+    st = run_step_after(sim, so, o, &lp, s, r, err);
   }
   if (st != TSR_OK && st != TSR_ERR_DIVERGED) goto cleanup;
   /* a run that diverged still leaves its summary, then ends with the check's message */
   r->ending = st;
   r->diverged = *err;
   st = TSR_OK;
-  if (o->signals) TSR_TRY(stop_finish(&poll, err));
-  /* series.csv as far as it got (its last write may have been held back) */
-  if (out)
-    TSR_TRY(verdict_reduce(comm, sim_write_series(o->writers, out, r->done, NULL, NULL, 0, true, err), 0,
-                           err));
-  double wall = MPI_Wtime() - t0 - tout; /* simulation time, output excluded */
-  TSR_MPI(MPI_Allreduce(&wall, &r->seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
+  TSR_TRY(run_steps_finish(sim, o, &lp, r, err));
 cleanup:
-  steady_free(&steady);
-  free(kept.names);
+  steady_free(&lp.steady);
+  free(lp.kept.names);
+  return st;
+}
+
+/* What run_summary reports: the run's result and what the ranks measured. */
+typedef struct run_report {
+  const run_result_t *res;
+  const char *config;
+  int size;     /* ranks */
+  int64_t cells;
+  double mlups;
+  double phase_max[3]; /* exchange, boundary, kernel: the slowest rank's seconds (rank 0) */
+  /* the modules' totals (the fluid mass, ...) of a completed run */
+  const char *total_names[MODULE_MAX_VALUES];
+  double totals[MODULE_MAX_VALUES];
+  int ntotals;
+  double *rows;               /* rank 0: run_gather_phases */
+  report_item_t *cells_table; /* rank 0: run_fill_processes */
+} run_report_t;
+
+/* Rank 0: the seconds per phase (exchange, boundary, kernel) of the slowest rank. */
+static tsr_status run_phase_max(MPI_Comm comm, const sim_t *sim, double *phase_max,
+                                tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  timeloop_timing_t tt = sim_timing(sim);
+  double phase[3] = {tt.exchange, tt.boundary, tt.kernel};
+  TSR_MPI(MPI_Reduce(phase, phase_max, 3, MPI_DOUBLE, MPI_MAX, 0, comm));
+cleanup:
+  return st;
+}
+
+/* The run's status as summary.json names it. */
+static const char *run_status_text(const run_result_t *res) {
+  return res->ending != TSR_OK ? "diverged"
+         : res->stopped        ? "interrupted"
+         : res->steady_step    ? "steady"
+                               : "completed";
+}
+
+/* The hardware of the processes: its name, or "mixed". */
+static const char *run_hs_text(const sim_t *sim, int size) {
+  const plan_t *plan = sim_plan(sim);
+  bool mixed = false;
+  for (int r = 1; r < size; ++r) mixed = mixed || plan->procs[r].proc.hs != plan->procs[0].proc.hs;
+  return mixed ? "mixed" : simulation_hs_name(plan->procs[0].proc.hs);
+}
+
+/* Where the run diverged into where[] (its values as text into values[], as they may be
+ * NaN or infinite); returns the count. */
+static size_t run_summary_where(const sim_divergence_t *div, char (*values)[32],
+                                report_item_t *where) {
+  size_t nwhere = 0;
+  where[nwhere++] = REPORT_INT_ITEM("step", div->step);
+  where[nwhere++] = REPORT_INT_ITEM("block", div->block);
+  where[nwhere++] = REPORT_INT_ITEM("x", div->cell[0]);
+  where[nwhere++] = REPORT_INT_ITEM("y", div->cell[1]);
+  where[nwhere++] = REPORT_INT_ITEM("z", div->cell[2]);
+  for (int i = 0; i < div->nvalues && i < MODULE_MAX_VALUES; ++i) {
+    snprintf(values[i], sizeof values[i], "%.17g", div->values[i]);
+    where[nwhere++] = REPORT_TEXT_ITEM(div->names[i], values[i]);
+  }
+  return nwhere;
+}
+
+/* Appends summary.json's last items to all[0..n): where a run diverged, the signal that
+ * stopped it, or the steady state and totals of a completed run; returns the count. */
+static size_t run_summary_ending(const run_report_t *rep, report_item_t *where, size_t nwhere,
+                                 report_item_t *all, size_t n) {
+  const run_result_t *res = rep->res;
+  if (res->ending != TSR_OK)
+    all[n++] = REPORT_TABLE_ITEM("diverged", where, 1, nwhere);
+  else if (res->stopped)
+    all[n++] = REPORT_TEXT_ITEM("signal", stop_signal_name(res->stopped));
+  else {
+    if (res->steady_step) {
+      all[n++] = REPORT_INT_ITEM("steady_step", res->steady_step);
+      all[n++] = REPORT_REAL_ITEM("steady_change", res->steady_change);
+    }
+    for (int i = 0; i < rep->ntotals; ++i)
+      all[n++] = REPORT_REAL_ITEM(rep->total_names[i], rep->totals[i]);
+  }
+  return n;
+}
+
+/* Rank 0: writes summary.json to path and the manifest with the run's status. */
+static tsr_status run_summary_json(const sim_t *sim, output_folder_t *out,
+                                   const run_report_t *rep, const char *path, tsr_error_t *err) {
+  const run_result_t *res = rep->res;
+  const plan_t *plan = sim_plan(sim);
+  const int64_t done = res->done;
+  char values[MODULE_MAX_VALUES][32];
+  report_item_t where[5 + MODULE_MAX_VALUES];
+  const size_t nwhere = run_summary_where(&res->div, values, where);
+  const char *status = run_status_text(res);
+  report_item_t items[] = {
+      REPORT_TEXT_ITEM("config", rep->config),
+      REPORT_TEXT_ITEM("status", status),
+      REPORT_TEXT_ITEM("fs", sim_fs_text(sim)),
+      REPORT_TEXT_ITEM("hs", run_hs_text(sim, rep->size)),
+      REPORT_INT_ITEM("ranks", rep->size),
+      REPORT_INT_ITEM("blocks", patch_block_count(sim_patch(sim))),
+      REPORT_INT_ITEM("cells", rep->cells),
+      REPORT_INT_ITEM("steps", done),
+      REPORT_REAL_ITEM("wall_seconds", res->seconds),
+      REPORT_REAL_ITEM("mlups", rep->mlups),
+      REPORT_REAL_ITEM("exchange_seconds_max", rep->phase_max[0]),
+      REPORT_REAL_ITEM("boundary_seconds_max", rep->phase_max[1]),
+      REPORT_REAL_ITEM("kernel_seconds_max", rep->phase_max[2]),
+      REPORT_REAL_ITEM("predicted_imbalance", plan_imbalance(plan)),
+      REPORT_REAL_ITEM("predicted_step_s", plan->max_seconds),
+      REPORT_TABLE_ITEM("processes", rep->cells_table, (size_t)rep->size, RUN_COLUMNS),
+      /* the last ones: the totals of a completed run (the fluid mass, ...), where a run
+         diverged, or the signal that stopped it */
+  };
+  enum { NITEMS = sizeof items / sizeof items[0] };
+  report_item_t all[NITEMS + 5 + MODULE_MAX_VALUES];
+  size_t nitems = NITEMS;
+  memcpy(all, items, sizeof items);
+  if (res->start > 0) all[nitems++] = REPORT_INT_ITEM("restarted_from", res->start);
+  /* a run in physical units: its scales, and the time it reached */
+  const units_t *u = sim_units(sim);
+  report_item_t scales[] = {
+      REPORT_REAL_ITEM("dx", (double)u->dx), REPORT_REAL_ITEM("dt", (double)u->dt),
+      REPORT_REAL_ITEM("density", u->in.density), REPORT_REAL_ITEM("reynolds", u->reynolds),
+      REPORT_REAL_ITEM("lattice_velocity", u->lattice_velocity),
+      REPORT_REAL_ITEM("lattice_viscosity", u->lattice_viscosity),
+      REPORT_REAL_ITEM("time", (double)((long double)done * u->dt)),
+      REPORT_TEXT_ITEM("output", u->physical_output ? "physical" : "lattice")};
+  if (u->on)
+    all[nitems++] = REPORT_TABLE_ITEM("units", scales, 1, sizeof scales / sizeof scales[0]);
+  /* the newest checkpoint: where a diverged or stopped run can go on from */
+  if (res->checkpoint[0]) all[nitems++] = REPORT_TEXT_ITEM("checkpoint", res->checkpoint);
+  nitems = run_summary_ending(rep, where, nwhere, all, nitems);
+  tsr_status st = report_write_json(path, all, nitems, err);
+  /* the manifest: a run that reached its steady state completed */
+  if (st == TSR_OK)
+    st = output_folder_manifest(out, res->steady_step ? "completed" : status, err);
+  return st;
+}
+
+/* Rank 0: the summary on the terminal, after summary.json went to path. */
+static void run_summary_print(const sim_t *sim, const simulation_options_t *so,
+                              output_folder_t *out, const run_report_t *rep, const char *path) {
+  const run_result_t *res = rep->res;
+  const int64_t done = res->done;
+  const double wall_max = res->seconds;
+  if (res->stopped)
+    printf("summary: stopped by %s after step %lld of %lld (%.2f MLUPS in %.2f s); written to "
+           "%s\n",
+           stop_signal_name(res->stopped), (long long)done, (long long)so->steps, rep->mlups,
+           wall_max, path);
+  else if (res->ending == TSR_OK) {
+    printf("summary: %.2f MLUPS, %lld cells, %d blocks, %d rank(s), %lld steps in %.2f s; ",
+           rep->mlups, (long long)rep->cells, (int)patch_block_count(sim_patch(sim)), rep->size,
+           (long long)done, wall_max);
+    for (int i = 0; i < rep->ntotals; ++i) printf("%s %.12g; ", rep->total_names[i], rep->totals[i]);
+    printf("written to %s\n", path);
+  }
+  else
+    printf("summary: diverged at step %lld after %.2f s; written to %s\n",
+           (long long)res->div.step, wall_max, path);
+  if (res->checkpoint[0] && (res->stopped || res->ending != TSR_OK))
+    printf("the newest checkpoint, %s/%s, goes on from there: tessera run %s --restart "
+           "%s/%s\n", output_folder_path(out), res->checkpoint, rep->config,
+           output_folder_path(out), res->checkpoint);
+  if (res->ending == TSR_OK && !res->stopped) {
+    printf("time per phase (slowest rank): exchange %.2f s, boundary %.2f s, kernel %.2f s\n",
+           rep->phase_max[0], rep->phase_max[1], rep->phase_max[2]);
+    run_print_processes(sim, rep->rows);
+  }
+}
+
+/* Rank 0: summary.json, the manifest and the summary on the terminal. */
+static tsr_status run_summary_write(const sim_t *sim, const simulation_options_t *so,
+                                    output_folder_t *out, const run_report_t *rep,
+                                    tsr_error_t *err) {
+  char path[OUTPUT_PATH_MAX];
+  run_fill_processes(sim, rep->rows, rep->cells_table);
+  tsr_status st = output_folder_file(out, path, sizeof path, err, "summary.json");
+  if (st == TSR_OK) st = run_summary_json(sim, out, rep, path, err);
+  if (st == TSR_OK) run_summary_print(sim, so, out, rep, path);
+  fflush(stdout);
   return st;
 }
 
@@ -505,145 +740,28 @@ tsr_status run_summary(sim_t *sim, const simulation_options_t *so, const char *c
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  double *rows = NULL;
-  report_item_t *cells_table = NULL;
-  const patch_t *patch = sim_patch(sim);
-  const int64_t cells = sim_cells(sim), done = res->done;
-  const int stopped = res->stopped;
-  const tsr_status ending = res->ending;
-  const sim_divergence_t div = res->div;
-  const double wall_max = res->seconds;
-  /* the modules' totals (the fluid mass, ...) of a completed run */
-  const char *total_names[MODULE_MAX_VALUES];
-  double totals[MODULE_MAX_VALUES];
-  int ntotals = 0;
-  if (ending == TSR_OK && !stopped) {
+  run_report_t rep = {.res = res, .config = config, .size = size, .cells = sim_cells(sim)};
+  if (res->ending == TSR_OK && !res->stopped) {
     TSR_TRY(sim_prepare(sim, err));
-    TSR_TRY(sim_totals(sim, total_names, totals, MODULE_MAX_VALUES, &ntotals, err));
-    sim_totals_output(sim, totals, ntotals);
+    TSR_TRY(sim_totals(sim, rep.total_names, rep.totals, MODULE_MAX_VALUES, &rep.ntotals, err));
+    sim_totals_output(sim, rep.totals, rep.ntotals);
   }
-
-  double mlups = wall_max > 0 ? (double)cells * (double)(done - res->start) / wall_max / 1e6 : 0.0;
-  /* seconds per phase, the slowest rank's */
-  timeloop_timing_t tt = sim_timing(sim);
-  double phase[3] = {tt.exchange, tt.boundary, tt.kernel}, phase_max[3];
-  TSR_MPI(MPI_Reduce(phase, phase_max, 3, MPI_DOUBLE, MPI_MAX, 0, comm));
+  rep.mlups = res->seconds > 0
+                  ? (double)rep.cells * (double)(res->done - res->start) / res->seconds / 1e6
+                  : 0.0;
+  TSR_TRY(run_phase_max(comm, sim, rep.phase_max, err));
   if (rank == 0) {
-    rows = malloc((size_t)size * RUN_PHASES * sizeof *rows);
-    cells_table = malloc((size_t)size * RUN_COLUMNS * sizeof *cells_table);
-    if (!rows || !cells_table)
+    rep.rows = malloc((size_t)size * RUN_PHASES * sizeof *rep.rows);
+    rep.cells_table = malloc((size_t)size * RUN_COLUMNS * sizeof *rep.cells_table);
+    if (!rep.rows || !rep.cells_table)
       st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory for the report");
   }
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  TSR_TRY(run_gather_phases(comm, sim, done, rows, err));
-  if (rank == 0) {
-    const plan_t *plan = sim_plan(sim);
-    bool mixed = false;
-    for (int r = 1; r < size; ++r) mixed = mixed || plan->procs[r].proc.hs != plan->procs[0].proc.hs;
-    const char *hs_text = mixed ? "mixed" : simulation_hs_name(plan->procs[0].proc.hs);
-    run_fill_processes(sim, rows, cells_table);
-    char path[OUTPUT_PATH_MAX];
-    st = output_folder_file(out, path, sizeof path, err, "summary.json");
-    /* where it diverged: the values as text, as they may be NaN or infinite */
-    char values[MODULE_MAX_VALUES][32];
-    report_item_t where[5 + MODULE_MAX_VALUES] = {
-        REPORT_INT_ITEM("step", div.step), REPORT_INT_ITEM("block", div.block),
-        REPORT_INT_ITEM("x", div.cell[0]), REPORT_INT_ITEM("y", div.cell[1]),
-        REPORT_INT_ITEM("z", div.cell[2])};
-    size_t nwhere = 5;
-    for (int i = 0; i < div.nvalues && i < MODULE_MAX_VALUES; ++i) {
-      snprintf(values[i], sizeof values[i], "%.17g", div.values[i]);
-      where[nwhere++] = REPORT_TEXT_ITEM(div.names[i], values[i]);
-    }
-    report_item_t total_items[MODULE_MAX_VALUES];
-    for (int i = 0; i < ntotals; ++i)
-      total_items[i] = REPORT_REAL_ITEM(total_names[i], totals[i]);
-    const char *status = ending != TSR_OK ? "diverged"
-                         : stopped          ? "interrupted"
-                         : res->steady_step ? "steady"
-                                            : "completed";
-    report_item_t items[] = {
-        REPORT_TEXT_ITEM("config", config),
-        REPORT_TEXT_ITEM("status", status),
-        REPORT_TEXT_ITEM("fs", sim_fs_text(sim)),
-        REPORT_TEXT_ITEM("hs", hs_text),
-        REPORT_INT_ITEM("ranks", size),
-        REPORT_INT_ITEM("blocks", patch_block_count(patch)),
-        REPORT_INT_ITEM("cells", cells),
-        REPORT_INT_ITEM("steps", done),
-        REPORT_REAL_ITEM("wall_seconds", wall_max),
-        REPORT_REAL_ITEM("mlups", mlups),
-        REPORT_REAL_ITEM("exchange_seconds_max", phase_max[0]),
-        REPORT_REAL_ITEM("boundary_seconds_max", phase_max[1]),
-        REPORT_REAL_ITEM("kernel_seconds_max", phase_max[2]),
-        REPORT_REAL_ITEM("predicted_imbalance", plan_imbalance(plan)),
-        REPORT_REAL_ITEM("predicted_step_s", plan->max_seconds),
-        REPORT_TABLE_ITEM("processes", cells_table, (size_t)size, RUN_COLUMNS),
-        /* the last ones: the totals of a completed run (the fluid mass, ...), where a run
-           diverged, or the signal that stopped it */
-    };
-    enum { NITEMS = sizeof items / sizeof items[0] };
-    report_item_t all[NITEMS + 5 + MODULE_MAX_VALUES];
-    size_t nitems = NITEMS;
-    memcpy(all, items, sizeof items);
-    if (res->start > 0) all[nitems++] = REPORT_INT_ITEM("restarted_from", res->start);
-    /* a run in physical units: its scales, and the time it reached */
-    const units_t *u = sim_units(sim);
-    report_item_t scales[] = {
-        REPORT_REAL_ITEM("dx", (double)u->dx), REPORT_REAL_ITEM("dt", (double)u->dt),
-        REPORT_REAL_ITEM("density", u->in.density), REPORT_REAL_ITEM("reynolds", u->reynolds),
-        REPORT_REAL_ITEM("lattice_velocity", u->lattice_velocity),
-        REPORT_REAL_ITEM("lattice_viscosity", u->lattice_viscosity),
-        REPORT_REAL_ITEM("time", (double)((long double)done * u->dt)),
-        REPORT_TEXT_ITEM("output", u->physical_output ? "physical" : "lattice")};
-    if (u->on)
-      all[nitems++] = REPORT_TABLE_ITEM("units", scales, 1, sizeof scales / sizeof scales[0]);
-    /* the newest checkpoint: where a diverged or stopped run can go on from */
-    if (res->checkpoint[0]) all[nitems++] = REPORT_TEXT_ITEM("checkpoint", res->checkpoint);
-    if (ending != TSR_OK)
-      all[nitems++] = REPORT_TABLE_ITEM("diverged", where, 1, nwhere);
-    else if (stopped)
-      all[nitems++] = REPORT_TEXT_ITEM("signal", stop_signal_name(stopped));
-    else {
-      if (res->steady_step) {
-        all[nitems++] = REPORT_INT_ITEM("steady_step", res->steady_step);
-        all[nitems++] = REPORT_REAL_ITEM("steady_change", res->steady_change);
-      }
-      for (int i = 0; i < ntotals; ++i) all[nitems++] = total_items[i];
-    }
-    if (st == TSR_OK) st = report_write_json(path, all, nitems, err);
-    /* the manifest: a run that reached its steady state completed */
-    if (st == TSR_OK)
-      st = output_folder_manifest(out, res->steady_step ? "completed" : status, err);
-    if (st == TSR_OK && stopped)
-      printf("summary: stopped by %s after step %lld of %lld (%.2f MLUPS in %.2f s); written to "
-             "%s\n",
-             stop_signal_name(stopped), (long long)done, (long long)so->steps, mlups, wall_max,
-             path);
-    else if (st == TSR_OK && ending == TSR_OK) {
-      printf("summary: %.2f MLUPS, %lld cells, %d blocks, %d rank(s), %lld steps in %.2f s; ",
-             mlups, (long long)cells, (int)patch_block_count(patch), size, (long long)done,
-             wall_max);
-      for (int i = 0; i < ntotals; ++i) printf("%s %.12g; ", total_names[i], totals[i]);
-      printf("written to %s\n", path);
-    }
-    else if (st == TSR_OK)
-      printf("summary: diverged at step %lld after %.2f s; written to %s\n", (long long)div.step,
-             wall_max, path);
-    if (st == TSR_OK && res->checkpoint[0] && (stopped || ending != TSR_OK))
-      printf("the newest checkpoint, %s/%s, goes on from there: tessera run %s --restart "
-             "%s/%s\n", output_folder_path(out), res->checkpoint, config,
-             output_folder_path(out), res->checkpoint);
-    if (st == TSR_OK && ending == TSR_OK && !stopped) {
-      printf("time per phase (slowest rank): exchange %.2f s, boundary %.2f s, kernel %.2f s\n",
-             phase_max[0], phase_max[1], phase_max[2]);
-      run_print_processes(sim, rows);
-    }
-    fflush(stdout);
-  }
+  TSR_TRY(run_gather_phases(comm, sim, res->done, rep.rows, err));
+  if (rank == 0) st = run_summary_write(sim, so, out, &rep, err);
   st = verdict_reduce(comm, st, 0, err);
 cleanup:
-  free(rows);
-  free(cells_table);
+  free(rep.rows);
+  free(rep.cells_table);
   return st;
 }

@@ -80,12 +80,74 @@ cleanup:
   return st;
 }
 
+/* Builds g's program for spec (from source, or the built-in one where NULL) with the
+ * lattice, the block and the variants as defines; gz: the ghost layers along z. */
+static tsr_status gpu_lbm_build(gpu_lbm_t *g, const gpu_lbm_spec_t *spec, int gz,
+                                const char *source, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  void *program = NULL;
+  char options[320], upper[16]; /* the lattice's name as lattice_defs.h spells it */
+  snprintf(upper, sizeof upper, "%s", spec->lattice->name);
+  for (char *c = upper; *c; ++c) *c = (char)toupper((unsigned char)*c);
+  snprintf(options, sizeof options,
+           "-DLATTICE_NAME=%s -DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DGZ=%d -DTRT=%d "
+           "-DFORCE=%d -DADE=%d -DCOUPLED=%d -DMOMENTS_DOUBLE=%d -DFORCE_SHIFT=%d",
+           upper, spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], gz, spec->trt ? 1 : 0,
+           spec->force ? 1 : 0, spec->ade ? 1 : 0, spec->coupled ? 1 : 0, g->moments_double,
+           (int)LBM_FORCE_SHIFT);
+  TSR_TRY(opencl_build_program(g->ctx, source ? source : gpu_lbm_source, options,
+                               spec->source_dir ? "lbm.cl (from the kernel source folder)"
+                                                : "lbm.cl",
+                               &program, err));
+  g->program = program;
+cleanup:
+  return st;
+}
+
+/* The kernels of g's program. */
+static tsr_status gpu_lbm_kernels(gpu_lbm_t *g, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  TSR_TRY(gpu_kernel(g, "lbm_stream_collide", &g->stream_collide, err));
+  TSR_TRY(gpu_kernel(g, "lbm_boundary", &g->boundary, err));
+  TSR_TRY(gpu_kernel(g, "lbm_outlet", &g->outlet, err));
+  TSR_TRY(gpu_kernel(g, "lbm_bodies", &g->bodies, err));
+  TSR_TRY(gpu_kernel(g, "lbm_moments", &g->moments, err));
+  TSR_TRY(gpu_kernel(g, "lbm_check", &g->check, err));
+  TSR_TRY(gpu_kernel(g, "lbm_pulled_density", &g->pulled_density, err));
+  TSR_TRY(gpu_kernel(g, "lbm_stream_collide_even", &g->in_place[0], err));
+  TSR_TRY(gpu_kernel(g, "lbm_stream_collide_odd", &g->in_place[1], err));
+cleanup:
+  return st;
+}
+
+/* Checks that the kernels take the work-group spec asks for (a work-group that they may
+ * not take is one message). */
+static tsr_status gpu_lbm_check_group(const gpu_lbm_t *g, const gpu_lbm_spec_t *spec,
+                                      tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  opencl_context_t *ctx = g->ctx;
+  const opencl_device_desc_t *desc = opencl_context_desc(ctx);
+  size_t most = 0;
+  const size_t want = (size_t)spec->group[0] * (size_t)spec->group[1] * (size_t)spec->group[2];
+  cl_kernel ks[] = {g->stream_collide, g->in_place[0], g->in_place[1], g->pulled_density};
+  for (size_t k = 0; k < sizeof ks / sizeof ks[0]; ++k) {
+    OPENCL_CHECK(clGetKernelWorkGroupInfo(ks[k], (cl_device_id)opencl_context_device(ctx),
+                                          CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
+                                          NULL));
+    TSR_CHECK(want <= most, TSR_ERR_INVALID,
+              "lbm.work_group = [%d, %d, %d]: %zu work items, but the LBM kernels on "
+              "%s take at most %zu per group", spec->group[0], spec->group[1],
+              spec->group[2], want, desc->name, most);
+  }
+cleanup:
+  return st;
+}
+
 tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
                             const void *consts, gpu_lbm_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   gpu_lbm_t *g = NULL;
   char *source = NULL;
-  void *program = NULL;
   *out = NULL;
   const opencl_device_desc_t *desc = opencl_context_desc(ctx);
   TSR_CHECK(!spec->dp || desc->double_precision, TSR_ERR_INVALID,
@@ -115,44 +177,10 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
             TSR_ERR_INVALID, "a GPU block of %d x %d x %d cells: its bytes do not fit in a size_t",
             spec->n[0], spec->n[1], spec->n[2]);
   if (spec->source_dir) TSR_TRY(gpu_read_sources(spec->source_dir, &source, err));
-  char options[320], upper[16]; /* the lattice's name as lattice_defs.h spells it */
-  snprintf(upper, sizeof upper, "%s", spec->lattice->name);
-  for (char *c = upper; *c; ++c) *c = (char)toupper((unsigned char)*c);
-  snprintf(options, sizeof options,
-           "-DLATTICE_NAME=%s -DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DGZ=%d -DTRT=%d "
-           "-DFORCE=%d -DADE=%d -DCOUPLED=%d -DMOMENTS_DOUBLE=%d -DFORCE_SHIFT=%d",
-           upper, spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], gz, spec->trt ? 1 : 0,
-           spec->force ? 1 : 0, spec->ade ? 1 : 0, spec->coupled ? 1 : 0, g->moments_double,
-           (int)LBM_FORCE_SHIFT);
-  TSR_TRY(opencl_build_program(ctx, source ? source : gpu_lbm_source, options,
-                               spec->source_dir ? "lbm.cl (from the kernel source folder)"
-                                                : "lbm.cl",
-                               &program, err));
-  g->program = program;
+  TSR_TRY(gpu_lbm_build(g, spec, gz, source, err));
+  TSR_TRY(gpu_lbm_kernels(g, err));
+  if (spec->group[0] > 0) TSR_TRY(gpu_lbm_check_group(g, spec, err));
   cl_int rc = CL_SUCCESS;
-  TSR_TRY(gpu_kernel(g, "lbm_stream_collide", &g->stream_collide, err));
-  TSR_TRY(gpu_kernel(g, "lbm_boundary", &g->boundary, err));
-  TSR_TRY(gpu_kernel(g, "lbm_outlet", &g->outlet, err));
-  TSR_TRY(gpu_kernel(g, "lbm_bodies", &g->bodies, err));
-  TSR_TRY(gpu_kernel(g, "lbm_moments", &g->moments, err));
-  TSR_TRY(gpu_kernel(g, "lbm_check", &g->check, err));
-  TSR_TRY(gpu_kernel(g, "lbm_pulled_density", &g->pulled_density, err));
-  TSR_TRY(gpu_kernel(g, "lbm_stream_collide_even", &g->in_place[0], err));
-  TSR_TRY(gpu_kernel(g, "lbm_stream_collide_odd", &g->in_place[1], err));
-  if (spec->group[0] > 0) { /* a work-group that the kernels may not take is one message */
-    size_t most = 0;
-    const size_t want = (size_t)spec->group[0] * (size_t)spec->group[1] * (size_t)spec->group[2];
-    cl_kernel ks[] = {g->stream_collide, g->in_place[0], g->in_place[1], g->pulled_density};
-    for (size_t k = 0; k < sizeof ks / sizeof ks[0]; ++k) {
-      OPENCL_CHECK(clGetKernelWorkGroupInfo(ks[k], (cl_device_id)opencl_context_device(ctx),
-                                            CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
-                                            NULL));
-      TSR_CHECK(want <= most, TSR_ERR_INVALID,
-                "hardware.work_group = [%d, %d, %d]: %zu work items, but the LBM kernels on "
-                "%s take at most %zu per group", spec->group[0], spec->group[1],
-                spec->group[2], want, desc->name, most);
-    }
-  }
   g->consts = clCreateBuffer(opencl_context_cl(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                              (size_t)LBM_CONSTS_COUNT(g->q) * g->esize, (void *)consts, &rc);
   TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "clCreateBuffer (collision constants) failed: %s",
