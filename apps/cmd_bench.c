@@ -165,7 +165,9 @@ static tsr_status bench_case(MPI_Comm comm, const bench_opts_t *o, long n, simul
   bench_domain(lo->lattice, n, blocks, size, &so);
   so.hardware.hs = hs;
   if (device) so.hardware.opencl = *device;
-  memcpy(so.hardware.work_group, o->group, sizeof o->group);
+  lbm_options_t wl = *lo; /* the work-group asked for */
+  memcpy(wl.work_group, o->group, sizeof o->group);
+  lo = &wl;
   lbm_sim_t *sim = NULL;
   double mlups[BENCH_MAX_REPEAT];
   double bws[BENCH_MAX_REPEAT];
@@ -280,7 +282,7 @@ static const char bench_usage[] =
     "  same on the default OpenCL device (device 0, or I, of the first platform with a GPU,\n"
     "  else of the first platform), with --gpu-cells N^3 cells per process (default: as\n"
     "  --cells), streaming two_grid,in_place (default: both), work-groups of X x Y work\n"
-    "  items (default: hardware.work_group's rule); --no-gpu skips it\n"
+    "  items (default: lbm.work_group's rule); --no-gpu skips it\n"
     "       tessera bench --hetero CONFIG [--steps S] [--json FILE]\n"
     "  the CPU processes of CONFIG alone, its GPU processes alone, and all together\n"
     "       tessera bench --config CONFIG [--steps S] [--repeat R] [--json FILE]\n"
@@ -386,21 +388,26 @@ static void bench_row_item(const bench_row_t *r, report_item_t out[11]) {
   out[10] = REPORT_REAL_ITEM("exchange_share", r->exchange_share);
 }
 
-/* tessera bench --fma [--seconds T] [--repeat R]: the FMA peak of every process's
- * OpenMP threads (fma_peak.h), all processes at once, summed: DP and SP, R times. */
-static int bench_fma(MPI_Comm comm, int argc, char **argv) {
+/* Whether every process lists an OpenCL device into *all (0 where the reduction fails).
+ * Collective. */
+static tsr_status bench_device_everywhere(MPI_Comm comm, int *all, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  opencl_device_desc_t *list = NULL;
+  size_t ndev = 0;
+  int have = opencl_list_devices(&list, &ndev, err) == TSR_OK && ndev > 0;
+  free(list);
+  *all = 0;
+  TSR_MPI(MPI_Allreduce(&have, all, 1, MPI_INT, MPI_MIN, comm));
+cleanup:
+  return st;
+}
+
+/* The FMA peak of every process's threads, all processes at once, summed: DP and SP,
+ * repeat times (rank 0 prints). */
+static void bench_fma_cpu(MPI_Comm comm, int64_t repeat, double seconds) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  double seconds = 0.3;
-  int64_t repeat = 3;
-  static const char usage[] = "usage: tessera bench --fma [--seconds T] [--repeat R]\n";
-  const app_opt_t opts[] = {APP_OPT("--seconds", APP_REAL, &seconds, .rmin = 0.01, .rmax = 60),
-                            APP_OPT("--repeat", APP_INT, &repeat, .imin = 1, .imax = 64),
-                            APP_OPT_END};
-  const app_cmd_t cmd = {"bench --fma", usage, opts, NULL, false};
-  const int parsed = app_parse(comm, &cmd, argc, argv, NULL);
-  if (parsed >= 0) return parsed;
   int level = cpu_level_current();
   if (level < 0) level = 0;
   if (rank == 0)
@@ -417,15 +424,17 @@ static int bench_fma(MPI_Comm comm, int argc, char **argv) {
       printf("  repetition %lld: dp %.1f GFLOPS, sp %.1f GFLOPS\n", (long long)r + 1, all[0],
              all[1]);
   }
-  /* the default OpenCL device of every process, where every process has one */
+}
+
+/* The same on the default OpenCL device of every process, where every process has one;
+ * returns the exit status. */
+static int bench_fma_device(MPI_Comm comm, int64_t repeat, double seconds) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
   tsr_error_t e, *err = &e;
   tsr_error_clear(err);
-  opencl_device_desc_t *list = NULL;
-  size_t ndev = 0;
-  int have = opencl_list_devices(&list, &ndev, err) == TSR_OK && ndev > 0, all_have = 0;
-  free(list);
-  MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, comm);
-  if (!all_have) {
+  int all_have = 0;
+  if (bench_device_everywhere(comm, &all_have, err) != TSR_OK || !all_have) {
     if (rank == 0) printf("no OpenCL device on every process: no device peak\n");
     return 0;
   }
@@ -454,6 +463,169 @@ static int bench_fma(MPI_Comm comm, int argc, char **argv) {
   return app_report(comm, st, err);
 }
 
+/* tessera bench --fma [--seconds T] [--repeat R]: the FMA peak of every process's
+ * OpenMP threads (fma_peak.h), all processes at once, summed: DP and SP, R times. */
+static int bench_fma(MPI_Comm comm, int argc, char **argv) {
+  double seconds = 0.3;
+  int64_t repeat = 3;
+  static const char usage[] = "usage: tessera bench --fma [--seconds T] [--repeat R]\n";
+  const app_opt_t opts[] = {APP_OPT("--seconds", APP_REAL, &seconds, .rmin = 0.01, .rmax = 60),
+                            APP_OPT("--repeat", APP_INT, &repeat, .imin = 1, .imax = 64),
+                            APP_OPT_END};
+  const app_cmd_t cmd = {"bench --fma", usage, opts, NULL, false};
+  const int parsed = app_parse(comm, &cmd, argc, argv, NULL);
+  if (parsed >= 0) return parsed;
+  bench_fma_cpu(comm, repeat, seconds);
+  return bench_fma_device(comm, repeat, seconds);
+}
+
+/* The bandwidth probe (o->probe: arrays of 8x a field of the rows, at least 256 MiB, of
+ * *copy_bytes) and this machine's memory bandwidth: all processes' threads at once,
+ * summed (*sum), and rank 0's STREAM-counted (*plain). */
+static tsr_status bench_probe(MPI_Comm comm, bench_opts_t *o, size_t *copy_bytes, double *sum,
+                              double *plain, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  *copy_bytes = (size_t)o->n * (size_t)o->n * (size_t)o->n * 8u * 4u;
+  if (*copy_bytes < ((size_t)256 << 20)) *copy_bytes = (size_t)256 << 20;
+  o->probe = cpu_stream_create(*copy_bytes);
+  MPI_Barrier(comm);
+  cpu_stream_result_t bw = cpu_stream_run(o->probe, 10);
+  *plain = bw.copy_gbs_plain;
+  TSR_MPI(MPI_Allreduce(&bw.copy_gbs, sum, 1, MPI_DOUBLE, MPI_SUM, comm));
+  int have_probe = o->probe != NULL, all_probe = 0;
+  TSR_MPI(MPI_Allreduce(&have_probe, &all_probe, 1, MPI_INT, MPI_MIN, comm));
+  TSR_CHECK(all_probe, TSR_ERR_NOMEM, "out of memory for the bandwidth probe (2 x %zu MiB)",
+            *copy_bytes >> 20);
+cleanup:
+  return st;
+}
+
+/* What the CPU rows run on and are held against, and the header of their table. */
+static void bench_print_intro(int size, const bench_opts_t *o, size_t copy_bytes, double bw_sum,
+                              double bw_plain) {
+  printf("tessera bench: %d process(es) x %d thread(s), %ld^3 cells per process, %d "
+         "repetitions of at least %.2f s per row; CPU kernels %s (rank 0)\n",
+         size, cpu_threads_max(), (long)o->n, (int)o->repeat, o->seconds,
+         cpu_level_name(cpu_level_current()));
+  printf("memory bandwidth (copy, %zu MiB arrays, write-allocate counted): %.2f GB/s summed "
+         "over processes (%.2f GB/s STREAM-counted on rank 0)\n",
+         copy_bytes >> 20, bw_sum, bw_plain);
+  const lbm_kernels_t *k = lbm_kernels_find(&lattice_d3q19, GRID_SOA, 1);
+  printf("bytes per cell update: Q PDFs read + Q written%s (D3Q19: %d B DP, %d B SP); bound = "
+         "bandwidth / bytes\n",
+         k->nontemporal ? ", nontemporal stores on every CPU row (no write-allocate)"
+                        : " + Q write-allocated",
+         (k->nontemporal ? 2 : 3) * k->lattice->q * 8,
+         (k->nontemporal ? 2 : 3) * k->lattice->q * 4);
+  printf("(the bandwidth drifts on a shared machine: each repetition of a CPU row is held "
+         "against the probe run right before it; bound and fraction are medians)\n\n");
+  bench_print_header();
+}
+
+/* The access pattern's ceilings of every selected lattice, layout and precision into
+ * rows[*nrows...], every process at once like the rows. */
+static tsr_status bench_ceilings(MPI_Comm comm, const bench_opts_t *o, bench_row_t *rows,
+                                 int *nrows, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  for (int li = 0; bench_lattices[li]; ++li)
+    for (int l = GRID_SOA; l >= GRID_AOS; --l)
+      for (int p = 0; p < 2; ++p)
+        for (int pull = 1; pull >= 0; --pull) {
+          if (!(o->lattices >> li & 1) || !(o->layouts >> l & 1) || !(o->precisions >> p & 1))
+            continue;
+          TSR_CHECK(*nrows < BENCH_MAX_ROWS, TSR_ERR_INTERNAL, "too many benchmark rows");
+          TSR_TRY(bench_ceiling(comm, o, lattice_find(bench_lattices[li]), (grid_layout_t)l,
+                                p == LBM_DP, pull, &rows[*nrows], err));
+          if (rank == 0) bench_print_row(&rows[*nrows]);
+          ++*nrows;
+        }
+  if (rank == 0)
+    printf("(stream: streaming alone, the ceiling of the kernels' loads and stores; cells: each "
+           "cell copied from itself through the same loop, no pull)\n");
+cleanup:
+  return st;
+}
+
+/* Whether every process has an OpenCL device; where one lacks it, o->use_gpu is cleared
+ * and rank 0 says the OpenCL rows are left out. */
+static tsr_status bench_gpu_present(MPI_Comm comm, bench_opts_t *o, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int all = 0;
+  TSR_TRY(bench_device_everywhere(comm, &all, err));
+  if (!all) {
+    if (rank == 0) printf("\nno OpenCL device on every process: the OpenCL rows are left out\n");
+    o->use_gpu = false;
+  }
+cleanup:
+  return st;
+}
+
+/* The OpenCL device of sel: its copy bandwidth (summed over the processes into *gpu_gbs),
+ * then the rows with hs gpu into rows[*nrows...]. */
+static tsr_status bench_gpu(MPI_Comm comm, const bench_opts_t *o, const opencl_select_t *sel,
+                            bench_row_t *rows, int *nrows, double *gpu_gbs, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  opencl_context_t *cl = NULL;
+  int gpu_dp = 0;
+  st = opencl_context_create(sel, &cl, err);
+  double mine = 0;
+  size_t grid =
+      (size_t)(o->gn + 2) * (size_t)(o->gn + 2) * (size_t)(o->gn + 2) * LATTICE_MAX_Q * 8u;
+  size_t probe = grid > ((size_t)256 << 20) ? grid : ((size_t)256 << 20);
+  MPI_Barrier(comm);
+  if (st == TSR_OK) {
+    const opencl_device_desc_t *d = opencl_context_desc(cl);
+    if (probe > d->max_alloc_bytes) probe = (size_t)d->max_alloc_bytes;
+    gpu_dp = d->double_precision;
+    st = gpu_copy_bandwidth(cl, probe, 10, &mine, err);
+  }
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  TSR_MPI(MPI_Allreduce(&mine, gpu_gbs, 1, MPI_DOUBLE, MPI_SUM, comm));
+  if (rank == 0) {
+    const opencl_device_desc_t *d = opencl_context_desc(cl);
+    printf("\nOpenCL device: %s (%s, %s), %ld^3 cells per process\n", d->name, d->platform_name,
+           d->type, (long)o->gn);
+    printf("device copy bandwidth (clEnqueueCopyBuffer, %zu MiB, read + write counted): "
+           "%.2f GB/s summed over processes\n", probe >> 20, *gpu_gbs);
+    printf("bytes per cell update: Q PDFs read + Q written (D3Q19: 304 B DP, 152 B SP)\n\n");
+    bench_print_header();
+  }
+  opencl_context_free(&cl);
+  TSR_TRY(bench_rows(comm, o, SIMULATION_HS_GPU, sel, gpu_dp, *gpu_gbs, rows, nrows, err));
+cleanup:
+  opencl_context_free(&cl);
+  return st;
+}
+
+/* The report --json asks for (rank 0): the run's figures and a table of the rows. */
+static tsr_status bench_json(const bench_opts_t *o, int size, double bw_sum, double gpu_gbs,
+                             const bench_row_t *rows, int nrows, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  report_item_t items[9];
+  size_t m = 0;
+  report_item_t *cells = calloc((size_t)(nrows ? nrows : 1) * 11, sizeof *cells);
+  TSR_CHECK(cells, TSR_ERR_NOMEM, "out of memory for the report");
+  for (int i = 0; i < nrows; ++i) bench_row_item(&rows[i], cells + 11 * i);
+  items[m++] = REPORT_INT_ITEM("processes", size);
+  items[m++] = REPORT_INT_ITEM("threads_per_process", cpu_threads_max());
+  items[m++] = REPORT_TEXT_ITEM("cpu_level", cpu_level_name(cpu_level_current()));
+  items[m++] = REPORT_INT_ITEM("cells_per_process", (int64_t)o->n * o->n * o->n);
+  items[m++] = REPORT_INT_ITEM("repetitions", o->repeat);
+  items[m++] = REPORT_REAL_ITEM("copy_bandwidth_gbs", bw_sum);
+  if (o->use_gpu) items[m++] = REPORT_REAL_ITEM("gpu_copy_bandwidth_gbs", gpu_gbs);
+  items[m++] = REPORT_TABLE_ITEM("rows", cells, (size_t)nrows, 11);
+  TSR_TRY(report_write_json(o->json, items, m, err));
+cleanup:
+  free(cells);
+  return st;
+}
+
 int app_bench(MPI_Comm comm, int argc, char **argv) {
   tsr_status st = TSR_OK;
   tsr_error_t e, *err = &e;
@@ -473,127 +645,23 @@ int app_bench(MPI_Comm comm, int argc, char **argv) {
   const int parsed = bench_parse(comm, argc, argv, &o);
   if (parsed >= 0) return parsed;
   bench_row_t *rows = calloc(BENCH_MAX_ROWS, sizeof *rows);
-  report_item_t *cells = NULL;
   int nrows = 0;
-
-  /* the memory bandwidth of this process's threads: arrays of 8x a field of the rows */
-  size_t copy_bytes = (size_t)o.n * (size_t)o.n * (size_t)o.n * 8u * 4u;
-  if (copy_bytes < ((size_t)256 << 20)) copy_bytes = (size_t)256 << 20;
-  o.probe = cpu_stream_create(copy_bytes);
-  MPI_Barrier(comm);
-  cpu_stream_result_t bw = cpu_stream_run(o.probe, 10);
-  double bw_sum = 0;
-  TSR_MPI(MPI_Allreduce(&bw.copy_gbs, &bw_sum, 1, MPI_DOUBLE, MPI_SUM, comm));
-  int have_probe = o.probe != NULL, all_probe = 0;
-  TSR_MPI(MPI_Allreduce(&have_probe, &all_probe, 1, MPI_INT, MPI_MIN, comm));
-  TSR_CHECK(all_probe, TSR_ERR_NOMEM, "out of memory for the bandwidth probe (2 x %zu MiB)",
-            copy_bytes >> 20);
+  size_t copy_bytes = 0;
+  double bw_sum = 0, bw_plain = 0, gpu_gbs = 0;
+  /* bandwidth -> CPU rows -> ceilings -> the OpenCL device's bandwidth and rows -> report */
+  TSR_TRY(bench_probe(comm, &o, &copy_bytes, &bw_sum, &bw_plain, err));
   TSR_CHECK(rows, TSR_ERR_NOMEM, "out of memory for the benchmark rows");
-  if (rank == 0) {
-    printf("tessera bench: %d process(es) x %d thread(s), %ld^3 cells per process, %d "
-           "repetitions of at least %.2f s per row; CPU kernels %s (rank 0)\n",
-           size, cpu_threads_max(), (long)o.n, (int)o.repeat, o.seconds,
-           cpu_level_name(cpu_level_current()));
-    printf("memory bandwidth (copy, %zu MiB arrays, write-allocate counted): %.2f GB/s summed "
-           "over processes (%.2f GB/s STREAM-counted on rank 0)\n",
-           copy_bytes >> 20, bw_sum, bw.copy_gbs_plain);
-    const lbm_kernels_t *k = lbm_kernels_find(&lattice_d3q19, GRID_SOA, 1);
-    printf("bytes per cell update: Q PDFs read + Q written%s (D3Q19: %d B DP, %d B SP); bound = "
-           "bandwidth / bytes\n",
-           k->nontemporal ? ", nontemporal stores on every CPU row (no write-allocate)"
-                          : " + Q write-allocated",
-           (k->nontemporal ? 2 : 3) * k->lattice->q * 8, (k->nontemporal ? 2 : 3) * k->lattice->q * 4);
-    printf("(the bandwidth drifts on a shared machine: each repetition of a CPU row is held "
-           "against the probe run right before it; bound and fraction are medians)\n\n");
-    bench_print_header();
-  }
+  if (rank == 0) bench_print_intro(size, &o, copy_bytes, bw_sum, bw_plain);
   TSR_TRY(bench_rows(comm, &o, SIMULATION_HS_CPU, NULL, 0, bw_sum, rows, &nrows, err));
-  /* the access pattern's ceilings, every process at once like the rows above */
-  for (int li = 0; bench_lattices[li]; ++li)
-    for (int l = GRID_SOA; l >= GRID_AOS; --l)
-      for (int p = 0; p < 2; ++p)
-        for (int pull = 1; pull >= 0; --pull) {
-          if (!(o.lattices >> li & 1) || !(o.layouts >> l & 1) || !(o.precisions >> p & 1)) continue;
-          TSR_CHECK(nrows < BENCH_MAX_ROWS, TSR_ERR_INTERNAL, "too many benchmark rows");
-          TSR_TRY(bench_ceiling(comm, &o, lattice_find(bench_lattices[li]), (grid_layout_t)l,
-                                p == LBM_DP, pull, &rows[nrows], err));
-          if (rank == 0) bench_print_row(&rows[nrows]);
-          ++nrows;
-        }
-  if (rank == 0)
-    printf("(stream: streaming alone, the ceiling of the kernels' loads and stores; cells: each "
-           "cell copied from itself through the same loop, no pull)\n");
-
-  /* the OpenCL device: its copy bandwidth, then the same rows with hs gpu */
-  double gpu_gbs = 0;
+  TSR_TRY(bench_ceilings(comm, &o, rows, &nrows, err));
   opencl_select_t sel = opencl_select_default();
   if (o.device >= 0) sel.device = (int)o.device;
-  if (o.use_gpu) {
-    opencl_device_desc_t *list = NULL;
-    size_t ndev = 0;
-    int have = opencl_list_devices(&list, &ndev, err) == TSR_OK && ndev > 0, all = 0;
-    free(list);
-    TSR_MPI(MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm));
-    if (!all) {
-      if (rank == 0) printf("\nno OpenCL device on every process: the OpenCL rows are left out\n");
-      o.use_gpu = false;
-    }
-  }
-  if (o.use_gpu) {
-    opencl_context_t *cl = NULL;
-    int gpu_dp = 0;
-    st = opencl_context_create(&sel, &cl, err);
-    double mine = 0;
-    size_t grid = (size_t)(o.gn + 2) * (size_t)(o.gn + 2) * (size_t)(o.gn + 2) * LATTICE_MAX_Q * 8u;
-    size_t probe = grid > ((size_t)256 << 20) ? grid : ((size_t)256 << 20);
-    MPI_Barrier(comm);
-    if (st == TSR_OK) {
-      const opencl_device_desc_t *d = opencl_context_desc(cl);
-      if (probe > d->max_alloc_bytes) probe = (size_t)d->max_alloc_bytes;
-      gpu_dp = d->double_precision;
-      st = gpu_copy_bandwidth(cl, probe, 10, &mine, err);
-    }
-    st = verdict_reduce(comm, st, 0, err);
-    if (st != TSR_OK) {
-      opencl_context_free(&cl);
-      goto cleanup;
-    }
-    TSR_MPI(MPI_Allreduce(&mine, &gpu_gbs, 1, MPI_DOUBLE, MPI_SUM, comm));
-    if (rank == 0) {
-      const opencl_device_desc_t *d = opencl_context_desc(cl);
-      printf("\nOpenCL device: %s (%s, %s), %ld^3 cells per process\n", d->name, d->platform_name,
-             d->type, (long)o.gn);
-      printf("device copy bandwidth (clEnqueueCopyBuffer, %zu MiB, read + write counted): %.2f GB/s "
-             "summed over processes\n", probe >> 20, gpu_gbs);
-      printf("bytes per cell update: Q PDFs read + Q written (D3Q19: 304 B DP, 152 B SP)\n\n");
-      bench_print_header();
-    }
-    opencl_context_free(&cl);
-    TSR_TRY(bench_rows(comm, &o, SIMULATION_HS_GPU, &sel, gpu_dp, gpu_gbs, rows, &nrows, err));
-  }
-  if (rank == 0 && o.json) {
-    report_item_t items[9];
-    size_t m = 0;
-    cells = calloc((size_t)(nrows ? nrows : 1) * 11, sizeof *cells);
-    if (!cells) {
-      st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory for the report");
-    } else {
-      for (int i = 0; i < nrows; ++i) bench_row_item(&rows[i], cells + 11 * i);
-      items[m++] = REPORT_INT_ITEM("processes", size);
-      items[m++] = REPORT_INT_ITEM("threads_per_process", cpu_threads_max());
-      items[m++] = REPORT_TEXT_ITEM("cpu_level", cpu_level_name(cpu_level_current()));
-      items[m++] = REPORT_INT_ITEM("cells_per_process", (int64_t)o.n * o.n * o.n);
-      items[m++] = REPORT_INT_ITEM("repetitions", o.repeat);
-      items[m++] = REPORT_REAL_ITEM("copy_bandwidth_gbs", bw_sum);
-      if (o.use_gpu) items[m++] = REPORT_REAL_ITEM("gpu_copy_bandwidth_gbs", gpu_gbs);
-      items[m++] = REPORT_TABLE_ITEM("rows", cells, (size_t)nrows, 11);
-      st = report_write_json(o.json, items, m, err);
-    }
-  }
+  if (o.use_gpu) TSR_TRY(bench_gpu_present(comm, &o, err));
+  if (o.use_gpu) TSR_TRY(bench_gpu(comm, &o, &sel, rows, &nrows, &gpu_gbs, err));
+  if (rank == 0 && o.json) st = bench_json(&o, size, bw_sum, gpu_gbs, rows, nrows, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
 cleanup:
   cpu_stream_free(&o.probe);
-  free(cells);
   free(rows);
   return app_report(comm, st, err);
 }

@@ -12,6 +12,8 @@
  *                                 there is one: the ranks span several nodes).
  * The file is written through a temporary file renamed into place. */
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +130,125 @@ static int machine_has_device(void) {
   return found;
 }
 
+/* The command line of the benchmark. */
+typedef struct machine_args {
+  const char *file;
+  int64_t cells;
+  bool gpu; /* rank 0's OpenCL device measured too (no --no-gpu) */
+} machine_args_t;
+
+/* What the benchmark measured, and between which ranks. */
+typedef struct machine_figures {
+  double cpu, xgbs;   /* throughput.cpu (MLUPS per process), exchange_gbs */
+  double gpu;         /* throughput.gpu: rank 0's device, where device */
+  int device;         /* rank 0 has an OpenCL device, measured */
+  int peer[2];        /* rank 0's peers: [0] the next rank on its node, [1] the first on
+                         another node; -1: none */
+  double net[2], lat[2]; /* bandwidth (GB/s) and latency (us) to each peer */
+} machine_figures_t;
+
+/* The options: -1 to go on, else the exit status (0: --help; 2: bad usage, printed once). */
+static int machine_parse(MPI_Comm comm, int argc, char **argv, machine_args_t *a) {
+  *a = (machine_args_t){.file = NULL, .cells = 128, .gpu = true};
+  const app_opt_t opts[] = {APP_OPT("--machine", APP_TEXT, &a->file),
+                            APP_OPT("--cells", APP_INT, &a->cells, .imin = 4, .imax = 1024),
+                            APP_OPT("--no-gpu", APP_FLAG, &a->gpu, .clear = true),
+                            APP_OPT_END};
+  const app_cmd_t cmd = {"bench --machine", machine_usage, opts, NULL, false};
+  const int parsed = app_parse(comm, &cmd, argc, argv, NULL);
+  if (parsed >= 0) return parsed;
+  if (!a->file) return app_usage(comm, "bench --machine", machine_usage, NULL, "FILE");
+  return -1;
+}
+
+/* Rank 0's OpenCL device alone, the others waiting: whether there is one (f->device) and
+ * its throughput (f->gpu). */
+static tsr_status machine_device(MPI_Comm comm, const machine_args_t *a, machine_figures_t *f,
+                                 tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  f->device = rank == 0 && a->gpu ? machine_has_device() : 0;
+  TSR_MPI(MPI_Bcast(&f->device, 1, MPI_INT, 0, comm));
+  if (f->device) {
+    double unused = 0;
+    st = rank == 0 ? machine_calibrate(MPI_COMM_SELF, (int)a->cells, "gpu", &f->gpu, &unused, err)
+                   : TSR_OK;
+    TSR_TRY(verdict_reduce(comm, st, 0, err));
+  }
+cleanup:
+  return st;
+}
+
+/* Every rank's node (*procs, one per rank) and the peers of rank 0: peer[0] the next rank
+ * on its node, peer[1] the first on another node (-1: none). Collective: one verdict. */
+static tsr_status machine_peers(MPI_Comm comm, node_process_t **procs, int peer[2],
+                                tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  *procs = calloc((size_t)size, sizeof **procs);
+  st = *procs ? TSR_OK : tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  const simulation_options_t plain = simulation_options_default();
+  TSR_TRY(node_resolve(comm, &plain.hardware, *procs, err)); /* every rank's node name */
+  for (int r = 1; r < size; ++r) {
+    const int k = strcmp((*procs)[0].node, (*procs)[r].node) != 0;
+    if (peer[k] < 0) peer[k] = r;
+  }
+cleanup:
+  return st;
+}
+
+/* The machine description file, through a temporary file renamed into place (rank 0). */
+static tsr_status machine_write(const machine_args_t *a, int size, const node_process_t *procs,
+                                const machine_figures_t *f, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char date[32];
+  const time_t now = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+  output_file_t out;
+  TSR_TRY(output_file_open(&out, a->file, err));
+  fprintf(out.f, "{\n  \"name\": \"%s, %s, %d process(es) of %d thread(s)\",\n",
+          procs[0].node,
+          cpu_level_name(cpu_level_current()), size, cpu_threads_max());
+  fprintf(out.f, "  \"measured\": \"tessera bench --machine, %s: the periodic D3Q19 box "
+                 "(TRT, DP, SoA), one block of %lld^3 cells per process",
+          date, (long long)a->cells);
+  if (f->peer[0] > 0)
+    fprintf(out.f, "; within a node: ranks 0 and %d (%s)", f->peer[0], procs[0].node);
+  if (f->peer[1] > 0)
+    fprintf(out.f, "; between nodes: ranks 0 and %d (%s, %s)", f->peer[1], procs[0].node,
+            procs[f->peer[1]].node);
+  fprintf(out.f, "\",\n  \"throughput\": { \"cpu\": %.6g", f->cpu);
+  if (f->device) fprintf(out.f, ", \"gpu\": %.6g", f->gpu);
+  fprintf(out.f, " },\n  \"exchange_gbs\": %.6g", f->xgbs);
+  if (f->peer[0] > 0)
+    fprintf(out.f, ",\n  \"intranode_gbs\": %.6g,\n  \"intranode_latency_us\": %.6g",
+            f->net[0], f->lat[0]);
+  if (f->peer[1] > 0)
+    fprintf(out.f, ",\n  \"network_gbs\": %.6g,\n  \"latency_us\": %.6g", f->net[1], f->lat[1]);
+  fprintf(out.f, "\n}\n");
+  TSR_TRY(output_file_commit(&out, err));
+cleanup:
+  return st;
+}
+
+/* What was measured and written (rank 0). */
+static void machine_print(const machine_args_t *a, int size, const machine_figures_t *f) {
+  printf("tessera bench --machine %s: %d process(es) x %d thread(s), one %lld^3 block each\n",
+         a->file, size, cpu_threads_max(), (long long)a->cells);
+  printf("  throughput.cpu %.2f MLUPS per process, exchange_gbs %.3f GB/s\n", f->cpu, f->xgbs);
+  if (f->device) printf("  throughput.gpu %.2f MLUPS (rank 0's OpenCL device)\n", f->gpu);
+  if (f->peer[0] > 0)
+    printf("  intranode_gbs %.3f GB/s, intranode_latency_us %.2f us (ranks 0 and %d, "
+           "one node)\n", f->net[0], f->lat[0], f->peer[0]);
+  if (f->peer[1] > 0)
+    printf("  network_gbs %.3f GB/s, latency_us %.2f us (ranks 0 and %d, two nodes)\n",
+           f->net[1], f->lat[1], f->peer[1]);
+  fflush(stdout);
+}
+
 int app_bench_machine(MPI_Comm comm, int argc, char **argv) {
   tsr_status st = TSR_OK;
   tsr_error_t e, *err = &e;
@@ -135,84 +256,20 @@ int app_bench_machine(MPI_Comm comm, int argc, char **argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const char *file = NULL;
-  int64_t cells = 128;
-  bool gpu = true;
-  const app_opt_t opts[] = {APP_OPT("--machine", APP_TEXT, &file),
-                            APP_OPT("--cells", APP_INT, &cells, .imin = 4, .imax = 1024),
-                            APP_OPT("--no-gpu", APP_FLAG, &gpu, .clear = true),
-                            APP_OPT_END};
-  const app_cmd_t cmd = {"bench --machine", machine_usage, opts, NULL, false};
-  const int parsed = app_parse(comm, &cmd, argc, argv, NULL);
+  machine_args_t a;
+  const int parsed = machine_parse(comm, argc, argv, &a);
   if (parsed >= 0) return parsed;
-  if (!file) return app_usage(comm, "bench --machine", machine_usage, NULL, "FILE");
-  double cpu = 0, xgbs = 0, gpu_mlups = 0, net[2] = {0, 0}, lat[2] = {0, 0};
+  machine_figures_t f = {.peer = {-1, -1}};
   node_process_t *procs = NULL;
-  TSR_TRY(machine_calibrate(comm, (int)cells, "cpu", &cpu, &xgbs, err));
-  /* rank 0's device alone, the others waiting */
-  int device = rank == 0 && gpu ? machine_has_device() : 0;
-  TSR_MPI(MPI_Bcast(&device, 1, MPI_INT, 0, comm));
-  if (device) {
-    double unused = 0;
-    st = rank == 0 ? machine_calibrate(MPI_COMM_SELF, (int)cells, "gpu", &gpu_mlups, &unused, err)
-                   : TSR_OK;
-    TSR_TRY(verdict_reduce(comm, st, 0, err));
-  }
-  /* the peers of rank 0: [0] the next rank on its node, [1] the first on another node */
-  procs = calloc((size_t)size, sizeof *procs);
-  st = procs ? TSR_OK : tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-  TSR_TRY(verdict_reduce(comm, st, 0, err));
-  const simulation_options_t plain = simulation_options_default();
-  TSR_TRY(node_resolve(comm, &plain.hardware, procs, err)); /* every rank's node name */
-  int peer[2] = {-1, -1};
-  for (int r = 1; r < size; ++r) {
-    const int k = strcmp(procs[0].node, procs[r].node) != 0;
-    if (peer[k] < 0) peer[k] = r;
-  }
+  /* the processes' throughput -> rank 0's device -> the links -> the file */
+  TSR_TRY(machine_calibrate(comm, (int)a.cells, "cpu", &f.cpu, &f.xgbs, err));
+  TSR_TRY(machine_device(comm, &a, &f, err));
+  TSR_TRY(machine_peers(comm, &procs, f.peer, err));
   for (int k = 0; k < 2; ++k)
-    if (peer[k] > 0) TSR_TRY(machine_pingpong(comm, peer[k], &net[k], &lat[k], err));
+    if (f.peer[k] > 0) TSR_TRY(machine_pingpong(comm, f.peer[k], &f.net[k], &f.lat[k], err));
   if (rank == 0) {
-    char date[32];
-    const time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
-    output_file_t out;
-    st = output_file_open(&out, file, err);
-    if (st == TSR_OK) {
-      fprintf(out.f, "{\n  \"name\": \"%s, %s, %d process(es) of %d thread(s)\",\n",
-              procs[0].node,
-              cpu_level_name(cpu_level_current()), size, cpu_threads_max());
-      fprintf(out.f, "  \"measured\": \"tessera bench --machine, %s: the periodic D3Q19 box "
-                     "(TRT, DP, SoA), one block of %lld^3 cells per process",
-              date, (long long)cells);
-      if (peer[0] > 0)
-        fprintf(out.f, "; within a node: ranks 0 and %d (%s)", peer[0], procs[0].node);
-      if (peer[1] > 0)
-        fprintf(out.f, "; between nodes: ranks 0 and %d (%s, %s)", peer[1], procs[0].node,
-                procs[peer[1]].node);
-      fprintf(out.f, "\",\n  \"throughput\": { \"cpu\": %.6g", cpu);
-      if (device) fprintf(out.f, ", \"gpu\": %.6g", gpu_mlups);
-      fprintf(out.f, " },\n  \"exchange_gbs\": %.6g", xgbs);
-      if (peer[0] > 0)
-        fprintf(out.f, ",\n  \"intranode_gbs\": %.6g,\n  \"intranode_latency_us\": %.6g",
-                net[0], lat[0]);
-      if (peer[1] > 0)
-        fprintf(out.f, ",\n  \"network_gbs\": %.6g,\n  \"latency_us\": %.6g", net[1], lat[1]);
-      fprintf(out.f, "\n}\n");
-      st = output_file_commit(&out, err);
-    }
-    if (st == TSR_OK) {
-      printf("tessera bench --machine %s: %d process(es) x %d thread(s), one %lld^3 block each\n",
-             file, size, cpu_threads_max(), (long long)cells);
-      printf("  throughput.cpu %.2f MLUPS per process, exchange_gbs %.3f GB/s\n", cpu, xgbs);
-      if (device) printf("  throughput.gpu %.2f MLUPS (rank 0's OpenCL device)\n", gpu_mlups);
-      if (peer[0] > 0)
-        printf("  intranode_gbs %.3f GB/s, intranode_latency_us %.2f us (ranks 0 and %d, "
-               "one node)\n", net[0], lat[0], peer[0]);
-      if (peer[1] > 0)
-        printf("  network_gbs %.3f GB/s, latency_us %.2f us (ranks 0 and %d, two nodes)\n",
-               net[1], lat[1], peer[1]);
-      fflush(stdout);
-    }
+    st = machine_write(&a, size, procs, &f, err);
+    if (st == TSR_OK) machine_print(&a, size, &f);
   }
   st = verdict_reduce(comm, st, 0, err);
 cleanup:

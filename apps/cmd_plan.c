@@ -68,6 +68,67 @@ static void plan_where(const node_process_t *q, char *out, size_t cap) {
 
 enum { PLAN_COLUMNS = 14 };
 
+/* The title, the model's figures and the table's header. */
+static void plan_print_head(const char *config, const simulation_options_t *so,
+                            const plan_t *plan) {
+  printf("tessera plan %s: %d blocks on %d ranks\n", config,
+         (int)patch_block_count(plan->patch), plan->nranks);
+  const simulation_balance_t *bal = &so->hardware.balance;
+  printf("model figures: %s%s%s%s (exchange %.3g GB/s; between nodes %.3g GB/s, %.3g us; "
+         "within a node %.3g GB/s, %.3g us; host<->device %.3g GB/s)\n",
+         bal->machine[0] ? "hardware.machine " : "hardware.balance", bal->machine,
+         bal->machine_name[0] ? ", " : "", bal->machine_name, bal->exchange_gbs,
+         bal->network_gbs, bal->latency_us, simulation_intranode_gbs(bal),
+         simulation_intranode_latency_us(bal), bal->device_gbs);
+  printf("%6s %-16s %-3s %-16s %9s %7s %12s %10s %10s %10s %10s  %s\n", "rank", "node", "hs",
+         "where", "MLUPS", "blocks", "cells", "compute", "exchange", "comm", "total", "BlockIDs");
+}
+
+/* Rank r's line of the table and its row of the report (row[PLAN_COLUMNS]); where and
+ * ranges: its device or threads and its BlockIDs, kept until the report is written. */
+static void plan_row(const plan_t *plan, int r, const char *where, const char *ranges,
+                     report_item_t *row) {
+  const balance_cost_t *c = &plan->cost[r];
+  const node_process_t *q = &plan->procs[r];
+  const double total = balance_cost_seconds(c);
+  printf("%6d %-16s %-3s %-16s %9.1f %7d %12.0f %8.3fms %8.3fms %8.3fms %8.3fms  %s\n", r,
+         q->node, simulation_hs_name(q->proc.hs), where, plan->mlups[r], (int)c->blocks,
+         c->cells, 1e3 * c->compute, 1e3 * c->exchange, 1e3 * c->comm, 1e3 * total, ranges);
+  int k = 0;
+  row[k++] = REPORT_INT_ITEM("rank", r);
+  row[k++] = REPORT_TEXT_ITEM("node", q->node);
+  row[k++] = REPORT_TEXT_ITEM("hs", simulation_hs_name(q->proc.hs));
+  row[k++] = REPORT_INT_ITEM("device", q->proc.device);
+  row[k++] = REPORT_INT_ITEM("threads", q->proc.threads);
+  row[k++] = REPORT_REAL_ITEM("mlups_weight", plan->mlups[r]);
+  row[k++] = REPORT_INT_ITEM("blocks", c->blocks);
+  row[k++] = REPORT_INT_ITEM("cells", (int64_t)c->cells);
+  row[k++] = REPORT_REAL_ITEM("predicted_compute_s", c->compute);
+  row[k++] = REPORT_REAL_ITEM("predicted_exchange_s", c->exchange);
+  row[k++] = REPORT_REAL_ITEM("predicted_comm_s", c->comm);
+  row[k++] = REPORT_REAL_ITEM("predicted_s", total);
+  row[k++] = REPORT_INT_ITEM("messages", c->messages);
+  row[k++] = REPORT_TEXT_ITEM("block_ids", ranges);
+}
+
+/* The prediction of the whole plan, against the best the block granularity allows, and
+ * the time planning took; *mlups and *ratio (step over best) for the report. */
+static void plan_print_prediction(const plan_t *plan, double cells, double seconds,
+                                  double *mlups, double *ratio) {
+  *mlups = plan->max_seconds > 0 ? cells / plan->max_seconds / 1e6 : 0.0;
+  *ratio = plan->best_compute > 0 ? plan->max_seconds / plan->best_compute : 0.0;
+  printf("predicted: %.3f ms per step (slowest rank), mean %.3f ms, imbalance %.1f%%, %.1f MLUPS\n",
+         1e3 * plan->max_seconds, 1e3 * plan->mean_seconds, 100.0 * plan_imbalance(plan), *mlups);
+  double compute = 0;
+  for (int r = 0; r < plan->nranks; ++r)
+    if (plan->cost[r].compute > compute) compute = plan->cost[r].compute;
+  printf("best the block granularity allows: %.3f ms of compute per step (communication not "
+         "counted); this plan: largest compute %.3f ms, largest step %.3f times that bound\n",
+         1e3 * plan->best_compute, 1e3 * compute, *ratio);
+  printf("planned in %.3f s\n", seconds);
+}
+
+/* The table, the prediction, and the report --json asks for (json NULL: none). */
 static tsr_status plan_report(const char *config, const char *json,
                               const simulation_options_t *so, const plan_t *plan,
                               double seconds, tsr_error_t *err) {
@@ -78,56 +139,15 @@ static tsr_status plan_report(const char *config, const char *json,
   char (*where)[32] = calloc((size_t)n, sizeof *where);
   report_item_t *rows = calloc((size_t)n * PLAN_COLUMNS, sizeof *rows);
   TSR_CHECK(ranges && where && rows, TSR_ERR_NOMEM, "out of memory for the plan of %d ranks", n);
-  double cells = 0;
+  double cells = 0, mlups = 0, ratio = 0;
   for (int r = 0; r < n; ++r) cells += plan->cost[r].cells;
-  printf("tessera plan %s: %d blocks on %d ranks\n", config, (int)patch_block_count(patch), n);
-  const simulation_balance_t *bal = &so->hardware.balance;
-  printf("model figures: %s%s%s%s (exchange %.3g GB/s; between nodes %.3g GB/s, %.3g us; "
-         "within a node %.3g GB/s, %.3g us; host<->device %.3g GB/s)\n",
-         bal->machine[0] ? "hardware.machine " : "hardware.balance", bal->machine,
-         bal->machine_name[0] ? ", " : "", bal->machine_name, bal->exchange_gbs,
-         bal->network_gbs, bal->latency_us, simulation_intranode_gbs(bal),
-         simulation_intranode_latency_us(bal), bal->device_gbs);
-  printf("%6s %-16s %-3s %-16s %9s %7s %12s %10s %10s %10s %10s  %s\n", "rank", "node", "hs",
-         "where", "MLUPS", "blocks", "cells", "compute", "exchange", "comm", "total", "BlockIDs");
+  plan_print_head(config, so, plan);
   for (int r = 0; r < n; ++r) {
-    const balance_cost_t *c = &plan->cost[r];
-    const node_process_t *q = &plan->procs[r];
     TSR_TRY(plan_block_ranges(patch, r, &ranges[r], err));
-    plan_where(q, where[r], sizeof where[r]);
-    const double total = balance_cost_seconds(c);
-    printf("%6d %-16s %-3s %-16s %9.1f %7d %12.0f %8.3fms %8.3fms %8.3fms %8.3fms  %s\n", r,
-           q->node, simulation_hs_name(q->proc.hs), where[r], plan->mlups[r], (int)c->blocks,
-           c->cells, 1e3 * c->compute, 1e3 * c->exchange, 1e3 * c->comm, 1e3 * total,
-           ranges[r]);
-    report_item_t *row = &rows[(size_t)r * PLAN_COLUMNS];
-    int k = 0;
-    row[k++] = REPORT_INT_ITEM("rank", r);
-    row[k++] = REPORT_TEXT_ITEM("node", q->node);
-    row[k++] = REPORT_TEXT_ITEM("hs", simulation_hs_name(q->proc.hs));
-    row[k++] = REPORT_INT_ITEM("device", q->proc.device);
-    row[k++] = REPORT_INT_ITEM("threads", q->proc.threads);
-    row[k++] = REPORT_REAL_ITEM("mlups_weight", plan->mlups[r]);
-    row[k++] = REPORT_INT_ITEM("blocks", c->blocks);
-    row[k++] = REPORT_INT_ITEM("cells", (int64_t)c->cells);
-    row[k++] = REPORT_REAL_ITEM("predicted_compute_s", c->compute);
-    row[k++] = REPORT_REAL_ITEM("predicted_exchange_s", c->exchange);
-    row[k++] = REPORT_REAL_ITEM("predicted_comm_s", c->comm);
-    row[k++] = REPORT_REAL_ITEM("predicted_s", total);
-    row[k++] = REPORT_INT_ITEM("messages", c->messages);
-    row[k++] = REPORT_TEXT_ITEM("block_ids", ranges[r]);
+    plan_where(&plan->procs[r], where[r], sizeof where[r]);
+    plan_row(plan, r, where[r], ranges[r], &rows[(size_t)r * PLAN_COLUMNS]);
   }
-  double mlups = plan->max_seconds > 0 ? cells / plan->max_seconds / 1e6 : 0.0;
-  double ratio = plan->best_compute > 0 ? plan->max_seconds / plan->best_compute : 0.0;
-  printf("predicted: %.3f ms per step (slowest rank), mean %.3f ms, imbalance %.1f%%, %.1f MLUPS\n",
-         1e3 * plan->max_seconds, 1e3 * plan->mean_seconds, 100.0 * plan_imbalance(plan), mlups);
-  double compute = 0;
-  for (int r = 0; r < n; ++r)
-    if (plan->cost[r].compute > compute) compute = plan->cost[r].compute;
-  printf("best the block granularity allows: %.3f ms of compute per step (communication not "
-         "counted); this plan: largest compute %.3f ms, largest step %.3f times that bound\n",
-         1e3 * plan->best_compute, 1e3 * compute, ratio);
-  printf("planned in %.3f s\n", seconds);
+  plan_print_prediction(plan, cells, seconds, &mlups, &ratio);
   if (json) {
     report_item_t items[] = {
         REPORT_TEXT_ITEM("config", config),
@@ -194,7 +214,7 @@ static tsr_status plan_make(config_t *doc, const char *config, int64_t ranks, co
   TSR_TRY(node_assign(&so.hardware, (const char *const *)names, n, procs, err));
   TSR_TRY(registry_create(&reg, err));
   /* no device is opened: the items of every hs size the messages alike */
-  module_env_t env = {.so = &so, .cl = NULL, .kernel_sources = so.hardware.kernel_sources};
+  module_env_t env = {.so = &so, .cl = NULL};
   TSR_TRY(module_register_all(modules, nmodules, reg, &env, decls, &fs, NULL, 0, err));
   TSR_TRY(plan_create(&so, modules, decls, nmodules, reg, fs, procs, NULL, NULL, n, 0, &plan,
                       err));

@@ -88,7 +88,7 @@ static const char usage_plan[] =
     "                         with a GPU, else of the first platform), the same rows on it\n"
     "                         (hs gpu, --gpu-cells^3 cells per process; streaming two_grid\n"
     "                         and in_place, or the list given; work-groups of X x Y items,\n"
-    "                         default hardware.work_group's rule) beside its copy\n"
+    "                         default lbm.work_group's rule) beside its copy\n"
     "                         bandwidth (clEnqueueCopyBuffer) measured in the same run\n"
     "  bench --hetero CONFIG [--set PATH=VALUE]... [--steps S] [--json FILE]\n"
     "                         the heterogeneous benchmark: MLUPS of CONFIG's CPU processes\n"

@@ -174,8 +174,6 @@ struct module_env {
   const simulation_options_t *so;
   opencl_context_t *cl;        /* this process's OpenCL device; NULL: it has no GPU blocks */
   gpu_field_programs_t *fields; /* the device's field programs (field_declare); NULL with cl */
-  const char *kernel_sources;  /* "" or a folder of OpenCL sources (hardware.kernel_sources) */
-  const int *work_group;       /* NULL or 3 ints (hardware.work_group; zeros: the rule) */
 };
 
 typedef struct module_def {

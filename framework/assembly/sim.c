@@ -258,8 +258,6 @@ static tsr_status sim_calibrate(const simulation_options_t *so, const sim_setup_
   }
   c.hardware.hs = me->hs;
   c.hardware.opencl = simulation_process_device(&so->hardware, me);
-  memcpy(c.hardware.kernel_sources, so->hardware.kernel_sources, sizeof c.hardware.kernel_sources);
-  memcpy(c.hardware.work_group, so->hardware.work_group, sizeof c.hardware.work_group);
   for (; ncm < n; ++ncm) {
     cm[ncm].def = modules[ncm].def;
     TSR_CHECK(modules[ncm].def->calibration, TSR_ERR_INVALID,
@@ -430,9 +428,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
   if (st == TSR_OK && s->cl) st = gpu_field_programs_create(s->cl, &s->fields, err);
   if (st == TSR_OK) st = registry_create(&s->reg, err);
   if (st == TSR_OK) st = sim_register(s, err);
-  module_env_t env = {.so = so, .cl = s->cl, .fields = s->fields,
-                      .kernel_sources = so->hardware.kernel_sources,
-                      .work_group = so->hardware.work_group};
+  module_env_t env = {.so = so, .cl = s->cl, .fields = s->fields};
   if (st == TSR_OK) {
     st = module_register_all(s->modules, s->nmodules, s->reg, &env, s->decls, &s->fs, s->fs_text,
                       sizeof s->fs_text, err);

@@ -40,10 +40,6 @@
  *       "device": 0,              device index within the platform, or
  *       "device_name": "H100"     a substring of the device's name (not both)
  *     },
- *     "kernel_sources": "dir",    OpenCL sources read from this folder instead of the
- *                                 ones built in (kernel development)
- *     "work_group": [64, 2, 1],   the work-groups of the LBM kernels over a block's cells
- *                                 (x, y, 1; default: a rule, gpu_lbm.h)
  *     "configurations": [         node configurations (instead of "hs": per process)
  *       { "name": "gpu_node",     [A-Za-z0-9_-]+, unique
  *         "processes": [          the processes of such a node, in rank order on it
@@ -205,9 +201,6 @@ typedef struct simulation_hardware {
   simulation_exchange_t exchange;
   simulation_overlap_t overlap;
   opencl_select_t opencl;
-  char kernel_sources[SIMULATION_PATH_MAX]; /* "": the sources built in */
-  int work_group[3];    /* {0, 0, 0}: the rule of gpu_lbm (x row segments, 2-D for short
-                           rows); else the work-group of the LBM kernels over cells */
   simulation_node_config_t configurations[SIMULATION_MAX_CONFIGURATIONS];
   int nconfigurations;  /* 0: every process as hs and opencl say */
   simulation_node_rule_t nodes[SIMULATION_MAX_NODE_RULES];
