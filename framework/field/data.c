@@ -18,7 +18,16 @@ typedef struct data_batch {
   bool parts;                 /* split: .work's parts in INNER and SHELL (else a boundary
                                  batch runs whole in INNER) */
   gpu_field_groups_t *groups; /* the item's .group fields grouped (at the first call) */
+  bool boxed;                 /* the groups' boxes are set from regions */
 } data_batch_t;
+
+/* Drops a batch's grouping (made again at its next call). */
+static void data_batch_drop_groups(data_batch_t *b) {
+  if (b->groups) gpu_field_groups_clear(b->groups);
+  free(b->groups);
+  b->groups = NULL;
+  b->boxed = false;
+}
 
 struct data_items {
   patch_t *patch;
@@ -35,8 +44,7 @@ void data_items_free(data_items_t **pitems) {
   for (int k = 0; k < d->nbatches; ++k) {
     registry_batch_t *b = &d->batches[k].batch;
     if (b->state && b->state_free) b->state_free(b->state);
-    if (d->batches[k].groups) gpu_field_groups_clear(d->batches[k].groups);
-    free(d->batches[k].groups);
+    data_batch_drop_groups(&d->batches[k]);
     free(b->blocks);
     free(b->data);
     free(d->batches[k].local);
@@ -135,8 +143,8 @@ static tsr_status data_call(const data_items_t *d, int32_t i, int call, int phas
 }
 
 /* The device storage of the item's .group fields for the batch's blocks that hold the
- * first (grouped at the first call, kept with the batch); in a part call each group's
- * boxes from the regions. */
+ * first (grouped at the first call, kept with the batch); at the first part call each
+ * group's boxes from the regions (fixed until data_items_split sets others). */
 static tsr_status data_batch_groups(data_batch_t *b, int phase, tsr_error_t *err) {
   tsr_status st = TSR_OK;
 #define DATA_K8(k) k, k + 1, k + 2, k + 3, k + 4, k + 5, k + 6, k + 7
@@ -169,13 +177,14 @@ static tsr_status data_batch_groups(data_batch_t *b, int phase, tsr_error_t *err
     }
     TSR_TRY(gpu_field_groups_make(f, key, m, it->ngroup, b->groups, err));
   }
-  if (phase && b->groups->count) { /* in the order of the grouped blocks */
+  if (phase && !b->boxed && b->groups->count) { /* in the order of the grouped blocks */
     TSR_TRY(field_region_boxes(b->regions, n, &boxes, err));
     m = 0;
     for (size_t k = 0; k < n; ++k)
       if (field_block_of(b->batch.data[k], it->group[0]))
         memmove(&boxes[6 * m++], &boxes[6 * k], 6 * sizeof *boxes);
     TSR_TRY(gpu_field_groups_boxes(b->groups, b->groups->group[0].first[0]->cl, boxes, err));
+    b->boxed = true;
   }
 cleanup:
   if (st != TSR_OK && b->groups && !b->groups->group) {
@@ -213,6 +222,7 @@ tsr_status data_items_split(data_items_t *boundary, data_items_t *kernel,
       data_batch_t *b = &both[s]->batches[k];
       split = s == 0 ? b->item->batch_early != NULL : b->item->parts != 0;
       if (!split) break;
+      data_batch_drop_groups(b); /* its boxes follow the new regions */
       free(b->regions);
       b->regions = malloc((b->batch.n ? b->batch.n : 1) * sizeof *b->regions);
       TSR_CHECK(b->regions, TSR_ERR_NOMEM, "out of memory planning an overlapped step");
