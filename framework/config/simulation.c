@@ -413,24 +413,6 @@ cleanup:
   return st;
 }
 
-/* hardware.work_group and hardware.kernel_sources, options of the flow's kernels, are
- * lbm.work_group and lbm.kernel_sources: one message naming the new key. */
-static tsr_status refuse_moved_keys(config_t *cfg, config_node_t *hw, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  int64_t wg[3] = {INT64_MIN, INT64_MIN, INT64_MIN};
-  char dir[SIMULATION_PATH_MAX] = "\001";
-  TSR_TRY(config_int3(hw, "work_group", false, INT64_MIN + 1, INT64_MAX, wg, err));
-  TSR_CHECK(wg[0] == INT64_MIN, TSR_ERR_INVALID,
-            "%s: hardware.work_group is an option of the flow's GPU kernels: give it as "
-            "lbm.work_group", config_source(cfg));
-  TSR_TRY(config_string(hw, "kernel_sources", false, dir, sizeof dir, err));
-  TSR_CHECK(dir[0] == '\001', TSR_ERR_INVALID,
-            "%s: hardware.kernel_sources is an option of the flow's GPU kernels: give it as "
-            "lbm.kernel_sources", config_source(cfg));
-cleanup:
-  return st;
-}
-
 static tsr_status read_hardware(config_t *cfg, config_node_t *root, simulation_hardware_t *h,
                                 tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -449,7 +431,6 @@ static tsr_status read_hardware(config_t *cfg, config_node_t *root, simulation_h
   if (overlap >= 0) h->overlap = (simulation_overlap_t)overlap;
   TSR_TRY(config_object(hw, "opencl", false, &ocl, err));
   if (ocl) TSR_TRY(read_opencl(cfg, ocl, &h->opencl, err));
-  TSR_TRY(refuse_moved_keys(cfg, hw, err));
   TSR_TRY(config_list(hw, "configurations", &n, err));
   if (n > SIMULATION_MAX_CONFIGURATIONS) {
     st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,

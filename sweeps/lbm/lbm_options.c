@@ -453,11 +453,33 @@ cleanup:
   return st;
 }
 
+/* hardware.work_group and hardware.kernel_sources, where an older configuration gives them,
+ * are the flow's lbm.work_group and lbm.kernel_sources: one message naming the new key. */
+static tsr_status lbm_refuse_moved_keys(config_t *cfg, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  config_node_t *hw;
+  int64_t wg[3] = {INT64_MIN, INT64_MIN, INT64_MIN};
+  char dir[256] = "\001";
+  TSR_TRY(config_object(config_root(cfg), "hardware", false, &hw, err));
+  if (!hw) goto cleanup;
+  TSR_TRY(config_int3(hw, "work_group", false, INT64_MIN + 1, INT64_MAX, wg, err));
+  TSR_CHECK(wg[0] == INT64_MIN, TSR_ERR_INVALID,
+            "%s: hardware.work_group is an option of the flow's GPU kernels: give it as "
+            "lbm.work_group", config_source(cfg));
+  TSR_TRY(config_string(hw, "kernel_sources", false, dir, sizeof dir, err));
+  TSR_CHECK(dir[0] == '\001', TSR_ERR_INVALID,
+            "%s: hardware.kernel_sources is an option of the flow's GPU kernels: give it as "
+            "lbm.kernel_sources", config_source(cfg));
+cleanup:
+  return st;
+}
+
 tsr_status lbm_options_read(config_t *cfg, const patch_options_t *domain, lbm_options_t *o,
                             tsr_error_t *err) {
   tsr_status st = TSR_OK;
   lbm_options_t r = lbm_options_default();
   config_node_t *root = config_root(cfg), *lbm, *bnd, *face;
+  TSR_TRY(lbm_refuse_moved_keys(cfg, err));
   if (config_units(cfg)->on) r.viscosity = config_units(cfg)->lattice_viscosity;
   TSR_TRY(config_object(root, "lbm", false, &lbm, err));
   if (lbm) TSR_TRY(lbm_read_section(cfg, lbm, &r, err));
