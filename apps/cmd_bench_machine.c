@@ -222,7 +222,8 @@ static tsr_status machine_write(const machine_args_t *a, int size, const node_pr
             procs[f->peer[1]].node);
   fprintf(out.f, "\",\n  \"throughput\": { \"cpu\": %.6g", f->cpu);
   if (f->device) fprintf(out.f, ", \"gpu\": %.6g", f->gpu);
-  fprintf(out.f, " },\n  \"exchange_gbs\": %.6g", f->xgbs);
+  fprintf(out.f, " },\n  \"cpu_threads\": %d,\n  \"exchange_gbs\": %.6g", cpu_threads_max(),
+          f->xgbs);
   if (f->peer[0] > 0)
     fprintf(out.f, ",\n  \"intranode_gbs\": %.6g,\n  \"intranode_latency_us\": %.6g",
             f->net[0], f->lat[0]);

@@ -45,11 +45,11 @@ JSON
     --output "$work/o$L$shape" --overwrite | grep summary
   /usr/bin/python3 - "$work/o$L$shape" "$L" "$a" "$steps" "$force" "$shape" <<'PY'
 import csv, math, sys
-from vtkmodules.vtkIOXML import vtkXMLPImageDataReader
+from vtkmodules.vtkIOXML import vtkXMLImageDataReader
 folder, L, a, steps, F = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
 nu = 1.0 / 6.0
-r = vtkXMLPImageDataReader()
-r.SetFileName("%s/fields_%06d.pvti" % (folder, steps))
+r = vtkXMLImageDataReader()
+r.SetFileName("%s/fields_%06d.vti" % (folder, steps))
 r.Update()
 d = r.GetOutput().GetCellData()
 u, flags = d.GetArray("velocity"), d.GetArray("flags")

@@ -129,7 +129,11 @@ static tsr_status plan_processes(plan_t *p, const simulation_options_t *so,
   const simulation_balance_t *bal = &so->hardware.balance;
   for (int r = 0; r < p->nranks; ++r) {
     const simulation_process_t *q = &procs[r].proc;
-    double m = mlups ? mlups[r] : q->mlups > 0 ? q->mlups : bal->throughput[q->hs];
+    /* a CPU process of a given thread count: its share of throughput.cpu's threads */
+    const double threads = q->hs == SIMULATION_HS_CPU && q->threads > 0
+                               ? (double)q->threads / (double)bal->cpu_threads
+                               : 1.0;
+    double m = mlups ? mlups[r] : q->mlups > 0 ? q->mlups : bal->throughput[q->hs] * threads;
     TSR_CHECK(m > 0 && isfinite(m), TSR_ERR_INVALID,
               "rank %d (node \"%s\"): throughput %g MLUPS; it must be > 0", r, procs[r].node, m);
     p->mlups[r] = m;

@@ -22,7 +22,8 @@ simulation_options_t simulation_options_default(void) {
   o.hardware.opencl = opencl_select_default();
   o.hardware.exchange = SIMULATION_EXCHANGE_MERGED;
   o.hardware.overlap = SIMULATION_OVERLAP_AUTO;
-  o.hardware.balance = (simulation_balance_t){.throughput = {20.0, 440.0}, .calibrate = false,
+  o.hardware.balance = (simulation_balance_t){.throughput = {20.0, 440.0}, .cpu_threads = 1,
+                                              .calibrate = false,
                                               .network_gbs = 10.0, .exchange_gbs = 2.5,
                                               .device_gbs = 12.0,
                                               .latency_us = 2.0,
@@ -360,6 +361,7 @@ static tsr_status read_figures(config_node_t *bal, simulation_balance_t *b, tsr_
   TSR_TRY(config_object(bal, "throughput", false, &tp, err));
   for (int k = 0; tp && k < 2; ++k)
     TSR_TRY(config_real(tp, hs_names[k], false, 1e-9, 1e12, &b->throughput[k], err));
+  TSR_TRY(config_int(bal, "cpu_threads", false, 1, 4096, &b->cpu_threads, err));
   TSR_TRY(config_real(bal, "network_gbs", false, 1e-9, 1e9, &b->network_gbs, err));
   TSR_TRY(config_real(bal, "exchange_gbs", false, 1e-9, 1e9, &b->exchange_gbs, err));
   TSR_TRY(config_real(bal, "device_gbs", false, 1e-9, 1e9, &b->device_gbs, err));
@@ -612,6 +614,10 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
     TSR_TRY(config_string(output, "folder", false, r.output_folder, sizeof r.output_folder, err));
     TSR_TRY(config_int(output, "progress_every", false, 0, INT64_MAX, &r.progress_every, err));
     TSR_TRY(config_int(output, "vtk_every", false, 0, INT64_MAX, &r.vtk_every, err));
+    static const char *const vtk_files[] = {"one", "blocks", NULL};
+    static const char *const vtk_precision[] = {"float64", "float32", NULL};
+    TSR_TRY(config_choice(output, "vtk_files", false, vtk_files, &r.vtk_files, err));
+    TSR_TRY(config_choice(output, "vtk_precision", false, vtk_precision, &r.vtk_precision, err));
     TSR_TRY(config_int(output, "series_every", false, 0, INT64_MAX, &r.series_every, err));
     TSR_TRY(config_int(output, "checkpoint_every", false, 0, INT64_MAX, &r.checkpoint_every, err));
     TSR_TRY(config_real(output, "checkpoint_interval", false, 0, 1e9, &r.checkpoint_interval,

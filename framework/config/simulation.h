@@ -17,6 +17,11 @@
  *     "folder": "out",            where summary.json, VTK files and probe CSVs go
  *     "progress_every": n,        steps between progress lines; 0: none (default 100)
  *     "vtk_every": n,             steps between VTK outputs; 0: none (default 0)
+ *     "vtk_files": "one",         one .vti of the whole domain per output step, written
+ *                                 by all processes together (default), or "blocks": one
+ *                                 .vti per block and a .pvti index (vtk.h)
+ *     "vtk_precision": "float64", the VTK files' real values: float64 (default) or
+ *                                 float32 (half the bytes)
  *     "quantities": ["velocity"], what VTK files and probes show (default: every
  *                                 quantity of the run's modules)
  *     "series_every": n,          steps between rows of series.csv, the modules' totals
@@ -150,6 +155,9 @@ typedef struct simulation_node_rule {
 
 typedef struct simulation_balance {
   double throughput[2]; /* MLUPS of one process, by simulation_hs_t */
+  int64_t cpu_threads;  /* the OpenMP threads of the process throughput[cpu] is for: a CPU
+                           process listing its threads weighs throughput[cpu] * threads /
+                           cpu_threads */
   bool calibrate;       /* measure each process's own kernel at start-up instead */
   double network_gbs;   /* between processes of different nodes */
   double intranode_gbs; /* between processes of one node; 0: network_gbs */
@@ -239,6 +247,10 @@ enum { SIMULATION_PROBE_EVERY = 500 };
 /* The most samples a steady-state window holds (window / every + 1). */
 enum { SIMULATION_MAX_STEADY_SAMPLES = 1 << 20 };
 
+/* output.vtk_files and output.vtk_precision, in the order of their names. */
+enum { SIMULATION_VTK_ONE = 0, SIMULATION_VTK_BLOCKS = 1 };
+enum { SIMULATION_VTK_FLOAT64 = 0, SIMULATION_VTK_FLOAT32 = 1 };
+
 typedef struct simulation_options {
   patch_options_t domain;
   int64_t steps;
@@ -246,6 +258,8 @@ typedef struct simulation_options {
   char output_folder[SIMULATION_PATH_MAX];
   int64_t progress_every;
   int64_t vtk_every;
+  int vtk_files;     /* SIMULATION_VTK_ONE or SIMULATION_VTK_BLOCKS */
+  int vtk_precision; /* SIMULATION_VTK_FLOAT64 or SIMULATION_VTK_FLOAT32 */
   simulation_quantities_t quantities; /* of VTK output and probes */
   int64_t series_every;       /* steps between rows of series.csv; 0: none */
   int64_t checkpoint_every;   /* steps between checkpoints; 0: none */

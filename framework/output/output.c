@@ -475,3 +475,18 @@ void output_folder_close(output_folder_t **d) {
   free(*d);
   *d = NULL;
 }
+
+tsr_status output_sync_folder(const char *folder, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int fd = open(folder, O_RDONLY);
+  TSR_CHECK(fd >= 0, TSR_ERR_IO, "cannot open the folder %s to sync it: %s", folder,
+            strerror(errno));
+  if (fsync(fd) != 0 && errno != EINVAL) {
+    int e = errno;
+    close(fd);
+    TSR_FAIL(TSR_ERR_IO, "cannot sync the folder %s: %s", folder, strerror(e));
+  }
+  close(fd);
+cleanup:
+  return st;
+}

@@ -51,6 +51,10 @@ void output_file_discard(output_file_t *o);
  * is fine, a file of that name is an error. */
 TSR_NODISCARD tsr_status output_make_folder(const char *path, tsr_error_t *err);
 
+/* fsync of a folder, so that a rename in it is on disk (a file system that cannot sync a
+ * folder is fine). */
+TSR_NODISCARD tsr_status output_sync_folder(const char *folder, tsr_error_t *err);
+
 typedef struct output_folder output_folder_t;
 
 /* Collective. Rank 0 creates the folder, takes its lock, finds the output of an earlier

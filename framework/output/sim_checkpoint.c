@@ -124,22 +124,6 @@ static int sim_ckpt_extras(sim_output_t *w, const char *physics, sim_output_extr
   return n < 0 ? -1 : 1 + n;
 }
 
-/* fsync of a folder, so that a rename in it is on disk. */
-static tsr_status sim_ckpt_sync_folder(const char *folder, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  int fd = open(folder, O_RDONLY);
-  TSR_CHECK(fd >= 0, TSR_ERR_IO, "cannot open the folder %s to sync it: %s", folder,
-            strerror(errno));
-  if (fsync(fd) != 0 && errno != EINVAL) {
-    int e = errno;
-    close(fd);
-    TSR_FAIL(TSR_ERR_IO, "cannot sync the folder %s: %s", folder, strerror(e));
-  }
-  close(fd);
-cleanup:
-  return st;
-}
-
 /* Header fields (ids: data ids), step, hash, grid and modules; the file's name, path and tmp. */
 static tsr_status sim_ckpt_describe(sim_t *sim, output_folder_t *out, int64_t step,
                                     const char *physics, char *name, size_t cap,
@@ -280,7 +264,7 @@ static tsr_status sim_ckpt_publish(MPI_Comm comm, int rank, const char *tmp,
     if (rename(tmp, final_path) != 0)
       st = tsr_error_set(err, TSR_ERR_IO, __FILE__, __LINE__, "cannot rename %s to %s: %s", tmp,
                          final_path, strerror(errno));
-    if (st == TSR_OK) st = sim_ckpt_sync_folder(folder, err);
+    if (st == TSR_OK) st = output_sync_folder(folder, err);
   }
   return verdict_reduce(comm, st, 0, err);
 }

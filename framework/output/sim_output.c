@@ -14,6 +14,7 @@
 #include "tsr_size.h"
 #include "verdict.h"
 #include "vtk.h"
+#include "vtk_image.h"
 
 enum { SIM_SERIES_NAME_MAX = 80 };
 
@@ -54,7 +55,7 @@ void sim_output_free(sim_output_t **w) {
 
 
 const char *const sim_output_patterns[SIM_OUTPUT_PATTERNS] = {
-    "fields.pvd", "fields_*.pvti", "fields_*/block_*.vti", "probe_*.csv", "slice_*.png",
+    "fields.pvd", "fields_*.vti", "fields_*.pvti", "fields_*/block_*.vti", "probe_*.csv", "slice_*.png",
     "series.csv", "series_*.csv", "checkpoint_*.tsrc"};
 
 /* The quantities an output shows: those sel names, in its order, or every quantity of
@@ -76,88 +77,167 @@ static int sim_select(const sim_t *sim, const simulation_quantities_t *sel,
   return n;
 }
 
-/* The selected quantities of one local block as VTK arrays: data[q] holds the values the
- * arrays point to (small integers as bytes). */
+/* The quantities' VTK arrays (names, the files' types, components; no data). */
+static void sim_vtk_arrays(const module_quantity_t *const *qs, int nq, int precision,
+                           vtk_array_t *arrays) {
+  for (int k = 0; k < nq; ++k)
+    arrays[k] = (vtk_array_t){
+        qs[k]->name,
+        qs[k]->small_integer ? VTK_UINT8
+                             : precision == SIMULATION_VTK_FLOAT32 ? VTK_FLOAT32 : VTK_FLOAT64,
+        qs[k]->components, NULL};
+}
+
+/* Quantity q on local block id in type t (x fastest, components interleaved) into out. */
+static tsr_status sim_vtk_values(sim_t *sim, const module_quantity_t *q, int32_t id, vtk_type_t t,
+                                 void *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const size_t n = (size_t)q->components * (size_t)patch_block_cells(patch_block(sim_patch(sim), id));
+  double *v = t == VTK_FLOAT64 ? out : malloc(n * sizeof *v);
+  TSR_CHECK(v, TSR_ERR_NOMEM, "out of memory writing VTK");
+  TSR_TRY(sim_sample(sim, q, id, v, err));
+  if (t == VTK_FLOAT32)
+    for (size_t i = 0; i < n; ++i) ((float *)out)[i] = (float)v[i];
+  if (t == VTK_UINT8) /* small integers 0..255 */
+    for (size_t i = 0; i < n; ++i) ((uint8_t *)out)[i] = (uint8_t)v[i];
+cleanup:
+  if (v != out) free(v);
+  return st;
+}
+
+/* One local block's file of the selected quantities. */
 static tsr_status sim_vtk_block(sim_t *sim, int32_t id, const char *folder, int64_t step,
-                                const module_quantity_t *const *qs, int nq, tsr_error_t *err) {
+                                const module_quantity_t *const *qs, int nq, int precision,
+                                tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const block_info_t *b = patch_block(sim_patch(sim), id);
   const size_t n = (size_t)patch_block_cells(b);
   vtk_array_t arrays[MODULE_MAX * MODULE_MAX_QUANTITIES];
   void *data[MODULE_MAX * MODULE_MAX_QUANTITIES] = {NULL};
-  int na = 0;
+  sim_vtk_arrays(qs, nq, precision, arrays);
   for (int k = 0; k < nq; ++k) {
-    const module_quantity_t *q = qs[k];
-    double *v = malloc((size_t)q->components * n * sizeof *v);
-    data[na] = v;
-    arrays[na] = (vtk_array_t){q->name, VTK_FLOAT64, q->components, v};
-    ++na;
-    TSR_CHECK(v, TSR_ERR_NOMEM, "out of memory writing VTK");
-    TSR_TRY(sim_sample(sim, q, id, v, err));
-    if (q->small_integer) { /* 0..255 as bytes, in place */
-      uint8_t *u8 = (uint8_t *)v;
-      for (size_t i = 0; i < (size_t)q->components * n; ++i) u8[i] = (uint8_t)v[i];
-      arrays[na - 1].type = VTK_UINT8;
-    }
+    data[k] = malloc((size_t)qs[k]->components * n * vtk_type_size(arrays[k].type));
+    arrays[k].data = data[k];
+    TSR_CHECK(data[k], TSR_ERR_NOMEM, "out of memory writing VTK");
+    TSR_TRY(sim_vtk_values(sim, qs[k], id, arrays[k].type, data[k], err));
   }
   vtk_block_t vb = {.spacing = units_output_factor(sim_units(sim), UNITS_LENGTH),
                     .lo = {b->lo[0], b->lo[1], b->lo[2]},
-                    .size = {b->size[0], b->size[1], b->size[2]}, .arrays = arrays, .narrays = na};
+                    .size = {b->size[0], b->size[1], b->size[2]}, .arrays = arrays, .narrays = nq};
   char path[4096];
   vtk_block_path(path, sizeof path, folder, "fields", step, id);
   st = vtk_write_block(path, &vb, err);
 cleanup:
-  for (int i = 0; i < na; ++i) free(data[i]);
+  for (int i = 0; i < nq; ++i) free(data[i]);
   return st;
 }
 
-tsr_status sim_write_vtk(sim_output_t *w, output_folder_t *out, int64_t step,
-                         const simulation_quantities_t *sel, tsr_error_t *err) {
-  sim_t *sim = w->sim;
+/* Every rank its blocks' files, rank 0 the step's .pvti. */
+static tsr_status sim_vtk_blocks(sim_t *sim, output_folder_t *out, int64_t step,
+                                 const module_quantity_t *const *qs, int nq, int precision,
+                                 tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const char *folder = output_folder_path(out);
   int rank;
   MPI_Comm_rank(sim_comm(sim), &rank);
   int32_t nb = patch_block_count(sim_patch(sim));
   vtk_piece_t *pieces = NULL;
-  const module_quantity_t *qs[MODULE_MAX * MODULE_MAX_QUANTITIES];
-  int nq = sim_select(sim, sel, qs);
   if (rank == 0) st = vtk_make_step_folder(folder, "fields", step, err);
   TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
   for (int32_t i = 0; st == TSR_OK && i < patch_local_count(sim_patch(sim)); ++i)
-    st = sim_vtk_block(sim, patch_local_id(sim_patch(sim), i), folder, step, qs, nq, err);
+    st = sim_vtk_block(sim, patch_local_id(sim_patch(sim), i), folder, step, qs, nq, precision,
+                       err);
   TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
-  int64_t *grown = realloc(w->vtk_steps, (size_t)(w->nvtk + 1) * sizeof *grown);
   pieces = malloc((size_t)nb * sizeof *pieces);
-  if (!grown || !pieces) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-  if (grown) {
-    w->vtk_steps = grown;
-    if (st == TSR_OK) w->vtk_steps[w->nvtk++] = step;
-  }
+  if (!pieces) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
   for (int32_t id = 0; st == TSR_OK && id < nb; ++id) {
     const block_info_t *b = patch_block(sim_patch(sim), id);
     pieces[id] = (vtk_piece_t){.id = id, .lo = {b->lo[0], b->lo[1], b->lo[2]},
                                .size = {b->size[0], b->size[1], b->size[2]}};
   }
   vtk_array_t arrays[MODULE_MAX * MODULE_MAX_QUANTITIES];
-  for (int k = 0; k < nq; ++k)
-    arrays[k] = (vtk_array_t){qs[k]->name, qs[k]->small_integer ? VTK_UINT8 : VTK_FLOAT64,
-                              qs[k]->components, NULL};
-  const vtk_scale_t scale = {units_output_factor(sim_units(sim), UNITS_LENGTH),
-                             units_output_factor(sim_units(sim), UNITS_TIME)};
+  sim_vtk_arrays(qs, nq, precision, arrays);
   if (st == TSR_OK && rank == 0)
-    st = vtk_write_index(folder, "fields", step, patch_options(sim_patch(sim))->cells, arrays, nq,
-                         pieces, nb, w->vtk_steps, w->nvtk, &scale, err);
+    st = vtk_write_pvti(folder, "fields", step, patch_options(sim_patch(sim))->cells, arrays, nq,
+                        pieces, nb, units_output_factor(sim_units(sim), UNITS_LENGTH), err);
   char path[OUTPUT_PATH_MAX];
   for (int32_t id = 0; st == TSR_OK && id < nb; ++id)
     st = output_folder_file(out, path, sizeof path, err, "fields_%06lld/block_%d.vti",
                             (long long)step, (int)id);
   if (st == TSR_OK)
     st = output_folder_file(out, path, sizeof path, err, "fields_%06lld.pvti", (long long)step);
-  if (st == TSR_OK) st = output_folder_file(out, path, sizeof path, err, "fields.pvd");
   st = verdict_reduce(sim_comm(sim), st, 0, err);
 cleanup:
   free(pieces);
+  return st;
+}
+
+/* What the image's fill reads: the run, the quantities and their file types. */
+typedef struct sim_vtk_fill {
+  sim_t *sim;
+  const module_quantity_t *const *qs;
+  const vtk_array_t *arrays;
+} sim_vtk_fill_t;
+
+static tsr_status sim_vtk_fill(void *ctx, int array, int local, void *out, tsr_error_t *err) {
+  const sim_vtk_fill_t *f = ctx;
+  return sim_vtk_values(f->sim, f->qs[array], patch_local_id(sim_patch(f->sim), local),
+                        f->arrays[array].type, out, err);
+}
+
+/* One file of the whole domain, written by all ranks together (vtk_image.h). */
+static tsr_status sim_vtk_one(sim_t *sim, output_folder_t *out, int64_t step,
+                              const module_quantity_t *const *qs, int nq, int precision,
+                              tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const patch_t *patch = sim_patch(sim);
+  const int32_t nl = patch_local_count(patch);
+  vtk_piece_t *local = malloc(((size_t)nl + 1) * sizeof *local);
+  st = local ? TSR_OK : tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
+  for (int32_t i = 0; i < nl; ++i) {
+    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
+    local[i] = (vtk_piece_t){.id = b->id, .lo = {b->lo[0], b->lo[1], b->lo[2]},
+                             .size = {b->size[0], b->size[1], b->size[2]}};
+  }
+  vtk_array_t arrays[MODULE_MAX * MODULE_MAX_QUANTITIES];
+  sim_vtk_arrays(qs, nq, precision, arrays);
+  char path[OUTPUT_PATH_MAX];
+  st = output_folder_file(out, path, sizeof path, err, "fields_%06lld.vti", (long long)step);
+  TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
+  sim_vtk_fill_t ctx = {sim, qs, arrays};
+  st = vtk_write_image(sim_comm(sim), path, patch_options(patch)->cells,
+                       units_output_factor(sim_units(sim), UNITS_LENGTH), arrays, nq, local, nl,
+                       sim_vtk_fill, &ctx, err);
+cleanup:
+  free(local);
+  return st;
+}
+
+tsr_status sim_write_vtk(sim_output_t *w, output_folder_t *out, int64_t step,
+                         const simulation_options_t *so, tsr_error_t *err) {
+  sim_t *sim = w->sim;
+  tsr_status st = TSR_OK;
+  int rank;
+  MPI_Comm_rank(sim_comm(sim), &rank);
+  const module_quantity_t *qs[MODULE_MAX * MODULE_MAX_QUANTITIES];
+  int nq = sim_select(sim, &so->quantities, qs);
+  TSR_TRY(so->vtk_files == SIMULATION_VTK_BLOCKS
+              ? sim_vtk_blocks(sim, out, step, qs, nq, so->vtk_precision, err)
+              : sim_vtk_one(sim, out, step, qs, nq, so->vtk_precision, err));
+  int64_t *grown = realloc(w->vtk_steps, (size_t)(w->nvtk + 1) * sizeof *grown);
+  if (!grown) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  if (grown) {
+    w->vtk_steps = grown;
+    w->vtk_steps[w->nvtk++] = step;
+  }
+  char path[OUTPUT_PATH_MAX];
+  if (st == TSR_OK && rank == 0)
+    st = vtk_write_pvd(output_folder_path(out), "fields", w->vtk_steps, w->nvtk,
+                       units_output_factor(sim_units(sim), UNITS_TIME), err);
+  if (st == TSR_OK) st = output_folder_file(out, path, sizeof path, err, "fields.pvd");
+  st = verdict_reduce(sim_comm(sim), st, 0, err);
+cleanup:
   return st;
 }
 

@@ -23,16 +23,17 @@ void sim_output_free(sim_output_t **w);
 /* The names (fnmatch patterns relative to the output folder) of the files the output
  * functions below write: what an earlier run may have left in a folder. */
 extern const char *const sim_output_patterns[];
-enum { SIM_OUTPUT_PATTERNS = 8 };
+enum { SIM_OUTPUT_PATTERNS = 9 };
 
 /* The output functions write into the folder out, every file through a temporary name
  * (output.h), and rank 0 records each file in out's manifest. All after sim_prepare. */
 
-/* VTK (vtk.h): every rank its own blocks' quantities (those sel names, every quantity
- * when sel is NULL or names none; cell data), rank 0 the step's .pvti and the .pvd of all
- * steps these writers wrote so far. */
+/* VTK (vtk.h) of the quantities so->quantities names (every quantity where it names
+ * none; cell data), in so->vtk_files's layout and so->vtk_precision: one image of the
+ * domain written by all ranks together, or every rank its own blocks' files and rank 0
+ * the step's .pvti; rank 0 then the .pvd of all steps these writers wrote so far. */
 TSR_NODISCARD tsr_status sim_write_vtk(sim_output_t *w, output_folder_t *out, int64_t step,
-                                       const simulation_quantities_t *sel, tsr_error_t *err);
+                                       const simulation_options_t *so, tsr_error_t *err);
 
 /* Rank 0 adds a row (step, time (sim_output_time), values[n]) to series.csv (a header
  * "step,time,<names>" first), and the totals of each group, the consecutive names

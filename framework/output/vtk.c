@@ -1,8 +1,10 @@
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "vtk.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "output.h"
 
@@ -20,36 +22,61 @@ tsr_status vtk_make_step_folder(const char *folder, const char *name, int64_t st
   return output_make_folder(path, err);
 }
 
-static size_t vtk_type_size(vtk_type_t t) { return t == VTK_FLOAT64 ? 8 : 1; }
-static const char *vtk_type_name(vtk_type_t t) { return t == VTK_FLOAT64 ? "Float64" : "UInt8"; }
+size_t vtk_type_size(vtk_type_t t) { return t == VTK_FLOAT64 ? 8 : t == VTK_FLOAT32 ? 4 : 1; }
+static const char *vtk_type_name(vtk_type_t t) {
+  return t == VTK_FLOAT64 ? "Float64" : t == VTK_FLOAT32 ? "Float32" : "UInt8";
+}
 
-tsr_status vtk_write_block(const char *path, const vtk_block_t *b, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  output_file_t o = {.f = NULL};
-  TSR_TRY(output_file_open(&o, path, err));
-  FILE *f = o.f;
-  uint64_t cells = (uint64_t)b->size[0] * (uint64_t)b->size[1] * (uint64_t)b->size[2];
-  /* extents count points: cells lo..lo+size span points lo..lo+size */
+/* The XML of an ImageData file up to its appended data's "_": whole extent and piece
+ * extent alike (lo .. lo + size in points), the arrays' offsets in the appended data
+ * (each array: an 8-byte size, then its bytes). */
+static void vtk_write_head(FILE *f, const int64_t lo[3], const int64_t size[3], double spacing,
+                           const vtk_array_t *arrays, int narrays) {
+  const uint64_t cells = (uint64_t)size[0] * (uint64_t)size[1] * (uint64_t)size[2];
+  char extent[160];
+  snprintf(extent, sizeof extent, "%lld %lld %lld %lld %lld %lld", (long long)lo[0],
+           (long long)(lo[0] + size[0]), (long long)lo[1], (long long)(lo[1] + size[1]),
+           (long long)lo[2], (long long)(lo[2] + size[2]));
   fprintf(f, "<?xml version=\"1.0\"?>\n"
              "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" "
              "header_type=\"UInt64\">\n");
-  fprintf(f, "  <ImageData WholeExtent=\"%lld %lld %lld %lld %lld %lld\" Origin=\"0 0 0\" "
-             "Spacing=\"%.17g %.17g %.17g\">\n",
-          (long long)b->lo[0], (long long)(b->lo[0] + b->size[0]), (long long)b->lo[1],
-          (long long)(b->lo[1] + b->size[1]), (long long)b->lo[2], (long long)(b->lo[2] + b->size[2]),
-          b->spacing, b->spacing, b->spacing);
-  fprintf(f, "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\">\n      <CellData>\n",
-          (long long)b->lo[0], (long long)(b->lo[0] + b->size[0]), (long long)b->lo[1],
-          (long long)(b->lo[1] + b->size[1]), (long long)b->lo[2], (long long)(b->lo[2] + b->size[2]));
+  fprintf(f, "  <ImageData WholeExtent=\"%s\" Origin=\"0 0 0\" Spacing=\"%.17g %.17g %.17g\">\n",
+          extent, spacing, spacing, spacing);
+  fprintf(f, "    <Piece Extent=\"%s\">\n      <CellData>\n", extent);
   uint64_t offset = 0;
-  for (int i = 0; i < b->narrays; ++i) {
-    const vtk_array_t *a = &b->arrays[i];
+  for (int i = 0; i < narrays; ++i) {
+    const vtk_array_t *a = &arrays[i];
     fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" "
                "format=\"appended\" offset=\"%llu\"/>\n",
             vtk_type_name(a->type), a->name, a->components, (unsigned long long)offset);
     offset += 8 + cells * (uint64_t)a->components * vtk_type_size(a->type);
   }
   fprintf(f, "      </CellData>\n    </Piece>\n  </ImageData>\n  <AppendedData encoding=\"raw\">\n   _");
+}
+
+const char vtk_tail[] = "\n  </AppendedData>\n</VTKFile>\n";
+
+tsr_status vtk_head(const int64_t lo[3], const int64_t size[3], double spacing,
+                    const vtk_array_t *arrays, int narrays, char **text, size_t *len,
+                    tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  *text = NULL;
+  FILE *f = open_memstream(text, len);
+  TSR_CHECK(f, TSR_ERR_NOMEM, "out of memory for a VTK header");
+  vtk_write_head(f, lo, size, spacing, arrays, narrays);
+  TSR_CHECK(fclose(f) == 0, TSR_ERR_NOMEM, "out of memory for a VTK header");
+cleanup:
+  return st;
+}
+
+tsr_status vtk_write_block(const char *path, const vtk_block_t *b, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  output_file_t o = {.f = NULL};
+  TSR_TRY(output_file_open(&o, path, err));
+  FILE *f = o.f;
+  const int64_t size[3] = {b->size[0], b->size[1], b->size[2]};
+  const uint64_t cells = (uint64_t)size[0] * (uint64_t)size[1] * (uint64_t)size[2];
+  vtk_write_head(f, b->lo, size, b->spacing, b->arrays, b->narrays);
   for (int i = 0; i < b->narrays; ++i) {
     const vtk_array_t *a = &b->arrays[i];
     uint64_t bytes = cells * (uint64_t)a->components * vtk_type_size(a->type);
@@ -58,17 +85,17 @@ tsr_status vtk_write_block(const char *path, const vtk_block_t *b, tsr_error_t *
     TSR_CHECK(fwrite(head, 1, 8, f) == 8 && fwrite(a->data, 1, (size_t)bytes, f) == bytes,
               TSR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
   }
-  fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
+  fputs(vtk_tail, f);
   TSR_TRY(output_file_commit(&o, err));
 cleanup:
   output_file_discard(&o);
   return st;
 }
 
-tsr_status vtk_write_index(const char *folder, const char *name, int64_t step,
-                           const int64_t cells[3], const vtk_array_t *arrays, int narrays,
-                           const vtk_piece_t *pieces, int32_t npieces, const int64_t *steps,
-                           int64_t nsteps, const vtk_scale_t *scale, tsr_error_t *err) {
+tsr_status vtk_write_pvti(const char *folder, const char *name, int64_t step,
+                          const int64_t cells[3], const vtk_array_t *arrays, int narrays,
+                          const vtk_piece_t *pieces, int32_t npieces, double spacing,
+                          tsr_error_t *err) {
   tsr_status st = TSR_OK;
   char path[OUTPUT_PATH_MAX];
   output_file_t o = {.f = NULL};
@@ -79,8 +106,7 @@ tsr_status vtk_write_index(const char *folder, const char *name, int64_t step,
                "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
                "  <PImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" GhostLevel=\"0\" "
                "Origin=\"0 0 0\" Spacing=\"%.17g %.17g %.17g\">\n    <PCellData>\n",
-          (long long)cells[0], (long long)cells[1], (long long)cells[2], scale->spacing,
-          scale->spacing, scale->spacing);
+          (long long)cells[0], (long long)cells[1], (long long)cells[2], spacing, spacing, spacing);
   for (int i = 0; i < narrays; ++i)
     fprintf(o.f, "      <PDataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\"/>\n",
             vtk_type_name(arrays[i].type), arrays[i].name, arrays[i].components);
@@ -95,15 +121,30 @@ tsr_status vtk_write_index(const char *folder, const char *name, int64_t step,
   }
   fprintf(o.f, "  </PImageData>\n</VTKFile>\n");
   TSR_TRY(output_file_commit(&o, err));
+cleanup:
+  output_file_discard(&o);
+  return st;
+}
 
-  n = snprintf(path, sizeof path, "%s/%s.pvd", folder, name);
+tsr_status vtk_write_pvd(const char *folder, const char *name, const int64_t *steps,
+                         int64_t nsteps, double step_time, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char path[OUTPUT_PATH_MAX];
+  output_file_t o = {.f = NULL};
+  int n = snprintf(path, sizeof path, "%s/%s.pvd", folder, name);
   TSR_CHECK(n > 0 && (size_t)n < sizeof path, TSR_ERR_INVALID, "output path too long: %.200s", folder);
   TSR_TRY(output_file_open(&o, path, err));
   fprintf(o.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" "
                "byte_order=\"LittleEndian\">\n  <Collection>\n");
-  for (int64_t i = 0; i < nsteps; ++i)
-    fprintf(o.f, "    <DataSet timestep=\"%.17g\" file=\"%s_%06lld.pvti\"/>\n",
-            (double)steps[i] * scale->step_time, name, (long long)steps[i]);
+  for (int64_t i = 0; i < nsteps; ++i) {
+    /* a step's one image, else its index of block files (a restart may change
+     * output.vtk_files) */
+    char file[OUTPUT_PATH_MAX];
+    snprintf(file, sizeof file, "%s/%s_%06lld.vti", folder, name, (long long)steps[i]);
+    const char *ext = access(file, F_OK) == 0 ? "vti" : "pvti";
+    fprintf(o.f, "    <DataSet timestep=\"%.17g\" file=\"%s_%06lld.%s\"/>\n",
+            (double)steps[i] * step_time, name, (long long)steps[i], ext);
+  }
   fprintf(o.f, "  </Collection>\n</VTKFile>\n");
   TSR_TRY(output_file_commit(&o, err));
 cleanup:

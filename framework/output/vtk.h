@@ -1,14 +1,17 @@
 /* vtk: VTK XML output that ParaView reads.
  *
- * Every process writes the blocks it owns, one ImageData file (.vti) per block and
- * output step, holding cell data without ghost cells, in appended raw binary
- * (little-endian, UInt64 headers), its extent in the global cell numbering. Rank 0
- * writes, per output step, a parallel image (.pvti) whose pieces are the blocks' files:
- * ParaView reads it as one image of the whole domain, so filters that interpolate (cell
- * data to point data, contours, streamlines, volume rendering) see no block seams. It
- * also rewrites a time series (.pvd) over all output steps so far. File names:
- *   <folder>/<name>_<step>/block_<BlockID>.vti
- *   <folder>/<name>_<step>.pvti
+ * Cell data without ghost cells, in appended raw binary (little-endian, UInt64 headers),
+ * extents in the global cell numbering, in one of two layouts (output.vtk_files):
+ *  - one ImageData file (.vti) per output step of the whole domain, written by every
+ *    process at once (vtk_image.h: MPI-IO, collective):
+ *      <folder>/<name>_<step>.vti
+ *  - one .vti per block and output step, written by the process owning the block, and a
+ *    parallel image (.pvti) whose pieces are the blocks' files, written by rank 0:
+ *      <folder>/<name>_<step>/block_<BlockID>.vti
+ *      <folder>/<name>_<step>.pvti
+ * ParaView reads either as one image of the whole domain, so filters that interpolate
+ * (cell data to point data, contours, streamlines, volume rendering) see no block seams.
+ * Rank 0 also rewrites a time series (.pvd) over all output steps so far:
  *   <folder>/<name>.pvd
  * Each file is written under a temporary name and renamed into place (output.h). */
 #ifndef VTK_H
@@ -19,7 +22,10 @@
 
 #include "tsr_error.h"
 
-typedef enum vtk_type { VTK_FLOAT64, VTK_UINT8 } vtk_type_t;
+typedef enum vtk_type { VTK_FLOAT64, VTK_FLOAT32, VTK_UINT8 } vtk_type_t;
+
+/* Bytes of one value of type t. */
+size_t vtk_type_size(vtk_type_t t);
 
 typedef struct vtk_array {
   const char *name;
@@ -54,18 +60,25 @@ typedef struct vtk_piece {
   int size[3];
 } vtk_piece_t;
 
-/* The scales of the files: a cell's edge, a step's time (1 and 1: lattice units). */
-typedef struct vtk_scale {
-  double spacing, step_time;
-} vtk_scale_t;
+/* The XML of an ImageData file of the cells lo .. lo + size (whole extent and one piece)
+ * up to the "_" that starts its appended data, with arrays[narrays] (names, types,
+ * components; data unused): into *text (malloc'ed, *len bytes). After it, each array's
+ * 8-byte little-endian size and its bytes, then vtk_tail. */
+TSR_NODISCARD tsr_status vtk_head(const int64_t lo[3], const int64_t size[3], double spacing,
+                                  const vtk_array_t *arrays, int narrays, char **text,
+                                  size_t *len, tsr_error_t *err);
+extern const char vtk_tail[];
 
-/* Rank 0: writes the .pvti of a step over the domain's cells[3], with arrays[narrays]
- * (names, types and components; data unused) and pieces[npieces], and the .pvd over
- * steps[nsteps] (every output step so far, with its time: step times step_time). */
-TSR_NODISCARD tsr_status vtk_write_index(const char *folder, const char *name, int64_t step,
-                                         const int64_t cells[3], const vtk_array_t *arrays,
-                                         int narrays, const vtk_piece_t *pieces,
-                                         int32_t npieces, const int64_t *steps, int64_t nsteps,
-                                         const vtk_scale_t *scale, tsr_error_t *err);
+/* Rank 0: the .pvti of a step over the domain's cells[3], with arrays[narrays] (names,
+ * types and components; data unused) and the block files pieces[npieces]. */
+TSR_NODISCARD tsr_status vtk_write_pvti(const char *folder, const char *name, int64_t step,
+                                        const int64_t cells[3], const vtk_array_t *arrays,
+                                        int narrays, const vtk_piece_t *pieces,
+                                        int32_t npieces, double spacing, tsr_error_t *err);
+
+/* Rank 0: the .pvd over steps[nsteps] (every output step so far, at step times
+ * step_time), each step's .vti where it exists, else its .pvti. */
+TSR_NODISCARD tsr_status vtk_write_pvd(const char *folder, const char *name, const int64_t *steps,
+                                       int64_t nsteps, double step_time, tsr_error_t *err);
 
 #endif

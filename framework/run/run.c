@@ -34,7 +34,14 @@ static tsr_status run_output(MPI_Comm comm, sim_t *sim, const simulation_options
   if (due) TSR_TRY(sim_prepare(sim, err)); /* the output's values serve the check */
   TSR_TRY(sim_check(sim, step, due, div, err));
   if (!due) goto cleanup;
-  if (vtk) TSR_TRY(sim_write_vtk(w, out, step, &so->quantities, err));
+  if (vtk) {
+    const double t0 = MPI_Wtime();
+    TSR_TRY(sim_write_vtk(w, out, step, so, err));
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && so->progress_every > 0)
+      printf("VTK of step %lld written in %.2f s\n", (long long)step, MPI_Wtime() - t0);
+  }
   for (int i = 0; i < so->nprobes; ++i)
     if (run_due(so->probes[i].every, step))
       TSR_TRY(sim_write_probe(w, out, &so->probes[i], i, step, err));

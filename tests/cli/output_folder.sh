@@ -121,11 +121,11 @@ rerun)
   mkdir -p "$dir"
   echo "notes of the user" >"$dir/notes.txt"
   start_long "$dir"
-  wait_for "$dir/fields_000040.pvti"
+  wait_for "$dir/fields_000040.vti"
   stop_long
   run "$work/refused" "$short_config" --output "$dir"
   failed "$work/refused" "holds the output of an earlier run"
-  [[ -e $dir/fields_000040.pvti ]] || fail "a refused run removed files"
+  [[ -e $dir/fields_000040.vti ]] || fail "a refused run removed files"
   run "$work/new" "$short_config" --output "$dir" --overwrite
   [[ $rc -eq 0 ]] || fail "the new run failed: $(cat "$work/new.err")"
   check_manifest completed "$dir" notes.txt || fail "the folder mixes runs"
@@ -159,7 +159,7 @@ signal)
     # with checkpoints on (none due before), the stopping step writes one
     if [[ $sig == TERM ]]; then start_long "$dir" --set output.checkpoint_every=1000000
     else start_long "$dir"; fi
-    wait_for "$dir/fields_000020.pvti"
+    wait_for "$dir/fields_000020.vti"
     kill -"$sig" "$long"
     set +e
     wait "$long"

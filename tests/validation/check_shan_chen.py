@@ -104,8 +104,9 @@ def check_coexistence(out, g, r0, tol):
 def read_last_vtk(out):
     import vtk  # python3-vtk9
 
-    index = sorted(glob.glob(os.path.join(out, "fields_*.pvti")))[-1]
-    reader = vtk.vtkXMLPImageDataReader()
+    # the last output step: its one image, or the index of its block files
+    index = sorted(glob.glob(os.path.join(out, "fields_*.vti")) + glob.glob(os.path.join(out, "fields_*.pvti")))[-1]
+    reader = vtk.vtkXMLImageDataReader() if index.endswith(".vti") else vtk.vtkXMLPImageDataReader()
     reader.SetFileName(index)
     reader.Update()
     img = reader.GetOutput()

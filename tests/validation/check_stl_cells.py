@@ -13,14 +13,14 @@ import math
 import struct
 import sys
 
-from vtkmodules.vtkIOXML import vtkXMLPImageDataReader
+from vtkmodules.vtkIOXML import vtkXMLImageDataReader
 
 R, C = 5.0, (12.3, 11.8, 12.1)
 
 
 def flags(folder):
-    r = vtkXMLPImageDataReader()
-    r.SetFileName(folder + "/fields_000000.pvti")
+    r = vtkXMLImageDataReader()
+    r.SetFileName(folder + "/fields_000000.vti")
     r.Update()
     img = r.GetOutput()
     a = img.GetCellData().GetArray("flags")

@@ -25,7 +25,7 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
-from vtkmodules.vtkIOXML import vtkXMLPImageDataReader
+from vtkmodules.vtkIOXML import vtkXMLImageDataReader, vtkXMLPImageDataReader
 
 TOL = 1e-15
 
@@ -84,8 +84,9 @@ for key in ("mass", "kinetic_energy", "cylinder.fx", "cylinder.fy", "cylinder.cd
 def image(folder):
     pvd = ET.parse(os.path.join(folder, "fields.pvd")).getroot()
     sets = pvd.findall("./Collection/DataSet")
-    reader = vtkXMLPImageDataReader()
-    reader.SetFileName(os.path.join(folder, sets[-1].get("file")))
+    last = sets[-1].get("file")  # the step's one image, or the index of its block files
+    reader = vtkXMLImageDataReader() if last.endswith(".vti") else vtkXMLPImageDataReader()
+    reader.SetFileName(os.path.join(folder, last))
     reader.Update()
     return [float(s.get("timestep")) for s in sets], reader.GetOutput()
 
