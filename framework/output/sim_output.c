@@ -22,6 +22,9 @@ enum { SIM_SERIES_NAME_MAX = 80 };
 struct sim_output {
   sim_t *sim;         /* borrowed */
   int64_t *vtk_steps; /* output steps written so far */
+  vtk_image_buffers_t image; /* the one-file VTK writer's buffers */
+  double *sample;            /* its block's values as doubles (float32 and byte arrays) */
+  size_t sample_cap;
   int64_t nvtk;
   uint8_t *steps_bytes; /* vtk_steps as a checkpoint keeps them (sim_output_state) */
   output_series_t series; /* rank 0: series.csv */
@@ -45,6 +48,8 @@ void sim_output_free(sim_output_t **w) {
   if (!w || !*w) return;
   sim_output_t *o = *w;
   free(o->vtk_steps);
+  vtk_image_buffers_free(&o->image);
+  free(o->sample);
   free(o->steps_bytes);
   output_series_free(&o->series);
   for (int i = 0; i < SIMULATION_MAX_PROBES; ++i) output_series_free(&o->probe_series[i]);
@@ -88,12 +93,14 @@ static void sim_vtk_arrays(const module_quantity_t *const *qs, int nq, int preci
         qs[k]->components, NULL};
 }
 
-/* Quantity q on local block id in type t (x fastest, components interleaved) into out. */
+/* Quantity q on local block id in type t (x fastest, components interleaved) into out;
+ * scratch: room for the block's values as doubles where t is not VTK_FLOAT64 (NULL: one
+ * is allocated). */
 static tsr_status sim_vtk_values(sim_t *sim, const module_quantity_t *q, int32_t id, vtk_type_t t,
-                                 void *out, tsr_error_t *err) {
+                                 void *out, double *scratch, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const size_t n = (size_t)q->components * (size_t)patch_block_cells(patch_block(sim_patch(sim), id));
-  double *v = t == VTK_FLOAT64 ? out : malloc(n * sizeof *v);
+  double *v = t == VTK_FLOAT64 ? out : scratch ? scratch : malloc(n * sizeof *v);
   TSR_CHECK(v, TSR_ERR_NOMEM, "out of memory writing VTK");
   TSR_TRY(sim_sample(sim, q, id, v, err));
   if (t == VTK_FLOAT32)
@@ -101,7 +108,7 @@ static tsr_status sim_vtk_values(sim_t *sim, const module_quantity_t *q, int32_t
   if (t == VTK_UINT8) /* small integers 0..255 */
     for (size_t i = 0; i < n; ++i) ((uint8_t *)out)[i] = (uint8_t)v[i];
 cleanup:
-  if (v != out) free(v);
+  if (v != out && v != scratch) free(v);
   return st;
 }
 
@@ -119,7 +126,7 @@ static tsr_status sim_vtk_block(sim_t *sim, int32_t id, const char *folder, int6
     data[k] = malloc((size_t)qs[k]->components * n * vtk_type_size(arrays[k].type));
     arrays[k].data = data[k];
     TSR_CHECK(data[k], TSR_ERR_NOMEM, "out of memory writing VTK");
-    TSR_TRY(sim_vtk_values(sim, qs[k], id, arrays[k].type, data[k], err));
+    TSR_TRY(sim_vtk_values(sim, qs[k], id, arrays[k].type, data[k], NULL, err));
   }
   vtk_block_t vb = {.spacing = units_output_factor(sim_units(sim), UNITS_LENGTH),
                     .lo = {b->lo[0], b->lo[1], b->lo[2]},
@@ -177,19 +184,21 @@ typedef struct sim_vtk_fill {
   sim_t *sim;
   const module_quantity_t *const *qs;
   const vtk_array_t *arrays;
+  double *scratch; /* a block's values as doubles, before they become floats or bytes */
 } sim_vtk_fill_t;
 
 static tsr_status sim_vtk_fill(void *ctx, int array, int local, void *out, tsr_error_t *err) {
   const sim_vtk_fill_t *f = ctx;
   return sim_vtk_values(f->sim, f->qs[array], patch_local_id(sim_patch(f->sim), local),
-                        f->arrays[array].type, out, err);
+                        f->arrays[array].type, out, f->scratch, err);
 }
 
 /* One file of the whole domain, written by all ranks together (vtk_image.h). */
-static tsr_status sim_vtk_one(sim_t *sim, output_folder_t *out, int64_t step,
+static tsr_status sim_vtk_one(sim_output_t *w, output_folder_t *out, int64_t step,
                               const module_quantity_t *const *qs, int nq, int precision,
                               tsr_error_t *err) {
   tsr_status st = TSR_OK;
+  sim_t *sim = w->sim;
   const patch_t *patch = sim_patch(sim);
   const int32_t nl = patch_local_count(patch);
   vtk_piece_t *local = malloc(((size_t)nl + 1) * sizeof *local);
@@ -205,8 +214,24 @@ static tsr_status sim_vtk_one(sim_t *sim, output_folder_t *out, int64_t step,
   char path[OUTPUT_PATH_MAX];
   st = output_folder_file(out, path, sizeof path, err, "fields_%06lld.vti", (long long)step);
   TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
-  sim_vtk_fill_t ctx = {sim, qs, arrays};
-  st = vtk_write_image(sim_comm(sim), path, patch_options(patch)->cells,
+  /* the doubles of the largest block's largest quantity, kept from one output to the
+     next (fresh pages cost more than the conversion) */
+  size_t need = 0;
+  for (int32_t i = 0; i < nl; ++i)
+    for (int k = 0; k < nq; ++k) {
+      const size_t n = (size_t)qs[k]->components *
+                       (size_t)patch_block_cells(patch_block(patch, patch_local_id(patch, i)));
+      if (n > need) need = n;
+    }
+  if (!w->sample || need > w->sample_cap) {
+    free(w->sample);
+    w->sample = malloc((need + 1) * sizeof *w->sample);
+    w->sample_cap = w->sample ? need : 0;
+  }
+  st = w->sample ? TSR_OK : tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+  TSR_TRY(verdict_reduce(sim_comm(sim), st, 0, err));
+  sim_vtk_fill_t ctx = {sim, qs, arrays, w->sample};
+  st = vtk_write_image(sim_comm(sim), &w->image, path, patch_options(patch)->cells,
                        units_output_factor(sim_units(sim), UNITS_LENGTH), arrays, nq, local, nl,
                        sim_vtk_fill, &ctx, err);
 cleanup:
@@ -224,7 +249,7 @@ tsr_status sim_write_vtk(sim_output_t *w, output_folder_t *out, int64_t step,
   int nq = sim_select(sim, &so->quantities, qs);
   TSR_TRY(so->vtk_files == SIMULATION_VTK_BLOCKS
               ? sim_vtk_blocks(sim, out, step, qs, nq, so->vtk_precision, err)
-              : sim_vtk_one(sim, out, step, qs, nq, so->vtk_precision, err));
+              : sim_vtk_one(w, out, step, qs, nq, so->vtk_precision, err));
   int64_t *grown = realloc(w->vtk_steps, (size_t)(w->nvtk + 1) * sizeof *grown);
   if (!grown) st = tsr_error_set(err, TSR_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
   if (grown) {
