@@ -18,6 +18,7 @@
 
 static const char plan_usage[] =
     "usage: tessera plan CONFIG (--ranks N | --nodes LIST) [--set PATH=VALUE]... [--json FILE]\n"
+    "       [--csv FILE]\n"
     "  LIST: the node of every rank in rank order, e.g. \"gpu[1-4],cpu[01-60]:2\" (a name may\n"
     "  hold one range; \":n\" ranks on each, default: the processes its configuration lists)\n";
 
@@ -66,7 +67,7 @@ static void plan_where(const node_process_t *q, char *out, size_t cap) {
                         : snprintf(out, cap, "threads default");
 }
 
-enum { PLAN_COLUMNS = 14 };
+enum { PLAN_COLUMNS = 16 };
 
 /* The title, the model's figures and the table's header. */
 static void plan_print_head(const char *config, const simulation_options_t *so,
@@ -80,20 +81,22 @@ static void plan_print_head(const char *config, const simulation_options_t *so,
          bal->machine_name[0] ? ", " : "", bal->machine_name, bal->exchange_gbs,
          bal->network_gbs, bal->latency_us, simulation_intranode_gbs(bal),
          simulation_intranode_latency_us(bal), bal->device_gbs);
-  printf("%6s %-16s %-3s %-16s %9s %7s %12s %10s %10s %10s %10s  %s\n", "rank", "node", "hs",
-         "where", "MLUPS", "blocks", "cells", "compute", "exchange", "comm", "total", "BlockIDs");
+  printf("%6s %-16s %-3s %-16s %9s %7s %12s %10s %10s %10s %10s %9s  %s\n", "rank", "node",
+         "hs", "where", "MLUPS", "blocks", "cells", "compute", "exchange", "comm", "total",
+         "memory", "BlockIDs");
 }
 
 /* Rank r's line of the table and its row of the report (row[PLAN_COLUMNS]); where and
  * ranges: its device or threads and its BlockIDs, kept until the report is written. */
-static void plan_row(const plan_t *plan, int r, const char *where, const char *ranges,
-                     report_item_t *row) {
+static void plan_row(const plan_t *plan, const plan_memory_t *mem, int r, const char *where,
+                     const char *ranges, report_item_t *row) {
   const balance_cost_t *c = &plan->cost[r];
   const node_process_t *q = &plan->procs[r];
   const double total = balance_cost_seconds(c);
-  printf("%6d %-16s %-3s %-16s %9.1f %7d %12.0f %8.3fms %8.3fms %8.3fms %8.3fms  %s\n", r,
-         q->node, simulation_hs_name(q->proc.hs), where, plan->mlups[r], (int)c->blocks,
-         c->cells, 1e3 * c->compute, 1e3 * c->exchange, 1e3 * c->comm, 1e3 * total, ranges);
+  printf("%6d %-16s %-3s %-16s %9.1f %7d %12.0f %8.3fms %8.3fms %8.3fms %8.3fms %6.2fGiB  %s\n",
+         r, q->node, simulation_hs_name(q->proc.hs), where, plan->mlups[r], (int)c->blocks,
+         c->cells, 1e3 * c->compute, 1e3 * c->exchange, 1e3 * c->comm, 1e3 * total,
+         mem[r].host / 1073741824.0, ranges);
   int k = 0;
   row[k++] = REPORT_INT_ITEM("rank", r);
   row[k++] = REPORT_TEXT_ITEM("node", q->node);
@@ -108,6 +111,8 @@ static void plan_row(const plan_t *plan, int r, const char *where, const char *r
   row[k++] = REPORT_REAL_ITEM("predicted_comm_s", c->comm);
   row[k++] = REPORT_REAL_ITEM("predicted_s", total);
   row[k++] = REPORT_INT_ITEM("messages", c->messages);
+  row[k++] = REPORT_REAL_ITEM("predicted_host_bytes", mem[r].host);
+  row[k++] = REPORT_REAL_ITEM("predicted_device_bytes", mem[r].device);
   row[k++] = REPORT_TEXT_ITEM("block_ids", ranges);
 }
 
@@ -128,8 +133,32 @@ static void plan_print_prediction(const plan_t *plan, double cells, double secon
   printf("planned in %.3f s\n", seconds);
 }
 
-/* The table, the prediction, and the report --json asks for (json NULL: none). */
-static tsr_status plan_report(const char *config, const char *json,
+/* What the report writes besides the table: the files --json and --csv ask for (NULL:
+ * none), and the prediction's memory (mem) against the nodes' (node_avail, or NULL). */
+typedef struct plan_outputs {
+  const char *json, *csv;
+  const plan_memory_t *mem;
+  const double *node_avail;
+} plan_outputs_t;
+
+/* The run's whole cost and the warnings, printed; *wall: the predicted seconds of the
+ * configured steps. */
+static void plan_print_cost(const char *config, const simulation_options_t *so,
+                            const plan_t *plan, const plan_outputs_t *o, double *wall) {
+  char text[2048];
+  plan_cost_text(plan, so, o->mem, o->node_avail, text, sizeof text);
+  fputs(text, stdout);
+  *wall = plan->max_seconds * (double)so->steps;
+  if (plan_warnings(plan, so, o->mem, o->node_avail, text, sizeof text) > 0) {
+    fflush(stdout);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+      fprintf(stderr, "tessera: warning: %s: %s\n", config, line);
+    fflush(stderr);
+  }
+}
+
+/* The table, the prediction, and the reports o asks for. */
+static tsr_status plan_report(const char *config, const plan_outputs_t *o,
                               const simulation_options_t *so, const plan_t *plan,
                               double seconds, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -139,22 +168,25 @@ static tsr_status plan_report(const char *config, const char *json,
   char (*where)[32] = calloc((size_t)n, sizeof *where);
   report_item_t *rows = calloc((size_t)n * PLAN_COLUMNS, sizeof *rows);
   TSR_CHECK(ranges && where && rows, TSR_ERR_NOMEM, "out of memory for the plan of %d ranks", n);
-  double cells = 0, mlups = 0, ratio = 0;
+  double cells = 0, mlups = 0, ratio = 0, wall = 0;
   for (int r = 0; r < n; ++r) cells += plan->cost[r].cells;
   plan_print_head(config, so, plan);
   for (int r = 0; r < n; ++r) {
     TSR_TRY(plan_block_ranges(patch, r, &ranges[r], err));
     plan_where(&plan->procs[r], where[r], sizeof where[r]);
-    plan_row(plan, r, where[r], ranges[r], &rows[(size_t)r * PLAN_COLUMNS]);
+    plan_row(plan, o->mem, r, where[r], ranges[r], &rows[(size_t)r * PLAN_COLUMNS]);
   }
   plan_print_prediction(plan, cells, seconds, &mlups, &ratio);
-  if (json) {
+  plan_print_cost(config, so, plan, o, &wall);
+  if (o->json) {
     report_item_t items[] = {
         REPORT_TEXT_ITEM("config", config),
         REPORT_INT_ITEM("ranks", n),
         REPORT_INT_ITEM("blocks", patch_block_count(patch)),
         REPORT_INT_ITEM("cells", (int64_t)cells),
+        REPORT_INT_ITEM("steps", so->steps),
         REPORT_REAL_ITEM("predicted_step_s", plan->max_seconds),
+        REPORT_REAL_ITEM("predicted_wall_s", wall),
         REPORT_REAL_ITEM("predicted_mean_s", plan->mean_seconds),
         REPORT_REAL_ITEM("predicted_imbalance", plan_imbalance(plan)),
         REPORT_REAL_ITEM("predicted_mlups", mlups),
@@ -163,8 +195,12 @@ static tsr_status plan_report(const char *config, const char *json,
         REPORT_REAL_ITEM("plan_seconds", seconds),
         REPORT_TABLE_ITEM("processes", rows, (size_t)n, PLAN_COLUMNS),
     };
-    TSR_TRY(report_write_json(json, items, sizeof items / sizeof items[0], err));
-    printf("written to %s\n", json);
+    TSR_TRY(report_write_json(o->json, items, sizeof items / sizeof items[0], err));
+    printf("written to %s\n", o->json);
+  }
+  if (o->csv) {
+    TSR_TRY(report_write_csv(o->csv, rows, (size_t)n, PLAN_COLUMNS, err));
+    printf("written to %s\n", o->csv);
   }
 cleanup:
   for (int r = 0; ranges && r < n; ++r) free(ranges[r]);
@@ -176,7 +212,7 @@ cleanup:
 
 /* Rank 0's work: the processes, the registry, the plan, the report. */
 static tsr_status plan_make(config_t *doc, const char *config, int64_t ranks, const char *nodes,
-                            const char *json, tsr_error_t *err) {
+                            const char *json, const char *csv, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   simulation_options_t so;
   module_t modules[MODULE_MAX];
@@ -188,6 +224,8 @@ static tsr_status plan_make(config_t *doc, const char *config, int64_t ranks, co
   node_process_t *procs = NULL;
   registry_t *reg = NULL;
   plan_t *plan = NULL;
+  plan_memory_t *mem = NULL;
+  double *avail = NULL;
   double t0 = MPI_Wtime();
   TSR_TRY(app_read_modules(doc, &so, modules, &nmodules, err));
   if (nodes) {
@@ -218,11 +256,21 @@ static tsr_status plan_make(config_t *doc, const char *config, int64_t ranks, co
   TSR_TRY(module_register_all(modules, nmodules, reg, &env, decls, &fs, NULL, 0, err));
   TSR_TRY(plan_create(&so, modules, decls, nmodules, reg, fs, procs, NULL, NULL, n, 0, &plan,
                       err));
+  const double seconds = MPI_Wtime() - t0;
+  mem = malloc((size_t)n * sizeof *mem);
+  avail = calloc((size_t)n, sizeof *avail);
+  TSR_CHECK(mem && avail, TSR_ERR_NOMEM, "out of memory for %d ranks", n);
+  TSR_TRY(plan_memory(plan->patch, modules, decls, nmodules, reg, fs, &so, mem, err));
+  /* the memory of the nodes: this machine's where every rank runs here */
+  if (!nodes) avail[0] = (double)node_memory_available();
   if (so.hardware.balance.calibrate)
     printf("note: hardware.balance.calibrate is on: a run measures each process's throughput "
            "at start-up; this plan uses the configured throughput\n");
-  TSR_TRY(plan_report(config, json, &so, plan, MPI_Wtime() - t0, err));
+  const plan_outputs_t out = {json, csv, mem, avail};
+  TSR_TRY(plan_report(config, &out, &so, plan, seconds, err));
 cleanup:
+  free(mem);
+  free(avail);
   plan_free(&plan);
   registry_free(&reg);
   module_free_all(modules, nmodules);
@@ -238,12 +286,13 @@ int app_plan(MPI_Comm comm, int argc, char **argv) {
   config_t *doc = NULL;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  const char *config = NULL, *nodes = NULL, *json = NULL;
+  const char *config = NULL, *nodes = NULL, *json = NULL, *csv = NULL;
   int64_t ranks = -1;
   app_sets_t sets = {.n = 0};
   const app_opt_t opts[] = {APP_OPT("--ranks", APP_INT, &ranks, .imin = 1, .imax = PLAN_MAX_RANKS),
                             APP_OPT("--nodes", APP_TEXT, &nodes),
                             APP_OPT("--json", APP_TEXT, &json),
+                            APP_OPT("--csv", APP_TEXT, &csv),
                             APP_OPT("--set", APP_SET, &sets),
                             APP_OPT_END};
   const app_cmd_t cmd = {"plan", plan_usage, opts, "CONFIG", true};
@@ -251,7 +300,7 @@ int app_plan(MPI_Comm comm, int argc, char **argv) {
   if (parsed >= 0) return parsed;
   if (ranks < 0 && !nodes) return app_usage(comm, "plan", plan_usage, NULL, "--ranks or --nodes");
   TSR_TRY(app_config_load(comm, config, &sets, &doc, err));
-  if (rank == 0) st = plan_make(doc, config, ranks, nodes, json, err);
+  if (rank == 0) st = plan_make(doc, config, ranks, nodes, json, csv, err);
   st = verdict_reduce(comm, st, 0, err);
 cleanup:
   config_free(&doc);

@@ -177,6 +177,19 @@ int32_t patch_neighbor(const patch_t *patch, int32_t id, int d) {
   return patch_block_at(patch, pos[0], pos[1], pos[2]);
 }
 
+tsr_status patch_view_as(patch_t *patch, int rank, const int32_t *ids, int32_t n,
+                         tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int32_t *grown = realloc(patch->local_ids, (size_t)(n ? n : 1) * sizeof *grown);
+  TSR_CHECK(grown, TSR_ERR_NOMEM, "out of memory listing the blocks of rank %d", rank);
+  patch->local_ids = grown;
+  if (n) memcpy(grown, ids, (size_t)n * sizeof *ids);
+  patch->nlocal = n;
+  patch->my_rank = rank;
+cleanup:
+  return st;
+}
+
 int32_t patch_local_count(const patch_t *patch) { return patch->nlocal; }
 
 int32_t patch_local_index(const patch_t *patch, int32_t id) {

@@ -117,6 +117,12 @@ int32_t patch_local_id(const patch_t *patch, int32_t i);
 /* Position of block id in that list, or -1 when this process does not own it. */
 int32_t patch_local_index(const patch_t *patch, int32_t id);
 
+/* Views the patch as process `rank` would: its blocks become the local ones (ids[n], in
+ * increasing BlockID; the caller's list, copied). For a plan that asks what each process
+ * will hold; the block data stay as they are. */
+TSR_NODISCARD tsr_status patch_view_as(patch_t *patch, int rank, const int32_t *ids, int32_t n,
+                                       tsr_error_t *err);
+
 /* Number of blocks owned by a rank. */
 int32_t patch_rank_block_count(const patch_t *patch, int rank);
 

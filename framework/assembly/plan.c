@@ -1,10 +1,13 @@
 #include "plan.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "direction.h"
+#include "field.h"
 #include "rounds.h"
 
 void plan_free(plan_t **plan) {
@@ -241,4 +244,196 @@ cleanup:
   free(hs_of_rank);
   plan_free(&p);
   return st;
+}
+
+/* The bytes per cell of one VTK output step's arrays (*file) and the most of one array
+ * (*largest), of the quantities so->quantities names (every quantity where it names none). */
+static void plan_vtk_bytes(const simulation_options_t *so, const module_decl_t *decls, int n,
+                           size_t *file, size_t *largest) {
+  const size_t real = so->vtk_precision == SIMULATION_VTK_FLOAT32 ? 4 : 8;
+  *file = 0;
+  *largest = 0;
+  for (int m = 0; m < n; ++m)
+    for (int k = 0; k < decls[m].nquantities; ++k) {
+      const module_quantity_t *q = &decls[m].quantities[k];
+      bool shown = so->quantities.n == 0;
+      for (int i = 0; i < so->quantities.n && !shown; ++i)
+        shown = strcmp(so->quantities.names[i], q->name) == 0;
+      if (!shown) continue;
+      const size_t v = (size_t)q->components * (q->small_integer ? 1 : real);
+      *file += v;
+      if (v > *largest) *largest = v;
+    }
+}
+
+tsr_status plan_memory_rank(const patch_t *patch, const module_t *modules,
+                            const module_decl_t *decls, int n, registry_t *reg, uint64_t fs,
+                            const simulation_options_t *so, plan_memory_t *mem,
+                            tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  field_bytes_t kit = {0, 0, 0, 0};
+  size_t host = 0, device = 0, largest = 0, cells = 0, big = 0;
+  for (int32_t i = 0; i < patch_local_count(patch); ++i) {
+    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
+    const size_t c = (size_t)b->size[0] * (size_t)b->size[1] * (size_t)b->size[2];
+    cells += c;
+    if (c > big) big = c;
+    for (int m = 0; m < n; ++m)
+      for (int f = 0; f < decls[m].nfields; ++f) {
+        bool kitted = false;
+        if (decls[m].fields[f].components > 0)
+          TSR_TRY(field_bytes_of(reg, decls[m].fields[f].name, fs, b, &kit, &kitted, err));
+      }
+  }
+  for (int m = 0; m < n; ++m)
+    if (modules[m].def->local_bytes)
+      TSR_TRY(modules[m].def->local_bytes(modules[m].state, reg, patch, &host, &device, &largest,
+                                          err));
+  /* the VTK writer's buffers: one file (vtk_image.h: the process's values of an array in
+     file order, its range of the file, one block's values and their doubles), or one
+     block's arrays at a time */
+  size_t file = 0, most = 0;
+  double out = 0;
+  if (so->vtk_every > 0) plan_vtk_bytes(so, decls, n, &file, &most);
+  const double domain = (double)so->domain.cells[0] * (double)so->domain.cells[1] *
+                        (double)so->domain.cells[2];
+  if (so->vtk_every > 0 && so->vtk_files == SIMULATION_VTK_ONE)
+    out = (double)cells * (double)most + domain * (double)file / patch_nranks(patch) +
+          (double)big * (double)(most + 3 * 8);
+  else if (so->vtk_every > 0)
+    out = (double)big * (double)(file + 3 * 8);
+  *mem = (plan_memory_t){.host = (double)kit.host + (double)kit.staging + (double)host + out +
+                                 so->hardware.balance.process_mb * 1e6,
+                         .device = (double)kit.device + (double)device};
+cleanup:
+  return st;
+}
+
+tsr_status plan_memory(patch_t *patch, const module_t *modules, const module_decl_t *decls,
+                       int n, registry_t *reg, uint64_t fs, const simulation_options_t *so,
+                       plan_memory_t *mem, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const int nranks = patch_nranks(patch), me = patch_my_rank(patch);
+  const int32_t nb = patch_block_count(patch);
+  int32_t *ids = malloc(((size_t)nb + 1) * sizeof *ids);
+  int32_t *first = calloc((size_t)nranks + 1, sizeof *first);
+  TSR_CHECK(ids && first, TSR_ERR_NOMEM, "out of memory predicting the memory of %d processes",
+            nranks);
+  /* the blocks of each rank, in increasing BlockID */
+  for (int32_t id = 0; id < nb; ++id) first[patch_block(patch, id)->rank + 1]++;
+  for (int r = 0; r < nranks; ++r) first[r + 1] += first[r];
+  for (int32_t id = 0; id < nb; ++id) ids[first[patch_block(patch, id)->rank]++] = id;
+  for (int r = nranks; r > 0; --r) first[r] = first[r - 1];
+  first[0] = 0;
+  for (int r = 0; r < nranks; ++r) {
+    TSR_TRY(patch_view_as(patch, r, ids + first[r], first[r + 1] - first[r], err));
+    TSR_TRY(plan_memory_rank(patch, modules, decls, n, reg, fs, so, &mem[r], err));
+  }
+  TSR_TRY(patch_view_as(patch, me, ids + first[me], first[me + 1] - first[me], err));
+cleanup:
+  free(ids);
+  free(first);
+  return st;
+}
+
+/* Appends to out (cap bytes; *used so far, counted on past cap) as printf does. */
+static void plan_text(char *out, size_t cap, size_t *used, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+static void plan_text(char *out, size_t cap, size_t *used, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  int k = vsnprintf(out + (*used < cap ? *used : cap), *used < cap ? cap - *used : 0, format, ap);
+  va_end(ap);
+  if (k > 0) *used += (size_t)k;
+}
+
+/* A time in seconds as "h:mm:ss" or "12.3 s". */
+static void plan_duration(double s, char *out, size_t cap) {
+  if (s < 600) {
+    snprintf(out, cap, "%.3g s", s);
+    return;
+  }
+  const long long t = llround(s);
+  snprintf(out, cap, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
+}
+
+size_t plan_cost_text(const plan_t *plan, const simulation_options_t *so,
+                      const plan_memory_t *mem, const double *node_avail, char *out,
+                      size_t cap) {
+  size_t used = 0;
+  char t[64], u[64];
+  plan_duration(plan->max_seconds * (double)so->steps, t, sizeof t);
+  plan_text(out, cap, &used, "predicted time: %lld steps x %.3f ms = %s", (long long)so->steps,
+            1e3 * plan->max_seconds, t);
+  if (so->vtk_every > 0) {
+    plan_duration(plan->max_seconds * (double)so->vtk_every, u, sizeof u);
+    plan_text(out, cap, &used, ", %s between VTK outputs (every %lld steps)", u, (long long)so->vtk_every);
+  }
+  const simulation_balance_t *bal = &so->hardware.balance;
+  plan_text(out, cap, &used, " (the model's figures; the output's own time not counted)%s\n",
+            bal->machine[0] || bal->calibrate
+                ? ""
+                : "; no throughput measured for it: `tessera bench --machine FILE` measures "
+                  "this machine's, hardware.machine uses them");
+  if (!mem) return used;
+  /* the largest process, and each node's sum against what it has */
+  int big = 0, node_big = 0;
+  double node_max = 0, dev_max = 0;
+  for (int r = 0; r < plan->nranks; ++r) {
+    if (mem[r].host > mem[big].host) big = r;
+    if (mem[r].device > dev_max) dev_max = mem[r].device;
+    if (plan->node_of_rank[r] != r) continue;
+    double sum = 0;
+    for (int q = r; q < plan->nranks; ++q)
+      if (plan->node_of_rank[q] == r) sum += mem[q].host;
+    if (sum > node_max) {
+      node_max = sum;
+      node_big = r;
+    }
+  }
+  plan_text(out, cap, &used, "predicted memory: largest process %.2f GiB (rank %d), largest node %.2f GiB (%s)",
+            mem[big].host / 1073741824.0, big, node_max / 1073741824.0,
+            plan->procs[node_big].node);
+  if (node_avail && node_avail[node_big] > 0)
+    plan_text(out, cap, &used, " of %.2f GiB available there", node_avail[node_big] / 1073741824.0);
+  if (dev_max > 0) plan_text(out, cap, &used, "; largest device %.2f GiB", dev_max / 1073741824.0);
+  plan_text(out, cap, &used, "\n");
+  return used;
+}
+
+size_t plan_warnings(const plan_t *plan, const simulation_options_t *so, const plan_memory_t *mem,
+                     const double *node_avail, char *out, size_t cap) {
+  size_t used = 0;
+  const int64_t nb = (int64_t)so->domain.blocks[0] * so->domain.blocks[1] * so->domain.blocks[2];
+  int idle = 0;
+  double work = 0, rate = 0;
+  for (int r = 0; r < plan->nranks; ++r) {
+    idle += plan->cost[r].blocks == 0;
+    work += plan->cost[r].cells;
+    rate += 1.0 / plan->cell_seconds[r];
+  }
+  if (idle > 0)
+    plan_text(out, cap, &used, "%d of %d processes get no block (%d blocks, domain.blocks [%d, %d, %d]): they "
+              "wait through the run; more, smaller blocks give every process work\n",
+              idle, plan->nranks, (int)nb, so->domain.blocks[0], so->domain.blocks[1],
+              so->domain.blocks[2]);
+  /* an even split of the cells over the processes' throughputs, against the best split of
+     whole blocks */
+  const double even = rate > 0 ? work / rate : 0;
+  if (even > 0 && plan->best_compute > 1.25 * even)
+    plan_text(out, cap, &used, "the block grid is coarse for %d processes: the best assignment of its %d "
+              "blocks computes %.2f times as long per step as an even split of the cells "
+              "would (%.3f ms against %.3f ms); more, smaller blocks balance better\n",
+              plan->nranks, (int)nb, plan->best_compute / even, 1e3 * plan->best_compute,
+              1e3 * even);
+  for (int r = 0; mem && node_avail && r < plan->nranks; ++r) {
+    if (plan->node_of_rank[r] != r || node_avail[r] <= 0) continue;
+    double sum = 0;
+    for (int q = r; q < plan->nranks; ++q)
+      if (plan->node_of_rank[q] == r) sum += mem[q].host;
+    if (sum > node_avail[r])
+      plan_text(out, cap, &used, "node %s needs %.2f GiB and has %.2f GiB available\n", plan->procs[r].node,
+                sum / 1073741824.0, node_avail[r] / 1073741824.0);
+  }
+  return used;
 }

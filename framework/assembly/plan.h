@@ -67,4 +67,42 @@ patch_t *plan_take_patch(plan_t *plan);
 /* max / mean - 1 of the predicted times per step: how long the average process waits. */
 double plan_imbalance(const plan_t *plan);
 
+/* A process's predicted memory: host bytes (the fields as the kit allocates them on its
+ * blocks, the largest staging grid of a GPU block, what the modules allocate besides
+ * (module_def_t.local_bytes), the VTK writer's buffers where VTK output is on, and
+ * hardware.balance.process_mb of the program and its libraries) and device bytes (a GPU
+ * process's device buffers). */
+typedef struct plan_memory {
+  double host, device;
+} plan_memory_t;
+
+/* *mem: the predicted memory of the process the patch is seen from (its local blocks,
+ * their hs and bs set); modules[n] with their declarations, the fields found in reg for
+ * the run's fs. Not collective. */
+TSR_NODISCARD tsr_status plan_memory_rank(const patch_t *patch, const module_t *modules,
+                                          const module_decl_t *decls, int n, registry_t *reg,
+                                          uint64_t fs, const simulation_options_t *so,
+                                          plan_memory_t *mem, tsr_error_t *err);
+
+/* mem[nranks]: every process's, the patch seen from each in turn (patch_view_as), then
+ * from its own process again. */
+TSR_NODISCARD tsr_status plan_memory(patch_t *patch, const module_t *modules,
+                                     const module_decl_t *decls, int n, registry_t *reg,
+                                     uint64_t fs, const simulation_options_t *so,
+                                     plan_memory_t *mem, tsr_error_t *err);
+
+/* The lines of a run's whole cost into out (cap bytes, NUL-terminated where it fits):
+ * the predicted wall time of so->steps steps and between VTK outputs, and with mem (NULL:
+ * none) the largest process's and node's memory, against node_avail (bytes available on
+ * the node of each rank, indexed by the node's first rank; NULL or 0: unknown). Returns
+ * the length the text needs. */
+size_t plan_cost_text(const plan_t *plan, const simulation_options_t *so,
+                      const plan_memory_t *mem, const double *node_avail, char *out, size_t cap);
+
+/* Warnings, one per line, into out (as plan_cost_text): processes without a block, a
+ * block grid too coarse for the processes (the best assignment computes > 1.25 times an
+ * even split of the cells), a node whose processes need more memory than it has. */
+size_t plan_warnings(const plan_t *plan, const simulation_options_t *so, const plan_memory_t *mem,
+                     const double *node_avail, char *out, size_t cap);
+
 #endif

@@ -25,7 +25,7 @@ simulation_options_t simulation_options_default(void) {
   o.hardware.balance = (simulation_balance_t){.throughput = {20.0, 440.0}, .cpu_threads = 1,
                                               .calibrate = false,
                                               .network_gbs = 10.0, .exchange_gbs = 2.5,
-                                              .device_gbs = 12.0,
+                                              .device_gbs = 12.0, .process_mb = 90.0,
                                               .latency_us = 2.0,
                                               .intranode_latency_us = -1.0};
   return o;
@@ -365,6 +365,7 @@ static tsr_status read_figures(config_node_t *bal, simulation_balance_t *b, tsr_
   TSR_TRY(config_real(bal, "network_gbs", false, 1e-9, 1e9, &b->network_gbs, err));
   TSR_TRY(config_real(bal, "exchange_gbs", false, 1e-9, 1e9, &b->exchange_gbs, err));
   TSR_TRY(config_real(bal, "device_gbs", false, 1e-9, 1e9, &b->device_gbs, err));
+  TSR_TRY(config_real(bal, "process_mb", false, 0, 1e9, &b->process_mb, err));
   TSR_TRY(config_real(bal, "latency_us", false, 0, 1e9, &b->latency_us, err));
   TSR_TRY(config_real(bal, "intranode_gbs", false, 1e-9, 1e9, &b->intranode_gbs, err));
   TSR_TRY(config_real(bal, "intranode_latency_us", false, 0, 1e9, &b->intranode_latency_us,

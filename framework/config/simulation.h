@@ -165,6 +165,8 @@ typedef struct simulation_balance {
                            exchange work, to a neighbour of its own process, itself or
                            another process alike */
   double device_gbs;    /* between host and device */
+  double process_mb;    /* a process's memory besides its blocks' fields (the program, MPI,
+                           OpenMP, an OpenCL runtime): the plan's memory prediction */
   double latency_us;    /* per message between nodes */
   double intranode_latency_us; /* per message within a node; < 0: latency_us */
   char machine[SIMULATION_PATH_MAX]; /* hardware.machine: the file these figures came

@@ -80,3 +80,40 @@ cleanup:
   json_decref(obj);
   return st;
 }
+
+/* One CSV value. */
+static void report_csv_value(FILE *f, const report_item_t *it) {
+  if (it->type == REPORT_REAL) fprintf(f, "%.17g", it->real);
+  else if (it->type == REPORT_INT) fprintf(f, "%lld", (long long)it->integer);
+  else if (it->type == REPORT_TEXT && it->text && strpbrk(it->text, ",\"\n")) {
+    fputc('"', f);
+    for (const char *c = it->text; *c; ++c) {
+      if (*c == '"') fputc('"', f);
+      fputc(*c, f);
+    }
+    fputc('"', f);
+  } else if (it->type == REPORT_TEXT && it->text) {
+    fputs(it->text, f);
+  }
+}
+
+tsr_status report_write_csv(const char *path, const report_item_t *rows, size_t nrows,
+                            size_t ncols, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  output_file_t o = {.f = NULL};
+  TSR_TRY(output_file_open(&o, path, err));
+  for (size_t c = 0; nrows > 0 && c < ncols; ++c)
+    fprintf(o.f, "%s%s", c ? "," : "", rows[c].key);
+  fputc('\n', o.f);
+  for (size_t r = 0; r < nrows; ++r) {
+    for (size_t c = 0; c < ncols; ++c) {
+      if (c) fputc(',', o.f);
+      report_csv_value(o.f, &rows[r * ncols + c]);
+    }
+    fputc('\n', o.f);
+  }
+  TSR_TRY(output_file_commit(&o, err));
+cleanup:
+  output_file_discard(&o);
+  return st;
+}

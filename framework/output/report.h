@@ -35,4 +35,10 @@ struct report_item {
 TSR_NODISCARD tsr_status report_write_json(const char *path, const report_item_t *items, size_t n,
                                            tsr_error_t *err);
 
+/* Writes a table (rows: nrows * ncols items, no tables among them) as CSV to path: a
+ * header of the first row's keys, then one line per row (texts quoted where they hold a
+ * comma or a quote); through a temporary file renamed into place. */
+TSR_NODISCARD tsr_status report_write_csv(const char *path, const report_item_t *rows,
+                                          size_t nrows, size_t ncols, tsr_error_t *err);
+
 #endif

@@ -202,6 +202,37 @@ static void run_warn(const simulation_options_t *so, const char *config) {
   fflush(stderr);
 }
 
+/* Rank 0: the predicted wall time and memory (all[3 * rank]: a process's host and device
+ * bytes and its node's available bytes; NULL: none), and the plan's warnings. */
+static void run_describe_cost(const sim_t *sim, const simulation_options_t *so,
+                              const char *config, const double *all) {
+  const plan_t *plan = sim_plan(sim);
+  const int n = plan->nranks;
+  plan_memory_t *mem = all ? malloc((size_t)n * sizeof *mem) : NULL;
+  double *avail = all ? malloc((size_t)n * sizeof *avail) : NULL;
+  if (!mem || !avail) {
+    free(mem);
+    free(avail);
+    mem = NULL;
+    avail = NULL;
+  }
+  for (int r = 0; mem && r < n; ++r) {
+    mem[r] = (plan_memory_t){all[3 * r], all[3 * r + 1]};
+    avail[r] = all[3 * r + 2];
+  }
+  char text[2048];
+  plan_cost_text(plan, so, mem, avail, text, sizeof text);
+  fputs(text, stdout);
+  if (plan_warnings(plan, so, mem, avail, text, sizeof text) > 0) {
+    fflush(stdout);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+      fprintf(stderr, "tessera: warning: %s: %s\n", config, line);
+    fflush(stderr);
+  }
+  free(mem);
+  free(avail);
+}
+
 void run_describe(const sim_t *sim, const simulation_options_t *so, const char *config) {
   int rank = 0, size = 1;
   MPI_Comm comm = sim_comm(sim);
@@ -222,6 +253,19 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
   int split[2] = {0, 0}, splits[2] = {0, 0}; /* sweeps with device batches in two parts, of */
   split[0] = timeloop_batches_split(sim_timeloop(sim), &split[1]);
   MPI_Allreduce(split, splits, 2, MPI_INT, MPI_SUM, comm);
+  /* every process's predicted memory and what its node has, to rank 0 */
+  double mine_mem[3] = {0, 0, (double)node_memory_available()};
+  plan_memory_t mem = {0, 0};
+  int nmod_decl = 0;
+  const module_decl_t *decls = sim_decls(sim, &nmod_decl);
+  tsr_error_t ignored;
+  if (plan_memory_rank(patch, mods, decls, nmod_decl, sim_registry(sim), sim_fs(sim), so, &mem,
+                       &ignored) == TSR_OK) {
+    mine_mem[0] = mem.host;
+    mine_mem[1] = mem.device;
+  }
+  double *all_mem = rank == 0 ? malloc((size_t)size * 3 * sizeof *all_mem) : NULL;
+  MPI_Gather(mine_mem, 3, MPI_DOUBLE, all_mem, 3, MPI_DOUBLE, 0, comm);
   if (rank == 0) {
     const patch_options_t *d = &so->domain;
     const plan_t *plan = sim_plan(sim);
@@ -263,6 +307,7 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
     if (splits[1] > 0) /* the processes' sweeps with device blocks, summed */
       printf("; device blocks in two parts in %d of %d sweep(s)", splits[0], splits[1]);
     printf("\n");
+    run_describe_cost(sim, so, config, all_mem);
     fflush(stdout);
     for (int m = 0; m < nmod; ++m) {
       char warnings[1024];
@@ -275,6 +320,7 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
     }
     run_warn(so, config);
   }
+  free(all_mem);
 }
 
 /* stop.when_steady: the index of its total among the modules' totals names[0..n) (a name
