@@ -202,6 +202,30 @@ static void run_warn(const simulation_options_t *so, const char *config) {
   fflush(stderr);
 }
 
+/* Collective: every process's predicted memory (host, device) and the bytes its node has
+ * available, three per rank, on rank 0 (malloc'ed; NULL elsewhere or without memory). */
+static double *run_gather_memory(const sim_t *sim, const simulation_options_t *so) {
+  MPI_Comm comm = sim_comm(sim);
+  int rank = 0, size = 1, nmod = 0, ndecl = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  double mine[3] = {0, 0, (double)node_memory_available()};
+  plan_memory_t mem = {0, 0};
+  const module_t *mods = sim_modules(sim, &nmod);
+  const module_decl_t *decls = sim_decls(sim, &ndecl);
+  tsr_error_t ignored;
+  if (plan_memory_rank(sim_patch(sim), mods, decls, ndecl, sim_registry(sim), sim_fs(sim), so,
+                       &mem, &ignored) == TSR_OK) {
+    mine[0] = mem.host;
+    mine[1] = mem.device;
+  }
+  double *all = rank == 0 ? malloc((size_t)size * 3 * sizeof *all) : NULL;
+  int room = rank != 0 || all; /* rank 0's buffer, or no figures at all */
+  MPI_Bcast(&room, 1, MPI_INT, 0, comm);
+  if (room) MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, comm);
+  return all;
+}
+
 /* Rank 0: the predicted wall time and memory (all[3 * rank]: a process's host and device
  * bytes and its node's available bytes; NULL: none), and the plan's warnings. */
 static void run_describe_cost(const sim_t *sim, const simulation_options_t *so,
@@ -253,19 +277,7 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
   int split[2] = {0, 0}, splits[2] = {0, 0}; /* sweeps with device batches in two parts, of */
   split[0] = timeloop_batches_split(sim_timeloop(sim), &split[1]);
   MPI_Allreduce(split, splits, 2, MPI_INT, MPI_SUM, comm);
-  /* every process's predicted memory and what its node has, to rank 0 */
-  double mine_mem[3] = {0, 0, (double)node_memory_available()};
-  plan_memory_t mem = {0, 0};
-  int nmod_decl = 0;
-  const module_decl_t *decls = sim_decls(sim, &nmod_decl);
-  tsr_error_t ignored;
-  if (plan_memory_rank(patch, mods, decls, nmod_decl, sim_registry(sim), sim_fs(sim), so, &mem,
-                       &ignored) == TSR_OK) {
-    mine_mem[0] = mem.host;
-    mine_mem[1] = mem.device;
-  }
-  double *all_mem = rank == 0 ? malloc((size_t)size * 3 * sizeof *all_mem) : NULL;
-  MPI_Gather(mine_mem, 3, MPI_DOUBLE, all_mem, 3, MPI_DOUBLE, 0, comm);
+  double *all_mem = run_gather_memory(sim, so);
   if (rank == 0) {
     const patch_options_t *d = &so->domain;
     const plan_t *plan = sim_plan(sim);
