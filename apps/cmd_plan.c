@@ -1,6 +1,7 @@
 /* tessera plan CONFIG --ranks N [--nodes LIST] [--json FILE]: the block -> rank assignment a
  * run of CONFIG on N processes would use, and its prediction, without starting those
  * processes or allocating simulation data. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "app.h"
 #include "config.h"
+#include "image.h"
 #include "plan.h"
 #include "sim.h"
 #include "node.h"
@@ -18,7 +20,7 @@
 
 static const char plan_usage[] =
     "usage: tessera plan CONFIG (--ranks N | --nodes LIST) [--set PATH=VALUE]... [--json FILE]\n"
-    "       [--csv FILE]\n"
+    "       [--csv FILE] [--png FILE]\n"
     "  LIST: the node of every rank in rank order, e.g. \"gpu[1-4],cpu[01-60]:2\" (a name may\n"
     "  hold one range; \":n\" ranks on each, default: the processes its configuration lists)\n";
 
@@ -133,10 +135,10 @@ static void plan_print_prediction(const plan_t *plan, double cells, double secon
   printf("planned in %.3f s\n", seconds);
 }
 
-/* What the report writes besides the table: the files --json and --csv ask for (NULL:
- * none), and the prediction's memory (mem) against the nodes' (node_avail, or NULL). */
+/* What the report writes besides the table: the files --json, --csv and --png ask for
+ * (NULL: none), and the prediction's memory (mem) against the nodes' (node_avail, or NULL). */
 typedef struct plan_outputs {
-  const char *json, *csv;
+  const char *json, *csv, *png;
   const plan_memory_t *mem;
   const double *node_avail;
 } plan_outputs_t;
@@ -155,6 +157,45 @@ static void plan_print_cost(const char *config, const simulation_options_t *so,
       fprintf(stderr, "tessera: warning: %s: %s\n", config, line);
     fflush(stderr);
   }
+}
+
+enum { PLAN_PNG_ROWS = 100 };
+
+/* The picture of the plan: a column per process, in rank order, up to its predicted time
+ * per step (100 rows: the slowest process), coloured by its node (the nodes numbered in
+ * rank order); grey above it, the time it waits for the slowest. */
+static tsr_status plan_write_png(const char *path, const plan_t *plan, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const int n = plan->nranks;
+  double *v = NULL;
+  uint8_t *idle = NULL;
+  TSR_CHECK(n <= IMAGE_MAX_PIXELS, TSR_ERR_INVALID,
+            "--png: %d processes, more columns than a picture holds (%d)", n, IMAGE_MAX_PIXELS);
+  v = malloc((size_t)n * PLAN_PNG_ROWS * sizeof *v);
+  idle = malloc((size_t)n * PLAN_PNG_ROWS);
+  TSR_CHECK(v && idle, TSR_ERR_NOMEM, "out of memory for the plan's picture");
+  int node = -1;
+  for (int r = 0; r < n; ++r) {
+    if (plan->node_of_rank[r] == r) ++node;
+    const double t = balance_cost_seconds(&plan->cost[r]);
+    const int up = plan->max_seconds > 0 ? (int)lround(PLAN_PNG_ROWS * t / plan->max_seconds) : 0;
+    for (int j = 0; j < PLAN_PNG_ROWS; ++j) {
+      v[(size_t)j * n + r] = node;
+      idle[(size_t)j * n + r] = j >= up;
+    }
+  }
+  char caption[96];
+  snprintf(caption, sizeof caption, "time per step 0 to %.3g ms  idle on top",
+           1e3 * plan->max_seconds);
+  const image_field_t field = {n, PLAN_PNG_ROWS, v, idle};
+  image_options_t o = image_options_default();
+  o.label = "node";
+  o.caption = caption;
+  TSR_TRY(image_write_png(path, &field, &o, err));
+cleanup:
+  free(v);
+  free(idle);
+  return st;
 }
 
 /* The table, the prediction, and the reports o asks for. */
@@ -202,6 +243,10 @@ static tsr_status plan_report(const char *config, const plan_outputs_t *o,
     TSR_TRY(report_write_csv(o->csv, rows, (size_t)n, PLAN_COLUMNS, err));
     printf("written to %s\n", o->csv);
   }
+  if (o->png) {
+    TSR_TRY(plan_write_png(o->png, plan, err));
+    printf("written to %s\n", o->png);
+  }
 cleanup:
   for (int r = 0; ranges && r < n; ++r) free(ranges[r]);
   free(ranges);
@@ -212,7 +257,8 @@ cleanup:
 
 /* Rank 0's work: the processes, the registry, the plan, the report. */
 static tsr_status plan_make(config_t *doc, const char *config, int64_t ranks, const char *nodes,
-                            const char *json, const char *csv, tsr_error_t *err) {
+                            const char *json, const char *csv, const char *png,
+                            tsr_error_t *err) {
   tsr_status st = TSR_OK;
   simulation_options_t so;
   module_t modules[MODULE_MAX];
@@ -266,7 +312,7 @@ static tsr_status plan_make(config_t *doc, const char *config, int64_t ranks, co
   if (so.hardware.balance.calibrate)
     printf("note: hardware.balance.calibrate is on: a run measures each process's throughput "
            "at start-up; this plan uses the configured throughput\n");
-  const plan_outputs_t out = {json, csv, mem, avail};
+  const plan_outputs_t out = {json, csv, png, mem, avail};
   TSR_TRY(plan_report(config, &out, &so, plan, seconds, err));
 cleanup:
   free(mem);
@@ -286,13 +332,14 @@ int app_plan(MPI_Comm comm, int argc, char **argv) {
   config_t *doc = NULL;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  const char *config = NULL, *nodes = NULL, *json = NULL, *csv = NULL;
+  const char *config = NULL, *nodes = NULL, *json = NULL, *csv = NULL, *png = NULL;
   int64_t ranks = -1;
   app_sets_t sets = {.n = 0};
   const app_opt_t opts[] = {APP_OPT("--ranks", APP_INT, &ranks, .imin = 1, .imax = PLAN_MAX_RANKS),
                             APP_OPT("--nodes", APP_TEXT, &nodes),
                             APP_OPT("--json", APP_TEXT, &json),
                             APP_OPT("--csv", APP_TEXT, &csv),
+                            APP_OPT("--png", APP_TEXT, &png),
                             APP_OPT("--set", APP_SET, &sets),
                             APP_OPT_END};
   const app_cmd_t cmd = {"plan", plan_usage, opts, "CONFIG", true};
@@ -300,7 +347,7 @@ int app_plan(MPI_Comm comm, int argc, char **argv) {
   if (parsed >= 0) return parsed;
   if (ranks < 0 && !nodes) return app_usage(comm, "plan", plan_usage, NULL, "--ranks or --nodes");
   TSR_TRY(app_config_load(comm, config, &sets, &doc, err));
-  if (rank == 0) st = plan_make(doc, config, ranks, nodes, json, csv, err);
+  if (rank == 0) st = plan_make(doc, config, ranks, nodes, json, csv, png, err);
   st = verdict_reduce(comm, st, 0, err);
 cleanup:
   config_free(&doc);

@@ -63,12 +63,14 @@ static const char usage[] =
 
 static const char usage_plan[] =
     "  plan CONFIG (--ranks N | --nodes LIST) [--set PATH=VALUE]... [--json FILE]\n"
-    "       [--csv FILE]\n"
+    "       [--csv FILE] [--png FILE]\n"
     "                         the block -> rank assignment a run of CONFIG on N processes\n"
     "                         would use, without running it: per process its node, hs,\n"
     "                         blocks, cells, predicted time per step, memory and BlockIDs\n"
-    "                         (also as CSV into FILE), the predicted imbalance, the wall\n"
-    "                         time of the configured steps and between VTK outputs, the\n"
+    "                         (also as CSV, and as a PNG of a column per process up to\n"
+    "                         its predicted time, coloured by node), the predicted\n"
+    "                         imbalance, the wall time of the configured steps and\n"
+    "                         between VTK outputs, the\n"
     "                         largest process's and node's memory (against this machine's\n"
     "                         with --ranks), and warnings: processes without a block, a\n"
     "                         block grid too coarse, a node short of memory (tessera run\n"
