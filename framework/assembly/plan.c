@@ -9,6 +9,7 @@
 #include "direction.h"
 #include "field.h"
 #include "rounds.h"
+#include "tsr_size.h"
 
 void plan_free(plan_t **plan) {
   if (!plan || !*plan) return;
@@ -266,29 +267,43 @@ static void plan_vtk_bytes(const simulation_options_t *so, const module_decl_t *
     }
 }
 
+tsr_status plan_local_bytes(const patch_t *patch, const module_t *modules,
+                            const module_decl_t *decls, int n, registry_t *reg, uint64_t fs,
+                            size_t *host, size_t *device, size_t *largest, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  field_bytes_t kit = {0, 0, 0, 0};
+  /* the fields, as the kit allocates them; then what else each module allocates */
+  for (int m = 0; m < n; ++m)
+    for (int f = 0; f < decls[m].nfields; ++f) {
+      bool kitted = false;
+      if (decls[m].fields[f].components > 0)
+        TSR_TRY(field_local_bytes(reg, decls[m].fields[f].name, fs, patch, &kit, &kitted, err));
+    }
+  TSR_CHECK(tsr_add_size(kit.host, kit.staging, host), TSR_ERR_INVALID,
+            "the fields of this process's blocks: their bytes do not fit in a size_t");
+  *device = kit.device;
+  *largest = kit.largest;
+  for (int m = 0; m < n; ++m)
+    if (modules[m].def->local_bytes)
+      TSR_TRY(modules[m].def->local_bytes(modules[m].state, reg, patch, host, device, largest,
+                                          err));
+cleanup:
+  return st;
+}
+
 tsr_status plan_memory_rank(const patch_t *patch, const module_t *modules,
                             const module_decl_t *decls, int n, registry_t *reg, uint64_t fs,
                             const simulation_options_t *so, plan_memory_t *mem,
                             tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  field_bytes_t kit = {0, 0, 0, 0};
   size_t host = 0, device = 0, largest = 0, cells = 0, big = 0;
+  TSR_TRY(plan_local_bytes(patch, modules, decls, n, reg, fs, &host, &device, &largest, err));
   for (int32_t i = 0; i < patch_local_count(patch); ++i) {
     const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
     const size_t c = (size_t)b->size[0] * (size_t)b->size[1] * (size_t)b->size[2];
     cells += c;
     if (c > big) big = c;
-    for (int m = 0; m < n; ++m)
-      for (int f = 0; f < decls[m].nfields; ++f) {
-        bool kitted = false;
-        if (decls[m].fields[f].components > 0)
-          TSR_TRY(field_bytes_of(reg, decls[m].fields[f].name, fs, b, &kit, &kitted, err));
-      }
   }
-  for (int m = 0; m < n; ++m)
-    if (modules[m].def->local_bytes)
-      TSR_TRY(modules[m].def->local_bytes(modules[m].state, reg, patch, &host, &device, &largest,
-                                          err));
   /* the VTK writer's buffers: one file (vtk_image.h: the process's values of an array in
      file order, its range of the file, one block's values and their doubles), or one
      block's arrays at a time */
@@ -302,9 +317,8 @@ tsr_status plan_memory_rank(const patch_t *patch, const module_t *modules,
           (double)big * (double)(most + 3 * 8);
   else if (so->vtk_every > 0)
     out = (double)big * (double)(file + 3 * 8);
-  *mem = (plan_memory_t){.host = (double)kit.host + (double)kit.staging + (double)host + out +
-                                 so->hardware.balance.process_mb * 1e6,
-                         .device = (double)kit.device + (double)device};
+  *mem = (plan_memory_t){.host = (double)host + out + so->hardware.balance.process_mb * 1e6,
+                         .device = (double)device};
 cleanup:
   return st;
 }

@@ -76,6 +76,15 @@ typedef struct plan_memory {
   double host, device;
 } plan_memory_t;
 
+/* The bytes the process the patch is seen from allocates for its blocks: *host the kit's
+ * fields (field_local_bytes: the copies and the largest staging grid) and what the modules
+ * allocate besides (module_def_t.local_bytes), *device the same on its device, *largest
+ * the largest single device buffer. A sum past a size_t is an error. Not collective. */
+TSR_NODISCARD tsr_status plan_local_bytes(const patch_t *patch, const module_t *modules,
+                                          const module_decl_t *decls, int n, registry_t *reg,
+                                          uint64_t fs, size_t *host, size_t *device,
+                                          size_t *largest, tsr_error_t *err);
+
 /* *mem: the predicted memory of the process the patch is seen from (its local blocks,
  * their hs and bs set); modules[n] with their declarations, the fields found in reg for
  * the run's fs. Not collective. */

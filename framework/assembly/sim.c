@@ -315,25 +315,9 @@ static void sim_prefix_device(const simulation_options_t *so, const node_process
 /* The bytes of this process's blocks, against its device's and its node's memory. */
 static tsr_status sim_check_memory(sim_t *s, bool gpu, int rank, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  field_bytes_t kit = {0, 0, 0, 0};
   size_t host = 0, device = 0, largest = 0;
-  /* the fields, as the kit allocates them; then what else each module allocates */
-  for (int m = 0; m < s->nmodules && st == TSR_OK; ++m)
-    for (int f = 0; f < s->decls[m].nfields && st == TSR_OK; ++f) {
-      bool is_kit = false;
-      if (s->decls[m].fields[f].components > 0)
-        st = field_local_bytes(s->reg, s->decls[m].fields[f].name, s->fs, s->patch, &kit,
-                               &is_kit, err);
-    }
-  if (st == TSR_OK && !tsr_add_size(kit.host, kit.staging, &host))
-    st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
-                       "the fields of this process's blocks: their bytes do not fit in a size_t");
-  device = kit.device;
-  largest = kit.largest;
-  for (int m = 0; m < s->nmodules && st == TSR_OK; ++m)
-    if (s->modules[m].def->local_bytes)
-      st = s->modules[m].def->local_bytes(s->modules[m].state, s->reg, s->patch, &host, &device,
-                                          &largest, err);
+  st = plan_local_bytes(s->patch, s->modules, s->decls, s->nmodules, s->reg, s->fs, &host,
+                        &device, &largest, err);
   if (st == TSR_OK && gpu) { /* the device's limit first: it is the one a GPU run meets */
     char what[96];
     snprintf(what, sizeof what, "the %d block(s) of rank %d (fields, messages, moments)",

@@ -676,32 +676,24 @@ static bool field_block_bytes(const registry_item_t *it, const block_info_t *b,
   return ok;
 }
 
-tsr_status field_bytes_of(const registry_t *reg, const char *name, uint64_t fs,
-                          const block_info_t *b, field_bytes_t *sum, bool *kit,
-                          tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  const registry_request_t req = {.fs = fs, .hs = b->hs, .bs = b->bs};
-  const registry_item_t *it = NULL;
-  TSR_TRY(registry_lookup(reg, REGISTRY_KIND_ALLOCATOR, name, &req, &it, err));
-  *kit = it->alloc == field_cpu_alloc || it->alloc == field_cpu_alloc_aos ||
-         it->alloc == field_cpu_alloc_soa || it->alloc_batch == field_gpu_alloc ||
-         it->alloc_batch == field_gpu_alloc_in_place;
-  if (*kit)
-    TSR_CHECK(field_block_bytes(it, b, sum), TSR_ERR_INVALID,
-              "BlockID %d (%d x %d x %d cells): the bytes of its field '%s' do not fit in a "
-              "size_t", (int)b->id, b->size[0], b->size[1], b->size[2], name);
-cleanup:
-  return st;
-}
-
 tsr_status field_local_bytes(const registry_t *reg, const char *name, uint64_t fs,
                              const patch_t *patch, field_bytes_t *sum, bool *kit,
                              tsr_error_t *err) {
   tsr_status st = TSR_OK;
   *kit = true;
-  for (int32_t i = 0; i < patch_local_count(patch) && *kit; ++i)
-    TSR_TRY(field_bytes_of(reg, name, fs, patch_block(patch, patch_local_id(patch, i)), sum, kit,
-                           err));
+  for (int32_t i = 0; i < patch_local_count(patch) && *kit; ++i) {
+    const block_info_t *b = patch_block(patch, patch_local_id(patch, i));
+    const registry_request_t req = {.fs = fs, .hs = b->hs, .bs = b->bs};
+    const registry_item_t *it = NULL;
+    TSR_TRY(registry_lookup(reg, REGISTRY_KIND_ALLOCATOR, name, &req, &it, err));
+    *kit = it->alloc == field_cpu_alloc || it->alloc == field_cpu_alloc_aos ||
+           it->alloc == field_cpu_alloc_soa || it->alloc_batch == field_gpu_alloc ||
+           it->alloc_batch == field_gpu_alloc_in_place;
+    if (*kit)
+      TSR_CHECK(field_block_bytes(it, b, sum), TSR_ERR_INVALID,
+                "BlockID %d (%d x %d x %d cells): the bytes of its field '%s' do not fit in a "
+                "size_t", (int)b->id, b->size[0], b->size[1], b->size[2], name);
+  }
 cleanup:
   return st;
 }

@@ -142,10 +142,6 @@ TSR_NODISCARD tsr_status field_declare(registry_t *reg, gpu_field_programs_t *gp
 typedef struct field_bytes {
   size_t host, device, staging, largest;
 } field_bytes_t;
-/* The same for one block b, of any process (its hs and bs as the patch holds them). */
-TSR_NODISCARD tsr_status field_bytes_of(const registry_t *reg, const char *name, uint64_t fs,
-                                        const block_info_t *b, field_bytes_t *sum, bool *kit,
-                                        tsr_error_t *err);
 TSR_NODISCARD tsr_status field_local_bytes(const registry_t *reg, const char *name, uint64_t fs,
                                            const patch_t *patch, field_bytes_t *sum, bool *kit,
                                            tsr_error_t *err);
