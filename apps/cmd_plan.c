@@ -15,6 +15,7 @@
 #include "node.h"
 #include "registry.h"
 #include "report.h"
+#include "run.h"
 #include "simulation.h"
 #include "verdict.h"
 
@@ -143,22 +144,6 @@ typedef struct plan_outputs {
   const double *node_avail;
 } plan_outputs_t;
 
-/* The run's whole cost and the warnings, printed; *wall: the predicted seconds of the
- * configured steps. */
-static void plan_print_cost(const char *config, const simulation_options_t *so,
-                            const plan_t *plan, const plan_outputs_t *o, double *wall) {
-  char text[2048];
-  plan_cost_text(plan, so, o->mem, o->node_avail, text, sizeof text);
-  fputs(text, stdout);
-  *wall = plan->max_seconds * (double)so->steps;
-  if (plan_warnings(plan, so, o->mem, o->node_avail, text, sizeof text) > 0) {
-    fflush(stdout);
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-      fprintf(stderr, "tessera: warning: %s: %s\n", config, line);
-    fflush(stderr);
-  }
-}
-
 enum { PLAN_PNG_ROWS = 100 };
 
 /* The picture of the plan: a column per process, in rank order, up to its predicted time
@@ -209,7 +194,8 @@ static tsr_status plan_report(const char *config, const plan_outputs_t *o,
   char (*where)[32] = calloc((size_t)n, sizeof *where);
   report_item_t *rows = calloc((size_t)n * PLAN_COLUMNS, sizeof *rows);
   TSR_CHECK(ranges && where && rows, TSR_ERR_NOMEM, "out of memory for the plan of %d ranks", n);
-  double cells = 0, mlups = 0, ratio = 0, wall = 0;
+  double cells = 0, mlups = 0, ratio = 0;
+  const double wall = plan->max_seconds * (double)so->steps;
   for (int r = 0; r < n; ++r) cells += plan->cost[r].cells;
   plan_print_head(config, so, plan);
   for (int r = 0; r < n; ++r) {
@@ -218,7 +204,7 @@ static tsr_status plan_report(const char *config, const plan_outputs_t *o,
     plan_row(plan, o->mem, r, where[r], ranges[r], &rows[(size_t)r * PLAN_COLUMNS]);
   }
   plan_print_prediction(plan, cells, seconds, &mlups, &ratio);
-  plan_print_cost(config, so, plan, o, &wall);
+  run_print_cost(plan, so, o->mem, o->node_avail, config);
   if (o->json) {
     report_item_t items[] = {
         REPORT_TEXT_ITEM("config", config),

@@ -202,6 +202,22 @@ static void run_warn(const simulation_options_t *so, const char *config) {
   fflush(stderr);
 }
 
+void run_print_warnings(const char *config, char *lines) {
+  fflush(stdout);
+  for (char *line = strtok(lines, "\n"); line; line = strtok(NULL, "\n"))
+    fprintf(stderr, "tessera: warning: %s: %s\n", config, line);
+  fflush(stderr);
+}
+
+void run_print_cost(const plan_t *plan, const simulation_options_t *so,
+                    const plan_memory_t *mem, const double *node_avail, const char *config) {
+  char text[2048];
+  plan_cost_text(plan, so, mem, node_avail, text, sizeof text);
+  fputs(text, stdout);
+  if (plan_warnings(plan, so, mem, node_avail, text, sizeof text) > 0)
+    run_print_warnings(config, text);
+}
+
 /* Collective: every process's predicted memory (host, device) and the bytes its node has
  * available, three per rank, on rank 0 (malloc'ed; NULL elsewhere or without memory). */
 static double *run_gather_memory(const sim_t *sim, const simulation_options_t *so) {
@@ -244,15 +260,7 @@ static void run_describe_cost(const sim_t *sim, const simulation_options_t *so,
     mem[r] = (plan_memory_t){all[3 * r], all[3 * r + 1]};
     avail[r] = all[3 * r + 2];
   }
-  char text[2048];
-  plan_cost_text(plan, so, mem, avail, text, sizeof text);
-  fputs(text, stdout);
-  if (plan_warnings(plan, so, mem, avail, text, sizeof text) > 0) {
-    fflush(stdout);
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-      fprintf(stderr, "tessera: warning: %s: %s\n", config, line);
-    fflush(stderr);
-  }
+  run_print_cost(plan, so, mem, avail, config);
   free(mem);
   free(avail);
 }
@@ -326,9 +334,7 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
       if (!mods[m].def->warnings ||
           mods[m].def->warnings(mods[m].state, so, warnings, sizeof warnings) == 0)
         continue;
-      for (char *line = strtok(warnings, "\n"); line; line = strtok(NULL, "\n"))
-        fprintf(stderr, "tessera: warning: %s: %s\n", config, line);
-      fflush(stderr);
+      run_print_warnings(config, warnings);
     }
     run_warn(so, config);
   }

@@ -23,6 +23,7 @@
 
 #include "module.h"
 #include "output.h"
+#include "plan.h"
 #include "sim.h"
 #include "sim_output.h"
 #include "simulation.h"
@@ -54,8 +55,17 @@ typedef struct run_result {
   double steady_change;   /* the total's relative change over the window at that step */
 } run_result_t;
 
+/* Prints each line of lines (cut up in place) on stderr as "tessera: warning: CONFIG:
+ * line", after what stdout holds so far. */
+void run_print_warnings(const char *config, char *lines);
+
+/* Prints the whole cost of the plan (plan_cost_text) on stdout and its warnings
+ * (plan_warnings) with run_print_warnings: the header of a run and `tessera plan`. */
+void run_print_cost(const plan_t *plan, const simulation_options_t *so,
+                    const plan_memory_t *mem, const double *node_avail, const char *config);
+
 /* Rank 0 prints "tessera run CONFIG: cells, blocks, ranks, hardware, the modules'
- * physics" and the modules' warnings on stderr. */
+ * physics", the plan's whole cost and the modules' warnings on stderr. */
 void run_describe(const sim_t *sim, const simulation_options_t *so, const char *config);
 
 /* What can be checked only once the simulation exists, before its output folder is
