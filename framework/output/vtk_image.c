@@ -65,6 +65,8 @@ typedef struct vtk_writer {
                                 local blocks' rows of an array in file order */
   int *len;        /* merged runs of rows: bytes, */
   MPI_Aint *where; /* and place in the file */
+  char *head;      /* the file's XML up to its appended data (vtk_head) */
+  size_t head_len;
   uint64_t total;  /* the file's bytes */
   uint64_t *bound; /* [nranks + 1]: process r writes the file's bytes [bound[r], bound[r+1]) */
   uint8_t *range;  /* those bytes of this process, assembled */
@@ -83,19 +85,13 @@ static void vtk_put(vtk_writer_t *w, uint64_t at, const void *p, uint64_t n) {
 }
 
 /* The file's frame (head, each array's size before its values, tail) into this process's
- * range; *data: where the first array's size starts. */
-static tsr_status vtk_image_frame(vtk_writer_t *w, const int64_t cells[3], double spacing,
-                                  const vtk_array_t *arrays, int narrays, uint64_t *data,
-                                  tsr_error_t *err) {
-  tsr_status st = TSR_OK;
-  char *head = NULL;
-  size_t len = 0;
-  const int64_t lo[3] = {0, 0, 0};
+ * range; returns where the first array's size starts. */
+static uint64_t vtk_image_frame(vtk_writer_t *w, const int64_t cells[3],
+                                const vtk_array_t *arrays, int narrays) {
   const uint64_t n = (uint64_t)cells[0] * (uint64_t)cells[1] * (uint64_t)cells[2];
-  TSR_TRY(vtk_head(lo, cells, spacing, arrays, narrays, &head, &len, err));
-  vtk_put(w, 0, head, len);
-  uint64_t at = (uint64_t)len;
-  *data = at;
+  vtk_put(w, 0, w->head, w->head_len);
+  uint64_t at = (uint64_t)w->head_len;
+  const uint64_t data = at;
   for (int a = 0; a < narrays; ++a) {
     const uint64_t bytes = n * (uint64_t)arrays[a].components * vtk_type_size(arrays[a].type);
     uint8_t size[8];
@@ -104,9 +100,7 @@ static tsr_status vtk_image_frame(vtk_writer_t *w, const int64_t cells[3], doubl
     at += 8 + bytes;
   }
   vtk_put(w, at, vtk_tail, strlen(vtk_tail));
-cleanup:
-  free(head);
-  return st;
+  return data;
 }
 
 /* This process's rows of one array (values of vsize bytes; the array starts at byte
@@ -312,8 +306,7 @@ static tsr_status vtk_image_alloc(vtk_writer_t *w, vtk_image_buffers_t *bufs,
                                   int narrays, const vtk_piece_t *local, int nlocal,
                                   double spacing, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  char *head = NULL;
-  size_t head_len = 0, vmax = 1, largest = 1;
+  size_t vmax = 1, largest = 1;
   const int64_t zero[3] = {0, 0, 0};
   for (int a = 0; a < narrays; ++a) {
     const size_t v = (size_t)arrays[a].components * vtk_type_size(arrays[a].type);
@@ -335,8 +328,8 @@ static tsr_status vtk_image_alloc(vtk_writer_t *w, vtk_image_buffers_t *bufs,
     w->cells += n;
     if (n > largest) largest = n;
   }
-  TSR_TRY(vtk_head(zero, cells, spacing, arrays, narrays, &head, &head_len, err));
-  vtk_ranges(w, cells, arrays, narrays, head_len);
+  TSR_TRY(vtk_head(zero, cells, spacing, arrays, narrays, &w->head, &w->head_len, err));
+  vtk_ranges(w, cells, arrays, narrays, w->head_len);
   TSR_CHECK(w->cells * vmax <= (size_t)INT32_MAX, TSR_ERR_INVALID,
             "VTK output: %zu bytes of one array on one process, more than one exchange takes "
             "(2 GiB); use more processes or output.vtk_files \"blocks\"", w->cells * vmax);
@@ -351,11 +344,11 @@ static tsr_status vtk_image_alloc(vtk_writer_t *w, vtk_image_buffers_t *bufs,
   TSR_CHECK(w->scratch && w->packed && w->range && w->len && w->where, TSR_ERR_NOMEM,
             "out of memory for VTK output (%zu cells)", w->cells);
 cleanup:
-  free(head);
   return st;
 }
 
 static void vtk_image_free(vtk_writer_t *w) {
+  free(w->head);
   free(w->rows);
   free(w->row_base);
   free(w->row_pos);
@@ -416,8 +409,7 @@ tsr_status vtk_write_image(MPI_Comm comm, vtk_image_buffers_t *bufs, const char 
            ? vtk_image_alloc(&w, bufs, cells, arrays, narrays, local, nlocal, spacing, err)
            : tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__, "output path too long: %.200s", path);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  uint64_t start = 0;
-  TSR_TRY(vtk_image_frame(&w, cells, spacing, arrays, narrays, &start, err));
+  uint64_t start = vtk_image_frame(&w, cells, arrays, narrays);
   const uint64_t ncells = (uint64_t)cells[0] * (uint64_t)cells[1] * (uint64_t)cells[2];
   for (int a = 0; a < narrays; ++a) {
     start += 8;
