@@ -23,7 +23,7 @@ cat > "$work/cavity.json" <<JSON
   "output": { "checkpoint_every": 2, "progress_every": 0 } }
 JSON
 drop() { sync; echo 3 > /proc/sys/vm/drop_caches; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. scripts/bench-common.sh
 echo "round, dd write s, checkpoint write s, write ratio, dd read s, restart read s, read ratio"
 rows=()
 for r in $(seq "$rounds"); do
@@ -44,5 +44,5 @@ for r in $(seq "$rounds"); do
   echo "$row"
   rows+=("$row")
 done
-col() { printf '%s\n' "${rows[@]}" | cut -d, -f"$1" | median; }
+col() { printf '%s\n' "${rows[@]}" | cut -d, -f"$1" | median_of_lines; }
 echo "median, $(col 2), $(col 3), $(col 4), $(col 5), $(col 6), $(col 7)   ($bytes bytes; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"

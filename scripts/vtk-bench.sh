@@ -28,7 +28,7 @@ cat > "$work/cavity.json" <<JSON
   "output": { "vtk_every": 1, "progress_every": 1, "quantities": ["density", "velocity", "flags"] } }
 JSON
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. scripts/bench-common.sh
 # a run's VTK writes: step 2's seconds, the file's bytes, step 0's seconds
 vtk() {
   rm -rf "$work/$1"
@@ -58,5 +58,5 @@ for r in $(seq "$rounds"); do
   echo "$row"
   rows+=("$row")
 done
-col() { printf '%s\n' "${rows[@]}" | cut -d, -f"$1" | median; }
+col() { printf '%s\n' "${rows[@]}" | cut -d, -f"$1" | median_of_lines; }
 echo "median, $(col 2), $(col 3), $(col 4), $(col 5), $(col 6), $(col 7), $(col 8), $(col 9), $(col 10), $(col 11)   ($b64 and $b32 bytes; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"

@@ -3,4 +3,4 @@
 die() { echo "peer-bench: error: $*" >&2; exit 1; }
 note() { echo "peer-bench: $*"; }
 need_arg() { [[ $# -ge 2 && -n "$2" ]] || die "option $1 needs a value (see --help)"; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$(dirname "${BASH_SOURCE[0]}")/../bench-common.sh" # median
