@@ -197,6 +197,13 @@ static tsr_status output_add_file(output_list_t *l, const char *folder, const ch
   return st;
 }
 
+/* Whether a name (relative to the folder) is a temporary file of output_file_open. */
+static bool output_is_temporary(const char *relative) {
+  const char *base = strrchr(relative, '/');
+  base = base ? base + 1 : relative;
+  return base[0] == '.' && strstr(base, ".tmp-") != NULL;
+}
+
 /* The files an earlier manifest lists (when it is one tessera wrote). */
 static tsr_status output_manifest_files(const char *folder, output_list_t *l, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -207,10 +214,11 @@ static tsr_status output_manifest_files(const char *folder, output_list_t *l, ts
   const char *format = json_string_value(json_object_get(doc, "format"));
   if (format && strcmp(format, "tessera-manifest") == 0 && json_is_array(files)) {
     size_t i;
+    st = output_add_file(l, folder, OUTPUT_MANIFEST, err);
     const json_t *v;
     json_array_foreach(files, i, v) {
       const char *p = json_string_value(v);
-      if (p && output_relative_ok(p) && strcmp(p, OUTPUT_LOCK) != 0)
+      if (st == TSR_OK && p && output_relative_ok(p) && strcmp(p, OUTPUT_LOCK) != 0)
         st = output_add_file(l, folder, p, err);
       if (st != TSR_OK) break;
     }
@@ -220,14 +228,25 @@ cleanup:
   return st;
 }
 
-/* The files of an earlier run: the manifest and what it lists, and every file at the top
- * or one folder down whose path matches a pattern. */
+/* Whether item is in the sorted list l. */
+static bool output_list_has(const output_list_t *l, const char *item) {
+  return l->n > 0 && bsearch(&item, l->items, l->n, sizeof *l->items, output_compare) != NULL;
+}
+
+/* What an earlier run left in the folder:
+ *  - listed: its manifest (one tessera wrote), the files that lists, and the temporary
+ *    files of output_file_open: tessera's own, which --overwrite may remove;
+ *  - foreign: every other file at the top or one folder down whose path matches a
+ *    pattern (and a manifest.json tessera did not write): files a run would write over
+ *    although no manifest says a run wrote them, so never removed. */
 static tsr_status output_find_stale(const char *folder, const char *const *patterns, int npatterns,
-                                    output_list_t *stale, tsr_error_t *err) {
+                                    output_list_t *listed, output_list_t *foreign,
+                                    tsr_error_t *err) {
   tsr_status st = TSR_OK;
   DIR *top = NULL, *sub = NULL;
-  TSR_TRY(output_add_file(stale, folder, OUTPUT_MANIFEST, err));
-  TSR_TRY(output_manifest_files(folder, stale, err));
+  output_list_t found = {0};
+  TSR_TRY(output_manifest_files(folder, listed, err));
+  TSR_TRY(output_add_file(&found, folder, OUTPUT_MANIFEST, err));
   top = opendir(folder);
   TSR_CHECK(top, TSR_ERR_IO, "cannot read the output folder '%s': %s", folder, strerror(errno));
   for (struct dirent *e; (e = readdir(top));) {
@@ -238,7 +257,7 @@ static tsr_status output_find_stale(const char *folder, const char *const *patte
     if (lstat(path, &sb) != 0) continue;
     if (S_ISREG(sb.st_mode) && strcmp(e->d_name, OUTPUT_LOCK) != 0 &&
         output_matches(e->d_name, patterns, npatterns))
-      TSR_TRY(output_list_add(stale, e->d_name, err));
+      TSR_TRY(output_list_add(&found, e->d_name, err));
     if (!S_ISDIR(sb.st_mode)) continue;
     sub = opendir(path);
     for (struct dirent *f; sub && (f = readdir(sub));) {
@@ -246,13 +265,21 @@ static tsr_status output_find_stale(const char *folder, const char *const *patte
       if (strcmp(f->d_name, ".") == 0 || strcmp(f->d_name, "..") == 0) continue;
       TSR_TRY(output_join(relative, sizeof relative, e->d_name, f->d_name, err));
       if (output_matches(relative, patterns, npatterns))
-        TSR_TRY(output_add_file(stale, folder, relative, err));
+        TSR_TRY(output_add_file(&found, folder, relative, err));
     }
     if (sub) closedir(sub);
     sub = NULL;
   }
-  output_list_unique(stale);
+  output_list_unique(listed);
+  for (size_t i = 0; i < found.n; ++i)
+    if (output_is_temporary(found.items[i]))
+      TSR_TRY(output_list_add(listed, found.items[i], err));
+    else if (!output_list_has(listed, found.items[i]))
+      TSR_TRY(output_list_add(foreign, found.items[i], err));
+  output_list_unique(listed);
+  output_list_unique(foreign);
 cleanup:
+  output_list_free(&found);
   if (sub) closedir(sub);
   if (top) closedir(top);
   return st;
@@ -308,45 +335,53 @@ cleanup:
   return st;
 }
 
-/* Rank 0's part of output_folder_open. */
-/* Whether a name (relative to the folder) is a temporary file of output_file_open. */
-static bool output_is_temporary(const char *relative) {
-  const char *base = strrchr(relative, '/');
-  base = base ? base + 1 : relative;
-  return base[0] == '.' && strstr(base, ".tmp-") != NULL;
+/* Up to four names of a list, for a message. */
+static void output_list_names(const output_list_t *l, char *out, size_t cap) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < l->n && i < 4 && used < cap; ++i) {
+    int n = snprintf(out + used, cap - used, "%s'%s'", i ? ", " : "", l->items[i]);
+    used += n > 0 ? (size_t)n : 0;
+  }
+  if (l->n > 4 && used < cap) snprintf(out + used, cap - used, " and %zu more", l->n - 4);
 }
 
+/* Rank 0's part of output_folder_open. */
 static tsr_status output_claim(output_folder_t *d, const char *const *patterns, int npatterns,
                                output_mode_t mode, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  output_list_t stale = {0}, temporary = {0};
+  output_list_t listed = {0}, foreign = {0}, temporary = {0};
+  char names[512];
   TSR_TRY(output_make_folder(d->path, err));
   TSR_TRY(output_lock(d, err));
-  TSR_TRY(output_find_stale(d->path, patterns, npatterns, &stale, err));
+  TSR_TRY(output_find_stale(d->path, patterns, npatterns, &listed, &foreign, err));
+  output_list_names(&foreign, names, sizeof names);
+  TSR_CHECK(foreign.n == 0, TSR_ERR_INVALID,
+            "the output folder '%s' holds %zu file(s) a run would write over that no tessera "
+            "manifest lists (%s): a user's files, or a run's killed before it listed them; "
+            "tessera removes only what a manifest lists, so move them or choose another folder",
+            d->path, foreign.n, names);
   if (mode == OUTPUT_CONTINUE) {
     /* the earlier run's files stay, listed; its half-written files go */
-    for (size_t i = 0; i < stale.n; ++i) {
-      char path[OUTPUT_PATH_MAX];
-      struct stat sb;
-      TSR_TRY(output_join(path, sizeof path, d->path, stale.items[i], err));
-      if (output_is_temporary(stale.items[i]))
-        TSR_TRY(output_list_add(&temporary, stale.items[i], err));
-      else if (strcmp(stale.items[i], OUTPUT_MANIFEST) != 0 && stat(path, &sb) == 0)
-        TSR_TRY(output_list_add(&d->files, stale.items[i], err));
-    }
+    for (size_t i = 0; i < listed.n; ++i)
+      if (output_is_temporary(listed.items[i]))
+        TSR_TRY(output_list_add(&temporary, listed.items[i], err));
+      else if (strcmp(listed.items[i], OUTPUT_MANIFEST) != 0)
+        TSR_TRY(output_list_add(&d->files, listed.items[i], err));
     TSR_TRY(output_remove(d->path, &temporary, err));
     d->dirty = true;
     TSR_TRY(output_folder_manifest(d, "running", err));
     goto cleanup;
   }
-  TSR_CHECK(stale.n == 0 || mode == OUTPUT_OVERWRITE, TSR_ERR_INVALID,
+  TSR_CHECK(listed.n == 0 || mode == OUTPUT_OVERWRITE, TSR_ERR_INVALID,
             "the output folder '%s' holds the output of an earlier run (%zu file(s), e.g. '%s'); "
             "pass --overwrite to replace it, or choose another folder",
-            d->path, stale.n, stale.n ? stale.items[0] : "");
-  TSR_TRY(output_remove(d->path, &stale, err));
+            d->path, listed.n, listed.n ? listed.items[0] : "");
+  TSR_TRY(output_remove(d->path, &listed, err));
   TSR_TRY(output_folder_manifest(d, "running", err));
 cleanup:
-  output_list_free(&stale);
+  output_list_free(&listed);
+  output_list_free(&foreign);
   output_list_free(&temporary);
   return st;
 }

@@ -8,11 +8,13 @@
  * A run owns its output folder (output_folder_open):
  *  - a lock (".tessera.lock", flock) refuses a second run into the same folder while the
  *    first one lives; the lock goes with the process, so a killed run leaves none;
- *  - output of an earlier run there (the files its manifest lists, names matching the
- *    caller's patterns, or temporary files of a run that was killed) makes the run
- *    refuse to start, unless it was asked to overwrite: then exactly those files are
- *    removed first (folders they leave empty too) and nothing else in the folder is
- *    touched;
+ *  - output of an earlier run there (the files its manifest lists, or temporary files of
+ *    a run that was killed) makes the run refuse to start, unless it was asked to
+ *    overwrite: then exactly those files are removed first (folders they leave empty
+ *    too) and nothing else in the folder is touched;
+ *  - a file matching the caller's patterns that no manifest lists (a user's file, or one
+ *    a killed run wrote but had not listed yet) makes the run refuse in every mode, with
+ *    the names; it is never removed;
  *  - every rank checks that it can create a file there before step 0;
  *  - rank 0 keeps a manifest (manifest.json) of every file the run wrote, rewritten
  *    whole whenever the list or the status changes:

@@ -6,6 +6,10 @@
 #   rerun       a run killed halfway, then a new run: refused without --overwrite and
 #               nothing removed; with it, the folder holds exactly the files the new run's
 #               manifest lists, and the user's own file
+#   foreign     files that match tessera's names but that no manifest lists (a user's
+#               probe_*.csv, series_*.csv, summary.json): refused, with --overwrite too,
+#               naming them and leaving them as they were; beside an earlier run's
+#               output, --overwrite still refuses and removes nothing
 #   full_disk   a file system that fills up (a small tmpfs): one error, and no 0-byte,
 #               partial or temporary file left
 #   non_utf8    a configuration whose path is not UTF-8: the run completes and its
@@ -131,6 +135,32 @@ rerun)
   check_manifest completed "$dir" notes.txt || fail "the folder mixes runs"
   grep -q "notes of the user" "$dir/notes.txt" || fail "the user's file was changed"
   grep -q '"steps": 20' "$dir/summary.json" || fail "summary.json is not the new run's"
+  ;;
+foreign)
+  dir=$work/mine
+  mkdir -p "$dir"
+  for f in probe_vertical_000010.csv series_lift.csv summary.json; do echo "$f of the user" >"$dir/$f"; done
+  for flag in "" --overwrite; do
+    run "$work/foreign$flag" "$short_config" --output "$dir" $flag
+    failed "$work/foreign$flag" "holds 3 file(s) a run would write over that no tessera manifest lists ('probe_vertical_000010.csv', 'series_lift.csv', 'summary.json')"
+  done
+  for f in probe_vertical_000010.csv series_lift.csv summary.json; do
+    grep -qx "$f of the user" "$dir/$f" || fail "$f was changed"
+  done
+  [[ ! -e $dir/manifest.json ]] || fail "a refused run wrote a manifest"
+  # an earlier run's output and one file of the user's that matches a pattern
+  dir=$work/mixed
+  run "$work/first" "$short_config" --output "$dir"
+  [[ $rc -eq 0 ]] || fail "the first run failed: $(cat "$work/first.err")"
+  echo "mine" >"$dir/probe_mine_000000.csv"
+  before=$(ls -R "$dir")
+  run "$work/mixed" "$short_config" --output "$dir" --overwrite
+  failed "$work/mixed" "no tessera manifest lists ('probe_mine_000000.csv')"
+  [[ $(ls -R "$dir") == "$before" ]] || fail "a refused run changed the folder"
+  rm "$dir/probe_mine_000000.csv"
+  run "$work/again" "$short_config" --output "$dir" --overwrite
+  [[ $rc -eq 0 ]] || fail "--overwrite of a run's own output failed: $(cat "$work/again.err")"
+  check_manifest completed "$dir" || fail "the folder mixes runs"
   ;;
 full_disk)
   mount_tmpfs size=256k # step 0's VTK fits, step 20's does not
