@@ -466,6 +466,22 @@ cleanup:
   return st;
 }
 
+/* Drops the names whose file is not there: a write that failed (a full disk) had named
+ * its file before it gave up. Once, for the run's last manifest. */
+static void output_list_existing(output_folder_t *d) {
+  size_t k = 0;
+  for (size_t i = 0; i < d->files.n; ++i) {
+    char path[OUTPUT_PATH_MAX];
+    struct stat sb;
+    tsr_error_t ignored;
+    if (output_join(path, sizeof path, d->path, d->files.items[i], &ignored) == TSR_OK &&
+        lstat(path, &sb) != 0 && errno == ENOENT)
+      free(d->files.items[i]);
+    else d->files.items[k++] = d->files.items[i];
+  }
+  d->files.n = k;
+}
+
 tsr_status output_folder_manifest(output_folder_t *d, const char *status, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   json_t *doc = NULL, *files = NULL;
@@ -473,6 +489,7 @@ tsr_status output_folder_manifest(output_folder_t *d, const char *status, tsr_er
   char path[OUTPUT_PATH_MAX];
   if (d->rank != 0 || (!d->dirty && strcmp(status, d->status) == 0)) goto cleanup;
   output_list_unique(&d->files);
+  if (strcmp(status, "running") != 0) output_list_existing(d);
   doc = json_object();
   files = json_array();
   TSR_CHECK(doc && files, TSR_ERR_NOMEM, "out of memory writing the manifest");

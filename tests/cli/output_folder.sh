@@ -11,7 +11,8 @@
 #               naming them and leaving them as they were; beside an earlier run's
 #               output, --overwrite still refuses and removes nothing
 #   full_disk   a file system that fills up (a small tmpfs): one error, and no 0-byte,
-#               partial or temporary file left
+#               partial or temporary file left; a checkpoint that does not fit is not
+#               in the manifest
 #   non_utf8    a configuration whose path is not UTF-8: the run completes and its
 #               summary names the path with the byte escaped
 #   signal      SIGTERM, then SIGINT, to mpirun (which forwards them to the ranks) during
@@ -174,6 +175,12 @@ full_disk)
   while IFS= read -r f; do
     [[ $(tail -c 11 "$f") == "</VTKFile>" ]] || fail "$f is not complete"
   done < <(find "$dir" -name '*.vti' -o -name '*.pvti' -o -name '*.pvd')
+  # a checkpoint that does not fit: the manifest does not list it
+  rm -rf "$dir"
+  run "$work/full_ckpt" "$long_config" --output "$dir" --steps 200 --set output.vtk_every=0 \
+    --set output.checkpoint_every=10
+  failed "$work/full_ckpt" "No space left on device"
+  check_manifest failed "$dir" || fail "the manifest after a failed checkpoint"
   ;;
 non_utf8)
   config=$work/cavity_$'\xff'.json
