@@ -13,6 +13,9 @@
 #   full_disk   a file system that fills up (a small tmpfs): one error, and no 0-byte,
 #               partial or temporary file left; a checkpoint that does not fit is not
 #               in the manifest
+#   restart_elsewhere
+#               a restart into another folder: its fields.pvd lists only the steps
+#               whose files are in that folder
 #   non_utf8    a configuration whose path is not UTF-8: the run completes and its
 #               summary names the path with the byte escaped
 #   signal      SIGTERM, then SIGINT, to mpirun (which forwards them to the ranks) during
@@ -181,6 +184,16 @@ full_disk)
     --set output.checkpoint_every=10
   failed "$work/full_ckpt" "No space left on device"
   check_manifest failed "$dir" || fail "the manifest after a failed checkpoint"
+  ;;
+restart_elsewhere)
+  run "$work/first" "$short_config" --output "$work/first" --set output.checkpoint_every=10
+  [[ $rc -eq 0 ]] || fail "the first run failed: $(cat "$work/first.err")"
+  run "$work/second" "$short_config" --output "$work/second" --restart "$work/first/checkpoint_000010.tsrc" --steps 30
+  [[ $rc -eq 0 ]] || fail "the restart failed: $(cat "$work/second.err")"
+  listed=$(sed -n 's/.*file="\([^"]*\)".*/\1/p' "$work/second/fields.pvd")
+  [[ -n $listed ]] || fail "fields.pvd lists nothing: $(cat "$work/second/fields.pvd")"
+  for f in $listed; do [[ -e $work/second/$f ]] || fail "fields.pvd lists $f, which is not there"; done
+  [[ $listed == *fields_000030.vti* ]] || fail "fields.pvd lacks step 30: $listed"
   ;;
 non_utf8)
   config=$work/cavity_$'\xff'.json
