@@ -873,7 +873,8 @@ cleanup:
 
 tsr_status gpu_lbm_check(gpu_lbm_t *g, const gpu_lbm_field_t *f, const gpu_buffer_t *flags,
                          uint8_t fluid, gpu_buffer_t *first, const gpu_lbm_moments_opts_t *o,
-                         double cs2, int64_t *out, tsr_error_t *err) {
+                         const gpu_buffer_t *velocity, const grid_dims_t *vdims, double cs2,
+                         int64_t *out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const size_t n = (size_t)g->spec.n[0] * (size_t)g->spec.n[1] * (size_t)g->spec.n[2];
   TSR_CHECK(n <= INT_MAX && flags->bytes >= n && first->bytes >= sizeof(cl_int), TSR_ERR_INTERNAL,
@@ -891,6 +892,11 @@ tsr_status gpu_lbm_check(gpu_lbm_t *g, const gpu_lbm_field_t *f, const gpu_buffe
   OPENCL_CHECK(clSetKernelArg(g->check, 10, sizeof fl, &fl));
   const cl_int swapped = gpu_swapped(f);
   OPENCL_CHECK(clSetKernelArg(g->check, 11, sizeof swapped, &swapped));
+  /* no velocity: a NULL buffer (allowed for __global arguments) */
+  OPENCL_CHECK(clSetKernelArg(g->check, 12, sizeof(cl_mem), velocity ? &velocity->mem : NULL));
+  const cl_long geo[4] = {vdims ? (cl_long)vdims->origin : 0, vdims ? (cl_long)vdims->sy : 0,
+                          vdims ? (cl_long)vdims->sz : 0, vdims ? (cl_long)vdims->sc : 0};
+  for (cl_uint i = 0; i < 4; ++i) OPENCL_CHECK(clSetKernelArg(g->check, 13 + i, sizeof geo[i], &geo[i]));
   TSR_TRY(gpu_launch_cells(g, g->check, err));
   TSR_TRY(gpu_buffer_read(g->ctx, first, 0, sizeof found, &found, NULL, err));
   *out = found == INT_MAX ? -1 : (int64_t)found;

@@ -207,12 +207,14 @@ TSR_NODISCARD tsr_status gpu_lbm_moments(gpu_lbm_t *g, const gpu_lbm_field_t *f,
 
 /* The stability check on the device (lbm.cl's lbm_check): *out becomes the first
  * interior cell (x fastest) whose flags byte is fluid and whose moments (as
- * gpu_lbm_moments computes them) are not stable in the sense of lbm_cell_stable, or -1.
+ * gpu_lbm_moments computes them; the velocity from velocity, laid out as vdims says,
+ * where that is not NULL) are not stable in the sense of lbm_cell_stable, or -1.
  * flags: a device buffer of one byte per interior cell; first: a device buffer of at
  * least 4 bytes. Blocking; 4 bytes come back. */
 TSR_NODISCARD tsr_status gpu_lbm_check(gpu_lbm_t *g, const gpu_lbm_field_t *f,
                                        const gpu_buffer_t *flags, uint8_t fluid,
                                        gpu_buffer_t *first, const gpu_lbm_moments_opts_t *o,
+                                       const gpu_buffer_t *velocity, const grid_dims_t *vdims,
                                        double cs2, int64_t *out, tsr_error_t *err);
 
 

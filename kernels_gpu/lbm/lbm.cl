@@ -327,13 +327,21 @@ __kernel void lbm_moments(__global const REAL *f, __global MREAL *out, const MRE
 __kernel void lbm_check(__global const REAL *f, __global const uchar *flags,
                         __global int *first, const MREAL rho0, const MREAL fhalf,
                         const MREAL fx, const MREAL fy, const MREAL fz, const int shifted,
-                        const MREAL cs2, const uchar fluid, const int swapped) {
+                        const MREAL cs2, const uchar fluid, const int swapped,
+                        __global const REAL *vel, const long vorigin, const long vsy,
+                        const long vsz, const long vsc) {
   const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
   if (x >= NX || y >= NY || z >= NZ) return;
   const int n = x + NX * (y + NY * z); /* the host checks that a block's cells fit an int */
   if (flags[n] != fluid) return;
   MREAL rho, u[3];
   cell_moments(f, x, y, z, rho0, fhalf, fx, fy, fz, shifted, swapped, &rho, u);
+  if (vel) { /* the velocity the collision used (a force per cell: half of it) */
+    const long a = vorigin + x + vsy * y + vsz * z;
+    u[0] = vel[a];
+    u[1] = vel[a + vsc];
+    u[2] = vel[a + 2 * vsc];
+  }
   if (!(rho > 0 && isfinite(rho) && u[0] * u[0] + u[1] * u[1] + u[2] * u[2] < cs2))
     atomic_min(first, n);
 }

@@ -194,6 +194,7 @@ static tsr_status lbm_moments_item(const registry_work_t *w, void *vctx, tsr_err
   c->kernels[f->host.dims.layout]->moments(f->host.values, &f->host.dims, &c->params,
                                            c->opts.shifted, lb->rho, lb->u);
   lbm_mask_walls(c, lb);
+  TSR_TRY(lbm_collision_velocity(c, w->batch->blocks[0], w->batch->data[0], lb, err));
 cleanup:
   return st;
 }

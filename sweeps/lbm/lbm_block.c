@@ -331,6 +331,22 @@ void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb) {
   }
 }
 
+tsr_status lbm_collision_velocity(const lbm_ctx_t *c, const block_info_t *b,
+                                  const block_data_t *data, lbm_block_t *lb, tsr_error_t *err) {
+  const grid_field_t *uf = NULL;
+  tsr_status st = field_sync(data, c->velocity_id, &uf, err);
+  if (st != TSR_OK || !uf) return st;
+  for (int z = 0; z < b->size[2]; ++z)
+    for (int y = 0; y < b->size[1]; ++y)
+      for (int x = 0; x < b->size[0]; ++x) {
+        const int64_t k = ((int64_t)z * b->size[1] + y) * b->size[0] + x;
+        if (lb->flags[k] != GEOMETRY_FLUID) continue; /* walls: as the flags say */
+        for (int a = 0; a < 3; ++a)
+          lb->u[3 * k + a] = field_value(uf->values, uf->esize, grid_index(&uf->dims, x, y, z, a));
+      }
+  return st;
+}
+
 tsr_status lbm_add_items(registry_t *reg, const registry_item_t *items, size_t n, void *ctx,
                          tsr_error_t *err) {
   tsr_status st = TSR_OK;

@@ -85,6 +85,14 @@ void lbm_block_clear(lbm_block_t *b);
 /* Wall cells of the moment arrays read rho0 and the wall velocity. */
 void lbm_mask_walls(const lbm_ctx_t *c, lbm_block_t *lb);
 
+/* In the fluid cells of the moments, the velocity the collision used: the public face's
+ * velocity field where the block has one (read back from the device on a GPU block).
+ * With a force per cell the moments of the stored PDFs miss half of it; the outputs, the
+ * totals and the stability check all see this velocity. */
+TSR_NODISCARD tsr_status lbm_collision_velocity(const lbm_ctx_t *c, const block_info_t *b,
+                                                const block_data_t *data, lbm_block_t *lb,
+                                                tsr_error_t *err);
+
 /* The factors of the link groups (lbm_link_t.group: 1 + the face of a wall whose
  * velocity is ramped) at `step` steps done: the smooth ramp (1 - cos(pi step / T)) / 2
  * of each face over its T = ramp steps, 1 after; group 0 and the others 1. Returns false

@@ -342,6 +342,7 @@ static tsr_status lbm_gpu_moments(const registry_work_t *w, void *vctx, tsr_erro
   gpu_lbm_moments_opts_t mo = lbm_gpu_moments_opts(c);
   TSR_TRY(gpu_lbm_moments(gb->prog, &dev, &gb->moments, &mo, gb->host.rho, gb->host.u, err));
   lbm_mask_walls(c, &gb->host);
+  TSR_TRY(lbm_collision_velocity(c, b, data, &gb->host, err));
   if (gb->host.force) { /* the forces of the last boundary, as on CPU blocks */
     memset(gb->host.force, 0, 3 * (size_t)c->nbodies * sizeof *gb->host.force);
     TSR_TRY(gpu_lbm_force_read(&gb->slice, gb->host.body, gb->host.force, err));
@@ -363,7 +364,12 @@ static tsr_status lbm_gpu_check(const registry_work_t *w, void *vctx, tsr_error_
   TSR_TRY(lbm_gpu_get(b, data, c, &gb, &pdf, &dev, err));
   gpu_lbm_moments_opts_t mo = lbm_gpu_moments_opts(c);
   const double cs = lbm_sound_speed(&c->opts);
+  /* the velocity the collision used, where the block keeps it (lbm_collision_velocity) */
+  field_block_t *u = field_block_of(data, c->velocity_id);
+  const bool vel = u && field_on_device(u);
+  const grid_dims_t vdims = vel ? gpu_field_dims(&u->device) : (grid_dims_t){0};
   TSR_TRY(gpu_lbm_check(gb->prog, &dev, &gb->flags, GEOMETRY_FLUID, &gb->first, &mo,
+                        vel ? &u->device.grid[u->device.cur] : NULL, vel ? &vdims : NULL,
                         cs * cs, &gb->host.unstable, err));
   if (gb->host.unstable >= 0) TSR_TRY(lbm_gpu_moments(w, vctx, err));
 cleanup:

@@ -26,7 +26,7 @@ typedef struct lbm_quantity {
 struct lbm_state {
   lbm_options_t opts;
   gpu_lbm_cache_t *gpu;
-  int cells_id, velocity_id; /* lbm.cells: flags and moments */
+  int cells_id; /* lbm.cells: flags and moments */
   lbm_coupling_flags_t *couple; /* in the registry: which fields of the public face the
                                    run uses (lbm_bind) */
   lbm_quantity_t quantities[LBM_QUANTITIES]; /* the samplers' contexts */
@@ -48,7 +48,7 @@ tsr_status lbm_module_state(const lbm_options_t *lo, void **state, tsr_error_t *
   *state = NULL;
   TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory");
   s->opts = *lo;
-  s->cells_id = s->velocity_id = -1;
+  s->cells_id = -1;
   const char *what;
   s->speed = lbm_largest_speed(lo, NULL, &what);
   for (int q = 0; q < LBM_QUANTITIES; ++q) s->quantities[q] = (lbm_quantity_t){s, q};
@@ -108,33 +108,18 @@ static tsr_status lbm_calibration(const void *state, void **out, tsr_error_t *er
 /* One sampler for the three quantities: ctx is the state's lbm_quantity_t of one. */
 static tsr_status lbm_sample(const block_info_t *b, const block_data_t *data, double *out,
                              void *ctx, tsr_error_t *err) {
-  tsr_status st = TSR_OK;
+  (void)err;
   const lbm_quantity_t *q = ctx;
   const lbm_state_t *s = q->state;
   lbm_moments_view_t v = lbm_block_moments(data, s->cells_id);
   const int64_t n = patch_block_cells(b);
   /* a block without PDFs (solid): a wall at rest */
   for (int64_t k = 0; q->what == LBM_Q_DENSITY && k < n; ++k) out[k] = v.rho ? v.rho[k] : s->opts.rho0;
+  /* in fluid cells the velocity the collision used (lbm_collision_velocity) */
   for (int64_t k = 0; q->what == LBM_Q_VELOCITY && k < 3 * n; ++k) out[k] = v.u ? v.u[k] : 0.0;
-  /* with the velocity field: in fluid cells the velocity the collision used (a force per
-     cell shifts it by half that force, which the moments of the stored PDFs miss) */
-  const grid_field_t *uf = NULL;
-  if (q->what == LBM_Q_VELOCITY && v.flags) TSR_TRY(field_sync(data, s->velocity_id, &uf, err));
-  if (uf)
-    for (int z = 0; z < b->size[2]; ++z)
-      for (int y = 0; y < b->size[1]; ++y)
-        for (int x = 0; x < b->size[0]; ++x) {
-          const int64_t k = ((int64_t)z * b->size[1] + y) * b->size[0] + x;
-          if (v.flags[k] != GEOMETRY_FLUID) continue; /* walls: as the moments say */
-          for (int a = 0; a < 3; ++a) {
-            const size_t i = grid_index(&uf->dims, x, y, z, a);
-            out[3 * k + a] = field_value(uf->values, uf->esize, i);
-          }
-        }
   for (int64_t k = 0; q->what == LBM_Q_FLAGS && k < n; ++k)
     out[k] = v.flags ? (double)v.flags[k] : (double)GEOMETRY_NOSLIP;
-cleanup:
-  return st;
+  return TSR_OK;
 }
 
 static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t *env,
@@ -179,7 +164,6 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
   TSR_TRY(lbm_gpu_register(reg, ctx, err));
   s->couple = &ctx->couple;
   TSR_TRY(registry_data_id(reg, LBM_CELLS, &s->cells_id, err));
-  TSR_TRY(registry_data_id(reg, LBM_VELOCITY, &s->velocity_id, err));
 cleanup:
   return st;
 }
