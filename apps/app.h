@@ -171,6 +171,8 @@ int app_info(MPI_Comm comm, int argc, char **argv);
 int app_exchange_demo(MPI_Comm comm, int argc, char **argv);
 int app_run(MPI_Comm comm, int argc, char **argv);
 int app_bench(MPI_Comm comm, int argc, char **argv);
+/* tessera bench's forms and options, as tessera --help and tessera bench --help print them. */
+extern const char app_bench_help[];
 int app_plan(MPI_Comm comm, int argc, char **argv);
 int app_bench_hetero(MPI_Comm comm, int argc, char **argv);
 int app_bench_config(MPI_Comm comm, int argc, char **argv);

@@ -270,26 +270,59 @@ static void bench_print_row(const bench_row_t *r) {
   fflush(stdout);
 }
 
-static const char bench_usage[] =
-    "usage: tessera bench [--cells N] [--repeat R] [--seconds T] [--lattice L,..] [--layout A,..]\n"
-    "                     [--precision P,..] [--collision C,..] [--blocks B,..] [--json FILE]\n"
-    "                     [--gpu-cells N] [--device I] [--streaming S,..] [--gpu-group X,Y]\n"
-    "                     [--no-gpu]\n"
-    "  a periodic box of N^3 cells per process (default 128; 2-D lattices: a square of about\n"
-    "  as many cells), every row R times (default 5) for at least T seconds each (default\n"
-    "  0.3); median and range. Lattices d2q9,d3q15,d3q19,d3q27, layouts soa,aos, precisions\n"
-    "  dp,sp, collisions srt,trt, blocks per process 1,8,64,512 (default: 1,8,64); then the\n"
-    "  same on the default OpenCL device (device 0, or I, of the first platform with a GPU,\n"
-    "  else of the first platform), with --gpu-cells N^3 cells per process (default: as\n"
-    "  --cells), streaming two_grid,in_place (default: both), work-groups of X x Y work\n"
-    "  items (default: lbm.work_group's rule); --no-gpu skips it\n"
-    "       tessera bench --hetero CONFIG [--steps S] [--json FILE]\n"
-    "  the CPU processes of CONFIG alone, its GPU processes alone, and all together\n"
-    "       tessera bench --config CONFIG [--steps S] [--repeat R] [--json FILE]\n"
-    "  CONFIG's run (any modules, no output): MLUPS, and the share of the step per sweep\n"
-    "  in its exchange, boundary and kernel\n"
-    "       tessera bench --fma [--seconds T] [--repeat R]\n"
-    "  the FMA peak of the process's threads, then of its OpenCL device, DP and SP\n";
+/* Every form of tessera bench: its --help and bad usage, and tessera --help's part. */
+#define BENCH_HELP \
+    "  bench [--cells N] [--repeat R] [--seconds T] [--lattice L,..] [--layout A,..]\n" \
+    "        [--precision P,..] [--collision C,..] [--blocks B,..] [--json FILE]\n" \
+    "        [--gpu-cells N] [--device I] [--streaming S,..] [--gpu-group X,Y] [--no-gpu]\n" \
+    "                         MLUPS of the CPU kernels of every lattice (d2q9, d3q15,\n" \
+    "                         d3q19, d3q27), layout (soa, aos), precision (dp, sp) and\n" \
+    "                         collision (srt, trt), with 1, 8 and 64 blocks per process (or\n" \
+    "                         the lists given), on a periodic box of N^3 cells per process;\n" \
+    "                         each row R times (default 5) for at least T s (default 0.3),\n" \
+    "                         median and range, beside the memory bandwidth measured in the\n" \
+    "                         same run, the bytes per cell update as they move (nontemporal\n" \
+    "                         stores: no write-allocate), the fraction of the bound reached\n" \
+    "                         and the share of the step spent in the ghost exchange; then\n" \
+    "                         streaming alone (the kernels' loads and stores without\n" \
+    "                         arithmetic), the ceiling of their access pattern, and the same\n" \
+    "                         loop copying every cell from itself (no pull); then, where an\n" \
+    "                         OpenCL device exists (device 0, or I, of the first platform\n" \
+    "                         with a GPU, else of the first platform), the same rows on it\n" \
+    "                         (hs gpu, --gpu-cells^3 cells per process; streaming two_grid\n" \
+    "                         and in_place, or the list given; work-groups of X x Y items,\n" \
+    "                         default lbm.work_group's rule) beside its copy\n" \
+    "                         bandwidth (clEnqueueCopyBuffer) measured in the same run\n" \
+    "  bench --hetero CONFIG [--set PATH=VALUE]... [--steps S] [--json FILE]\n" \
+    "                         the heterogeneous benchmark: MLUPS of CONFIG's CPU processes\n" \
+    "                         alone, its GPU processes alone and all together, and the\n" \
+    "                         ratio together / (CPU + GPU)\n" \
+    "  bench --config CONFIG [--set PATH=VALUE]... [--steps S] [--repeat R]\n" \
+    "        [--exchange E] [--overlap O] [--json FILE]\n" \
+    "                         CONFIG's run (any modules, e.g. flow + temperature; no\n" \
+    "                         output): MLUPS and the share of the step each sweep spends\n" \
+    "                         in its exchange round, boundary and kernel; E: merged or\n" \
+    "                         per_sweep exchange rounds (default: CONFIG's), or both,\n" \
+    "                         their repetitions alternating; O: auto, on or off (the\n" \
+    "                         work on inner cells while the exchange travels; default:\n" \
+    "                         CONFIG's hardware.overlap), or both, alternating\n" \
+    "  bench --machine FILE [--cells N] [--no-gpu]\n" \
+    "                         the figures of the plan's model on this machine (a\n" \
+    "                         process's throughput and ghost-copy rate, rank 0's OpenCL\n" \
+    "                         device, the network between rank 0 and the next rank of its\n" \
+    "                         node and the first rank of another node) written to FILE, a\n" \
+    "                         machine description for hardware.machine\n" \
+    "  bench --fma [--seconds T] [--repeat R]\n" \
+    "                         the floating-point peak of every process's OpenMP threads\n" \
+    "                         (chains of 64-byte FMAs at the CPU level in use), DP and SP,\n" \
+    "                         all processes at once, summed, then of every process's\n" \
+    "                         default OpenCL device: what a compute-bound kernel's\n" \
+    "                         GFLOPS are held against (scripts/d2q37-bench.sh)\n" \
+    ""
+
+const char app_bench_help[] = BENCH_HELP;
+
+static const char bench_usage[] = "usage: tessera bench, one of:\n" BENCH_HELP;
 
 /* --gpu-group X,Y: whole X, Y >= 1, X Y <= 1024, into int[3] (z 1). */
 static bool bench_group_arg(const char *text, void *out) {

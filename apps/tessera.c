@@ -79,54 +79,6 @@ static const char usage_plan[] =
     "                         prints the same in its header); LIST names the node of every\n"
     "                         rank, e.g. \"gpu[1-4],cpu[01-60]:2\" (\":n\": ranks per node,\n"
     "                         default: the processes its configuration lists)\n"
-    "  bench [--cells N] [--repeat R] [--seconds T] [--lattice L,..] [--layout A,..]\n"
-    "        [--precision P,..] [--collision C,..] [--blocks B,..] [--json FILE]\n"
-    "        [--gpu-cells N] [--device I] [--streaming S,..] [--gpu-group X,Y] [--no-gpu]\n"
-    "                         MLUPS of the CPU kernels of every lattice (d2q9, d3q15,\n"
-    "                         d3q19, d3q27), layout (soa, aos), precision (dp, sp) and\n"
-    "                         collision (srt, trt), with 1, 8 and 64 blocks per process (or\n"
-    "                         the lists given), on a periodic box of N^3 cells per process;\n"
-    "                         each row R times (default 5) for at least T s (default 0.3),\n"
-    "                         median and range, beside the memory bandwidth measured in the\n"
-    "                         same run, the bytes per cell update as they move (nontemporal\n"
-    "                         stores: no write-allocate), the fraction of the bound reached\n"
-    "                         and the share of the step spent in the ghost exchange; then\n"
-    "                         streaming alone (the kernels' loads and stores without\n"
-    "                         arithmetic), the ceiling of their access pattern, and the same\n"
-    "                         loop copying every cell from itself (no pull); then, where an\n"
-    "                         OpenCL device exists (device 0, or I, of the first platform\n"
-    "                         with a GPU, else of the first platform), the same rows on it\n"
-    "                         (hs gpu, --gpu-cells^3 cells per process; streaming two_grid\n"
-    "                         and in_place, or the list given; work-groups of X x Y items,\n"
-    "                         default lbm.work_group's rule) beside its copy\n"
-    "                         bandwidth (clEnqueueCopyBuffer) measured in the same run\n"
-    "  bench --hetero CONFIG [--set PATH=VALUE]... [--steps S] [--json FILE]\n"
-    "                         the heterogeneous benchmark: MLUPS of CONFIG's CPU processes\n"
-    "                         alone, its GPU processes alone and all together, and the\n"
-    "                         ratio together / (CPU + GPU)\n"
-    "  bench --config CONFIG [--set PATH=VALUE]... [--steps S] [--repeat R]\n"
-    "        [--exchange E] [--overlap O] [--json FILE]\n"
-    "                         CONFIG's run (any modules, e.g. flow + temperature; no\n"
-    "                         output): MLUPS and the share of the step each sweep spends\n"
-    "                         in its exchange round, boundary and kernel; E: merged or\n"
-    "                         per_sweep exchange rounds (default: CONFIG's), or both,\n"
-    "                         their repetitions alternating; O: auto, on or off (the\n"
-    "                         work on inner cells while the exchange travels; default:\n"
-    "                         CONFIG's hardware.overlap), or both, alternating\n"
-    "";
-static const char usage_bench[] =
-    "  bench --machine FILE [--cells N] [--no-gpu]\n"
-    "                         the figures of the plan's model on this machine (a\n"
-    "                         process's throughput and ghost-copy rate, rank 0's OpenCL\n"
-    "                         device, the network between rank 0 and the next rank of its\n"
-    "                         node and the first rank of another node) written to FILE, a\n"
-    "                         machine description for hardware.machine\n"
-    "  bench --fma [--seconds T] [--repeat R]\n"
-    "                         the floating-point peak of every process's OpenMP threads\n"
-    "                         (chains of 64-byte FMAs at the CPU level in use), DP and SP,\n"
-    "                         all processes at once, summed, then of every process's\n"
-    "                         default OpenCL device: what a compute-bound kernel's\n"
-    "                         GFLOPS are held against (scripts/d2q37-bench.sh)\n"
     "";
 
 static const char usage_more[] =
@@ -199,7 +151,7 @@ int main(int argc, char **argv) {
     if (rank == 0) {
       fputs(usage, cmd ? stdout : stderr);
       fputs(usage_plan, cmd ? stdout : stderr);
-      fputs(usage_bench, cmd ? stdout : stderr);
+      fputs(app_bench_help, cmd ? stdout : stderr);
       fputs(usage_more, cmd ? stdout : stderr);
     }
     rc = cmd ? 0 : 2;
