@@ -190,9 +190,11 @@ static tsr_status node_item_parse(const char *text, size_t len, node_item_t *it,
   it->lo = strtol(open + 1, &end, 10);
   TSR_CHECK(end == dash, TSR_ERR_INVALID, "node list: \"%s\": bad range start", buf);
   it->hi = strtol(dash + 1, &end, 10);
-  TSR_CHECK(end == close && it->lo <= it->hi && it->hi - it->lo < SIMULATION_MAX_NODE_PROCESSES * 16,
-            TSR_ERR_INVALID, "node list: \"%s\": the range must be [first-last] with first <= last",
-            buf);
+  TSR_CHECK(end == close && it->lo <= it->hi, TSR_ERR_INVALID,
+            "node list: \"%s\": the range must be [first-last] with first <= last", buf);
+  TSR_CHECK(it->hi - it->lo < SIMULATION_MAX_NODE_PROCESSES * 16, TSR_ERR_INVALID,
+            "node list: \"%s\": %ld nodes in one range; a range holds at most %d",
+            buf, it->hi - it->lo + 1, SIMULATION_MAX_NODE_PROCESSES * 16);
   TSR_CHECK(!strchr(close + 1, '['), TSR_ERR_INVALID, "node list: \"%s\": at most one range per name",
             buf);
   it->width = (int)(dash - open - 1);

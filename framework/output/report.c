@@ -41,6 +41,10 @@ static tsr_status report_object(const char *path, const report_item_t *items, si
     case REPORT_REAL: v = json_real(items[i].real); break;
     case REPORT_INT: v = json_integer(items[i].integer); break;
     case REPORT_TEXT: v = report_text(items[i].text ? items[i].text : ""); break;
+    case REPORT_OBJECT:
+      st = report_object(path, items[i].rows, items[i].ncols, depth + 1, &v, err);
+      if (st != TSR_OK) goto cleanup;
+      break;
     case REPORT_TABLE:
       v = json_array();
       for (size_t r = 0; v && r < items[i].nrows; ++r) {

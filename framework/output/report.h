@@ -1,7 +1,8 @@
 /* report: machine-readable run reports (summary.json).
  *
  * A report is a list of named values written as one JSON object, in list order; a table
- * value is an array of objects (one per row, e.g. per process). */
+ * value is an array of objects (one per row, e.g. per process), an object value one
+ * object of named values. */
 #ifndef REPORT_H
 #define REPORT_H
 
@@ -10,7 +11,11 @@
 
 #include "tsr_error.h"
 
-typedef enum report_type { REPORT_REAL, REPORT_INT, REPORT_TEXT, REPORT_TABLE } report_type_t;
+typedef enum report_type {
+  REPORT_REAL, REPORT_INT, REPORT_TEXT,
+  REPORT_TABLE, /* an array of objects */
+  REPORT_OBJECT /* one object: rows holds its ncols items */
+} report_type_t;
 
 typedef struct report_item report_item_t;
 struct report_item {
@@ -28,6 +33,8 @@ struct report_item {
 #define REPORT_TEXT_ITEM(k, v) ((report_item_t){.key = (k), .type = REPORT_TEXT, .text = (v)})
 #define REPORT_TABLE_ITEM(k, r, nr, nc) \
   ((report_item_t){.key = (k), .type = REPORT_TABLE, .rows = (r), .nrows = (nr), .ncols = (nc)})
+#define REPORT_OBJECT_ITEM(k, r, nc) \
+  ((report_item_t){.key = (k), .type = REPORT_OBJECT, .rows = (r), .nrows = 1, .ncols = (nc)})
 
 
 /* Writes the items as a JSON object to path (replacing it), through a temporary file

@@ -748,7 +748,7 @@ static tsr_status run_summary_json(const sim_t *sim, output_folder_t *out,
       REPORT_REAL_ITEM("time", (double)((long double)done * u->dt)),
       REPORT_TEXT_ITEM("output", u->physical_output ? "physical" : "lattice")};
   if (u->on)
-    all[nitems++] = REPORT_TABLE_ITEM("units", scales, 1, sizeof scales / sizeof scales[0]);
+    all[nitems++] = REPORT_OBJECT_ITEM("units", scales, sizeof scales / sizeof scales[0]);
   /* the newest checkpoint: where a diverged or stopped run can go on from */
   if (res->checkpoint[0]) all[nitems++] = REPORT_TEXT_ITEM("checkpoint", res->checkpoint);
   nitems = run_summary_ending(rep, where, nwhere, all, nitems);

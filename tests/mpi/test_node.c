@@ -653,6 +653,8 @@ static void test_list_expand(void **state) {
   assert_list_error(hw, "gpu1,,gpu2", "node list: item 0 characters long");
   assert_list_error(hw, ":2", "node list: an item has no node name");
   assert_list_error(hw, "gpu[1-40]", "node list: more than 64 ranks");
+  assert_list_error(hw, "gpu[1-99999999]",
+                    "\"gpu[1-99999999]\": 99999999 nodes in one range; a range holds at most 65536");
 
   /* without configurations every node runs 1 rank unless told */
   simulation_hardware_t plain = simulation_options_default().hardware;

@@ -46,7 +46,9 @@ def rows(folder, name):
 
 lat, phys = sys.argv[1], sys.argv[2]
 summary = json.load(open(os.path.join(phys, "summary.json")))
-u = summary["units"][0]
+u = summary["units"]
+if not isinstance(u, dict):  # configuration.md: an object of the scales
+    fail("%s: summary.json's units is a %s, not an object" % (phys, type(u).__name__))
 if u["output"] != "physical":
     fail("%s: units.output is %s" % (phys, u["output"]))
 dx, dt, rho = u["dx"], u["dt"], u["density"]
