@@ -1,11 +1,13 @@
 #include "lbm_options.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "direction.h"
 #include "field.h"
@@ -307,8 +309,20 @@ static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_option
   TSR_TRY(config_measure(lbm, "rho0", false, UNITS_DENSITY, 1e-12, 1e12, &r->rho0, err));
   TSR_TRY(config_bool(lbm, "shifted", false, &r->shifted, err));
   TSR_TRY(config_measure3(lbm, "force", false, UNITS_FORCE_DENSITY, -1.0, 1.0, r->force, err));
-  TSR_TRY(config_string(lbm, "kernel_sources", false, r->kernel_sources,
-                        sizeof r->kernel_sources, err));
+  char sources[sizeof r->kernel_sources] = "";
+  TSR_TRY(config_string(lbm, "kernel_sources", false, sources, sizeof sources, err));
+  if (sources[0]) { /* a folder beside the configuration, as every file it names */
+    config_path_beside(cfg, sources, r->kernel_sources, sizeof r->kernel_sources);
+    static const char *const names[3] = {"lattice_defs.h", "lbm_collide.h", "lbm.cl"};
+    for (int i = 0; i < 3; ++i) {
+      char file[sizeof r->kernel_sources + 32];
+      snprintf(file, sizeof file, "%s/%s", r->kernel_sources, names[i]);
+      TSR_CHECK(access(file, R_OK) == 0, TSR_ERR_INVALID,
+                "%s: lbm.kernel_sources = \"%s\": cannot read %s (%s); the folder, relative "
+                "to the configuration's, must hold lattice_defs.h, lbm_collide.h and lbm.cl",
+                config_source(cfg), sources, file, strerror(errno));
+    }
+  }
   int64_t wg[3] = {0, 0, 0};
   TSR_TRY(config_int3(lbm, "work_group", false, 1, 1024, wg, err));
   TSR_CHECK(wg[0] == 0 || (wg[2] == 1 && wg[0] * wg[1] <= 1024), TSR_ERR_INVALID,
