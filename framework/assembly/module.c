@@ -41,6 +41,7 @@ tsr_status module_read_all(config_t *cfg, const simulation_options_t *so,
                          &count, err));
   TSR_CHECK(count >= 1, TSR_ERR_INVALID, "%s: modules: an empty list; name at least one of %s",
             config_source(cfg), list);
+  /* the whole list first: what no setting of a module can mend comes before its settings */
   for (size_t i = 0; i < count; ++i) {
     const module_def_t *def = module_find(defs, names[i]);
     TSR_CHECK(def, TSR_ERR_INVALID, "%s: modules[%zu] = \"%s\": no such module; there are %s",
@@ -52,8 +53,10 @@ tsr_status module_read_all(config_t *cfg, const simulation_options_t *so,
               "%s: modules[%zu] = \"%s\" reads its settings in lattice units only: it cannot "
               "run with a units section (remove units, and give every value in lattice units)",
               config_source(cfg), i, names[i]);
-    out[*n] = (module_t){.def = def};
-    TSR_TRY(def->read(cfg, so, &out[*n].state, err));
+  }
+  for (size_t i = 0; i < count; ++i) {
+    out[*n] = (module_t){.def = module_find(defs, names[i])};
+    TSR_TRY(out[*n].def->read(cfg, so, &out[*n].state, err));
     ++*n;
   }
 cleanup:
