@@ -372,6 +372,15 @@ cleanup:
   return st;
 }
 
+/* A refusal of the configuration names its file, as the reading of the file does
+ * (module bindings, node matching, classification and the device choice come after it). */
+static void sim_prefix_source(const simulation_options_t *so, tsr_status st, tsr_error_t *err) {
+  const size_t n = strlen(so->source);
+  if (st == TSR_ERR_INVALID && err && n > 0 &&
+      !(strncmp(err->text, so->source, n) == 0 && err->text[n] == ':'))
+    tsr_error_prefix(err, "%s", so->source);
+}
+
 tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_setup_t *setup,
                       module_t *modules, int n, sim_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -439,6 +448,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
   *out = s;
   s = NULL;
 cleanup:
+  sim_prefix_source(so, st, err);
   free(procs);
   free(mlups);
   free(xgbs);

@@ -571,8 +571,8 @@ static tsr_status config_put(config_t *cfg, const char *what, const char *path, 
     bool last = *p == '\0';
     char here[CONFIG_PATH_MAX];
     if (s.is_index) {
-      TSR_CHECK(json_is_array(at), TSR_ERR_INVALID, "%.200s: %s is %s, not an array", what,
-                done[0] ? done : "the top level", config_type_name(at));
+      TSR_CHECK(json_is_array(at), TSR_ERR_INVALID, "%s: %s is %s, not an array (%.200s)",
+                cfg->source, done[0] ? done : "the top level", config_type_name(at), what);
       TSR_CHECK(s.index < json_array_size(at), TSR_ERR_INVALID,
                 "%.200s: %s has %zu item(s); [%zu] does not exist", what, done,
                 json_array_size(at), s.index);
@@ -587,8 +587,8 @@ static tsr_status config_put(config_t *cfg, const char *what, const char *path, 
       at = json_array_get(at, s.index);
     }
     else {
-      TSR_CHECK(json_is_object(at), TSR_ERR_INVALID, "%.200s: %s is %s, not an object", what,
-                done, config_type_name(at));
+      TSR_CHECK(json_is_object(at), TSR_ERR_INVALID, "%s: %s is %s, not an object (%.200s)",
+                cfg->source, done, config_type_name(at), what);
       config_join(here, done, ".", s.key);
       if (last) {
         TSR_CHECK(json_object_set(at, s.key, value) == 0, TSR_ERR_NOMEM,
@@ -607,7 +607,8 @@ static tsr_status config_put(config_t *cfg, const char *what, const char *path, 
     }
     snprintf(done, sizeof done, "%s", here);
     TSR_CHECK(json_is_object(at) || json_is_array(at), TSR_ERR_INVALID,
-              "%.200s: %s is %s, not an object", what, done, config_type_name(at));
+              "%s: %s is %s, not an object (%.200s)", cfg->source, done, config_type_name(at),
+              what);
   }
 cleanup:
   return st;

@@ -909,9 +909,9 @@ static void test_set_refused(void **state) {
       {"a]=1", "--set a]=1: 'a]' is not a key path"},
       {"domain.cells[3]=1", "--set domain.cells[3]=1: domain.cells has 3 item(s); [3] does not "
                             "exist"},
-      {"domain.cells.x=1", "--set domain.cells.x=1: domain.cells is an array, not an object"},
-      {"domain[0]=1", "--set domain[0]=1: domain is an object, not an array"},
-      {"steps.a=1", "--set steps.a=1: steps is an integer, not an object"},
+      {"domain.cells.x=1", "t.json: domain.cells is an array, not an object (--set domain.cells.x=1)"},
+      {"domain[0]=1", "t.json: domain is an object, not an array (--set domain[0]=1)"},
+      {"steps.a=1", "t.json: steps is an integer, not an object (--set steps.a=1)"},
       {"obstacles[0]=1", "--set obstacles[0]=1: obstacles is missing; an array item must exist"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
