@@ -196,10 +196,12 @@ __kernel void lbm_boundary(__global REAL *f, __global const ulong2 *idx,
   if (k >= n) return;
   const ulong2 l = idx[k];
   REAL e = extra[k];
-  if (group) {
-    REAL s[8];
-    vstore8(scale, 0, s);
-    e = e * s[group[k]];
+  if (group) { /* the group's factor, picked by component (vstore8 of a double8 to private
+                  memory made PoCL warn on every build: a vector ABI beyond AVX2) */
+    const uchar g = group[k];
+    const REAL s = g < 4 ? (g < 2 ? (g == 0 ? scale.s0 : scale.s1) : (g == 2 ? scale.s2 : scale.s3))
+                         : (g < 6 ? (g == 4 ? scale.s4 : scale.s5) : (g == 6 ? scale.s6 : scale.s7));
+    e = e * s;
   }
   f[l.x] = (negate ? -f[l.y] : f[l.y]) + e;
 }
