@@ -185,8 +185,10 @@ typedef struct module_def {
   void (*free)(void *state);
   /* Its fs switches, e.g. "trt,dp,soa" (static or in its state). */
   const char *(*fs)(const void *state);
-  /* One line on the physics for the run's first line, e.g. "trt,dp, nu = 0.01". */
-  void (*describe)(const void *state, char *out, size_t cap);
+  /* One line on the physics for the run's first line, e.g. "trt,dp, nu = 0.01"; cpu and
+   * gpu: whether the run has processes of that hs (a switch of one hs alone, such as a
+   * CPU layout, is named only where that hs runs). */
+  void (*describe)(const void *state, bool cpu, bool gpu, char *out, size_t cap);
   /* Warnings on valid but risky options, one per line, into out; returns how many. */
   int (*warnings)(const void *state, const simulation_options_t *so, char *out, size_t cap);
   /* A new state for the calibration run (hardware.balance.calibrate): the same physics

@@ -298,7 +298,8 @@ void run_describe(const sim_t *sim, const simulation_options_t *so, const char *
     size_t used = 0;
     for (int m = 0; m < nmod && used < sizeof physics; ++m) {
       char line[256];
-      if (mods[m].def->describe) mods[m].def->describe(mods[m].state, line, sizeof line);
+      if (mods[m].def->describe)
+        mods[m].def->describe(mods[m].state, ngpu < size, ngpu > 0, line, sizeof line);
       else snprintf(line, sizeof line, "%s", mods[m].def->name);
       int k = snprintf(physics + used, sizeof physics - used, "%s%s", used ? "; " : "", line);
       if (k < 0) break;

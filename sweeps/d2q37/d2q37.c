@@ -239,7 +239,8 @@ cleanup:
   return st;
 }
 
-static void d37_describe(const void *state, char *out, size_t cap) {
+static void d37_describe(const void *state, bool cpu, bool gpu, char *out, size_t cap) {
+  (void)cpu, (void)gpu;
   const d37_state_t *s = state;
   const double nu = (s->o.tau - 0.5) * lattice_d2q37.cs2;
   int n = snprintf(out, cap, "d2q37 %s, tau = %g, nu = kappa = %g T (T0 = c_s^2 = %.6f), "

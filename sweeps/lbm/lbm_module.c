@@ -84,10 +84,20 @@ static const char *lbm_state_fs(const void *state) {
   return lbm_fs(&((const lbm_state_t *)state)->opts);
 }
 
-static void lbm_describe(const void *state, char *out, size_t cap) {
+/* The collision and precision, then the CPU blocks' layout and the GPU blocks' streaming
+ * where blocks of that hs run (CPU blocks always stream with two grids). */
+static void lbm_describe(const void *state, bool cpu, bool gpu, char *out, size_t cap) {
   const lbm_state_t *s = state;
-  snprintf(out, cap, "%s, nu = %g, tau = %.6g, Ma = %.3g", lbm_fs(&s->opts), s->opts.viscosity,
-           1.0 / lbm_omega(&s->opts), s->speed / lbm_sound_speed(&s->opts));
+  const char *layout = s->opts.cpu_layout == GRID_SOA ? "soa" : "aos";
+  const char *streaming = s->opts.in_place ? "in_place" : "two_grid";
+  char blocks[96];
+  if (cpu && gpu)
+    snprintf(blocks, sizeof blocks, " (CPU blocks %s, GPU blocks %s)", layout, streaming);
+  else snprintf(blocks, sizeof blocks, ",%s", gpu ? streaming : layout);
+  snprintf(out, cap, "%s,%s%s, nu = %g, tau = %.6g, Ma = %.3g",
+           s->opts.collision == LBM_TRT ? "trt" : "srt", s->opts.precision == LBM_SP ? "sp" : "dp",
+           blocks, s->opts.viscosity, 1.0 / lbm_omega(&s->opts),
+           s->speed / lbm_sound_speed(&s->opts));
 }
 
 static int lbm_warnings(const void *state, const simulation_options_t *so, char *out, size_t cap) {

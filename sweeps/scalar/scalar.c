@@ -113,7 +113,8 @@ cleanup:
   return st;
 }
 
-static void scalar_describe(const void *state, char *out, size_t cap) {
+static void scalar_describe(const void *state, bool cpu, bool gpu, char *out, size_t cap) {
+  (void)cpu, (void)gpu;
   const scalar_state_t *s = state;
   snprintf(out, cap, "scalar %s, D = %g", s->o.dp ? "dp" : "sp", s->o.d);
 }

@@ -98,7 +98,8 @@ cleanup:
   return st;
 }
 
-static void sc_describe(const void *state, char *out, size_t cap) {
+static void sc_describe(const void *state, bool cpu, bool gpu, char *out, size_t cap) {
+  (void)cpu, (void)gpu;
   const sc_state_t *s = state;
   snprintf(out, cap, "shan_chen %s, G = %g, rho_psi = %g", s->o.dp ? "dp" : "sp", s->o.g,
            s->o.rho_psi);

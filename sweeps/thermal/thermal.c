@@ -189,7 +189,8 @@ static double thermal_height(const thermal_opts_t *o, const patch_options_t *d) 
   return (double)d->cells[o->axis];
 }
 
-static void thermal_describe(const void *state, char *out, size_t cap) {
+static void thermal_describe(const void *state, bool cpu, bool gpu, char *out, size_t cap) {
+  (void)cpu, (void)gpu;
   const thermal_state_t *s = state;
   snprintf(out, cap, "thermal d3q7 trt,%s, Ra = %g, Pr = %g", s->o.dp ? "dp" : "sp",
            s->o.rayleigh, s->o.prandtl);
