@@ -1,8 +1,11 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* prctl */
 #include "stop.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "verdict.h"
 
@@ -23,9 +26,25 @@ static void stop_set(void (*handler)(int), int flags) {
   for (int i = 0; i < STOP_SIGNALS; ++i) sigaction(stop_signals[i], &sa, NULL);
 }
 
+/* Whether an MPI launcher started this process: Open MPI's mpirun, MPICH's mpiexec
+ * (hydra), srun. (Not PMIX_RANK: Open MPI sets it in a process started alone, too.) */
+static bool stop_launched(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK",
+                                     "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i)
+    if (getenv(vars[i])) return true;
+  return false;
+}
+
 void stop_install(void) {
   stop_caught = 0;
   stop_set(stop_handler, SA_RESTART | SA_RESETHAND);
+  /* started by a shell (a job script) without a launcher: the shell's end, e.g. killed
+     by SIGTERM while it waits for us, stops the run as SIGTERM would (a launcher's
+     threads are not a parent to watch: they pass the signals on themselves) */
+  if (stop_launched()) return;
+  const pid_t parent = getppid();
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() != parent) raise(SIGTERM);
 }
 
 void stop_uninstall(void) { stop_set(SIG_DFL, 0); }

@@ -9,7 +9,9 @@
  * an int. A signal reaching any rank stops every rank, at the same step. Open MPI's
  * mpirun (4.1) passes SIGTERM and SIGINT on to the ranks (as SIGTERM), and kills those
  * that have not ended after a grace period of its own; it does not forward SIGUSR1,
- * which has to be sent to the ranks themselves (as srun or scancel --signal do). */
+ * which has to be sent to the ranks themselves (as srun or scancel --signal do).
+ * A process started without a launcher also stops as at SIGTERM when its parent ends (a
+ * job script's shell killed while it waits: the shell does not pass the signal on). */
 #ifndef STOP_H
 #define STOP_H
 

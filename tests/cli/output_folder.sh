@@ -23,6 +23,10 @@
 #               say "interrupted" and name the signal, the folder holds what the manifest
 #               lists; with checkpoints on (SIGTERM), the stopping step's checkpoint is
 #               written, named in summary.json, and a restart goes on from it
+#   shell       a job script's shell killed by SIGTERM while it waits: tessera started
+#               from it without a launcher stops as at SIGTERM (it watches its parent);
+#               mpirun started with exec (docs/configuration.md, job scripts) gets the
+#               signal itself and passes it on
 # Usage: output_folder.sh CASE TESSERA WORKDIR, from the source tree. Exit 77: skipped
 # (a tmpfs cannot be mounted here).
 set -euo pipefail
@@ -202,6 +206,35 @@ non_utf8)
   [[ $rc -eq 0 ]] || fail "the run failed: $(cat "$work/latin.err")"
   grep -qF '"config": "'"$work"'/cavity_\\xff.json"' "$work/out/summary.json" ||
     fail "summary.json: $(grep config "$work/out/summary.json")"
+  ;;
+shell)
+  for how in alone exec; do
+    dir=$work/job_$how
+    if [[ $how == alone ]]; then # "; true": the shell cannot exec its last command
+      bash -c "\"\$0\" run $long_config --output $dir; true" "$tessera" >"$work/$how.out" 2>&1 &
+    else
+      bash -c "exec ${mpi[*]} \"\$0\" run $long_config --output $dir" "$tessera" >"$work/$how.out" 2>&1 &
+    fi
+    long=$!
+    wait_for "$dir/fields_000020.vti"
+    kill -TERM "$long"
+    wait "$long" 2>/dev/null || true
+    long=""
+    for ((i = 0; i < 100; ++i)); do
+      grep -q '"status": "interrupted"' "$dir/summary.json" 2>/dev/null && break
+      sleep 0.1
+    done
+    if ! grep -q '"status": "interrupted"' "$dir/summary.json" 2>/dev/null; then
+      pkill -KILL -f -- "--output $dir" || true # the run the shell left behind
+      fail "$how: no interrupted summary 10 s after the shell's SIGTERM: $(cat "$work/$how.out")"
+    fi
+    for ((i = 0; i < 100; ++i)); do # it ends once its summary is written
+      pgrep -f -- "--output $dir" >/dev/null || break
+      sleep 0.1
+    done
+    pgrep -f -- "--output $dir" >/dev/null && fail "$how: tessera still runs 10 s after its summary"
+    check_manifest interrupted "$dir" || fail "$how: the manifest"
+  done
   ;;
 signal)
   for sig in TERM INT; do
