@@ -21,12 +21,13 @@
 
 static const char run_usage[] =
     "usage: tessera run CONFIG [--set PATH=VALUE]... [--output FOLDER] [--overwrite] [--steps N]\n"
-    "                          [--restart CHECKPOINT]\n"
+    "                          [--restart CHECKPOINT|FOLDER|latest]\n"
     "  --set: a configuration value (JSON) at a key path, e.g. --set lbm.viscosity=0.01\n"
     "  --set 'domain.cells=[64,64,1]' --set 'lbm.lattice=\"D2Q9\"'; --output and --steps\n"
     "  are output.folder and steps; the configuration run is written to FOLDER/config.json\n"
     "  --restart: go on from a checkpoint (output.checkpoint_every/_interval) of a run of\n"
-    "  CONFIG, on any processes and hardware, to step N; the output folder's files stay\n";
+    "  CONFIG, on any processes and hardware, to step N; the output folder's files stay;\n"
+    "  a FOLDER: its checkpoint of the highest step; latest: the output folder's\n";
 
 /* The command line of a run. */
 typedef struct run_args {
@@ -146,12 +147,15 @@ int app_run(MPI_Comm comm, int argc, char **argv) {
   TSR_TRY(st);
   TSR_TRY(run_check(sim, &so, err));
   TSR_TRY(verdict_reduce(comm, sim_output_create(sim, &writers, err), 0, err));
-  if (a.restart)
-    TSR_TRY(run_restart(sim, writers, &so, a.restart, physics, &start, &read_seconds, err));
+  char restart[OUTPUT_PATH_MAX];
+  if (a.restart) {
+    TSR_TRY(sim_checkpoint_find(comm, a.restart, so.output_folder, restart, sizeof restart, err));
+    TSR_TRY(run_restart(sim, writers, &so, restart, physics, &start, &read_seconds, err));
+  }
   TSR_TRY(run_folder(comm, doc, &so, &a, &out, err));
   run_describe(sim, &so, a.config);
   if (a.restart && rank == 0)
-    printf("restarted from %s at step %lld (read in %.2f s)\n", a.restart, (long long)start,
+    printf("restarted from %s at step %lld (read in %.2f s)\n", restart, (long long)start,
            read_seconds);
   fflush(stdout);
   run_options_t ro = {.steps = so.steps, .start = start, .physics = physics, .out = out,

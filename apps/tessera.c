@@ -17,7 +17,7 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  run CONFIG [--set PATH=VALUE]... [--output FOLDER] [--overwrite] [--steps N]\n"
-    "      [--restart CHECKPOINT]\n"
+    "      [--restart CHECKPOINT|FOLDER|latest]\n"
     "                         runs the simulation CONFIG describes (e.g.\n"
     "                         configs/cavity.json), assembled from the physics modules\n"
     "                         its \"modules\" list names (default: lbm, lattice\n"
@@ -60,7 +60,8 @@ static const char usage[] =
     "                         with output.checkpoint_every or _interval, checkpoints\n"
     "                         (and one at such a signal) that --restart CHECKPOINT goes\n"
     "                         on from, bitwise, on any processes and hardware, up to\n"
-    "                         step N (docs/checkpoints.md)\n"
+    "                         step N (docs/checkpoints.md); a FOLDER, or latest (the\n"
+    "                         output folder): its checkpoint of the highest step\n"
     "";
 
 static const char usage_plan[] =

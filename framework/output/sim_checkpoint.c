@@ -5,7 +5,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sim_checkpoint.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -537,5 +540,61 @@ cleanup:
   if (fd >= 0) close(fd);
   bulk_close(&file);
   checkpoint_header_free(&h);
+  return st;
+}
+
+/* Rank 0's part of sim_checkpoint_find for a folder. */
+static tsr_status sim_ckpt_newest(const char *folder, const char *asked, char *path, size_t cap,
+                                  tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  DIR *dir = opendir(folder);
+  long long best = -1;
+  char name[NAME_MAX + 1] = "";
+  TSR_CHECK(dir, TSR_ERR_IO, "--restart %s: cannot read the folder '%s': %s", asked, folder,
+            strerror(errno));
+  for (struct dirent *e; (e = readdir(dir));) {
+    char *end = NULL;
+    if (strncmp(e->d_name, "checkpoint_", 11) != 0 || !isdigit((unsigned char)e->d_name[11]))
+      continue;
+    errno = 0;
+    const long long step = strtoll(e->d_name + 11, &end, 10);
+    if (errno || strcmp(end, ".tsrc") != 0 || step <= best) continue;
+    char file[OUTPUT_PATH_MAX];
+    struct stat sb;
+    if (snprintf(file, sizeof file, "%s/%s", folder, e->d_name) >= (int)sizeof file ||
+        stat(file, &sb) != 0 || !S_ISREG(sb.st_mode))
+      continue;
+    best = step;
+    snprintf(name, sizeof name, "%s", e->d_name);
+  }
+  TSR_CHECK(best >= 0, TSR_ERR_INVALID,
+            "--restart %s: the folder '%s' holds no checkpoint (checkpoint_<step>.tsrc, written "
+            "where output.checkpoint_every or output.checkpoint_interval asks for them)",
+            asked, folder);
+  TSR_CHECK(snprintf(path, cap, "%s/%s", folder, name) < (int)cap, TSR_ERR_INVALID,
+            "--restart %s: the path of %s in '%s' is too long", asked, name, folder);
+cleanup:
+  if (dir) closedir(dir);
+  return st;
+}
+
+tsr_status sim_checkpoint_find(MPI_Comm comm, const char *restart, const char *output_folder,
+                               char *path, size_t cap, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const bool latest = strcmp(restart, "latest") == 0;
+  const char *folder = latest ? output_folder : restart;
+  struct stat sb;
+  if (rank == 0) {
+    if (latest || (stat(restart, &sb) == 0 && S_ISDIR(sb.st_mode)))
+      st = sim_ckpt_newest(folder, restart, path, cap, err);
+    else if (snprintf(path, cap, "%s", restart) >= (int)cap)
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "--restart: the path is too long");
+  }
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  TSR_MPI(MPI_Bcast(path, (int)cap, MPI_CHAR, 0, comm));
+cleanup:
   return st;
 }

@@ -23,6 +23,14 @@ TSR_NODISCARD tsr_status sim_write_checkpoint(sim_t *sim, sim_output_t *w, outpu
                                               int64_t step, const char *physics, char *name,
                                               size_t cap, tsr_error_t *err);
 
+/* Collective: the checkpoint `restart` names, into path (cap bytes): a checkpoint file as
+ * it is; a folder, or "latest" for output_folder, the checkpoint of the highest step in
+ * it (checkpoint_<step>.tsrc: written whole or not at all, so every one there is
+ * complete). One error on every rank where a folder holds none. */
+TSR_NODISCARD tsr_status sim_checkpoint_find(MPI_Comm comm, const char *restart,
+                                             const char *output_folder, char *path, size_t cap,
+                                             tsr_error_t *err);
+
 /* Loads the checkpoint at path into a simulation created from the same configuration
  * (physics' hash, block grid and fields must match: one message naming what differs; its
  * checksums must hold): each rank reads its blocks by BlockID, whatever ranks, hardware

@@ -16,6 +16,10 @@
 #   restart_elsewhere
 #               a restart into another folder: its fields.pvd lists only the steps
 #               whose files are in that folder
+#   restart_latest
+#               --restart latest and --restart FOLDER take the checkpoint of the highest
+#               step (step 1000 after 990: by number, not by name), and the result is the
+#               same as from that file; a folder without checkpoints: one error
 #   non_utf8    a configuration whose path is not UTF-8: the run completes and its
 #               summary names the path with the byte escaped
 #   signal      SIGTERM, then SIGINT, to mpirun (which forwards them to the ranks) during
@@ -198,6 +202,31 @@ restart_elsewhere)
   [[ -n $listed ]] || fail "fields.pvd lists nothing: $(cat "$work/second/fields.pvd")"
   for f in $listed; do [[ -e $work/second/$f ]] || fail "fields.pvd lists $f, which is not there"; done
   [[ $listed == *fields_000030.vti* ]] || fail "fields.pvd lacks step 30: $listed"
+  ;;
+restart_latest)
+  dir=$work/latest
+  run "$work/first" "$short_config" --output "$dir" --set output.checkpoint_every=10
+  [[ $rc -eq 0 ]] || fail "the first run failed: $(cat "$work/first.err")"
+  # on in the same folder to a checkpoint of a later step whose name sorts first
+  run "$work/on" "$short_config" --output "$dir" --restart "$dir/checkpoint_000010.tsrc" \
+    --steps 1000 --set output.checkpoint_every=1000 --set output.vtk_every=0
+  [[ $rc -eq 0 ]] || fail "the run to step 1000 failed: $(cat "$work/on.err")"
+  [[ -f $dir/checkpoint_000020.tsrc && -f $dir/checkpoint_001000.tsrc ]] ||
+    fail "expected checkpoints of steps 20 and 1000: $(ls "$dir")"
+  for how in latest "$dir"; do
+    rm -rf "$work/from_$$"
+    if [[ $how == latest ]]; then
+      run "$work/latest_run" "$short_config" --output "$dir" --restart latest --steps 1010
+    else
+      run "$work/latest_run" "$short_config" --output "$work/from_$$" --restart "$dir" --steps 1010
+    fi
+    [[ $rc -eq 0 ]] || fail "--restart $how failed: $(cat "$work/latest_run.err")"
+    grep -q "restarted from $dir/checkpoint_001000.tsrc at step 1000" "$work/latest_run.out" ||
+      fail "--restart $how: $(grep restarted "$work/latest_run.out")"
+  done
+  mkdir -p "$work/none"
+  run "$work/none_run" "$short_config" --output "$work/none" --restart latest
+  failed "$work/none_run" "--restart latest: the folder '$work/none' holds no checkpoint"
   ;;
 non_utf8)
   config=$work/cavity_$'\xff'.json
