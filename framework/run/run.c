@@ -102,7 +102,8 @@ static void run_fill_processes(const sim_t *sim, const double *rows, report_item
 }
 
 /* Rank 0: the same on the terminal (the first RUN_PRINT_MAX processes). */
-static void run_print_processes(const sim_t *sim, const double *rows) {
+static void run_print_processes(const sim_t *sim, const simulation_options_t *so,
+                                const double *rows) {
   const plan_t *plan = sim_plan(sim);
   const patch_t *patch = sim_patch(sim);
   printf("per process, ms per step: predicted compute + exchange + communication | measured "
@@ -125,10 +126,15 @@ static void run_print_processes(const sim_t *sim, const double *rows) {
   }
   if (plan->nranks > RUN_PRINT_MAX)
     printf("  ... %d more processes in summary.json\n", plan->nranks - RUN_PRINT_MAX);
+  const simulation_balance_t *bal = &so->hardware.balance;
   if (measured > 0)
     printf("step: predicted %.3f ms, measured %.3f ms (the slowest process's phases): "
-           "predicted / measured %.2f\n", 1e3 * plan->max_seconds, 1e3 * measured,
-           plan->max_seconds / measured);
+           "predicted / measured %.2f%s\n", 1e3 * plan->max_seconds, 1e3 * measured,
+           plan->max_seconds / measured,
+           bal->machine[0] || bal->calibrate
+               ? ""
+               : " (the model's default throughput: `tessera bench --machine FILE` measures "
+                 "this machine's, hardware.machine uses them)");
   printf("predicted imbalance %.1f%% (largest %.3f ms per step; the block granularity allows "
          "%.3f ms of compute at best)\n",
          100.0 * plan_imbalance(plan), 1e3 * plan->max_seconds, 1e3 * plan->best_compute);
@@ -788,7 +794,7 @@ static void run_summary_print(const sim_t *sim, const simulation_options_t *so,
   if (res->ending == TSR_OK && !res->stopped) {
     printf("time per phase (slowest rank): exchange %.2f s, boundary %.2f s, kernel %.2f s\n",
            rep->phase_max[0], rep->phase_max[1], rep->phase_max[2]);
-    run_print_processes(sim, rep->rows);
+    run_print_processes(sim, so, rep->rows);
   }
 }
 
