@@ -414,6 +414,31 @@ cleanup:
   return st;
 }
 
+tsr_status config_choice_or_range(config_node_t *node, const char *key,
+                                  const char *const *choices, int *choice, double range[2],
+                                  tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  json_t *v;
+  char kp[CONFIG_PATH_MAX];
+  TSR_TRY(config_ask(node, key, false, &v, kp, err));
+  if (!v) goto cleanup;
+  if (json_is_string(v)) {
+    TSR_TRY(config_choice(node, key, false, choices, choice, err));
+    goto cleanup;
+  }
+  const json_t *a = json_array_get(v, 0), *b = json_array_get(v, 1);
+  if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_number(a) || !json_is_number(b) ||
+      !(json_number_value(a) < json_number_value(b)) || !isfinite(json_number_value(a)) ||
+      !isfinite(json_number_value(b)))
+    CONFIG_FAIL(node, "%s: expected [min, max] with min < max, or one of \"%s\", \"%s\"", kp,
+                choices[0], choices[1]);
+  *choice = -1;
+  range[0] = json_number_value(a);
+  range[1] = json_number_value(b);
+cleanup:
+  return st;
+}
+
 tsr_status config_string(config_node_t *node, const char *key, bool required, char *value,
                          size_t cap, tsr_error_t *err) {
   tsr_status st = TSR_OK;

@@ -124,6 +124,12 @@ int config_name_index(const char *const *names, const char *s);
 /* A string that must be one of choices (NULL-terminated); *value gets its index. */
 TSR_NODISCARD tsr_status config_choice(config_node_t *node, const char *key, bool required,
                                        const char *const *choices, int *value, tsr_error_t *err);
+/* Either one of choices (a string; *choice its index; choices has at least two) or a range
+ * [min, max] of finite numbers with min < max (*choice -1, range[2]); untouched when the
+ * key is absent. */
+TSR_NODISCARD tsr_status config_choice_or_range(config_node_t *node, const char *key,
+                                                const char *const *choices, int *choice,
+                                                double range[2], tsr_error_t *err);
 TSR_NODISCARD tsr_status config_string(config_node_t *node, const char *key, bool required,
                                        char *value, size_t cap, tsr_error_t *err);
 /* An array of at most max strings of at most cap - 1 characters each, into

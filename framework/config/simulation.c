@@ -80,6 +80,7 @@ static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST
 /* Probes and slices: lists of named outputs. */
 
 static const char *const axis_names[] = {"x", "y", "z", NULL};
+const char *const simulation_range_names[] = {"first", "each", NULL};
 
 static tsr_status check_list_count(const char *list, int n, int max, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -636,6 +637,9 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
       TSR_TRY(config_choice(p, "axis", true, axis_names, &q->axis, err));
       TSR_TRY(config_int(p, "position", true, 0, INT_MAX, &q->position, err));
       TSR_TRY(config_string(p, "quantity", false, q->quantity, sizeof q->quantity, err));
+      q->range = SIMULATION_RANGE_FIRST;
+      TSR_TRY(config_choice_or_range(p, "range", simulation_range_names, &q->range,
+                                     q->range_values, err));
     }
     r.nslices = (int)n;
   }

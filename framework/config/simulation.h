@@ -34,7 +34,10 @@
  *     "slices": [                 PNG pictures of a quantity (its magnitude for vectors)
  *                                 on a plane of cells (at most 8)
  *       { "name": "mid", "axis": "z", "position": 16, "every": n,
- *         "quantity": "velocity" } default: the first vector quantity
+ *         "quantity": "velocity", default: the first vector quantity
+ *         "range": [0, 0.1] }     the colour map's range; "first" (default): that of
+ *                                 the first picture whose values differ; "each": each
+ *                                 picture's own
  *     ]
  *   },
  *   "hardware": {                 what every process runs its blocks on
@@ -129,7 +132,13 @@ typedef struct simulation_slice {
   int64_t position;               /* global cell index along axis, inside the domain */
   int64_t every;                  /* steps between outputs, >= 1 */
   char quantity[SIMULATION_NAME_MAX]; /* what it shows; "": the first vector quantity */
+  int range;                      /* SIMULATION_RANGE_*, or -1: fixed at range_values */
+  double range_values[2];         /* the colour map's [min, max] (in the output's units) */
 } simulation_slice_t;
+/* A slice's colour range: fixed by its first picture whose values are not all equal
+ * (default), or each picture's own. */
+enum { SIMULATION_RANGE_FIRST = 0, SIMULATION_RANGE_EACH = 1 };
+extern const char *const simulation_range_names[];
 
 typedef enum simulation_hs { SIMULATION_HS_CPU = 0, SIMULATION_HS_GPU = 1 } simulation_hs_t;
 

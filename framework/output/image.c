@@ -68,6 +68,26 @@ static const glyph_t font[] = {
     {')', {0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08}},
     {':', {0, 0x0C, 0x0C, 0, 0x0C, 0x0C, 0}},
     {'/', {0, 0x01, 0x02, 0x04, 0x08, 0x10, 0}},
+    {',', {0, 0, 0, 0, 0x0C, 0x04, 0x08}},
+    {'[', {0x0E, 0x08, 0x08, 0x08, 0x08, 0x08, 0x0E}},
+    {']', {0x0E, 0x02, 0x02, 0x02, 0x02, 0x02, 0x0E}},
+    {'^', {0x04, 0x0A, 0x11, 0, 0, 0, 0}},
+    {'_', {0, 0, 0, 0, 0, 0, 0x1F}},
+    {'b', {0x10, 0x10, 0x16, 0x19, 0x11, 0x11, 0x1E}},
+    {'f', {0x06, 0x09, 0x08, 0x1C, 0x08, 0x08, 0x08}},
+    {'g', {0, 0x0F, 0x11, 0x11, 0x0F, 0x01, 0x0E}},
+    {'j', {0x02, 0, 0x06, 0x02, 0x02, 0x12, 0x0C}},
+    {'k', {0x10, 0x10, 0x12, 0x14, 0x18, 0x14, 0x12}},
+    {'q', {0, 0, 0x0D, 0x13, 0x0F, 0x01, 0x01}},
+    {'w', {0, 0, 0x11, 0x11, 0x15, 0x15, 0x0A}},
+    {'C', {0x0E, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0E}},
+    {'D', {0x1C, 0x12, 0x11, 0x11, 0x11, 0x12, 0x1C}},
+    {'J', {0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0C}},
+    {'K', {0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11}},
+    {'N', {0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11}},
+    {'P', {0x1E, 0x11, 0x11, 0x1E, 0x10, 0x10, 0x10}},
+    {'Q', {0x0E, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0D}},
+    {'T', {0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04}},
     {'a', {0, 0, 0x0E, 0x01, 0x0F, 0x11, 0x0F}},
     {'c', {0, 0, 0x0E, 0x10, 0x10, 0x11, 0x0E}},
     {'d', {0x01, 0x01, 0x0D, 0x13, 0x11, 0x11, 0x0F}},
@@ -117,7 +137,8 @@ static tsr_status check_text(const char *what, const char *text, tsr_error_t *er
   for (const char *p = text; p && *p; ++p)
     TSR_CHECK(font_glyph(*p), TSR_ERR_INVALID,
               "image %s \"%.100s\": the character '%c' is not in the built-in font (it has the "
-              "digits, space, . - + = | ( ) : / and the letters a c d e h i l m n o p r s t u v x y z)",
+              "digits, space, . , - + = | ( ) [ ] : / ^ _, the lower-case letters and C D J K N "
+              "P Q T)",
               what, text, *p);
 cleanup:
   return st;
@@ -146,6 +167,45 @@ static void field_range(const image_field_t *f, double *min, double *max) {
   }
 }
 
+/* The colour map's ends: the fixed range, else the field's. */
+static void map_range(const image_field_t *f, const image_options_t *o, double *min, double *max) {
+  if (o->fixed) *min = o->lo, *max = o->hi;
+  else field_range(f, min, max);
+}
+
+/* Round coordinates for the ticks of an axis from a to b (either order): the first tick
+ * *first, the step *step (1, 2 or 5 times a power of ten), about target of them; the
+ * count. */
+static int axis_ticks(double a, double b, int target, double *first, double *step) {
+  const double lo = a < b ? a : b, hi = a < b ? b : a, span = hi - lo;
+  if (!(span > 0) || !isfinite(span)) return 0;
+  const double raw = span / target, p = pow(10.0, floor(log10(raw)));
+  const double m = raw / p;
+  *step = (m < 1.5 ? 1.0 : m < 3.5 ? 2.0 : m < 7.5 ? 5.0 : 10.0) * p;
+  *first = ceil(lo / *step - 1e-9) * *step;
+  return (int)floor((hi - *first) / *step + 1e-9) + 1;
+}
+
+/* A tick's label: the coordinate with the step's digits (no "-0"). */
+static void axis_label(double v, double step, char out[32]) {
+  if (fabs(v) < 1e-9 * step) v = 0;
+  const int digits = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+  if (fabs(v) >= 1e5 || (v != 0 && fabs(v) < 1e-4)) snprintf(out, 32, "%.3g", v);
+  else snprintf(out, 32, "%.*f", digits, v);
+}
+
+/* The widest tick label of an axis. */
+static int axis_label_width(double a, double b, int target) {
+  double first, step;
+  int n = axis_ticks(a, b, target, &first, &step), w = 0;
+  for (int k = 0; k < n; ++k) {
+    char t[32];
+    axis_label(first + k * step, step, t);
+    w = w > text_width(t) ? w : text_width(t);
+  }
+  return w;
+}
+
 /* Tick labels of the range: with as many digits as it takes to tell them apart. */
 static void tick_labels(double min, double max, char lo[32], char hi[32]) {
   for (int digits = 3; digits <= 12; ++digits) {
@@ -155,7 +215,7 @@ static void tick_labels(double min, double max, char lo[32], char hi[32]) {
   }
 }
 
-enum { MARGIN = 12, GAP = 8, BAR_W = 20, BAR_MIN_H = 128, TICK_GAP = 6 };
+enum { MARGIN = 12, GAP = 8, BAR_W = 20, BAR_MIN_H = 128, TICK_GAP = 6, TICK_LEN = 5 };
 
 static int imax(int a, int b) { return a > b ? a : b; }
 
@@ -176,22 +236,41 @@ static tsr_status layout_make(const image_field_t *f, const image_options_t *o, 
   TSR_CHECK(f->width <= IMAGE_MAX_PIXELS / s && f->height <= IMAGE_MAX_PIXELS / s, TSR_ERR_INVALID,
             "image field of %d x %d cells at %d pixels per cell: at most %d pixels per side are "
             "allowed", f->width, f->height, s, IMAGE_MAX_PIXELS);
+  TSR_CHECK(!o->fixed || (isfinite(o->lo) && isfinite(o->hi) && o->lo < o->hi), TSR_ERR_INVALID,
+            "image range [%g, %g]: allowed are finite ends with the first below the second",
+            o->lo, o->hi);
+  const image_axes_t *ax = &o->axes;
+  TSR_TRY(check_text("axis name", ax->on ? ax->h_name : NULL, err));
+  TSR_TRY(check_text("axis name", ax->on ? ax->v_name : NULL, err));
   double min, max;
-  field_range(f, &min, &max);
+  map_range(f, o, &min, &max);
   tick_labels(min, max, lo, hi);
 
   memset(l, 0, sizeof *l);
   l->scale = s;
   int top = MARGIN + TEXT_H + GAP + TEXT_H / 2; /* the label, clear of the top tick label */
-  l->field = (image_rect_t){MARGIN + 1, top, f->width * s, f->height * s};
+  int left = MARGIN + 1;
+  if (ax->on) { /* the vertical axis's labels and ticks left of the field */
+    l->h_ticks = axis_ticks(ax->h0, ax->h1, imax(2, f->width * s / 80), &(double){0}, &(double){0});
+    l->v_ticks = axis_ticks(ax->v0, ax->v1, imax(2, f->height * s / 60), &(double){0}, &(double){0});
+    left += axis_label_width(ax->v0, ax->v1, imax(2, f->height * s / 60)) + TICK_GAP + TICK_LEN;
+    left = imax(left, MARGIN + 1 + text_width(ax->v_name) / 2);
+    top += TEXT_H + GAP; /* the vertical axis's name above it */
+  }
+  l->field = (image_rect_t){left, top, f->width * s, f->height * s};
   l->legend = (image_rect_t){l->field.x + l->field.w + 1 + 3 * GAP, top, BAR_W,
                              imax(l->field.h, BAR_MIN_H)};
   l->ticks = (image_rect_t){l->legend.x + BAR_W + 1 + TICK_GAP, top - TEXT_H / 2,
                             imax(text_width(lo), text_width(hi)), l->legend.h + TEXT_H};
   int right = imax(l->ticks.x + l->ticks.w, l->legend.x + text_width(o->label));
   right = imax(right, l->field.x + text_width(o->caption));
-  int bottom = imax(l->ticks.y + l->ticks.h, l->field.y + l->field.h + 1);
-  if (o->caption && o->caption[0]) bottom = imax(bottom, l->field.y + l->field.h + 1 + GAP + TEXT_H);
+  int below = l->field.y + l->field.h + 1; /* the horizontal axis's labels and name */
+  if (ax->on) {
+    below += TICK_LEN + TICK_GAP + TEXT_H + GAP + TEXT_H;
+    right = imax(right, l->field.x + l->field.w + text_width(ax->h_name));
+  }
+  int bottom = imax(l->ticks.y + l->ticks.h, below);
+  if (o->caption && o->caption[0]) bottom = imax(bottom, below + GAP + TEXT_H);
   l->width = right + MARGIN;
   l->height = bottom + MARGIN;
   TSR_CHECK(l->width <= IMAGE_MAX_PIXELS && l->height <= IMAGE_MAX_PIXELS, TSR_ERR_INVALID,
@@ -238,11 +317,44 @@ static void text(canvas_t *c, int x, int y, const char *s) {
   }
 }
 
+/* Ticks and labels along the bottom (horizontal axis) and the left edge (vertical axis)
+ * of the field, at round coordinates; the names right of the bottom axis's labels and
+ * above the left one. */
+static void draw_axes(canvas_t *c, const image_field_t *f, const image_options_t *o,
+                      const image_layout_t *l) {
+  const image_axes_t *ax = &o->axes;
+  const image_rect_t *r = &l->field;
+  double first, step;
+  int n = axis_ticks(ax->h0, ax->h1, imax(2, f->width * l->scale / 80), &first, &step);
+  const int y0 = r->y + r->h + 1;
+  for (int k = 0; k < n; ++k) {
+    const double v = first + k * step;
+    const int x = r->x + (int)lround((v - ax->h0) / (ax->h1 - ax->h0) * (r->w - 1));
+    char t[32];
+    axis_label(v, step, t);
+    fill(c, x, y0, 1, TICK_LEN, ink);
+    text(c, x - text_width(t) / 2, y0 + TICK_LEN + TICK_GAP, t);
+  }
+  text(c, r->x + r->w - text_width(ax->h_name), y0 + TICK_LEN + TICK_GAP + TEXT_H + GAP,
+       ax->h_name);
+  n = axis_ticks(ax->v0, ax->v1, imax(2, f->height * l->scale / 60), &first, &step);
+  for (int k = 0; k < n; ++k) {
+    const double v = first + k * step;
+    const int y = r->y + r->h - 1 - (int)lround((v - ax->v0) / (ax->v1 - ax->v0) * (r->h - 1));
+    char t[32];
+    axis_label(v, step, t);
+    fill(c, r->x - 1 - TICK_LEN, y, TICK_LEN, 1, ink);
+    text(c, r->x - 1 - TICK_LEN - TICK_GAP - text_width(t), y - TEXT_H / 2, t);
+  }
+  text(c, imax(MARGIN, r->x - text_width(ax->v_name) / 2), r->y - GAP - TEXT_H - TEXT_H / 2,
+       ax->v_name);
+}
+
 static void draw(canvas_t *c, const image_field_t *f, const image_options_t *o,
                  const image_layout_t *l, const char *lo, const char *hi) {
   fill(c, 0, 0, c->width, c->height, image_background);
   double min, max;
-  field_range(f, &min, &max);
+  map_range(f, o, &min, &max);
   /* the field, row 0 at the bottom */
   for (int j = 0; j < f->height; ++j)
     for (int i = 0; i < f->width; ++i) {
@@ -267,7 +379,12 @@ static void draw(canvas_t *c, const image_field_t *f, const image_options_t *o,
   text(c, l->ticks.x, b->y - TEXT_H / 2, hi);
   text(c, l->ticks.x, b->y + b->h - 1 - TEXT_H / 2, lo);
   text(c, b->x, MARGIN, o->label);
-  text(c, l->field.x, l->field.y + l->field.h + 1 + GAP, o->caption);
+  int below = l->field.y + l->field.h + 1;
+  if (o->axes.on) {
+    draw_axes(c, f, o, l);
+    below += TICK_LEN + TICK_GAP + TEXT_H + GAP + TEXT_H;
+  }
+  text(c, l->field.x, below + GAP, o->caption);
 }
 
 tsr_status image_write_png(const char *path, const image_field_t *field, const image_options_t *o,

@@ -1,9 +1,11 @@
 /* image: PNG pictures of a 2-D scalar field, for a quick look without ParaView.
  *
  * The field is drawn with a perceptual colour map (viridis, from the field's minimum to
- * its maximum), wall cells in grey, each cell as a square of `scale` x `scale` pixels,
- * on a white background. To the right a legend bar shows the colour map with the
- * label above it and the minimum and maximum as tick labels; an optional caption goes
+ * its maximum, or over a fixed range: values beyond it take the end colours), wall cells
+ * in grey, each cell as a square of `scale` x `scale` pixels, on a white background. To
+ * the right a legend bar shows the colour map with the label above it and the ends of
+ * the range as tick labels; optional axes carry ticks at round coordinates along the
+ * bottom and left edges of the field, with the axes' names; an optional caption goes
  * under the field. Text is drawn with a small built-in bitmap font (see
  * image_text_supported). The file is written as <path>.tmp and renamed into place, so a
  * reader never sees half a picture.
@@ -27,12 +29,23 @@ typedef struct image_field {
                            NULL: no walls */
 } image_field_t;
 
+/* Axes of the field: the coordinates of its left, right, bottom and top edges and the
+ * names written beside them ("x (m)"). */
+typedef struct image_axes {
+  bool on;
+  double h0, h1, v0, v1;
+  const char *h_name, *v_name; /* borrowed */
+} image_axes_t;
+
 typedef struct image_options {
   int scale;           /* pixels per cell, 1..IMAGE_MAX_SCALE; 0: the smallest that makes the
                           longer side of the field at least IMAGE_AUTO_PIXELS pixels (at
                           most IMAGE_AUTO_MAX_SCALE) */
   const char *label;   /* above the legend bar, e.g. "|u|"; NULL or "": none. Borrowed */
   const char *caption; /* under the field, e.g. "z=16 step 100"; NULL or "": none. Borrowed */
+  bool fixed;          /* the colour map spans [lo, hi] (lo < hi), not the field's range */
+  double lo, hi;
+  image_axes_t axes;   /* .on false: none */
 } image_options_t;
 
 enum {
@@ -55,6 +68,7 @@ typedef struct image_layout {
                           y = field.y + (height - 1 - j)*scale */
   image_rect_t legend; /* the colour bar: maximum at the top row, minimum at the bottom row */
   image_rect_t ticks;  /* the tick labels right of the bar */
+  int h_ticks, v_ticks; /* with axes: ticks along the bottom and the left edge */
 } image_layout_t;
 
 /* Colours of the background (white), of wall cells (grey) and of non-finite values. */
@@ -67,8 +81,7 @@ image_options_t image_options_default(void);
 TSR_NODISCARD tsr_status image_options_validate(const image_options_t *o, tsr_error_t *err);
 
 /* True when the built-in font draws every character of text. It has the digits, space,
- * ". - + = | ( ) : /" and the letters a c d e h i l m n o p
- * r s t u v x y z. */
+ * ". , - + = | ( ) [ ] : / ^ _", the lower-case letters and C D J K N P Q T. */
 bool image_text_supported(const char *text);
 
 /* Colour of t in [0, 1] (clamped; NaN gives 0) on the colour map: t = 0 and t = 1 give

@@ -33,6 +33,12 @@ struct sim_output {
   output_series_t group_series[MODULE_MAX_VALUES]; /* rank 0: series_<group>.csv */
   char group_file[MODULE_MAX_VALUES][SIM_SERIES_NAME_MAX];
   int ngroups;
+  struct { /* rank 0: the colour range a slice's first picture fixed (range "first") */
+    char name[SIMULATION_NAME_MAX];
+    double lo, hi;
+  } ranges[SIMULATION_MAX_SLICES];
+  int nranges;
+  char ranges_text[SIMULATION_MAX_SLICES * (SIMULATION_NAME_MAX + 56) + 1]; /* for checkpoints */
 };
 
 tsr_status sim_output_create(sim_t *sim, sim_output_t **out, tsr_error_t *err) {
@@ -641,20 +647,68 @@ static void sim_slice_unpack(const sim_t *sim, int nranks, const sim_plane_t *p,
   }
 }
 
-/* Rank 0: field as slice_<name>_<step>.png, with its caption and q's legend label. */
-static tsr_status sim_slice_picture(output_folder_t *out, const simulation_slice_t *slice,
-                                    const module_quantity_t *q, const sim_plane_t *p,
-                                    int64_t step, const image_field_t *field, tsr_error_t *err) {
+/* The colour range a slice's picture uses (image_options_t): its fixed range; the range
+ * the slice's first picture whose values differ fixed ("first": found, or fixed now and
+ * said once); none ("each", or every value equal so far). */
+static void sim_slice_range(sim_output_t *w, const simulation_slice_t *slice, int64_t step,
+                            const image_field_t *field, image_options_t *io) {
+  if (slice->range < 0) {
+    io->fixed = true, io->lo = slice->range_values[0], io->hi = slice->range_values[1];
+    return;
+  }
+  if (slice->range != SIMULATION_RANGE_FIRST) return;
+  for (int i = 0; i < w->nranges; ++i)
+    if (strcmp(w->ranges[i].name, slice->name) == 0) {
+      io->fixed = true, io->lo = w->ranges[i].lo, io->hi = w->ranges[i].hi;
+      return;
+    }
+  double lo = INFINITY, hi = -INFINITY;
+  for (int64_t k = 0; k < (int64_t)field->width * field->height; ++k)
+    if (!field->wall[k] && isfinite(field->values[k])) {
+      lo = fmin(lo, field->values[k]);
+      hi = fmax(hi, field->values[k]);
+    }
+  if (!(lo < hi) || w->nranges == SIMULATION_MAX_SLICES) return;
+  snprintf(w->ranges[w->nranges].name, sizeof w->ranges[0].name, "%s", slice->name);
+  w->ranges[w->nranges].lo = lo, w->ranges[w->nranges++].hi = hi;
+  io->fixed = true, io->lo = lo, io->hi = hi;
+  printf("slice '%s': colours span [%.6g, %.6g], the range of its picture of step %lld, kept "
+         "for the later ones (output.slices[].range sets another)\n", slice->name, lo, hi,
+         (long long)step);
+}
+
+/* Rank 0: field as slice_<name>_<step>.png: the quantity and its unit over the colour
+ * bar, axes in cells (in m with SI output), the plane, step and time under it. */
+static tsr_status sim_slice_picture(sim_output_t *w, output_folder_t *out,
+                                    const simulation_slice_t *slice, const module_quantity_t *q,
+                                    const sim_plane_t *p, int64_t step,
+                                    const image_field_t *field, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  char path[OUTPUT_PATH_MAX], caption[96], label[80];
+  const units_t *u = sim_units(w->sim);
+  const bool si = u->on && u->physical_output;
+  const patch_options_t *d = patch_options(sim_patch(w->sim));
+  char path[OUTPUT_PATH_MAX], caption[128], label[96], unit[32] = "lattice units";
   static const char axis_name[3] = {'x', 'y', 'z'};
-  snprintf(caption, sizeof caption, "%c=%lld step %lld", axis_name[p->a], (long long)p->pos,
-           (long long)step);
-  snprintf(label, sizeof label, q->components == 1 ? "%s" : "|%s|",
-           q->components == 3 && strcmp(q->name, "velocity") == 0 ? "u" : q->name);
+  int n = snprintf(caption, sizeof caption, "%c=%lld step %lld", axis_name[p->a],
+                   (long long)p->pos, (long long)step);
+  if (si && n > 0)
+    snprintf(caption + n, sizeof caption - (size_t)n, " t = %.6g s",
+             (double)step * units_output_factor(u, UNITS_TIME));
+  if (si) units_name(q->dim, unit, sizeof unit);
+  const bool none = q->dim.length == 0 && q->dim.time == 0 && q->dim.mass == 0;
+  snprintf(label, sizeof label, q->components == 1 ? "%s%s%s%s" : "|%s|%s%s%s",
+           q->components == 3 && strcmp(q->name, "velocity") == 0 ? "u" : q->name,
+           none ? "" : " [", none ? "" : unit, none ? "" : "]");
+  const double dx = units_output_factor(u, UNITS_LENGTH);
+  char hn[16], vn[16];
+  snprintf(hn, sizeof hn, "%c%s", axis_name[p->h], si ? " [m]" : "");
+  snprintf(vn, sizeof vn, "%c%s", axis_name[p->v], si ? " [m]" : "");
   image_options_t io = image_options_default();
   io.label = label;
   io.caption = caption;
+  io.axes = (image_axes_t){.on = true, .h0 = 0, .h1 = (double)d->cells[p->h] * dx, .v0 = 0,
+                           .v1 = (double)d->cells[p->v] * dx, .h_name = hn, .v_name = vn};
+  sim_slice_range(w, slice, step, field, &io);
   st = output_folder_file(out, path, sizeof path, err, "slice_%s_%06lld.png", slice->name,
                           (long long)step);
   if (st == TSR_OK) st = image_write_png(path, field, &io, err);
@@ -716,7 +770,7 @@ tsr_status sim_write_png(sim_output_t *w, output_folder_t *out, const simulation
   if (rank == 0) {
     sim_slice_unpack(sim, nranks, &p, width, recv, displs, value, wall);
     image_field_t field = {.width = (int)width, .height = (int)height, .values = value, .wall = wall};
-    st = sim_slice_picture(out, slice, q, &p, step, &field, err);
+    st = sim_slice_picture(w, out, slice, q, &p, step, &field, err);
   }
   st = verdict_reduce(sim_comm(sim), st, 0, err);
 cleanup:
@@ -745,6 +799,15 @@ int sim_output_state(sim_output_t *w, sim_output_extra_t *x, int cap) {
   for (int g = 0; g < w->ngroups && n < cap; ++g)
     x[n++] = (sim_output_extra_t){w->group_file[g], (const uint8_t *)w->group_series[g].text,
                                   w->group_series[g].len};
+  size_t used = 0; /* the slices' fixed colour ranges, a line each: name lo hi */
+  w->ranges_text[0] = '\0';
+  for (int i = 0; i < w->nranges; ++i) {
+    int k = snprintf(w->ranges_text + used, sizeof w->ranges_text - used, "%s %.17g %.17g\n",
+                     w->ranges[i].name, w->ranges[i].lo, w->ranges[i].hi);
+    if (k > 0 && (size_t)k < sizeof w->ranges_text - used) used += (size_t)k;
+  }
+  if (used > 0 && n < cap)
+    x[n++] = (sim_output_extra_t){"slice_ranges", (const uint8_t *)w->ranges_text, used};
   for (int i = 0; i < SIMULATION_MAX_PROBES && n < cap; ++i)
     if (w->probe_series[i].len > 0)
       x[n++] = (sim_output_extra_t){w->probe_series_name[i],
@@ -768,6 +831,21 @@ tsr_status sim_output_restore(sim_output_t *w, const simulation_options_t *so, c
       uint64_t v = 0;
       for (int b = 0; b < 8; ++b) v |= (uint64_t)p[8 * k + b] << (8 * b);
       w->vtk_steps[k] = (int64_t)v;
+    }
+    goto cleanup;
+  }
+  if (strcmp(name, "slice_ranges") == 0) { /* lines "name lo hi" */
+    p[bytes] = 0;
+    w->nranges = 0;
+    for (char *line = (char *)p, *next; *line && w->nranges < SIMULATION_MAX_SLICES; line = next) {
+      next = line + strcspn(line, "\n");
+      if (*next) *next++ = '\0';
+      char *lo = strchr(line, ' '), *hi = lo ? strchr(lo + 1, ' ') : NULL;
+      TSR_CHECK(lo && hi && (size_t)(lo - line) < sizeof w->ranges[0].name, TSR_ERR_CORRUPT,
+                "%s: a slice range line \"%.80s\"", path, line);
+      snprintf(w->ranges[w->nranges].name, sizeof w->ranges[0].name, "%.*s", (int)(lo - line), line);
+      w->ranges[w->nranges].lo = strtod(lo + 1, NULL);
+      w->ranges[w->nranges++].hi = strtod(hi + 1, NULL);
     }
     goto cleanup;
   }

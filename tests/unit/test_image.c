@@ -54,6 +54,7 @@ static int remove_folder(void **state) {
   (void)state;
   remove_file("ramp.png");
   remove_file("uniform.png");
+  remove_file("axes.png");
   return rmdir(folder);
 }
 
@@ -201,6 +202,47 @@ static void test_ramp_with_wall(void **state) {
   free(p.rgb);
 }
 
+/* A fixed range: values beyond it take the end colours, the legend shows its ends; axes:
+ * ticks and labels left of and below the field, the names beside them. */
+static void test_fixed_range_and_axes(void **state) {
+  (void)state;
+  tsr_error_t err;
+  enum { NX = 40, NY = 20 };
+  double v[NX * NY];
+  for (int k = 0; k < NX * NY; ++k) v[k] = 0.5;
+  v[0] = -3.0;            /* below the range: its start colour */
+  v[NX * NY - 1] = 9.0;   /* above it: its end colour */
+  v[NX - 1] = 0.25;       /* a quarter of the way */
+  image_field_t f = {.width = NX, .height = NY, .values = v};
+  image_options_t o = image_options_default();
+  o.scale = 4;
+  o.fixed = true, o.lo = 0.0, o.hi = 1.0;
+  o.label = "|u| [m/s]";
+  o.axes = (image_axes_t){.on = true, .h0 = 0, .h1 = 0.4, .v0 = -0.1, .v1 = 0.1,
+                          .h_name = "x [m]", .v_name = "y [m]"};
+  image_layout_t l;
+  ASSERT_OK(image_layout(&f, &o, &l, &err));
+  /* ticks at round coordinates: 0, 0.1, ... 0.4 and -0.1, -0.05, ... 0.1 (or coarser) */
+  assert_true(l.h_ticks >= 3 && l.h_ticks <= 9);
+  assert_true(l.v_ticks >= 2 && l.v_ticks <= 9);
+  char path[256];
+  path_of(path, sizeof path, "axes.png");
+  ASSERT_OK(image_write_png(path, &f, &o, &err));
+  picture_t p = read_png(path);
+  assert_cell(&p, &l, NY, 0, 0, viridis_start);
+  assert_cell(&p, &l, NY, NX - 1, NY - 1, viridis_end);
+  uint8_t c[3];
+  image_colormap(0.25, c);
+  assert_cell(&p, &l, NY, NX - 1, 0, c);
+  image_colormap(0.5, c);
+  assert_cell(&p, &l, NY, 5, 5, c);
+  image_rect_t left = {0, l.field.y, l.field.x - 1, l.field.h};
+  assert_true(ink_in(&p, left) > 30); /* the vertical axis's ticks and labels */
+  image_rect_t below = {l.field.x, l.field.y + l.field.h + 1, l.field.w, 2 * 14 + 20};
+  assert_true(ink_in(&p, below) > 30); /* the horizontal axis's */
+  free(p.rgb);
+}
+
 static void test_uniform_field(void **state) {
   (void)state;
   tsr_error_t err;
@@ -254,14 +296,19 @@ static void test_errors(void **state) {
   image_layout_t l;
   char path[256];
 
-  assert_true(image_text_supported("|u| z=16 step 100 1.5e-05 +(x/y):"));
-  assert_false(image_text_supported("Q"));
-  o.label = "speed Q";
+  assert_true(image_text_supported("|u| z=16 step 100 1.5e-05 +(x/y): t = 2.5 s"));
+  assert_true(image_text_supported("abcdefghijklmnopqrstuvwxyz [kg/m^3] Pa N J K T Q C D"));
+  assert_false(image_text_supported("Z"));
+  o.label = "speed Z";
   ASSERT_ERR(image_layout(&f, &o, &l, &err), TSR_ERR_INVALID,
-             "image label \"speed Q\": the character 'Q' is not in the built-in font");
+             "image label \"speed Z\": the character 'Z' is not in the built-in font");
   o = image_options_default();
-  o.caption = "k";
-  ASSERT_ERR(image_options_validate(&o, &err), TSR_ERR_INVALID, "image caption \"k\"");
+  o.caption = "#";
+  ASSERT_ERR(image_options_validate(&o, &err), TSR_ERR_INVALID, "image caption \"#\"");
+  o = image_options_default();
+  o.fixed = true, o.lo = 1, o.hi = 1;
+  ASSERT_ERR(image_layout(&f, &o, &l, &err), TSR_ERR_INVALID,
+             "image range [1, 1]: allowed are finite ends with the first below the second");
   o = image_options_default();
   o.scale = IMAGE_MAX_SCALE + 1;
   ASSERT_ERR(image_layout(&f, &o, &l, &err), TSR_ERR_INVALID,
@@ -292,6 +339,7 @@ int main(void) {
       cmocka_unit_test(test_colormap_ends_and_clamping),
       cmocka_unit_test(test_ramp_with_wall),
       cmocka_unit_test(test_uniform_field),
+      cmocka_unit_test(test_fixed_range_and_axes),
       cmocka_unit_test(test_automatic_scale),
       cmocka_unit_test(test_errors),
   };
