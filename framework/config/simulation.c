@@ -15,6 +15,7 @@ simulation_options_t simulation_options_default(void) {
   o.check_every = 200;
   snprintf(o.output_folder, sizeof o.output_folder, "out");
   o.progress_every = 100;
+  o.series_plots = true;
   o.checkpoint_keep = 2;
   o.steady.tolerance = 1e-6;
   o.units = units_none();
@@ -621,6 +622,7 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
     TSR_TRY(config_choice(output, "vtk_files", false, vtk_files, &r.vtk_files, err));
     TSR_TRY(config_choice(output, "vtk_precision", false, vtk_precision, &r.vtk_precision, err));
     TSR_TRY(config_int(output, "series_every", false, 0, INT64_MAX, &r.series_every, err));
+    TSR_TRY(config_bool(output, "series_plots", false, &r.series_plots, err));
     TSR_TRY(config_int(output, "checkpoint_every", false, 0, INT64_MAX, &r.checkpoint_every, err));
     TSR_TRY(config_real(output, "checkpoint_interval", false, 0, 1e9, &r.checkpoint_interval,
                         err));

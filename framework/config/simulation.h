@@ -24,6 +24,8 @@
  *                                 float32 (half the bytes)
  *     "quantities": ["velocity"], what VTK files and probes show (default: every
  *                                 quantity of the run's modules)
+ *     "series_plots": true,       series.png, series_<group>.png: plots of the series at
+ *                                 the end (default true)
  *     "series_every": n,          steps between rows of series.csv, the modules' totals
  *                                 over time (the fluid mass, a Nusselt number); 0: none
  *                                 (default 0)
@@ -273,6 +275,7 @@ typedef struct simulation_options {
   int vtk_precision; /* SIMULATION_VTK_FLOAT64 or SIMULATION_VTK_FLOAT32 */
   simulation_quantities_t quantities; /* of VTK output and probes */
   int64_t series_every;       /* steps between rows of series.csv; 0: none */
+  bool series_plots;          /* series.png and series_<group>.png at the end (default) */
   int64_t checkpoint_every;   /* steps between checkpoints; 0: none */
   double checkpoint_interval; /* wall-clock seconds between checkpoints; 0: none */
   int64_t checkpoint_keep;    /* the newest checkpoints kept, >= 1 (default 2) */

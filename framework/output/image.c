@@ -186,11 +186,15 @@ static int axis_ticks(double a, double b, int target, double *first, double *ste
   return (int)floor((hi - *first) / *step + 1e-9) + 1;
 }
 
-/* A tick's label: the coordinate with the step's digits (no "-0"). */
+/* A tick's label: the value with the step's decimals where that is short, else three
+ * significant digits ("2e-05", "1.5e+06"); exactly "0" at zero. */
 static void axis_label(double v, double step, char out[32]) {
-  if (fabs(v) < 1e-9 * step) v = 0;
+  if (fabs(v) < 1e-9 * step) {
+    snprintf(out, 32, "0");
+    return;
+  }
   const int digits = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
-  if (fabs(v) >= 1e5 || (v != 0 && fabs(v) < 1e-4)) snprintf(out, 32, "%.3g", v);
+  if (fabs(v) >= 1e5 || digits > 4) snprintf(out, 32, "%.3g", v);
   else snprintf(out, 32, "%.*f", digits, v);
 }
 
@@ -387,15 +391,160 @@ static void draw(canvas_t *c, const image_field_t *f, const image_options_t *o,
   text(c, l->field.x, below + GAP, o->caption);
 }
 
+/* The canvas as a PNG at path, through a temporary file. */
+static tsr_status canvas_write(const canvas_t *c, const char *path, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  output_file_t file = {.f = NULL};
+  png_image img;
+  memset(&img, 0, sizeof img);
+  img.version = PNG_IMAGE_VERSION;
+  img.width = (png_uint_32)c->width;
+  img.height = (png_uint_32)c->height;
+  img.format = PNG_FORMAT_RGB;
+  TSR_TRY(output_file_open(&file, path, err));
+  errno = 0;
+  int ok = png_image_write_to_stdio(&img, file.f, 0, c->rgb, 0, NULL);
+  TSR_CHECK(ok && !PNG_IMAGE_FAILED(img), TSR_ERR_IO, "cannot write %s: %s", path,
+            img.message[0] ? img.message : strerror(errno));
+  TSR_TRY(output_file_commit(&file, err));
+cleanup:
+  output_file_discard(&file); /* no half picture left behind */
+  png_image_free(&img);
+  return st;
+}
+
+/* A one-pixel line from (x0, y0) to (x1, y1) (Bresenham). */
+static void line(canvas_t *c, int x0, int y0, int x1, int y1, const uint8_t col[3]) {
+  const int dx = abs(x1 - x0), dy = -abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
+  for (int e = dx + dy;;) {
+    fill(c, x0, y0, 1, 1, col);
+    if (x0 == x1 && y0 == y1) break;
+    const int e2 = 2 * e;
+    if (e2 >= dy) e += dy, x0 += sx;
+    if (e2 <= dx) e += dx, y0 += sy;
+  }
+}
+
+enum { PLOT_W = 640, PLOT_PANEL_H = 120 };
+
+/* A panel's vertical range [lo, hi] and the offset its ticks are told from: a series
+ * that changes only in its last digits (a conserved mass) is drawn as its change from
+ * the offset, which its name then states ("mass - 262144"). */
+typedef struct plot_scale {
+  double lo, hi, offset;
+} plot_scale_t;
+
+static plot_scale_t plot_scale_of(const image_plot_t *p, int s) {
+  plot_scale_t r = {INFINITY, -INFINITY, 0};
+  for (int k = 0; k < p->npoints; ++k)
+    if (isfinite(p->y[s][k]) && isfinite(p->x[k])) r.lo = fmin(r.lo, p->y[s][k]), r.hi = fmax(r.hi, p->y[s][k]);
+  if (!(r.lo < r.hi)) { /* constant (or nothing): a band around it */
+    const double m = isfinite(r.lo) ? r.lo : 0, d = m != 0 ? fabs(m) * 1e-3 : 1;
+    r.lo = m - d, r.hi = m + d;
+  }
+  const double mid = 0.5 * (r.lo + r.hi);
+  if (r.hi - r.lo < 1e-3 * fabs(mid)) {
+    char t[32];
+    snprintf(t, sizeof t, "%.6g", mid);
+    r.offset = strtod(t, NULL);
+  }
+  return r;
+}
+
+/* The widest tick label of a panel. */
+static int plot_label_width(const plot_scale_t *r) {
+  return axis_label_width(r->lo - r->offset, r->hi - r->offset, 4);
+}
+
+/* Panel s of the plot: its frame, vertical axis, name and line, in r. */
+static void plot_panel(canvas_t *c, const image_plot_t *p, int s, image_rect_t r,
+                       double x0, double x1) {
+  static const uint8_t blue[3] = {31, 119, 180};
+  const plot_scale_t sc = plot_scale_of(p, s);
+  const double lo = sc.lo, hi = sc.hi;
+  frame(c, r);
+  char name[96];
+  if (sc.offset != 0) snprintf(name, sizeof name, "%s - %.6g", p->names[s], sc.offset);
+  else snprintf(name, sizeof name, "%s", p->names[s]);
+  text(c, r.x, r.y - TEXT_H - 4, name);
+  double first, step;
+  const int n = axis_ticks(lo - sc.offset, hi - sc.offset, 4, &first, &step);
+  for (int k = 0; k < n; ++k) {
+    const double v = first + k * step;
+    const int y = r.y + r.h - 1 - (int)lround((v + sc.offset - lo) / (hi - lo) * (r.h - 1));
+    char t[32];
+    axis_label(v, step, t);
+    fill(c, r.x - 1 - TICK_LEN, y, TICK_LEN, 1, ink);
+    text(c, r.x - 1 - TICK_LEN - TICK_GAP - text_width(t), y - TEXT_H / 2, t);
+  }
+  int px = 0, py = 0;
+  bool have = false;
+  for (int k = 0; k < p->npoints; ++k) {
+    const double xv = p->x[k], yv = p->y[s][k];
+    if (!isfinite(xv) || !isfinite(yv)) {
+      have = false;
+      continue;
+    }
+    const int x = r.x + (int)lround(x1 > x0 ? (xv - x0) / (x1 - x0) * (r.w - 1) : 0);
+    const int y = r.y + r.h - 1 - (int)lround((yv - lo) / (hi - lo) * (r.h - 1));
+    if (have) line(c, px, py, x, y, blue);
+    else fill(c, x, y, 1, 1, blue);
+    px = x, py = y, have = true;
+  }
+}
+
+tsr_status image_write_plot(const char *path, const image_plot_t *p, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  canvas_t c = {0};
+  TSR_CHECK(p->nseries >= 1 && p->nseries <= IMAGE_PLOT_MAX_SERIES && p->npoints >= 0,
+            TSR_ERR_INVALID, "plot %s: %d series of %d points; allowed are 1..%d series", path,
+            p->nseries, p->npoints, IMAGE_PLOT_MAX_SERIES);
+  TSR_TRY(check_text("axis name", p->x_name, err));
+  for (int s = 0; s < p->nseries; ++s) TSR_TRY(check_text("series name", p->names[s], err));
+  double x0 = INFINITY, x1 = -INFINITY;
+  for (int k = 0; k < p->npoints; ++k)
+    if (isfinite(p->x[k])) x0 = fmin(x0, p->x[k]), x1 = fmax(x1, p->x[k]);
+  if (!(x0 <= x1)) x0 = 0, x1 = 1;
+  if (x0 == x1) x1 = x0 + 1;
+  int labels = 0; /* the left margin: the widest tick label of any panel */
+  for (int s = 0; s < p->nseries; ++s) {
+    const plot_scale_t sc = plot_scale_of(p, s);
+    labels = imax(labels, plot_label_width(&sc));
+  }
+  const int panel = PLOT_PANEL_H + TEXT_H + GAP + 4, left = MARGIN + labels + TICK_GAP + TICK_LEN + 2;
+  c.width = left + PLOT_W + 2 * MARGIN;
+  c.height = MARGIN + p->nseries * panel + TICK_LEN + TICK_GAP + 2 * TEXT_H + 2 * GAP + MARGIN;
+  c.rgb = malloc((size_t)c.width * (size_t)c.height * 3);
+  TSR_CHECK(c.rgb, TSR_ERR_NOMEM, "out of memory for a plot (%s)", path);
+  fill(&c, 0, 0, c.width, c.height, image_background);
+  image_rect_t r = {left, 0, PLOT_W, PLOT_PANEL_H};
+  for (int s = 0; s < p->nseries; ++s) {
+    r.y = MARGIN + s * panel + TEXT_H + GAP;
+    plot_panel(&c, p, s, r, x0, x1);
+  }
+  double first, step; /* the shared horizontal axis under the last panel */
+  const int n = axis_ticks(x0, x1, 6, &first, &step), y0 = r.y + r.h + 1;
+  for (int k = 0; k < n; ++k) {
+    const double v = first + k * step;
+    const int x = r.x + (int)lround((v - x0) / (x1 - x0) * (r.w - 1));
+    char t[32];
+    axis_label(v, step, t);
+    fill(&c, x, y0, 1, TICK_LEN, ink);
+    text(&c, x - text_width(t) / 2, y0 + TICK_LEN + TICK_GAP, t);
+  }
+  text(&c, r.x + r.w - text_width(p->x_name), y0 + TICK_LEN + TICK_GAP + TEXT_H + GAP, p->x_name);
+  TSR_TRY(canvas_write(&c, path, err));
+cleanup:
+  free(c.rgb);
+  return st;
+}
+
 tsr_status image_write_png(const char *path, const image_field_t *field, const image_options_t *o,
                            tsr_error_t *err) {
   tsr_status st = TSR_OK;
   image_layout_t l = {.width = 0};
   char lo[32], hi[32];
   canvas_t c = {0};
-  output_file_t file = {.f = NULL};
-  png_image img;
-  memset(&img, 0, sizeof img);
   TSR_TRY(layout_make(field, o, &l, lo, hi, err));
   c.width = l.width;
   c.height = l.height;
@@ -403,20 +552,8 @@ tsr_status image_write_png(const char *path, const image_field_t *field, const i
   TSR_CHECK(c.rgb, TSR_ERR_NOMEM, "out of memory for an image of %d x %d pixels (%s)", c.width,
             c.height, path);
   draw(&c, field, o, &l, lo, hi);
-
-  img.version = PNG_IMAGE_VERSION;
-  img.width = (png_uint_32)c.width;
-  img.height = (png_uint_32)c.height;
-  img.format = PNG_FORMAT_RGB;
-  TSR_TRY(output_file_open(&file, path, err));
-  errno = 0;
-  int ok = png_image_write_to_stdio(&img, file.f, 0, c.rgb, 0, NULL);
-  TSR_CHECK(ok && !PNG_IMAGE_FAILED(img), TSR_ERR_IO, "cannot write %s: %s", path,
-            img.message[0] ? img.message : strerror(errno));
-  TSR_TRY(output_file_commit(&file, err));
+  TSR_TRY(canvas_write(&c, path, err));
 cleanup:
-  output_file_discard(&file); /* no half picture left behind */
-  png_image_free(&img);
   free(c.rgb);
   return st;
 }

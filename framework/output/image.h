@@ -96,4 +96,23 @@ TSR_NODISCARD tsr_status image_layout(const image_field_t *field, const image_op
 TSR_NODISCARD tsr_status image_write_png(const char *path, const image_field_t *field,
                                          const image_options_t *o, tsr_error_t *err);
 
+/* A plot of time series: one panel per series, stacked, each with its own vertical axis
+ * (ticks at round values, the series' name above it), the shared horizontal axis under
+ * the last one. Points whose x or y is not finite break the line. Borrowed. */
+typedef struct image_plot {
+  int npoints;
+  const double *x;
+  const char *x_name;
+  int nseries;               /* 1..IMAGE_PLOT_MAX_SERIES */
+  const double *const *y;    /* y[s][npoints] */
+  const char *const *names;  /* names[s] */
+} image_plot_t;
+
+enum { IMAGE_PLOT_MAX_SERIES = 16 };
+
+/* Writes the plot as an 8-bit RGB PNG to path (through a temporary file). Text uses the
+ * built-in font: a name it cannot draw is an error. */
+TSR_NODISCARD tsr_status image_write_plot(const char *path, const image_plot_t *plot,
+                                          tsr_error_t *err);
+
 #endif

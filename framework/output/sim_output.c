@@ -67,7 +67,7 @@ void sim_output_free(sim_output_t **w) {
 
 const char *const sim_output_patterns[SIM_OUTPUT_PATTERNS] = {
     "fields.pvd", "fields_*.vti", "fields_*.pvti", "fields_*/block_*.vti", "probe_*.csv", "slice_*.png",
-    "series.csv", "series_*.csv", "checkpoint_*.tsrc"};
+    "series.csv", "series_*.csv", "checkpoint_*.tsrc", "series.png", "series_*.png"};
 
 /* The quantities an output shows: those sel names, in its order, or every quantity of
  * the run in module order (sel->n = 0); names were checked by sim_create. */
@@ -340,6 +340,72 @@ tsr_status sim_write_series(sim_output_t *w, output_folder_t *out, int64_t step,
                                   err));
 cleanup:
   return st;
+}
+
+/* Rank 0: the plot of a series' text (CSV: "step,time,<names>" then rows) as `file`:
+ * its columns after step and time whose names have no '.' (ungrouped totals) or, with
+ * all, every one, against the time. */
+static tsr_status sim_plot_series(const sim_t *sim, output_folder_t *out,
+                                  const output_series_t *s, const char *file, bool all,
+                                  tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  char *text = NULL, *names[IMAGE_PLOT_MAX_SERIES + 2];
+  double *cols = NULL;
+  int ncol = 0, nrow = 0;
+  if (!s->text || s->len == 0) goto cleanup;
+  TSR_CHECK(text = malloc(s->len + 1), TSR_ERR_NOMEM, "out of memory plotting %s", file);
+  memcpy(text, s->text, s->len);
+  text[s->len] = '\0';
+  for (const char *c = text; *c; ++c) nrow += *c == '\n';
+  char *line = text, *rest = strchr(text, '\n');
+  if (!rest) goto cleanup;
+  *rest++ = '\0';
+  for (char *tok = line; tok && ncol < IMAGE_PLOT_MAX_SERIES + 2;) { /* the header's names */
+    names[ncol++] = tok;
+    tok = strchr(tok, ',');
+    if (tok) *tok++ = '\0';
+  }
+  TSR_CHECK(cols = malloc((size_t)ncol * (size_t)nrow * sizeof *cols + 1), TSR_ERR_NOMEM,
+            "out of memory plotting %s", file);
+  int n = 0;
+  for (char *l = rest, *next; *l && n < nrow; l = next, ++n) {
+    next = l + strcspn(l, "\n");
+    if (*next) *next++ = '\0';
+    char *p = l;
+    for (int k = 0; k < ncol; ++k) {
+      cols[(size_t)k * (size_t)nrow + (size_t)n] = strtod(p, &p);
+      if (*p == ',') ++p;
+    }
+  }
+  const double *ys[IMAGE_PLOT_MAX_SERIES];
+  const char *shown[IMAGE_PLOT_MAX_SERIES];
+  int ns = 0;
+  for (int k = 2; k < ncol; ++k)
+    if (all || !strchr(names[k], '.')) ys[ns] = cols + (size_t)k * (size_t)nrow, shown[ns++] = names[k];
+  if (ns == 0 || n == 0) goto cleanup;
+  const units_t *u = sim_units(sim);
+  image_plot_t plot = {.npoints = n, .x = cols + nrow, .nseries = ns, .y = ys, .names = shown,
+                       .x_name = u->on && u->physical_output ? "t [s]" : "t [time steps]"};
+  char path[OUTPUT_PATH_MAX];
+  TSR_TRY(output_folder_file(out, path, sizeof path, err, "%s", file));
+  TSR_TRY(image_write_plot(path, &plot, err));
+cleanup:
+  free(cols);
+  free(text);
+  return st;
+}
+
+tsr_status sim_write_series_plots(sim_output_t *w, output_folder_t *out, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int rank;
+  MPI_Comm_rank(sim_comm(w->sim), &rank);
+  if (rank == 0) st = sim_plot_series(w->sim, out, &w->series, "series.png", false, err);
+  for (int g = 0; rank == 0 && st == TSR_OK && g < w->ngroups; ++g) {
+    char file[SIM_SERIES_NAME_MAX];
+    snprintf(file, sizeof file, "%.*s.png", (int)strlen(w->group_file[g]) - 4, w->group_file[g]);
+    st = sim_plot_series(w->sim, out, &w->group_series[g], file, true, err);
+  }
+  return verdict_reduce(sim_comm(w->sim), st, 0, err);
 }
 
 /* The cells a probe reads and their weights: a line's cells (weight 1 each, rounded to

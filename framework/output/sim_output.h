@@ -23,7 +23,7 @@ void sim_output_free(sim_output_t **w);
 /* The names (fnmatch patterns relative to the output folder) of the files the output
  * functions below write: what an earlier run may have left in a folder. */
 extern const char *const sim_output_patterns[];
-enum { SIM_OUTPUT_PATTERNS = 9 };
+enum { SIM_OUTPUT_PATTERNS = 11 };
 
 /* The output functions write into the folder out, every file through a temporary name
  * (output.h), and rank 0 records each file in out's manifest. All after sim_prepare. */
@@ -42,6 +42,12 @@ TSR_NODISCARD tsr_status sim_write_vtk(sim_output_t *w, output_folder_t *out, in
  * than 2 s ago (series.h); with final set it always writes. names NULL: no row, only the
  * write. values as they are written (sim_totals_output). Other ranks: no-op; not
  * collective. */
+/* Collective, at the end of a run: series.png, a plot of series.csv's ungrouped totals
+ * against the time (a panel each), and series_<group>.png of each group's file (a body's
+ * force and coefficients); rank 0 draws, listed in the manifest. */
+TSR_NODISCARD tsr_status sim_write_series_plots(sim_output_t *w, output_folder_t *out,
+                                                tsr_error_t *err);
+
 TSR_NODISCARD tsr_status sim_write_series(sim_output_t *w, output_folder_t *out, int64_t step,
                                           const char **names, const double *values, int n,
                                           bool final, tsr_error_t *err);

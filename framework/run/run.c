@@ -573,7 +573,8 @@ static tsr_status run_step_after(sim_t *sim, const simulation_options_t *so,
 
 /* The end of the loop: the stop poll's last round, series.csv as far as it got (its last
  * write may have been held back) and the run's seconds, output excluded. */
-static tsr_status run_steps_finish(sim_t *sim, const run_options_t *o, run_loop_t *lp,
+static tsr_status run_steps_finish(sim_t *sim, const simulation_options_t *so,
+                                   const run_options_t *o, run_loop_t *lp,
                                    run_result_t *r, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   MPI_Comm comm = lp->comm;
@@ -582,6 +583,8 @@ static tsr_status run_steps_finish(sim_t *sim, const run_options_t *o, run_loop_
   if (out)
     TSR_TRY(verdict_reduce(comm, sim_write_series(o->writers, out, r->done, NULL, NULL, 0, true, err), 0,
                            err));
+  if (out && so->series_plots && so->series_every > 0)
+    TSR_TRY(sim_write_series_plots(o->writers, out, err));
   double wall = MPI_Wtime() - lp->t0 - lp->tout; /* simulation time, output excluded */
   TSR_MPI(MPI_Allreduce(&wall, &r->seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
 cleanup:
@@ -623,7 +626,7 @@ tsr_status run_steps(sim_t *sim, const simulation_options_t *so, const run_optio
   r->ending = st;
   r->diverged = *err;
   st = TSR_OK;
-  TSR_TRY(run_steps_finish(sim, o, &lp, r, err));
+  TSR_TRY(run_steps_finish(sim, so, o, &lp, r, err));
 cleanup:
   steady_free(&lp.steady);
   free(lp.kept.names);

@@ -4,7 +4,10 @@
 #    range, the run says so once, and a restart from a checkpoint taken after that keeps
 #    it: the restarted run's picture equals the uninterrupted run's, byte for byte;
 #  - a fixed range [0, 1e-9]: every fluid cell lies above it and takes the colour map's
-#    end colour (253, 231, 37), and nothing is said about the range.
+#    end colour (253, 231, 37), and nothing is said about the range;
+#  - series plots: with series_every, series.png (a panel per total: mass and
+#    kinetic_energy) is written at the end and listed in the manifest; none with
+#    output.series_plots false.
 # Usage: slice_pictures.sh TESSERA WORKDIR, from the source tree.
 set -euo pipefail
 tessera=$1 work=$2
@@ -58,4 +61,22 @@ end = sum(1 for line in rows for x in range(w) if tuple(line[3 * x:3 * x + 3]) =
 if end < 16 * 16 * 24 * 24:
     sys.exit("FAIL: %d pixels of the end colour, expected the whole field's %d" % (end, 16 * 16 * 24 * 24))
 PY
+"${mpi[@]}" "$tessera" run "$config" --output "$work/plots" --set output.series_every=5 \
+  >"$work/plots.log" 2>&1 || fail "the series run failed: $(cat "$work/plots.log")"
+/usr/bin/python3 - "$work/plots" <<'PY'
+import json, os, struct, sys
+folder = sys.argv[1]
+data = open(os.path.join(folder, "series.png"), "rb").read()
+if data[:8] != b"\x89PNG\r\n\x1a\n":
+    sys.exit("FAIL: series.png is not a PNG")
+w, h = struct.unpack(">II", data[16:24])
+# two panels of 120 pixels and their names, the time axis: wider than tall, over 300 high
+if not (w > h > 300):
+    sys.exit("FAIL: series.png is %d x %d pixels" % (w, h))
+if "series.png" not in json.load(open(os.path.join(folder, "manifest.json")))["files"]:
+    sys.exit("FAIL: the manifest does not list series.png")
+PY
+"${mpi[@]}" "$tessera" run "$config" --output "$work/no_plots" --set output.series_every=5 \
+  --set output.series_plots=false >"$work/no_plots.log" 2>&1 || fail "$(cat "$work/no_plots.log")"
+[[ ! -e $work/no_plots/series.png ]] || fail "series.png written with series_plots false"
 echo "ok"
