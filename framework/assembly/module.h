@@ -11,7 +11,8 @@
  *               boundary item and a kernel item;
  *   quantities  what output can show (VTK, probes, PNG slices): name, components, the
  *               kernel item that brings them up to date on every hs ("prepare") and a
- *               host sampler.
+ *               host sampler; output sweeps, run only where output is due, bring
+ *               neighbours' values into scratch fields for quantities that need them.
  * The assembly (sim.h) builds a simulation from the modules the configuration names;
  * the list of modules that exist lives with the program (apps/).
  *
@@ -56,6 +57,8 @@ typedef struct module_field {
   int components;        /* values per cell (0: data of the module's own allocator) */
   int value_bytes;       /* bytes per value */
   int width[3];          /* ghost layers per axis (0: nothing crosses that axis) */
+  bool scratch;          /* values made anew before every use (an output sweep's): not
+                            in checkpoints */
 } module_field_t;
 
 /* A sweep: one phase of the time step. */
@@ -92,6 +95,8 @@ typedef struct module_quantity {
   bool wall;             /* the cell mask of pictures: cells with a value != 0 are drawn
                             as walls */
   units_dim_t dim;       /* its dimension (units.h), for output in physical units */
+  bool on_request;       /* shown only where an output names it (not in the outputs that
+                            show every quantity, nor a slice's default) */
 } module_quantity_t;
 
 /* A number a module publishes for others (a parameter of its physics that another
@@ -120,6 +125,12 @@ typedef struct module_decl {
   const char *start;     /* kernel item run once on every block after the start sweeps,
                             before the first step (e.g. a module's first contribution to
                             an accumulator another module reads); NULL: none */
+  module_sweep_t output_sweeps[MODULE_MAX_SWEEPS]; /* run at every step that samples
+                            quantities, after their prepare items, every module's in
+                            module order, each after the exchange of what it reads across
+                            faces (values an output needs from neighbouring cells:
+                            gradients) */
+  int noutput_sweeps;
 } module_decl_t;
 
 /* A field of the field kit, declared once: field_declare (its storage on every hs and its

@@ -28,11 +28,13 @@ struct sim {
   patch_t *patch;
   registry_t *reg;
   timeloop_t *loop;
+  timeloop_t *output_loop; /* the modules' output sweeps; NULL: none */
   uint64_t fs;
   char fs_text[MODULE_FS_MAX];
   int field_id[MODULE_MAX][MODULE_MAX_FIELDS];
   int64_t cells;
   bool prepared;          /* sim_prepare ran since the last step or kernel */
+  bool output_prepared;   /* and the output sweeps */
   units_t units;          /* of the configuration (its outputs' units) */
   units_dim_t total_dim[MODULE_MAX_VALUES]; /* of the totals of the last sim_totals */
 };
@@ -41,6 +43,7 @@ void sim_free(sim_t **sim) {
   if (!sim || !*sim) return;
   sim_t *s = *sim;
   timeloop_free(&s->loop);
+  timeloop_free(&s->output_loop);
   patch_free(&s->patch); /* GPU blocks release their buffers before the context goes */
   registry_free(&s->reg);
   plan_free(&s->plan);
@@ -143,7 +146,7 @@ cleanup:
 tsr_status sim_exchange_all(sim_t *s, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   comm_t *ghosts = NULL;
-  s->prepared = false;
+  s->prepared = s->output_prepared = false;
   comm_options_t co = {.fs = s->fs, .tag = 99};
   for (int m = 0; m < s->nmodules; ++m)
     for (int f = 0; f < s->decls[m].nfields; ++f) {
@@ -161,6 +164,30 @@ tsr_status sim_exchange_all(sim_t *s, tsr_error_t *err) {
   }
 cleanup:
   comm_free(&ghosts);
+  return st;
+}
+
+/* The modules' output sweeps as a time loop of their own, run by sim_prepare (no overlap:
+ * they are rare); none where no module has any. */
+static tsr_status sim_output_loop(sim_t *s, MPI_Comm comm, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  module_decl_t *decls = NULL;
+  int n = 0;
+  for (int m = 0; m < s->nmodules; ++m) n += s->decls[m].noutput_sweeps;
+  if (n == 0) goto cleanup;
+  decls = malloc((size_t)s->nmodules * sizeof *decls);
+  TSR_CHECK(decls, TSR_ERR_NOMEM, "out of memory for the output sweeps");
+  for (int m = 0; m < s->nmodules; ++m) {
+    decls[m] = s->decls[m];
+    memcpy(decls[m].sweeps, s->decls[m].output_sweeps, sizeof decls[m].sweeps);
+    decls[m].nsweeps = s->decls[m].noutput_sweeps;
+  }
+  st = timeloop_create(s->patch, s->reg, s->fs, comm, &s->output_loop, err);
+  TSR_TRY(verdict_reduce(comm, st, 0, err));
+  timeloop_set_overlap(s->output_loop, false);
+  TSR_TRY(sim_add_sweeps(s, s->output_loop, decls, false, err));
+cleanup:
+  free(decls);
   return st;
 }
 
@@ -366,6 +393,7 @@ static tsr_status sim_build(sim_t *s, const simulation_options_t *so, bool gpu, 
   TSR_TRY(sim_start(s, comm, overlap, err));
   TSR_TRY(sim_add_sweeps(s, s->loop, s->decls, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED,
                          err));
+  TSR_TRY(sim_output_loop(s, comm, err));
   for (int32_t id = 0; id < patch_block_count(s->patch); ++id)
     s->cells += (int64_t)s->plan->block_cells[id];
 cleanup:
@@ -458,7 +486,7 @@ cleanup:
 
 tsr_status sim_step(sim_t *sim, int64_t steps, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  sim->prepared = false;
+  sim->prepared = sim->output_prepared = false;
   for (int64_t k = 0; k < steps; ++k) TSR_TRY(timeloop_step(sim->loop, err));
 cleanup:
   return st;
@@ -477,6 +505,16 @@ tsr_status sim_prepare(sim_t *sim, tsr_error_t *err) {
       TSR_TRY(timeloop_run_kernel(sim->loop, item, err));
     }
   sim->prepared = true;
+cleanup:
+  return st;
+}
+
+tsr_status sim_prepare_outputs(sim_t *sim, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (sim->output_prepared) goto cleanup;
+  TSR_TRY(sim_prepare(sim, err));
+  if (sim->output_loop) TSR_TRY(timeloop_step(sim->output_loop, err));
+  sim->output_prepared = true;
 cleanup:
   return st;
 }
@@ -561,7 +599,7 @@ patch_t *sim_patch(const sim_t *sim) { return sim->patch; }
 registry_t *sim_registry(const sim_t *sim) { return sim->reg; }
 uint64_t sim_fs(const sim_t *sim) { return sim->fs; }
 tsr_status sim_run_kernel(sim_t *sim, const char *item, tsr_error_t *err) {
-  sim->prepared = false;
+  sim->prepared = sim->output_prepared = false;
   return timeloop_run_kernel(sim->loop, item, err);
 }
 int sim_field_id(const sim_t *sim, const char *field) {

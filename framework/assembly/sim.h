@@ -52,6 +52,9 @@ TSR_NODISCARD tsr_status sim_step(sim_t *sim, int64_t steps, tsr_error_t *err);
  * a no-op when they ran already since the last step or kernel (the progress line, a
  * probe, the steady-state sample and the check of one step share one preparation). */
 TSR_NODISCARD tsr_status sim_prepare(sim_t *sim, tsr_error_t *err);
+/* Collective: sim_prepare, then the modules' output sweeps (module_decl_t.output_sweeps):
+ * what sampling quantities needs, where totals need only sim_prepare. */
+TSR_NODISCARD tsr_status sim_prepare_outputs(sim_t *sim, tsr_error_t *err);
 
 /* Every module's stability check (module_def_t.check), in module order; stops at the
  * first that fails. prepared: sim_prepare ran since the last step. */

@@ -85,7 +85,7 @@ static uint32_t sim_ckpt_fields(const sim_t *sim, checkpoint_field_t *fields, in
     for (int f = 0; f < decls[m].nfields; ++f) {
       const module_field_t *d = &decls[m].fields[f];
       const int id = sim_field_id(sim, d->name);
-      if (d->components <= 0 || d->value_bytes <= 0 || id < 0) continue;
+      if (d->components <= 0 || d->value_bytes <= 0 || id < 0 || d->scratch) continue;
       if (n == CHECKPOINT_MAX_FIELDS) return n + 1; /* too many: the caller refuses */
       memset(&fields[n], 0, sizeof fields[n]);
       snprintf(fields[n].name, sizeof fields[n].name, "%s", d->name);

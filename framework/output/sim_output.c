@@ -84,7 +84,8 @@ static int sim_select(const sim_t *sim, const simulation_quantities_t *sel,
   int nm = 0;
   const module_decl_t *decls = sim_decls(sim, &nm);
   for (int m = 0; m < nm; ++m)
-    for (int k = 0; k < decls[m].nquantities; ++k) out[n++] = &decls[m].quantities[k];
+    for (int k = 0; k < decls[m].nquantities; ++k)
+      if (!decls[m].quantities[k].on_request) out[n++] = &decls[m].quantities[k];
   return n;
 }
 
@@ -639,11 +640,12 @@ static void sim_picture_quantities(const sim_t *sim, const char *name,
     for (int k = 0; k < decls[m].nquantities; ++k) {
       const module_quantity_t *q = &decls[m].quantities[k];
       if (q->wall && !*wall) *wall = q;
-      if (!named && !q->wall && !*value && q->components == 3) *value = q;
+      if (!named && !q->wall && !q->on_request && !*value && q->components == 3) *value = q;
     }
   for (int m = 0; m < nm && !*value; ++m)
     for (int k = 0; k < decls[m].nquantities && !*value; ++k)
-      if (!decls[m].quantities[k].wall) *value = &decls[m].quantities[k];
+      if (!decls[m].quantities[k].wall && !decls[m].quantities[k].on_request)
+        *value = &decls[m].quantities[k];
 }
 
 /* Plane cells of rank's blocks (*mine) and of all blocks (*total). */

@@ -31,7 +31,7 @@ static tsr_status run_output(MPI_Comm comm, sim_t *sim, const simulation_options
   for (int i = 0; out && i < so->nprobes; ++i) due = due || run_due(so->probes[i].every, step);
   for (int i = 0; out && i < so->nslices; ++i) due = due || run_due(so->slices[i].every, step);
   if (!due && !check && step % so->check_every != 0 && step != steps) goto cleanup;
-  if (due) TSR_TRY(sim_prepare(sim, err)); /* the output's values serve the check */
+  if (due) TSR_TRY(sim_prepare_outputs(sim, err)); /* the output's values serve the check */
   TSR_TRY(sim_check(sim, step, due, div, err));
   if (!due) goto cleanup;
   if (vtk) {
