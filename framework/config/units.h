@@ -47,6 +47,9 @@ typedef struct units_dim {
 #define UNITS_FORCE ((units_dim_t){1, -2, 1})
 #define UNITS_FORCE_DENSITY ((units_dim_t){-2, -2, 1}) /* force per volume, N/m^3 */
 #define UNITS_ENERGY ((units_dim_t){2, -2, 1})
+#define UNITS_PRESSURE ((units_dim_t){-1, -2, 1})
+#define UNITS_RATE ((units_dim_t){0, -1, 0}) /* per second: vorticity, strain rate */
+#define UNITS_RATE2 ((units_dim_t){0, -2, 0}) /* per second squared: the Q-criterion */
 
 typedef enum units_time_scale {
   UNITS_BY_LATTICE_VELOCITY, /* lattice_velocity given */

@@ -255,6 +255,7 @@ static tsr_status lbm_ctx_make(registry_t *reg, const patch_options_t *domain,
   c.opts = *o;
   c.domain = *domain;
   c.gpu = gpu;
+  c.gradient_id = -1;
   double omega = lbm_omega(o);
   c.lattice = o->lattice;
   const char *body_names[GEOMETRY_MAX_SHAPES];

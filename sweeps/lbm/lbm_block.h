@@ -32,6 +32,7 @@ struct lbm_ctx {
   int pdf_id;   /* the PDFs: a field of the field kit (two copies) */
   int cells_id; /* the block's cells: lbm_block_t (CPU) or lbm_gpu_block_t (GPU) */
   int force_id, velocity_id, density_id; /* data ids of the public face's fields */
+  int gradient_id; /* lbm_derived.h's scratch field; -1 where no output needs it */
   lbm_coupling_flags_t couple; /* which of them the run uses (lbm_module's bind) */
   uint32_t bs_fluid, bs_boundary, bs_solid;
   int comps[DIRECTION_COUNT][LATTICE_MAX_Q]; /* PDFs crossing each direction */

@@ -11,6 +11,7 @@
 #include "gpu_lbm.h"
 #include "grid.h"
 #include "lbm_block.h"
+#include "lbm_derived.h"
 #include "lbm_gpu.h"
 #include "tsr_size.h"
 #include "verdict.h"
@@ -18,7 +19,6 @@
 /* The module's state: its options, its OpenCL environment on this process, and what it
  * declared. */
 typedef struct lbm_state lbm_state_t;
-enum { LBM_Q_DENSITY, LBM_Q_VELOCITY, LBM_Q_FLAGS, LBM_QUANTITIES };
 typedef struct lbm_quantity {
   const lbm_state_t *state;
   int what; /* LBM_Q_* */
@@ -29,6 +29,7 @@ struct lbm_state {
   int cells_id; /* lbm.cells: flags and moments */
   lbm_coupling_flags_t *couple; /* in the registry: which fields of the public face the
                                    run uses (lbm_bind) */
+  lbm_ctx_t *ctx;                /* the items' context, in the registry */
   lbm_quantity_t quantities[LBM_QUANTITIES]; /* the samplers' contexts */
   int nbodies;                               /* named obstacles (geometry_bodies) */
   double speed;                              /* the largest speed given (lbm_largest_speed) */
@@ -129,7 +130,59 @@ static tsr_status lbm_sample(const block_info_t *b, const block_data_t *data, do
   for (int64_t k = 0; q->what == LBM_Q_VELOCITY && k < 3 * n; ++k) out[k] = v.u ? v.u[k] : 0.0;
   for (int64_t k = 0; q->what == LBM_Q_FLAGS && k < n; ++k)
     out[k] = v.flags ? (double)v.flags[k] : (double)GEOMETRY_NOSLIP;
+  /* the pressure against the reference density's: c_s^2 (rho - rho0); 0 in walls */
+  const double cs2 = lbm_sound_speed(&s->opts) * lbm_sound_speed(&s->opts);
+  for (int64_t k = 0; q->what == LBM_Q_PRESSURE && k < n; ++k)
+    out[k] = v.rho && v.flags[k] == GEOMETRY_FLUID ? cs2 * (v.rho[k] - s->opts.rho0) : 0.0;
+  if (q->what >= LBM_Q_VORTICITY) return lbm_sample_gradient(s->ctx, q->what, b, data, out, err);
   return TSR_OK;
+}
+
+/* The derived quantities, shown where an output names them; for the gradient ones, where
+ * one does, the scratch field and the output sweeps that fill it and its ghost layer. */
+static tsr_status lbm_derived_register(lbm_state_t *s, registry_t *reg, const module_env_t *env,
+                                       module_decl_t *decl, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const struct {
+    const char *name, *columns[3];
+    int what, components;
+    units_dim_t dim;
+  } d[5] = {{"pressure", {"p"}, LBM_Q_PRESSURE, 1, UNITS_PRESSURE},
+            {"vorticity", {"wx", "wy", "wz"}, LBM_Q_VORTICITY, 3, UNITS_RATE},
+            {"vorticity_magnitude", {"w"}, LBM_Q_VORTICITY_MAGNITUDE, 1, UNITS_RATE},
+            {"q_criterion", {"q"}, LBM_Q_Q_CRITERION, 1, UNITS_RATE2},
+            {"strain_rate", {"s"}, LBM_Q_STRAIN_RATE, 1, UNITS_RATE}};
+  for (int i = 0; i < 5; ++i) {
+    module_quantity_t *q = &decl->quantities[decl->nquantities++];
+    *q = (module_quantity_t){.name = d[i].name, .components = d[i].components,
+                             .dim = d[i].dim, .prepare = LBM_MOMENTS, .sample = lbm_sample,
+                             .ctx = &s->quantities[d[i].what], .on_request = true};
+    for (int k = 0; k < d[i].components; ++k) q->columns[k] = d[i].columns[k];
+  }
+  if (!lbm_gradients_named(env->so)) goto cleanup;
+  lbm_ctx_t *c = s->ctx;
+  TSR_TRY(module_declare_field(decl, reg, env, &(field_spec_t){
+      .name = LBM_GRADIENT_INPUT, .components = 4,
+      .esize = s->opts.precision == LBM_SP ? 4 : 8, .layout = GRID_SOA,
+      .width = {c->width[0] > 0, c->width[1] > 0, c->width[2] > 0}}, err));
+  decl->fields[decl->nfields - 1].scratch = true;
+  const registry_item_t items[] = {
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_GRADIENT_FILL, .fs = "*", .hs = "cpu|gpu",
+       .bs = "fluid|fluid_boundary", .work = lbm_gradient_fill},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_GRADIENT_FILL, .fs = "*", .hs = "cpu|gpu",
+       .bs = "solid", .work = registry_nothing},
+      {.kind = REGISTRY_KIND_KERNEL, .name = LBM_GRADIENT_READY, .fs = "*", .hs = "cpu|gpu",
+       .bs = "*", .work = registry_nothing}};
+  TSR_TRY(lbm_add_items(reg, items, sizeof items / sizeof items[0], c, err));
+  TSR_TRY(registry_data_id(reg, LBM_GRADIENT_INPUT, &c->gradient_id, err));
+  decl->noutput_sweeps = 2;
+  decl->output_sweeps[0] = (module_sweep_t){.name = "lbm.gradient", .writes = {LBM_GRADIENT_INPUT},
+                                            .nwrites = 1, .kernel = LBM_GRADIENT_FILL};
+  decl->output_sweeps[1] = (module_sweep_t){.name = "lbm.gradient_ghosts",
+                                            .reads_ghosts = {LBM_GRADIENT_INPUT},
+                                            .nreads_ghosts = 1, .kernel = LBM_GRADIENT_READY};
+cleanup:
+  return st;
 }
 
 static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t *env,
@@ -173,6 +226,8 @@ static tsr_status lbm_register(void *state, registry_t *reg, const module_env_t 
                              err));
   TSR_TRY(lbm_gpu_register(reg, ctx, err));
   s->couple = &ctx->couple;
+  s->ctx = ctx;
+  TSR_TRY(lbm_derived_register(s, reg, env, decl, err));
   TSR_TRY(registry_data_id(reg, LBM_CELLS, &s->cells_id, err));
 cleanup:
   return st;
