@@ -2,8 +2,9 @@
 # The DFG benchmark 2D-1 (Schaefer & Turek 1996: a cylinder in a channel, Re 20, parabolic
 # inflow) at D = 20 cells (configs/cylinder_2d.json as shipped), the same with the
 # cylinder from an STL file (configs/meshes/cylinder.stl: a prism on a 256-gon, extruded
-# in z), and at D = 40 (the same case scaled with --set: the lattice velocity kept, the
-# viscosity doubled), each run to its steady state (stop.when_steady on the drag); prints
+# in z), at D = 40 (the same case scaled with --set: the lattice velocity kept, the
+# viscosity doubled), and configs/cylinder_2d_si.json (D = 20 in SI units, the pressure
+# difference read from the pressure quantity in Pa), each run to its steady state (stop.when_steady on the drag); prints
 # c_D, c_L and the pressure difference of each against the published ranges and the
 # reference values, and their errors (docs/physics.md, "Curved walls and forces").
 # Usage: scripts/dfg-cylinder.sh [BUILD_DIR [RANKS]] (defaults build/, 2). About 15 s,
@@ -27,4 +28,9 @@ run --output "$out/d40" --set 'domain.cells=[880,164,1]' --set 'lbm.viscosity=0.
     --set 'output.probes[0].at=[59.5,80,0.5]' --set 'output.probes[1].at=[58.5,80,0.5]' \
     --set 'output.probes[2].at=[57.5,80,0.5]' --set 'output.probes[3].at=[100.5,80,0.5]' \
     --set 'output.probes[4].at=[101.5,80,0.5]' --set 'output.probes[5].at=[102.5,80,0.5]'
-python3 scripts/dfg_cylinder.py "$out/d20" 20 "$out/d20_stl" 20 "$out/d40" 40
+# the SI case, its pressure difference from the pressure quantity (Pa) at its probes
+si=()
+for k in 0 1 2 3 4 5; do si+=(--set "output.probes[$k].quantities=[\"pressure\"]"); done
+mpirun --oversubscribe -np "$ranks" "$build/apps/tessera" run configs/cylinder_2d_si.json \
+  --overwrite --output "$out/d20_si" "${si[@]}" | grep -E "summary|steady" || true
+python3 scripts/dfg_cylinder.py "$out/d20" 20 "$out/d20_stl" 20 "$out/d40" 40 "$out/d20_si" 20
