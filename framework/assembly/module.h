@@ -39,7 +39,7 @@ enum {
   MODULE_MAX_FIELDS = 8,     /* fields of one module */
   MODULE_MAX_SWEEPS = 8,     /* sweeps of one module */
   MODULE_MAX_ACCESS = 8,     /* fields one sweep reads or writes */
-  MODULE_MAX_QUANTITIES = 8, /* quantities of one module */
+  MODULE_MAX_QUANTITIES = 12, /* quantities of one module */
   MODULE_MAX_COMPONENTS = 3, /* components of one quantity */
   MODULE_MAX_VALUES = 48,    /* values of a divergence report, totals of a run */
   MODULE_MAX_SCALARS = 8,    /* published scalars of one module */

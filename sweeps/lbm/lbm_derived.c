@@ -37,14 +37,18 @@ static bool lbm_named(const simulation_quantities_t *q, const char *name) {
   return false;
 }
 
+bool lbm_quantity_named(const simulation_options_t *so, const char *name) {
+  if (lbm_named(&so->quantities, name)) return true;
+  for (int p = 0; p < so->nprobes; ++p)
+    if (lbm_named(&so->probes[p].quantities, name)) return true;
+  for (int s = 0; s < so->nslices; ++s)
+    if (strcmp(so->slices[s].quantity, name) == 0) return true;
+  return false;
+}
+
 bool lbm_gradients_named(const simulation_options_t *so) {
-  for (const char *const *n = lbm_gradient_names; *n; ++n) {
-    if (lbm_named(&so->quantities, *n)) return true;
-    for (int p = 0; p < so->nprobes; ++p)
-      if (lbm_named(&so->probes[p].quantities, *n)) return true;
-    for (int s = 0; s < so->nslices; ++s)
-      if (strcmp(so->slices[s].quantity, *n) == 0) return true;
-  }
+  for (const char *const *n = lbm_gradient_names; *n; ++n)
+    if (lbm_quantity_named(so, *n)) return true;
   return false;
 }
 

@@ -18,12 +18,15 @@
 #define LBM_GRADIENT_READY "lbm.gradient_ready" /* kernel item after its exchange: nothing */
 
 /* The flow's quantities (lbm_module.c's samplers). */
-enum { LBM_Q_DENSITY, LBM_Q_VELOCITY, LBM_Q_FLAGS, LBM_Q_PRESSURE, LBM_Q_VORTICITY,
+enum { LBM_Q_DENSITY, LBM_Q_VELOCITY, LBM_Q_FLAGS, LBM_Q_PRESSURE, LBM_Q_PRESSURE_COEFFICIENT,
+       LBM_Q_VORTICITY,
        LBM_Q_VORTICITY_MAGNITUDE, LBM_Q_Q_CRITERION, LBM_Q_STRAIN_RATE, LBM_QUANTITIES };
 
 /* Whether an output of so names vorticity, vorticity_magnitude, q_criterion or
  * strain_rate. */
 bool lbm_gradients_named(const simulation_options_t *so);
+/* Whether an output of so names the quantity called name. */
+bool lbm_quantity_named(const simulation_options_t *so, const char *name);
 
 /* LBM_GRADIENT_FILL's work (registry_work_fn; vctx: the lbm_ctx_t). */
 tsr_status lbm_gradient_fill(const registry_work_t *w, void *vctx, tsr_error_t *err);

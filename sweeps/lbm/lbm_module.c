@@ -134,6 +134,10 @@ static tsr_status lbm_sample(const block_info_t *b, const block_data_t *data, do
   const double cs2 = lbm_sound_speed(&s->opts) * lbm_sound_speed(&s->opts);
   for (int64_t k = 0; q->what == LBM_Q_PRESSURE && k < n; ++k)
     out[k] = v.rho && v.flags[k] == GEOMETRY_FLUID ? cs2 * (v.rho[k] - s->opts.rho0) : 0.0;
+  /* c_p = (p - p_ref) / (rho U^2 / 2), with the forces section's rho and U */
+  const double dyn = 0.5 * s->opts.forces.density * s->opts.forces.velocity * s->opts.forces.velocity;
+  for (int64_t k = 0; q->what == LBM_Q_PRESSURE_COEFFICIENT && k < n; ++k)
+    out[k] = v.rho && v.flags[k] == GEOMETRY_FLUID ? cs2 * (v.rho[k] - s->opts.rho0) / dyn : 0.0;
   if (q->what >= LBM_Q_VORTICITY) return lbm_sample_gradient(s->ctx, q->what, b, data, out, err);
   return TSR_OK;
 }
@@ -147,12 +151,18 @@ static tsr_status lbm_derived_register(lbm_state_t *s, registry_t *reg, const mo
     const char *name, *columns[3];
     int what, components;
     units_dim_t dim;
-  } d[5] = {{"pressure", {"p"}, LBM_Q_PRESSURE, 1, UNITS_PRESSURE},
+  } d[6] = {{"pressure", {"p"}, LBM_Q_PRESSURE, 1, UNITS_PRESSURE},
+            {"pressure_coefficient", {"cp"}, LBM_Q_PRESSURE_COEFFICIENT, 1, UNITS_NONE},
             {"vorticity", {"wx", "wy", "wz"}, LBM_Q_VORTICITY, 3, UNITS_RATE},
             {"vorticity_magnitude", {"w"}, LBM_Q_VORTICITY_MAGNITUDE, 1, UNITS_RATE},
             {"q_criterion", {"q"}, LBM_Q_Q_CRITERION, 1, UNITS_RATE2},
             {"strain_rate", {"s"}, LBM_Q_STRAIN_RATE, 1, UNITS_RATE}};
-  for (int i = 0; i < 5; ++i) {
+  TSR_CHECK(s->opts.forces.on || !lbm_quantity_named(env->so, "pressure_coefficient"),
+            TSR_ERR_INVALID,
+            "an output names pressure_coefficient, (p - p_ref) / (rho U^2 / 2), but there is no "
+            "forces section to give its reference density and velocity (forces.density, "
+            "forces.velocity)");
+  for (int i = 0; i < 6; ++i) {
     module_quantity_t *q = &decl->quantities[decl->nquantities++];
     *q = (module_quantity_t){.name = d[i].name, .components = d[i].components,
                              .dim = d[i].dim, .prepare = LBM_MOMENTS, .sample = lbm_sample,
