@@ -572,6 +572,15 @@ void sim_totals_output(const sim_t *sim, double *values, int n) {
     values[i] *= units_output_factor(&sim->units, sim->total_dim[i]);
 }
 
+units_dim_t sim_total_dim(const sim_t *sim, const char *name) {
+  for (int m = 0; m < sim->nmodules; ++m) {
+    const module_def_t *def = sim->modules[m].def;
+    const units_dim_t d = def->total_dim ? def->total_dim(sim->modules[m].state, name) : UNITS_NONE;
+    if (d.length || d.time || d.mass) return d;
+  }
+  return UNITS_NONE;
+}
+
 double sim_output_time(const sim_t *sim, int64_t step) {
   return (double)step * units_output_factor(&sim->units, UNITS_TIME);
 }

@@ -76,6 +76,9 @@ TSR_NODISCARD tsr_status sim_totals(sim_t *sim, const char **names, double *valu
 /* The totals values[0..n) of the last sim_totals in the units the run writes (physical
  * with units.output "physical", else as they are), in place. */
 void sim_totals_output(const sim_t *sim, double *values, int n);
+/* The dimension of the total called name (the first module that gives it one; none for
+ * numbers and names no module knows). */
+units_dim_t sim_total_dim(const sim_t *sim, const char *name);
 /* The time of a step in the units the run writes: seconds with physical output, else the
  * step itself. */
 double sim_output_time(const sim_t *sim, int64_t step);

@@ -343,12 +343,23 @@ cleanup:
   return st;
 }
 
+/* A panel's name: the total's, with its SI unit where the run writes SI units (group: the
+ * prefix of the totals of a group's file, "" for series.csv). */
+static void sim_plot_name(const sim_t *sim, const char *group, const char *name, char *out,
+                          size_t cap) {
+  const units_t *u = sim_units(sim);
+  char full[SIM_SERIES_NAME_MAX + 64], unit[32] = "";
+  snprintf(full, sizeof full, "%s%s%s", group, group[0] ? "." : "", name);
+  if (u->on && u->physical_output) units_name(sim_total_dim(sim, full), unit, sizeof unit);
+  snprintf(out, cap, unit[0] ? "%s [%s]" : "%s", name, unit);
+}
+
 /* Rank 0: the plot of a series' text (CSV: "step,time,<names>" then rows) as `file`:
  * its columns after step and time whose names have no '.' (ungrouped totals) or, with
- * all, every one, against the time. */
+ * a group, every one (the group's totals), against the time. */
 static tsr_status sim_plot_series(const sim_t *sim, output_folder_t *out,
-                                  const output_series_t *s, const char *file, bool all,
-                                  tsr_error_t *err) {
+                                  const output_series_t *s, const char *file,
+                                  const char *group, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   char *text = NULL, *names[IMAGE_PLOT_MAX_SERIES + 2];
   double *cols = NULL;
@@ -380,9 +391,13 @@ static tsr_status sim_plot_series(const sim_t *sim, output_folder_t *out,
   }
   const double *ys[IMAGE_PLOT_MAX_SERIES];
   const char *shown[IMAGE_PLOT_MAX_SERIES];
+  char labels[IMAGE_PLOT_MAX_SERIES][96];
   int ns = 0;
   for (int k = 2; k < ncol; ++k)
-    if (all || !strchr(names[k], '.')) ys[ns] = cols + (size_t)k * (size_t)nrow, shown[ns++] = names[k];
+    if (group[0] || !strchr(names[k], '.')) {
+      sim_plot_name(sim, group, names[k], labels[ns], sizeof labels[ns]);
+      ys[ns] = cols + (size_t)k * (size_t)nrow, shown[ns] = labels[ns], ++ns;
+    }
   if (ns == 0 || n == 0) goto cleanup;
   const units_t *u = sim_units(sim);
   image_plot_t plot = {.npoints = n, .x = cols + nrow, .nseries = ns, .y = ys, .names = shown,
@@ -400,11 +415,13 @@ tsr_status sim_write_series_plots(sim_output_t *w, output_folder_t *out, tsr_err
   tsr_status st = TSR_OK;
   int rank;
   MPI_Comm_rank(sim_comm(w->sim), &rank);
-  if (rank == 0) st = sim_plot_series(w->sim, out, &w->series, "series.png", false, err);
+  if (rank == 0) st = sim_plot_series(w->sim, out, &w->series, "series.png", "", err);
   for (int g = 0; rank == 0 && st == TSR_OK && g < w->ngroups; ++g) {
-    char file[SIM_SERIES_NAME_MAX];
-    snprintf(file, sizeof file, "%.*s.png", (int)strlen(w->group_file[g]) - 4, w->group_file[g]);
-    st = sim_plot_series(w->sim, out, &w->group_series[g], file, true, err);
+    char file[SIM_SERIES_NAME_MAX], group[SIM_SERIES_NAME_MAX];
+    const int stem = (int)strlen(w->group_file[g]) - 4; /* series_<group>.csv */
+    snprintf(file, sizeof file, "%.*s.png", stem, w->group_file[g]);
+    snprintf(group, sizeof group, "%.*s", stem - 7, w->group_file[g] + 7);
+    st = sim_plot_series(w->sim, out, &w->group_series[g], file, group, err);
   }
   return verdict_reduce(sim_comm(w->sim), st, 0, err);
 }
