@@ -167,25 +167,29 @@ cleanup:
   return st;
 }
 
-/* The modules' output sweeps as a time loop of their own, run by sim_prepare (no overlap:
- * they are rare); none where no module has any. */
-static tsr_status sim_output_loop(sim_t *s, MPI_Comm comm, tsr_error_t *err) {
+/* A time loop of the modules' start sweeps (output false) or output sweeps (true) in
+ * place of their step's, with their exchange rounds; *out NULL where no module has any. */
+static tsr_status sim_side_loop(sim_t *s, MPI_Comm comm, bool output, bool overlap,
+                                timeloop_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   module_decl_t *decls = NULL;
+  *out = NULL;
   int n = 0;
-  for (int m = 0; m < s->nmodules; ++m) n += s->decls[m].noutput_sweeps;
+  for (int m = 0; m < s->nmodules; ++m)
+    n += output ? s->decls[m].noutput_sweeps : s->decls[m].nstart_sweeps;
   if (n == 0) goto cleanup;
   decls = malloc((size_t)s->nmodules * sizeof *decls);
-  TSR_CHECK(decls, TSR_ERR_NOMEM, "out of memory for the output sweeps");
+  TSR_CHECK(decls, TSR_ERR_NOMEM, "out of memory for the %s sweeps", output ? "output" : "start");
   for (int m = 0; m < s->nmodules; ++m) {
     decls[m] = s->decls[m];
-    memcpy(decls[m].sweeps, s->decls[m].output_sweeps, sizeof decls[m].sweeps);
-    decls[m].nsweeps = s->decls[m].noutput_sweeps;
+    memcpy(decls[m].sweeps, output ? s->decls[m].output_sweeps : s->decls[m].start_sweeps,
+           sizeof decls[m].sweeps);
+    decls[m].nsweeps = output ? s->decls[m].noutput_sweeps : s->decls[m].nstart_sweeps;
   }
-  st = timeloop_create(s->patch, s->reg, s->fs, comm, &s->output_loop, err);
+  st = timeloop_create(s->patch, s->reg, s->fs, comm, out, err);
   TSR_TRY(verdict_reduce(comm, st, 0, err));
-  timeloop_set_overlap(s->output_loop, false);
-  TSR_TRY(sim_add_sweeps(s, s->output_loop, decls, false, err));
+  timeloop_set_overlap(*out, overlap);
+  TSR_TRY(sim_add_sweeps(s, *out, decls, false, err));
 cleanup:
   free(decls);
   return st;
@@ -196,29 +200,13 @@ cleanup:
 static tsr_status sim_start(sim_t *s, MPI_Comm comm, bool overlap, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   timeloop_t *start = NULL;
-  module_decl_t *decls = NULL;
   TSR_TRY(sim_exchange_all(s, err));
-  int nstart = 0;
-  for (int m = 0; m < s->nmodules; ++m) nstart += s->decls[m].nstart_sweeps;
-  if (nstart > 0) {
-    decls = malloc((size_t)s->nmodules * sizeof *decls);
-    TSR_CHECK(decls, TSR_ERR_NOMEM, "out of memory for the start sweeps");
-    for (int m = 0; m < s->nmodules; ++m) {
-      decls[m] = s->decls[m];
-      memcpy(decls[m].sweeps, s->decls[m].start_sweeps, sizeof decls[m].sweeps);
-      decls[m].nsweeps = s->decls[m].nstart_sweeps;
-    }
-    st = timeloop_create(s->patch, s->reg, s->fs, comm, &start, err);
-    TSR_TRY(verdict_reduce(comm, st, 0, err));
-    timeloop_set_overlap(start, overlap);
-    TSR_TRY(sim_add_sweeps(s, start, decls, false, err));
-    TSR_TRY(timeloop_step(start, err));
-  }
+  TSR_TRY(sim_side_loop(s, comm, false, overlap, &start, err));
+  if (start) TSR_TRY(timeloop_step(start, err));
   for (int m = 0; m < s->nmodules; ++m)
     if (s->decls[m].start) TSR_TRY(timeloop_run_kernel(s->loop, s->decls[m].start, err));
 cleanup:
   timeloop_free(&start);
-  free(decls);
   return st;
 }
 
@@ -393,7 +381,8 @@ static tsr_status sim_build(sim_t *s, const simulation_options_t *so, bool gpu, 
   TSR_TRY(sim_start(s, comm, overlap, err));
   TSR_TRY(sim_add_sweeps(s, s->loop, s->decls, so->hardware.exchange == SIMULATION_EXCHANGE_MERGED,
                          err));
-  TSR_TRY(sim_output_loop(s, comm, err));
+  /* the output sweeps, run by sim_prepare_outputs (no overlap: they are rare) */
+  TSR_TRY(sim_side_loop(s, comm, true, false, &s->output_loop, err));
   for (int32_t id = 0; id < patch_block_count(s->patch); ++id)
     s->cells += (int64_t)s->plan->block_cells[id];
 cleanup:
