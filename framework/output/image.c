@@ -154,8 +154,7 @@ cleanup:
   return st;
 }
 
-/* Smallest and largest finite value of the non-wall cells; 0 and 0 when there is none. */
-static void field_range(const image_field_t *f, double *min, double *max) {
+void image_field_range(const image_field_t *f, double *min, double *max) {
   bool any = false;
   *min = *max = 0;
   for (int64_t k = 0; k < (int64_t)f->width * f->height; ++k) {
@@ -170,7 +169,7 @@ static void field_range(const image_field_t *f, double *min, double *max) {
 /* The colour map's ends: the fixed range, else the field's. */
 static void map_range(const image_field_t *f, const image_options_t *o, double *min, double *max) {
   if (o->fixed) *min = o->lo, *max = o->hi;
-  else field_range(f, min, max);
+  else image_field_range(f, min, max);
 }
 
 /* Round coordinates for the ticks of an axis from a to b (either order): the first tick
@@ -456,11 +455,10 @@ static int plot_label_width(const plot_scale_t *r) {
   return axis_label_width(r->lo - r->offset, r->hi - r->offset, 4);
 }
 
-/* Panel s of the plot: its frame, vertical axis, name and line, in r. */
-static void plot_panel(canvas_t *c, const image_plot_t *p, int s, image_rect_t r,
-                       double x0, double x1) {
+/* Panel s of the plot, on its scale sc: its frame, vertical axis, name and line, in r. */
+static void plot_panel(canvas_t *c, const image_plot_t *p, int s, plot_scale_t sc,
+                       image_rect_t r, double x0, double x1) {
   static const uint8_t blue[3] = {31, 119, 180};
-  const plot_scale_t sc = plot_scale_of(p, s);
   const double lo = sc.lo, hi = sc.hi;
   frame(c, r);
   char name[96];
@@ -506,10 +504,11 @@ tsr_status image_write_plot(const char *path, const image_plot_t *p, tsr_error_t
     if (isfinite(p->x[k])) x0 = fmin(x0, p->x[k]), x1 = fmax(x1, p->x[k]);
   if (!(x0 <= x1)) x0 = 0, x1 = 1;
   if (x0 == x1) x1 = x0 + 1;
+  plot_scale_t scales[IMAGE_PLOT_MAX_SERIES];
   int labels = 0; /* the left margin: the widest tick label of any panel */
   for (int s = 0; s < p->nseries; ++s) {
-    const plot_scale_t sc = plot_scale_of(p, s);
-    labels = imax(labels, plot_label_width(&sc));
+    scales[s] = plot_scale_of(p, s);
+    labels = imax(labels, plot_label_width(&scales[s]));
   }
   const int panel = PLOT_PANEL_H + TEXT_H + GAP + 4, left = MARGIN + labels + TICK_GAP + TICK_LEN + 2;
   c.width = left + PLOT_W + 2 * MARGIN;
@@ -520,7 +519,7 @@ tsr_status image_write_plot(const char *path, const image_plot_t *p, tsr_error_t
   image_rect_t r = {left, 0, PLOT_W, PLOT_PANEL_H};
   for (int s = 0; s < p->nseries; ++s) {
     r.y = MARGIN + s * panel + TEXT_H + GAP;
-    plot_panel(&c, p, s, r, x0, x1);
+    plot_panel(&c, p, s, scales[s], r, x0, x1);
   }
   double first, step; /* the shared horizontal axis under the last panel */
   const int n = axis_ticks(x0, x1, 6, &first, &step), y0 = r.y + r.h + 1;

@@ -84,6 +84,10 @@ TSR_NODISCARD tsr_status image_options_validate(const image_options_t *o, tsr_er
  * ". , - + = | ( ) [ ] : / ^ _", the lower-case letters and C D J K N P Q T. */
 bool image_text_supported(const char *text);
 
+/* The smallest and largest finite value of the field's non-wall cells (the colour map's
+ * range without a fixed one); 0 and 0 where there is none. */
+void image_field_range(const image_field_t *f, double *min, double *max);
+
 /* Colour of t in [0, 1] (clamped; NaN gives 0) on the colour map: t = 0 and t = 1 give
  * exactly the map's end colours. */
 void image_colormap(double t, uint8_t rgb[3]);

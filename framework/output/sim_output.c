@@ -747,12 +747,8 @@ static void sim_slice_range(sim_output_t *w, const simulation_slice_t *slice, in
       io->fixed = true, io->lo = w->ranges[i].lo, io->hi = w->ranges[i].hi;
       return;
     }
-  double lo = INFINITY, hi = -INFINITY;
-  for (int64_t k = 0; k < (int64_t)field->width * field->height; ++k)
-    if (!field->wall[k] && isfinite(field->values[k])) {
-      lo = fmin(lo, field->values[k]);
-      hi = fmax(hi, field->values[k]);
-    }
+  double lo, hi;
+  image_field_range(field, &lo, &hi);
   if (!(lo < hi) || w->nranges == SIMULATION_MAX_SLICES) return;
   snprintf(w->ranges[w->nranges].name, sizeof w->ranges[0].name, "%s", slice->name);
   w->ranges[w->nranges].lo = lo, w->ranges[w->nranges++].hi = hi;
