@@ -371,6 +371,13 @@ static void plan_duration(double s, char *out, size_t cap) {
   snprintf(out, cap, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
 }
 
+const char *plan_throughput_hint(const simulation_balance_t *bal) {
+  return bal->machine[0] || bal->calibrate
+             ? ""
+             : "`tessera bench --machine FILE` measures this machine's, hardware.machine uses "
+               "them";
+}
+
 size_t plan_cost_text(const plan_t *plan, const simulation_options_t *so,
                       const plan_memory_t *mem, const double *node_avail, char *out,
                       size_t cap) {
@@ -383,12 +390,9 @@ size_t plan_cost_text(const plan_t *plan, const simulation_options_t *so,
     plan_duration(plan->max_seconds * (double)so->vtk_every, u, sizeof u);
     plan_text(out, cap, &used, ", %s between VTK outputs (every %lld steps)", u, (long long)so->vtk_every);
   }
-  const simulation_balance_t *bal = &so->hardware.balance;
-  plan_text(out, cap, &used, " (the model's figures; the output's own time not counted)%s\n",
-            bal->machine[0] || bal->calibrate
-                ? ""
-                : "; no throughput measured for it: `tessera bench --machine FILE` measures "
-                  "this machine's, hardware.machine uses them");
+  const char *hint = plan_throughput_hint(&so->hardware.balance);
+  plan_text(out, cap, &used, " (the model's figures; the output's own time not counted)%s%s\n",
+            hint[0] ? "; no throughput measured for it: " : "", hint);
   if (!mem) return used;
   /* the largest process, and each node's sum against what it has */
   int big = 0, node_big = 0;

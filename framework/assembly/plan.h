@@ -105,6 +105,10 @@ TSR_NODISCARD tsr_status plan_memory(patch_t *patch, const module_t *modules,
  * none) the largest process's and node's memory, against node_avail (bytes available on
  * the node of each rank, indexed by the node's first rank; NULL or 0: unknown). Returns
  * the length the text needs. */
+/* Where the model's throughput is the default (no machine file, no calibration): what
+ * makes it this machine's, "`tessera bench --machine FILE` measures ..."; else "". */
+const char *plan_throughput_hint(const simulation_balance_t *bal);
+
 size_t plan_cost_text(const plan_t *plan, const simulation_options_t *so,
                       const plan_memory_t *mem, const double *node_avail, char *out, size_t cap);
 

@@ -140,11 +140,14 @@ tsr_status vtk_write_pvd(const char *folder, const char *name, const int64_t *st
     /* a step's one image, else its index of block files (a restart may change
      * output.vtk_files); neither: the step is not in this folder (a restart into
      * another folder, files removed by hand), and the collection does not list it */
-    char file[OUTPUT_PATH_MAX];
-    snprintf(file, sizeof file, "%s/%s_%06lld.vti", folder, name, (long long)steps[i]);
-    const char *ext = access(file, F_OK) == 0 ? "vti" : "pvti";
-    snprintf(file, sizeof file, "%s/%s_%06lld.%s", folder, name, (long long)steps[i], ext);
-    if (access(file, F_OK) != 0) continue;
+    const char *ext = NULL;
+    for (int k = 0; k < 2 && !ext; ++k) {
+      char file[OUTPUT_PATH_MAX];
+      snprintf(file, sizeof file, "%s/%s_%06lld.%s", folder, name, (long long)steps[i],
+               k == 0 ? "vti" : "pvti");
+      if (access(file, F_OK) == 0) ext = k == 0 ? "vti" : "pvti";
+    }
+    if (!ext) continue;
     fprintf(o.f, "    <DataSet timestep=\"%.17g\" file=\"%s_%06lld.%s\"/>\n",
             (double)steps[i] * step_time, name, (long long)steps[i], ext);
   }

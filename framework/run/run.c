@@ -126,15 +126,12 @@ static void run_print_processes(const sim_t *sim, const simulation_options_t *so
   }
   if (plan->nranks > RUN_PRINT_MAX)
     printf("  ... %d more processes in summary.json\n", plan->nranks - RUN_PRINT_MAX);
-  const simulation_balance_t *bal = &so->hardware.balance;
+  const char *hint = plan_throughput_hint(&so->hardware.balance);
   if (measured > 0)
     printf("step: predicted %.3f ms, measured %.3f ms (the slowest process's phases): "
-           "predicted / measured %.2f%s\n", 1e3 * plan->max_seconds, 1e3 * measured,
-           plan->max_seconds / measured,
-           bal->machine[0] || bal->calibrate
-               ? ""
-               : " (the model's default throughput: `tessera bench --machine FILE` measures "
-                 "this machine's, hardware.machine uses them)");
+           "predicted / measured %.2f%s%s%s\n", 1e3 * plan->max_seconds, 1e3 * measured,
+           plan->max_seconds / measured, hint[0] ? " (the model's default throughput: " : "",
+           hint, hint[0] ? ")" : "");
   printf("predicted imbalance %.1f%% (largest %.3f ms per step; the block granularity allows "
          "%.3f ms of compute at best)\n",
          100.0 * plan_imbalance(plan), 1e3 * plan->max_seconds, 1e3 * plan->best_compute);
