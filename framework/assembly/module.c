@@ -125,6 +125,24 @@ bool module_name_in(const char *const *names, int count, const char *name) {
   return false;
 }
 
+static bool module_named_in(const simulation_quantities_t *q, const char *name) {
+  for (int i = 0; i < q->n; ++i)
+    if (strcmp(q->names[i], name) == 0) return true;
+  return false;
+}
+
+bool module_env_named(const module_env_t *env, const char *quantity) {
+  const simulation_options_t *so = env->so;
+  if (module_name_in(env->sampled, env->nsampled, quantity)) return true;
+  if (!so) return false;
+  if (module_named_in(&so->quantities, quantity)) return true;
+  for (int p = 0; p < so->nprobes; ++p)
+    if (module_named_in(&so->probes[p].quantities, quantity)) return true;
+  for (int s = 0; s < so->nslices; ++s)
+    if (strcmp(so->slices[s].quantity, quantity) == 0) return true;
+  return false;
+}
+
 bool module_find_scalar(const module_decl_t *decls, int n, const char *name, double *value) {
   for (int m = 0; m < n; ++m)
     for (int k = 0; k < decls[m].nscalars; ++k)
@@ -207,11 +225,25 @@ tsr_status module_register_all(module_t *modules, int n, registry_t *reg, const 
   tsr_status st = TSR_OK;
   char text[MODULE_FS_MAX] = "";
   size_t used = 0;
+  const char *sampled[MODULE_MAX * MODULE_MAX_QUANTITIES];
+  module_env_t e = *env;
+  e.sampled = sampled;
+  e.nsampled = 0;
+  for (int m = 0; m < n; ++m)
+    for (const char *const *q = modules[m].def->samples ? modules[m].def->samples(modules[m].state)
+                                                         : NULL;
+         q && *q; ++q) {
+      TSR_CHECK(e.nsampled < MODULE_MAX * MODULE_MAX_QUANTITIES, TSR_ERR_INVALID,
+                "the modules sample more than %d quantities", MODULE_MAX * MODULE_MAX_QUANTITIES);
+      sampled[e.nsampled++] = *q;
+    }
+  e.decls = decls;
   for (int m = 0; m < n; ++m) {
     const module_def_t *def = modules[m].def;
     decls[m] = (module_decl_t){.nfields = 0};
+    e.ndecls = m;
     if (def->register_items)
-      TSR_TRY(def->register_items(modules[m].state, reg, env, &decls[m], err));
+      TSR_TRY(def->register_items(modules[m].state, reg, &e, &decls[m], err));
     const char *f = def->fs ? def->fs(modules[m].state) : "";
     if (f[0]) {
       int k = snprintf(text + used, sizeof text - used, "%s%s", used ? "," : "", f);

@@ -185,7 +185,19 @@ struct module_env {
   const simulation_options_t *so;
   opencl_context_t *cl;        /* this process's OpenCL device; NULL: it has no GPU blocks */
   gpu_field_programs_t *fields; /* the device's field programs (field_declare); NULL with cl */
+  const module_decl_t *decls;  /* the declarations of the modules registered before this
+                                  one (a module that builds on another's quantities comes
+                                  after it in "modules"); ndecls of them */
+  int ndecls;
+  const char *const *sampled;  /* the quantities the run's modules sample
+                                  (module_def_t.samples), nsampled of them */
+  int nsampled;
 };
+
+/* Whether some output (output.quantities, a probe's quantities, a slice's quantity) or
+ * some module (module_def_t.samples) names the quantity: a quantity shown on request
+ * (module_quantity_t.on_request) needs its work only then. */
+bool module_env_named(const module_env_t *env, const char *quantity);
 
 typedef struct module_def {
   const char *name;            /* "flow": the name in the configuration's "modules" */
@@ -247,6 +259,14 @@ typedef struct module_def {
      is hardware-independent), NULL-ended; NULL: none. The rest of its sections must be
      as the checkpoint's run had them. */
   const char *const *restart_keys;
+  /* The quantities (any module's, by name) it samples in observe, NULL-ended; NULL: none.
+     Read before any module registers its items (module_env_named). */
+  const char *const *(*samples)(const void *state);
+  /* After every step of a run, and at step 0 before the first (collective), before the
+     step's stability check and output: a module that accumulates over steps (time
+     statistics) samples quantities here (sim_prepare_outputs, module_quantity_t.sample).
+     NULL: nothing. */
+  tsr_status (*observe)(void *state, sim_t *sim, int64_t step, tsr_error_t *err);
 } module_def_t;
 
 /* One module of a simulation: its definition and state. */

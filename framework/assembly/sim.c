@@ -519,6 +519,15 @@ cleanup:
   return st;
 }
 
+tsr_status sim_observe(sim_t *sim, int64_t step, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  for (int m = 0; m < sim->nmodules; ++m)
+    if (sim->modules[m].def->observe)
+      TSR_TRY(sim->modules[m].def->observe(sim->modules[m].state, sim, step, err));
+cleanup:
+  return st;
+}
+
 tsr_status sim_block_sums(sim_t *sim, const double *part, int n, double *out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   const int32_t nb = patch_block_count(sim->patch);

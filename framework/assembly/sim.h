@@ -61,6 +61,10 @@ TSR_NODISCARD tsr_status sim_prepare_outputs(sim_t *sim, tsr_error_t *err);
 TSR_NODISCARD tsr_status sim_check(sim_t *sim, int64_t step, bool prepared, sim_divergence_t *out,
                                    tsr_error_t *err);
 
+/* Every module's observe (module_def_t.observe) at `step`, in module order: after every
+ * step of a run and at its step 0, before the step's check and output. */
+TSR_NODISCARD tsr_status sim_observe(sim_t *sim, int64_t step, tsr_error_t *err);
+
 /* Sums over the blocks that do not depend on the decomposition: part[nb * k + id] holds
  * value k (of n) of local block id (zeros elsewhere: the ranks add their parts up), and
  * out[k] becomes the sum over the blocks in BlockID order, the same on every rank

@@ -393,6 +393,10 @@ static tsr_status field_validate(const field_spec_t *s, tsr_error_t *err) {
             "field '%s': layout %d; allowed are aos and soa", s->name, (int)s->layout);
   TSR_CHECK(!(s->init && s->fill), TSR_ERR_INTERNAL,
             "field '%s': an initializer and a fill function; give one", s->name);
+  TSR_CHECK(!s->host || (!s->width[0] && !s->width[1] && !s->width[2] && s->copies <= 1 &&
+                         !s->stream && !s->layout_by_fs),
+            TSR_ERR_INTERNAL,
+            "field '%s': a host field has no ghost layers, one copy, one CPU layout", s->name);
   for (int a = 0; a < 3; ++a)
     TSR_CHECK(s->width[a] >= 0 && s->width[a] <= DIRECTION_MAX_WIDTH, TSR_ERR_INTERNAL,
               "field '%s': width[%d] = %d; allowed are 0..%d", s->name, a, s->width[a],
@@ -465,6 +469,14 @@ tsr_status field_declare(registry_t *reg, gpu_field_programs_t *gpu, const field
       {.kind = REGISTRY_KIND_COPY, .name = name, .fs = "*", .hs = "gpu", .bs = "*",
        .copy = field_gpu_copy, .ctx = k},
   };
+  if (spec->host) { /* GPU blocks take the CPU blocks' items: the field is on the host */
+    for (size_t i = 0; i < 4; ++i) {
+      registry_item_t it = items[i];
+      it.hs = "cpu|gpu";
+      TSR_TRY(registry_add(reg, &it, err));
+    }
+    goto cleanup;
+  }
   for (size_t i = spec->layout_by_fs ? 1 : 0; i < sizeof items / sizeof items[0]; ++i)
     if (!(spec->stream && items[i].alloc_batch)) TSR_TRY(registry_add(reg, &items[i], err));
   if (spec->stream) { /* two grids or in place on GPU blocks, the run's fs picks */

@@ -109,6 +109,9 @@ typedef struct field_spec {
                              per component; copied). Then hs gpu has two allocators, fs
                              "two_grid" (the copies above) and fs "in_place" (one copy
                              streamed in place), declared exclusive: the run's fs picks */
+  bool host;              /* kept in host memory on every hs: GPU blocks hold it as CPU
+                             blocks do (values the host updates between steps, such as
+                             time statistics); no ghost layers (width 0), one copy */
   field_init_fn init;     /* NULL, or the start value of every interior cell */
   field_fill_fn fill;     /* NULL, or the whole start field (instead of init) */
   const void *init_ctx;   /* for init or fill; must outlive the registry */

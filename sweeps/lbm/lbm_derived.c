@@ -31,24 +31,9 @@ enum { KIND_WALL = 0, KIND_FLUID = 1, KIND_OPEN = 2 };
 static const char *const lbm_gradient_names[] = {"vorticity", "vorticity_magnitude",
                                                  "q_criterion", "strain_rate", NULL};
 
-static bool lbm_named(const simulation_quantities_t *q, const char *name) {
-  for (int i = 0; i < q->n; ++i)
-    if (strcmp(q->names[i], name) == 0) return true;
-  return false;
-}
-
-bool lbm_quantity_named(const simulation_options_t *so, const char *name) {
-  if (lbm_named(&so->quantities, name)) return true;
-  for (int p = 0; p < so->nprobes; ++p)
-    if (lbm_named(&so->probes[p].quantities, name)) return true;
-  for (int s = 0; s < so->nslices; ++s)
-    if (strcmp(so->slices[s].quantity, name) == 0) return true;
-  return false;
-}
-
-bool lbm_gradients_named(const simulation_options_t *so) {
+bool lbm_gradients_named(const module_env_t *env) {
   for (const char *const *n = lbm_gradient_names; *n; ++n)
-    if (lbm_quantity_named(so, *n)) return true;
+    if (module_env_named(env, *n)) return true;
   return false;
 }
 

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "lbm_block.h"
+#include "module.h"
 #include "registry.h"
 #include "simulation.h"
 #include "tsr_error.h"
@@ -22,11 +23,9 @@ enum { LBM_Q_DENSITY, LBM_Q_VELOCITY, LBM_Q_FLAGS, LBM_Q_PRESSURE, LBM_Q_PRESSUR
        LBM_Q_VORTICITY,
        LBM_Q_VORTICITY_MAGNITUDE, LBM_Q_Q_CRITERION, LBM_Q_STRAIN_RATE, LBM_QUANTITIES };
 
-/* Whether an output of so names vorticity, vorticity_magnitude, q_criterion or
- * strain_rate. */
-bool lbm_gradients_named(const simulation_options_t *so);
-/* Whether an output of so names the quantity called name. */
-bool lbm_quantity_named(const simulation_options_t *so, const char *name);
+/* Whether an output or a module names vorticity, vorticity_magnitude, q_criterion or
+ * strain_rate (module_env_named). */
+bool lbm_gradients_named(const module_env_t *env);
 
 /* LBM_GRADIENT_FILL's work (registry_work_fn; vctx: the lbm_ctx_t). */
 tsr_status lbm_gradient_fill(const registry_work_t *w, void *vctx, tsr_error_t *err);

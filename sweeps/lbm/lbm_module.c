@@ -157,7 +157,7 @@ static tsr_status lbm_derived_register(lbm_state_t *s, registry_t *reg, const mo
             {"vorticity_magnitude", {"w"}, LBM_Q_VORTICITY_MAGNITUDE, 1, UNITS_RATE},
             {"q_criterion", {"q"}, LBM_Q_Q_CRITERION, 1, UNITS_RATE2},
             {"strain_rate", {"s"}, LBM_Q_STRAIN_RATE, 1, UNITS_RATE}};
-  TSR_CHECK(s->opts.forces.on || !lbm_quantity_named(env->so, "pressure_coefficient"),
+  TSR_CHECK(s->opts.forces.on || !module_env_named(env, "pressure_coefficient"),
             TSR_ERR_INVALID,
             "an output names pressure_coefficient, (p - p_ref) / (rho U^2 / 2), but there is no "
             "forces section to give its reference density and velocity (forces.density, "
@@ -169,7 +169,7 @@ static tsr_status lbm_derived_register(lbm_state_t *s, registry_t *reg, const mo
                              .ctx = &s->quantities[d[i].what], .on_request = true};
     for (int k = 0; k < d[i].components; ++k) q->columns[k] = d[i].columns[k];
   }
-  if (!lbm_gradients_named(env->so)) goto cleanup;
+  if (!lbm_gradients_named(env)) goto cleanup;
   lbm_ctx_t *c = s->ctx;
   TSR_TRY(module_declare_field(decl, reg, env, &(field_spec_t){
       .name = LBM_GRADIENT_INPUT, .components = 4,
