@@ -143,6 +143,36 @@ bool module_env_named(const module_env_t *env, const char *quantity) {
   return false;
 }
 
+tsr_status module_points_add(module_points_t *p, int64_t cell, const double xyz[3],
+                             const double *values, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  if (p->n == p->cap) {
+    const int64_t cap = p->cap ? 2 * p->cap : 256;
+    int64_t *c = realloc(p->cell, (size_t)cap * sizeof *c);
+    if (c) p->cell = c;
+    double *x = c ? realloc(p->xyz, 3 * (size_t)cap * sizeof *x) : NULL;
+    if (x) p->xyz = x;
+    double *v = x ? realloc(p->values, (size_t)(p->width ? p->width : 1) * (size_t)cap * sizeof *v)
+                  : NULL;
+    if (v) p->values = v;
+    TSR_CHECK(v, TSR_ERR_NOMEM, "out of memory for %lld surface points", (long long)cap);
+    p->cap = cap;
+  }
+  p->cell[p->n] = cell;
+  memcpy(p->xyz + 3 * p->n, xyz, 3 * sizeof *xyz);
+  memcpy(p->values + (size_t)p->width * (size_t)p->n, values, (size_t)p->width * sizeof *values);
+  ++p->n;
+cleanup:
+  return st;
+}
+
+void module_points_free(module_points_t *p) {
+  free(p->cell);
+  free(p->xyz);
+  free(p->values);
+  *p = (module_points_t){.width = p->width};
+}
+
 bool module_find_scalar(const module_decl_t *decls, int n, const char *name, double *value) {
   for (int m = 0; m < n; ++m)
     for (int k = 0; k < decls[m].nscalars; ++k)

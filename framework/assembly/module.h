@@ -99,6 +99,38 @@ typedef struct module_quantity {
                             show every quantity, nor a slice's default) */
 } module_quantity_t;
 
+/* A surface a module publishes (a named body's, say): its points' values, by name, and,
+ * for a surface given by triangles (an STL mesh), the triangles onto which output maps
+ * them. */
+enum { MODULE_MAX_SURFACE_VALUES = 8, MODULE_MAX_SURFACES = 8 };
+typedef struct module_surface {
+  const char *name;                               /* [A-Za-z0-9_-]+ */
+  int nvalues;
+  const char *values[MODULE_MAX_SURFACE_VALUES];  /* "pressure", ... */
+  int components[MODULE_MAX_SURFACE_VALUES];      /* 1 or 3 */
+  units_dim_t dims[MODULE_MAX_SURFACE_VALUES];
+  bool plot[MODULE_MAX_SURFACE_VALUES];           /* 2-D: drawn against the angle (one
+                                                     component) */
+  const double *triangles;                        /* 9 per triangle (3 vertices, lattice
+                                                     units: cell x spans [x, x + 1]);
+                                                     NULL: none */
+  size_t ntriangles;
+} module_surface_t;
+
+/* This process's points of a surface: point k in global cell cell[k] (its index
+ * (z ny + y) nx + x, at most one point per cell: the files' order) at xyz[3 k] (lattice
+ * units), with values[width k ..] (the surface's values in order, their components
+ * each). module_points_add appends one. */
+typedef struct module_points {
+  int64_t n, cap;
+  int width;
+  int64_t *cell;
+  double *xyz, *values;
+} module_points_t;
+TSR_NODISCARD tsr_status module_points_add(module_points_t *p, int64_t cell, const double xyz[3],
+                                           const double *values, tsr_error_t *err);
+void module_points_free(module_points_t *p);
+
 /* A number a module publishes for others (a parameter of its physics that another
  * module's physics depends on, e.g. "lbm.viscosity"). */
 typedef struct module_scalar {
@@ -267,6 +299,13 @@ typedef struct module_def {
      statistics) samples quantities here (sim_prepare_outputs, module_quantity_t.sample).
      NULL: nothing. */
   tsr_status (*observe)(void *state, sim_t *sim, int64_t step, tsr_error_t *err);
+  /* The surfaces it publishes (output.surface_every writes each: sim_output.h), at most
+     cap into out (borrowed from its state); returns how many. NULL: none. */
+  int (*surfaces)(const void *state, module_surface_t *out, int cap);
+  /* This process's points of surface k, after sim_prepare_outputs, appended to *pts
+     (width: the sum of the surface's components). Collective. */
+  tsr_status (*surface_points)(void *state, sim_t *sim, int k, module_points_t *pts,
+                               tsr_error_t *err);
 } module_def_t;
 
 /* One module of a simulation: its definition and state. */

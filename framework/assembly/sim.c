@@ -84,6 +84,24 @@ cleanup:
   return st;
 }
 
+/* output.surface_every asks for surfaces: some module must publish one. */
+static tsr_status sim_check_surfaces(const simulation_options_t *so, const module_t *modules,
+                                     int n, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  int count = 0;
+  for (int m = 0; m < n; ++m) {
+    module_surface_t list[MODULE_MAX_SURFACES];
+    if (modules[m].def->surfaces)
+      count += modules[m].def->surfaces(modules[m].state, list, MODULE_MAX_SURFACES);
+  }
+  TSR_CHECK(so->surface_every == 0 || count > 0, TSR_ERR_INVALID,
+            "%s: output.surface_every = %lld: no module of this run publishes a surface",
+            so->source,
+            (long long)so->surface_every);
+cleanup:
+  return st;
+}
+
 /* The end of a step on GPU blocks: one wait for the device's in-order queue, so that the
  * step's time is the device's work and the host sees its results. */
 #define SIM_DEVICE_WAIT "device.wait"
@@ -448,6 +466,7 @@ tsr_status sim_create(MPI_Comm comm, const simulation_options_t *so, const sim_s
     sim_prefix_device(so, me, err);
   }
   if (st == TSR_OK) st = sim_check_outputs(so, s->decls, s->nmodules, err);
+  if (st == TSR_OK) st = sim_check_surfaces(so, s->modules, s->nmodules, err);
   if (st == TSR_OK && so->hardware.balance.calibrate)
     st = sim_calibrate(so, setup, s->modules, s->nmodules, &me->proc, size, &mlups[rank],
                        &xgbs[rank], err);

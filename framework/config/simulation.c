@@ -622,6 +622,7 @@ tsr_status simulation_options_read(config_t *cfg, simulation_options_t *o, tsr_e
     TSR_TRY(config_choice(output, "vtk_files", false, vtk_files, &r.vtk_files, err));
     TSR_TRY(config_choice(output, "vtk_precision", false, vtk_precision, &r.vtk_precision, err));
     TSR_TRY(config_int(output, "series_every", false, 0, INT64_MAX, &r.series_every, err));
+    TSR_TRY(config_int(output, "surface_every", false, 0, INT64_MAX, &r.surface_every, err));
     TSR_TRY(config_bool(output, "series_plots", false, &r.series_plots, err));
     TSR_TRY(config_int(output, "checkpoint_every", false, 0, INT64_MAX, &r.checkpoint_every, err));
     TSR_TRY(config_real(output, "checkpoint_interval", false, 0, 1e9, &r.checkpoint_interval,

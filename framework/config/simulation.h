@@ -275,6 +275,8 @@ typedef struct simulation_options {
   int vtk_precision; /* SIMULATION_VTK_FLOAT64 or SIMULATION_VTK_FLOAT32 */
   simulation_quantities_t quantities; /* of VTK output and probes */
   int64_t series_every;       /* steps between rows of series.csv; 0: none */
+  int64_t surface_every;      /* steps between the surfaces' files (a body's surface data,
+                                 module_def_t.surfaces); 0: none */
   bool series_plots;          /* series.png and series_<group>.png at the end (default) */
   int64_t checkpoint_every;   /* steps between checkpoints; 0: none */
   double checkpoint_interval; /* wall-clock seconds between checkpoints; 0: none */

@@ -67,7 +67,8 @@ void sim_output_free(sim_output_t **w) {
 
 const char *const sim_output_patterns[SIM_OUTPUT_PATTERNS] = {
     "fields.pvd", "fields_*.vti", "fields_*.pvti", "fields_*/block_*.vti", "probe_*.csv", "slice_*.png",
-    "series.csv", "series_*.csv", "checkpoint_*.tsrc", "series.png", "series_*.png"};
+    "series.csv", "series_*.csv", "checkpoint_*.tsrc", "series.png", "series_*.png",
+    "surface_*.vtp", "surface_*.csv", "surface_*.png"};
 
 /* The quantities an output shows: those sel names, in its order, or every quantity of
  * the run in module order (sel->n = 0); names were checked by sim_create. */

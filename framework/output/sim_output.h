@@ -23,7 +23,7 @@ void sim_output_free(sim_output_t **w);
 /* The names (fnmatch patterns relative to the output folder) of the files the output
  * functions below write: what an earlier run may have left in a folder. */
 extern const char *const sim_output_patterns[];
-enum { SIM_OUTPUT_PATTERNS = 11 };
+enum { SIM_OUTPUT_PATTERNS = 14 };
 
 /* The output functions write into the folder out, every file through a temporary name
  * (output.h), and rank 0 records each file in out's manifest. All after sim_prepare. */
@@ -76,6 +76,21 @@ TSR_NODISCARD tsr_status sim_write_probe(sim_output_t *w, output_folder_t *out,
 TSR_NODISCARD tsr_status sim_write_png(sim_output_t *w, output_folder_t *out,
                                        const simulation_slice_t *slice, int64_t step,
                                        tsr_error_t *err);
+
+/* Every surface the modules publish (module_def_t.surfaces; after sim_prepare_outputs):
+ * the points of every rank gathered on rank 0, in the order of their cells, written in
+ * the units the run writes as
+ *   surface_<name>_<step>.vtp       a vertex per point, the values as point data;
+ *   surface_<name>_<step>_mesh.vtp  a surface given by triangles (an STL mesh): the
+ *                                   triangles, each with the values of the point nearest
+ *                                   its centroid (cell data);
+ *   surface_<name>_<step>.csv/.png  2-D (one cell along z): the points along the contour,
+ *                                   by their angle around the points' centroid (from -180
+ *                                   degrees), with the angle and the arc length, and a
+ *                                   plot of the values the surface marks against the
+ *                                   angle. */
+TSR_NODISCARD tsr_status sim_write_surfaces(sim_t *sim, output_folder_t *out, int64_t step,
+                                            tsr_error_t *err);
 
 /* The writers' run state as a checkpoint keeps it (rank 0): named byte strings, borrowed
  * until the next call or the writers go: "vtk_steps" (each step an i64, little-endian),

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -89,6 +90,70 @@ tsr_status vtk_write_block(const char *path, const vtk_block_t *b, tsr_error_t *
   TSR_TRY(output_file_commit(&o, err));
 cleanup:
   output_file_discard(&o);
+  return st;
+}
+
+/* An appended array: its 8-byte size, then its bytes. */
+static bool vtk_append(FILE *f, const void *data, uint64_t bytes) {
+  uint8_t head[8];
+  for (int k = 0; k < 8; ++k) head[k] = (uint8_t)(bytes >> (8 * k));
+  return fwrite(head, 1, 8, f) == 8 && fwrite(data, 1, (size_t)bytes, f) == bytes;
+}
+
+tsr_status vtk_write_polydata(const char *path, const double *xyz, int64_t npoints,
+                              const int64_t *tri, int64_t ntriangles, const vtk_array_t *arrays,
+                              int narrays, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  output_file_t o = {.f = NULL};
+  const bool verts = ntriangles == 0;
+  const int64_t ncells = verts ? npoints : ntriangles, per = verts ? 1 : 3;
+  int64_t *conn = malloc((size_t)(per * ncells + 1) * sizeof *conn);
+  int64_t *offsets = malloc((size_t)(ncells + 1) * sizeof *offsets);
+  TSR_CHECK(conn && offsets, TSR_ERR_NOMEM, "out of memory writing %s", path);
+  for (int64_t k = 0; k < per * ncells; ++k) conn[k] = verts ? k : tri[k];
+  for (int64_t k = 0; k < ncells; ++k) offsets[k] = per * (k + 1);
+  TSR_TRY(output_file_open(&o, path, err));
+  FILE *f = o.f;
+  fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" "
+             "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <PolyData>\n"
+             "    <Piece NumberOfPoints=\"%lld\" NumberOfVerts=\"%lld\" NumberOfLines=\"0\" "
+             "NumberOfStrips=\"0\" NumberOfPolys=\"%lld\">\n      <%s>\n",
+          (long long)npoints, (long long)(verts ? ncells : 0), (long long)(verts ? 0 : ncells),
+          verts ? "PointData" : "CellData");
+  uint64_t offset = 0;
+  for (int i = 0; i < narrays; ++i) {
+    fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" "
+               "format=\"appended\" offset=\"%llu\"/>\n",
+            vtk_type_name(arrays[i].type), arrays[i].name, arrays[i].components,
+            (unsigned long long)offset);
+    offset += 8 + (uint64_t)ncells * (uint64_t)arrays[i].components * vtk_type_size(arrays[i].type);
+  }
+  fprintf(f, "      </%s>\n      <Points>\n        <DataArray type=\"Float64\" "
+             "NumberOfComponents=\"3\" format=\"appended\" offset=\"%llu\"/>\n"
+             "      </Points>\n      <%s>\n",
+          verts ? "PointData" : "CellData", (unsigned long long)offset, verts ? "Verts" : "Polys");
+  offset += 8 + 24 * (uint64_t)npoints;
+  fprintf(f, "        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"appended\" "
+             "offset=\"%llu\"/>\n", (unsigned long long)offset);
+  offset += 8 + 8 * (uint64_t)(per * ncells);
+  fprintf(f, "        <DataArray type=\"Int64\" Name=\"offsets\" format=\"appended\" "
+             "offset=\"%llu\"/>\n      </%s>\n    </Piece>\n  </PolyData>\n"
+             "  <AppendedData encoding=\"raw\">\n   _",
+          (unsigned long long)offset, verts ? "Verts" : "Polys");
+  bool ok = true;
+  for (int i = 0; i < narrays && ok; ++i)
+    ok = vtk_append(f, arrays[i].data, (uint64_t)ncells * (uint64_t)arrays[i].components *
+                                           vtk_type_size(arrays[i].type));
+  ok = ok && vtk_append(f, xyz, 24 * (uint64_t)npoints) &&
+       vtk_append(f, conn, 8 * (uint64_t)(per * ncells)) &&
+       vtk_append(f, offsets, 8 * (uint64_t)ncells);
+  TSR_CHECK(ok, TSR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  fputs(vtk_tail, f);
+  TSR_TRY(output_file_commit(&o, err));
+cleanup:
+  output_file_discard(&o);
+  free(conn);
+  free(offsets);
   return st;
 }
 

@@ -69,6 +69,15 @@ TSR_NODISCARD tsr_status vtk_head(const int64_t lo[3], const int64_t size[3], do
                                   size_t *len, tsr_error_t *err);
 extern const char vtk_tail[];
 
+/* A PolyData file (.vtp) of the points xyz[3 npoints] (Float64): with ntriangles 0 a
+ * vertex per point and the arrays point data (a value per point), else the triangles
+ * tri[3 ntriangles] (indices of points) and the arrays cell data (a value per triangle).
+ * Written through a temporary name (output.h). */
+TSR_NODISCARD tsr_status vtk_write_polydata(const char *path, const double *xyz, int64_t npoints,
+                                            const int64_t *tri, int64_t ntriangles,
+                                            const vtk_array_t *arrays, int narrays,
+                                            tsr_error_t *err);
+
 /* Rank 0: the .pvti of a step over the domain's cells[3], with arrays[narrays] (names,
  * types and components; data unused) and the block files pieces[npieces]. */
 TSR_NODISCARD tsr_status vtk_write_pvti(const char *folder, const char *name, int64_t step,

@@ -30,6 +30,8 @@ static tsr_status run_output(MPI_Comm comm, sim_t *sim, const simulation_options
   bool vtk = out && so->vtk_every > 0 && step % so->vtk_every == 0, due = vtk;
   for (int i = 0; out && i < so->nprobes; ++i) due = due || run_due(so->probes[i].every, step);
   for (int i = 0; out && i < so->nslices; ++i) due = due || run_due(so->slices[i].every, step);
+  const bool surfaces = out && run_due(so->surface_every > 0 ? so->surface_every : INT64_MAX, step);
+  due = due || surfaces;
   if (!due && !check && step % so->check_every != 0 && step != steps) goto cleanup;
   if (due) TSR_TRY(sim_prepare_outputs(sim, err)); /* the output's values serve the check */
   TSR_TRY(sim_check(sim, step, due, div, err));
@@ -48,6 +50,7 @@ static tsr_status run_output(MPI_Comm comm, sim_t *sim, const simulation_options
   for (int i = 0; i < so->nslices; ++i)
     if (run_due(so->slices[i].every, step))
       TSR_TRY(sim_write_png(w, out, &so->slices[i], step, err));
+  if (surfaces) TSR_TRY(sim_write_surfaces(sim, out, step, err));
   /* rank 0: the manifest names what was written (an error there is every rank's) */
   TSR_TRY(verdict_reduce(comm, output_folder_manifest(out, "running", err), 0, err));
 cleanup:
@@ -568,8 +571,9 @@ static tsr_status run_step_after(sim_t *sim, const simulation_options_t *so,
   return st;
 }
 
-/* The end of the loop: the stop poll's last round, series.csv as far as it got (its last
- * write may have been held back) and the run's seconds, output excluded. */
+/* The end of the loop: the stop poll's last round, the surfaces at the last step (where
+ * it is off output.surface_every: a steady state, a stop), series.csv as far as it got
+ * (its last write may have been held back) and the run's seconds, output excluded. */
 static tsr_status run_steps_finish(sim_t *sim, const simulation_options_t *so,
                                    const run_options_t *o, run_loop_t *lp,
                                    run_result_t *r, tsr_error_t *err) {
@@ -577,6 +581,14 @@ static tsr_status run_steps_finish(sim_t *sim, const simulation_options_t *so,
   MPI_Comm comm = lp->comm;
   output_folder_t *out = o->out;
   if (o->signals) TSR_TRY(stop_finish(&lp->poll, err));
+  if (out && so->surface_every > 0 && r->ending == TSR_OK && r->done > r->start &&
+      r->done % so->surface_every != 0) {
+    const double s0 = MPI_Wtime();
+    TSR_TRY(sim_prepare_outputs(sim, err));
+    TSR_TRY(sim_write_surfaces(sim, out, r->done, err));
+    TSR_TRY(verdict_reduce(comm, output_folder_manifest(out, "running", err), 0, err));
+    lp->tout += MPI_Wtime() - s0;
+  }
   if (out)
     TSR_TRY(verdict_reduce(comm, sim_write_series(o->writers, out, r->done, NULL, NULL, 0, true, err), 0,
                            err));
