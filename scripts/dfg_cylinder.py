@@ -13,8 +13,15 @@ probes 1/2, 3/2 and 5/2 cells from each point along the centre line, extrapolate
 surface by the parabola through them, (15 p1 - 10 p2 + 3 p3) / 8 (p = c_s^2 rho; linear
 extrapolation from the first two gives 0.2% less at D = 40). A FOLDER whose probes show the
 pressure quantity (column p: configs/cylinder_2d_si.json with "quantities": ["pressure"])
-gives it in Pa in the benchmark's units already."""
+gives it in Pa in the benchmark's units already.
+
+Where the FOLDER holds surface files (output.surface_every; lattice units), the last one
+gives c_D from the surface, 2 sum(area (-p n + tau))_x / (U_mean^2 D), against the
+momentum exchange's, and the front-back pressure difference of the surface's points
+nearest the centre line (at the cells' centres, about half a cell off the wall, not
+extrapolated)."""
 import csv
+import glob
 import os
 import sys
 
@@ -49,6 +56,22 @@ for folder, d in zip(args[0::2], args[1::2]):
         # is checked in lattice runs
         if not si and abs(got[k] - 2 * f / (U_MEAN ** 2 * d)) > 1e-12 * abs(got[k]):
             sys.exit("dfg_cylinder: %s in series.csv is not 2 F / (rho0 U^2 D)" % k)
+    surf = sorted(glob.glob(os.path.join(folder, "surface_cylinder_*.csv")))
+    if surf and not si:
+        with open(surf[-1]) as f:
+            pts = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
+        sx = sum(r["area"] * (-r["pressure"] * r["normal_x"] + r["wall_shear_stress_x"])
+                 for r in pts)
+        by = sorted(pts, key=lambda r: abs(r["angle"]))
+        back = (by[0]["pressure"] + by[1]["pressure"]) / 2
+        by = sorted(pts, key=lambda r: 180 - abs(r["angle"]))
+        front = (by[0]["pressure"] + by[1]["pressure"]) / 2
+        cd = 2 * sx / (U_MEAN ** 2 * d)
+        dp = (front - back) * 0.04 / U_MEAN ** 2
+        print("D = %2d surface (%s): cD %.5f (%+.2f%% of the momentum exchange's), dp at the "
+              "cells %.5f (%+.2f%% against %.5f)"
+              % (d, os.path.basename(surf[-1]), cd, 100 * (cd - got["cD"]) / got["cD"], dp,
+                 100 * (dp - REF["dp"]) / REF["dp"], REF["dp"]))
     for k in ("cD", "cL", "dp"):
         lo, hi = RANGES[k]
         print("D = %2d (step %s): %-2s %.5f  published %.4f-%.4f %s  error against %.5f: %+.2f%%"

@@ -132,6 +132,40 @@ static void lbm_gradient(const lbm_ctx_t *c, const block_info_t *b, const grid_f
   }
 }
 
+/* d u / d x at the wall a distance h in (0, 1] from a fluid cell of velocity uc, on the
+ * side of sign (-1: the wall at -h, 1: at +h), through the cell and its neighbour o on the
+ * other side: the derivative there of the parabola through the wall (at rest), the cell
+ * and o (o not fluid: the line through the wall and the cell). */
+static void lbm_wall_derivative(double h, int sign, const double uc[3], const lbm_side_t *o,
+                                double d[3]) {
+  for (int a = 0; a < 3; ++a) {
+    /* the parabola's nodes at -h (wall), 0 (cell), 1 (o), seen with the wall on the left */
+    const double v = o->kind == KIND_FLUID ? (h + 1.0) / h * uc[a] - h / (1.0 + h) * o->u[a]
+                                           : uc[a] / h;
+    d[a] = sign < 0 ? v : -v;
+  }
+}
+
+void lbm_gradient_wall(const lbm_ctx_t *c, const block_info_t *b, const grid_field_t *h, int x,
+                       int y, int z, const double wall[3][2], double g[3][3]) {
+  const int p[3] = {x, y, z};
+  double uc[3];
+  for (int a = 0; a < 3; ++a) uc[a] = field_value(h->values, h->esize, grid_index(&h->dims, x, y, z, a));
+  for (int ax = 0; ax < 3; ++ax) {
+    double d[3] = {0, 0, 0};
+    if (c->domain.cells[ax] > 1) {
+      int pl[3] = {p[0], p[1], p[2]}, pr[3] = {p[0], p[1], p[2]};
+      --pl[ax];
+      ++pr[ax];
+      const lbm_side_t l = lbm_side(c, b, h, pl), r = lbm_side(c, b, h, pr);
+      if (wall[ax][0] > 0) lbm_wall_derivative(wall[ax][0], -1, uc, &r, d);
+      else if (wall[ax][1] > 0) lbm_wall_derivative(wall[ax][1], 1, uc, &l, d);
+      else lbm_derivative(&l, uc, &r, d);
+    }
+    for (int a = 0; a < 3; ++a) g[a][ax] = d[a];
+  }
+}
+
 /* The derived value(s) of gradient g into out. */
 static void lbm_from_gradient(int what, double g[3][3], double *out) {
   const double w[3] = {g[2][1] - g[1][2], g[0][2] - g[2][0], g[1][0] - g[0][1]};

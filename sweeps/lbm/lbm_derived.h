@@ -27,6 +27,15 @@ enum { LBM_Q_DENSITY, LBM_Q_VELOCITY, LBM_Q_FLAGS, LBM_Q_PRESSURE, LBM_Q_PRESSUR
  * strain_rate (module_env_named). */
 bool lbm_gradients_named(const module_env_t *env);
 
+/* The velocity gradient g[a][b] = d u_a / d x_b of fluid cell (x, y, z) of block b (h: its
+ * gradient input, after the output sweeps), evaluated at the wall along the axes where
+ * wall[a][0] (the wall on the -a side) or wall[a][1] (+a side) gives a body's wall at
+ * that distance in (0, 1] (0: none); elsewhere as the derived quantities take it. The
+ * wall is at rest: the derivative of the parabola through it, the cell and the next
+ * cell. */
+void lbm_gradient_wall(const lbm_ctx_t *c, const block_info_t *b, const grid_field_t *h, int x,
+                       int y, int z, const double wall[3][2], double g[3][3]);
+
 /* LBM_GRADIENT_FILL's work (registry_work_fn; vctx: the lbm_ctx_t). */
 tsr_status lbm_gradient_fill(const registry_work_t *w, void *vctx, tsr_error_t *err);
 

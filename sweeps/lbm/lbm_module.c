@@ -13,6 +13,7 @@
 #include "lbm_block.h"
 #include "lbm_derived.h"
 #include "lbm_gpu.h"
+#include "lbm_surface.h"
 #include "tsr_size.h"
 #include "verdict.h"
 
@@ -34,12 +35,15 @@ struct lbm_state {
   int nbodies;                               /* named obstacles (geometry_bodies) */
   double speed;                              /* the largest speed given (lbm_largest_speed) */
   char force_names[5 * LBM_MAX_BODIES][GEOMETRY_NAME_MAX + 4]; /* "<body>.fx", ... "<body>.cl" */
+  lbm_surfaces_t *surfaces;      /* the bodies' surfaces where output.surface_every asks
+                                    for them; NULL: none */
 };
 
 static void lbm_state_free(void *state) {
   lbm_state_t *s = state;
   if (!s) return;
   gpu_lbm_cache_free(&s->gpu);
+  lbm_surfaces_free(&s->surfaces);
   free(s);
 }
 
@@ -76,7 +80,19 @@ static tsr_status lbm_read(config_t *cfg, const simulation_options_t *so, void *
   if (st == TSR_OK) st = lbm_module_state(&lo, state, err);
   if (st == TSR_OK) {
     const char *what;
-    ((lbm_state_t *)*state)->speed = lbm_largest_speed(&lo, &so->domain, &what);
+    lbm_state_t *s = *state;
+    s->speed = lbm_largest_speed(&lo, &so->domain, &what);
+    if (so->surface_every > 0 && s->nbodies == 0)
+      st = tsr_error_set(err, TSR_ERR_INVALID, __FILE__, __LINE__,
+                         "%s: output.surface_every = %lld: the flow has no bodies, whose "
+                         "surfaces it writes: give an obstacle a name (obstacles[i].name)",
+                         so->source, (long long)so->surface_every);
+    else if (so->surface_every > 0)
+      st = lbm_surfaces_create(&s->opts, &s->surfaces, err);
+    if (st != TSR_OK) {
+      lbm_state_free(s);
+      *state = NULL;
+    }
   }
   return st;
 }
@@ -169,7 +185,7 @@ static tsr_status lbm_derived_register(lbm_state_t *s, registry_t *reg, const mo
                              .ctx = &s->quantities[d[i].what], .on_request = true};
     for (int k = 0; k < d[i].components; ++k) q->columns[k] = d[i].columns[k];
   }
-  if (!lbm_gradients_named(env)) goto cleanup;
+  if (!lbm_gradients_named(env) && !s->surfaces) goto cleanup; /* surfaces: wall shear */
   lbm_ctx_t *c = s->ctx;
   TSR_TRY(module_declare_field(decl, reg, env, &(field_spec_t){
       .name = LBM_GRADIENT_INPUT, .components = 4,
@@ -479,6 +495,17 @@ static tsr_status lbm_resume(void *state, sim_t *sim, int64_t step, tsr_error_t 
   return st;
 }
 
+static int lbm_surfaces(const void *state, module_surface_t *out, int cap) {
+  const lbm_state_t *s = state;
+  return s->surfaces ? lbm_surfaces_list(s->surfaces, out, cap) : 0;
+}
+
+static tsr_status lbm_module_surface_points(void *state, sim_t *sim, int k, module_points_t *pts,
+                                            tsr_error_t *err) {
+  lbm_state_t *s = state;
+  return lbm_surface_points(s->surfaces, s->ctx, sim_patch(sim), k, pts, err);
+}
+
 static const char *const lbm_restart_keys[] = {"lbm.cpu_layout", "lbm.gpu_streaming",
                                                "lbm.work_group", "lbm.kernel_sources", NULL};
 
@@ -501,6 +528,8 @@ const module_def_t lbm_module = {
     .restart_keys = lbm_restart_keys,
     .total_dim = lbm_total_dim,
     .physical_units = true,
+    .surfaces = lbm_surfaces,
+    .surface_points = lbm_module_surface_points,
 };
 
 /* ---- a simulation of the LBM alone, from options ---- */

@@ -178,3 +178,4 @@ void geometry_mesh_bounds(const geometry_mesh_t *m, double lo[3], double hi[3]) 
 }
 
 size_t geometry_mesh_triangles(const geometry_mesh_t *m) { return m->stl.n; }
+const double *geometry_mesh_vertices(const geometry_mesh_t *m) { return &m->stl.tri[0][0][0]; }

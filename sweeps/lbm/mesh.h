@@ -37,5 +37,7 @@ void geometry_mesh_bounds(const geometry_mesh_t *m, double lo[3], double hi[3]);
 
 /* Triangles of the mesh. */
 size_t geometry_mesh_triangles(const geometry_mesh_t *m);
+/* Their vertices as placed, 9 values per triangle (3 vertices, x y z each). */
+const double *geometry_mesh_vertices(const geometry_mesh_t *m);
 
 #endif
