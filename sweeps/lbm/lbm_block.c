@@ -60,8 +60,17 @@ static void lbm_initial(int x, int y, int z, void *vctx, double out[4]) {
       if (geometry_inside(&o->init_regions[k], p)) out[0] = o->init_region_density[k];
     return;
   }
-  /* Taylor-Green vortex in x-y, uniform along z, one period over the domain */
   const double two_pi = 6.283185307179586;
+  if (o->init == LBM_INIT_SOUND_WAVE) { /* a standing wave, at rest: |u| peaks a quarter
+                                           period later at A c_s */
+    const int a = o->init_axis;
+    const double k = two_pi * o->init_periods / (double)ic->c->domain.cells[a];
+    const int64_t g[3] = {ic->b->lo[0] + x, ic->b->lo[1] + y, ic->b->lo[2] + z};
+    out[0] = o->rho0 * (1.0 + o->init_amplitude * cos(k * ((double)g[a] + 0.5)));
+    out[1] = out[2] = out[3] = 0;
+    return;
+  }
+  /* Taylor-Green vortex in x-y, uniform along z, one period over the domain */
   double kx = two_pi / (double)ic->c->domain.cells[0], ky = two_pi / (double)ic->c->domain.cells[1];
   double px = ((double)(ic->b->lo[0] + x) + 0.5) * kx, py = ((double)(ic->b->lo[1] + y) + 0.5) * ky;
   double u0 = o->init_velocity[0];

@@ -56,6 +56,9 @@ double lbm_largest_speed(const lbm_options_t *o, const patch_options_t *domain, 
     double ratio = domain && domain->cells[0] > 0 ? (double)domain->cells[1] / (double)domain->cells[0] : 1.0;
     best = fabs(o->init_velocity[0]) * (ratio > 1.0 ? ratio : 1.0);
     *what = "lbm.initial.u0";
+  } else if (o->init == LBM_INIT_SOUND_WAVE) {
+    best = fabs(o->init_amplitude) * lbm_sound_speed(o);
+    *what = "lbm.initial.amplitude";
   }
   for (int f = 0; f < 6; ++f) {
     if (!geometry_wall_moves(o->geometry.walls[f].kind)) continue;
@@ -278,7 +281,7 @@ static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_option
   tsr_status st = TSR_OK;
   static const char *const collisions[] = {"srt", "trt", NULL};
   static const char *const precisions[] = {"dp", "sp", NULL};
-  static const char *const inits[] = {"uniform", "taylor_green", NULL};
+  static const char *const inits[] = {"uniform", "taylor_green", "sound_wave", NULL};
   static const char *const layouts[] = {"aos", "soa", NULL};
   static const char *const streamings[] = {"two_grid", "in_place", NULL};
   const units_t *units = config_units(cfg);
@@ -339,9 +342,16 @@ static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_option
     TSR_TRY(config_measure3(init, "velocity", false, UNITS_VELOCITY, -0.4, 0.4,
                             r->init_velocity, err));
     TSR_TRY(lbm_read_regions(init, cfg, r, err));
-  } else {
+  } else if (r->init == LBM_INIT_TAYLOR_GREEN) {
     TSR_TRY(config_measure(init, "u0", true, UNITS_VELOCITY, -0.4, 0.4, &r->init_velocity[0],
                            err));
+  } else { /* the sound wave: |u| peaks at A c_s */
+    static const char *const axes[] = {"x", "y", "z", NULL};
+    int64_t periods = 1;
+    TSR_TRY(config_real(init, "amplitude", true, -0.1, 0.1, &r->init_amplitude, err));
+    TSR_TRY(config_choice(init, "axis", false, axes, &r->init_axis, err));
+    TSR_TRY(config_int(init, "periods", false, 1, 1 << 20, &periods, err));
+    r->init_periods = (int)periods;
   }
 cleanup:
   return st;

@@ -20,7 +20,11 @@ typedef enum lbm_collision { LBM_SRT = 0, LBM_TRT = 1 } lbm_collision_t;
 typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1 } lbm_precision_t;
 enum { LBM_MAX_REGIONS = 16, LBM_MAX_BODIES = 8 /* named obstacles: 3 totals each */ };
 
-typedef enum lbm_init_kind { LBM_INIT_UNIFORM = 0, LBM_INIT_TAYLOR_GREEN = 1 } lbm_init_kind_t;
+typedef enum lbm_init_kind {
+  LBM_INIT_UNIFORM = 0,
+  LBM_INIT_TAYLOR_GREEN = 1,
+  LBM_INIT_SOUND_WAVE = 2 /* a standing sound wave: rho0 (1 + A cos k x_axis), at rest */
+} lbm_init_kind_t;
 
 typedef struct lbm_options {
   const lattice_t *lattice;    /* the velocity set (static storage, lattice.h) */
@@ -40,6 +44,8 @@ typedef struct lbm_options {
   lbm_init_kind_t init;
   double init_velocity[3]; /* uniform: the initial velocity; Taylor-Green: u0 in [0] */
   double init_density;   /* uniform: the initial density; 0: rho0 */
+  double init_amplitude; /* sound wave: A, the density's relative amplitude */
+  int init_axis, init_periods; /* sound wave: along this axis, periods over the domain */
   geometry_shape_t init_regions[LBM_MAX_REGIONS]; /* uniform: regions of other density */
   double init_region_density[LBM_MAX_REGIONS];    /* (the last region holding a cell wins) */
   int ninit_regions;
