@@ -29,7 +29,11 @@
 
 #define STAT_FIELD "statistics.moments"
 
-enum { STAT_MAX = 4, STAT_NAME = SIMULATION_NAME_MAX + 16 };
+/* STAT_EVERY: steps between samples by default. A sample costs about a step of the flow
+ * (the moments, a pass over the statistics); 25 keeps that at 4% of the run, and the
+ * flow barely changes in 25 steps at a lattice Mach number of 0.1 (a flow-through of 100
+ * cells takes 1700 steps at U = 0.06). */
+enum { STAT_MAX = 4, STAT_NAME = SIMULATION_NAME_MAX + 16, STAT_EVERY = 25 };
 enum { STAT_MEAN, STAT_RMS, STAT_COVARIANCE };
 
 /* One quantity whose statistics are kept. */
@@ -69,7 +73,7 @@ static tsr_status stat_read(config_t *cfg, const simulation_options_t *so, void 
   (void)so;
   *state = NULL;
   TSR_CHECK(s, TSR_ERR_NOMEM, "out of memory");
-  *s = (stat_state_t){.every = 1, .to = INT64_MAX, .field_id = -1};
+  *s = (stat_state_t){.every = STAT_EVERY, .to = INT64_MAX, .field_id = -1};
   TSR_TRY(config_object(config_root(cfg), "statistics", true, &n, err));
   TSR_TRY(config_strings(n, "quantities", true, STAT_MAX, sizeof names[0], &names[0][0], &count,
                          err));
