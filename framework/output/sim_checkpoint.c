@@ -392,6 +392,17 @@ cleanup:
 }
 
 /* The checkpoint fits this simulation: same settings, block grid and fields. */
+
+/* ", " and the modules' keys a restart may change (module_def_t.restart_keys), into
+ * out[cap] ("" where none). */
+static void sim_restart_keys(const sim_t *sim, char *out, size_t cap) {
+  int n = 0;
+  const module_t *m = sim_modules(sim, &n);
+  size_t used = 0;
+  for (int i = 0; i < n && used < cap; ++i)
+    for (const char *const *k = m[i].def->restart_keys; k && *k && used < cap; ++k)
+      used += (size_t)snprintf(out + used, cap - used, ", %s", *k);
+}
 static tsr_status sim_ckpt_match(const sim_t *sim, const checkpoint_header_t *h, const char *path,
                                  const char *physics, const checkpoint_field_t *fields,
                                  uint32_t nf, tsr_error_t *err) {
@@ -425,10 +436,12 @@ static tsr_status sim_ckpt_match(const sim_t *sim, const checkpoint_header_t *h,
       free(there);
       if (fd >= 0) close(fd);
     }
+    char keys[512] = "";
+    sim_restart_keys(sim, keys, sizeof keys);
     TSR_FAIL(TSR_ERR_INVALID,
              "%s: written by a run of another configuration (%s)%s%s; only output, hardware, "
-             "steps, stop, check_every and the modules' layouts may change across a restart",
-             path, h->modules, what[0] ? ": " : ": its physics settings differ", what);
+             "steps, stop, check_every%s may change across a restart",
+             path, h->modules, what[0] ? ": " : ": its physics settings differ", what, keys);
   }
   TSR_CHECK(h->nfields == nf, TSR_ERR_INVALID, "%s: %u fields (%s); this run has %u", path,
             h->nfields, h->modules, nf);
