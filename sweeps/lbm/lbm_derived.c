@@ -113,25 +113,6 @@ static void lbm_derivative(const lbm_side_t *l, const double uc[3], const lbm_si
   }
 }
 
-/* The velocity gradient g[a][b] = d u_a / d x_b at interior cell (x, y, z). */
-static void lbm_gradient(const lbm_ctx_t *c, const block_info_t *b, const grid_field_t *h,
-                         int x, int y, int z, double g[3][3]) {
-  const int p[3] = {x, y, z};
-  double uc[3];
-  for (int a = 0; a < 3; ++a) uc[a] = field_value(h->values, h->esize, grid_index(&h->dims, x, y, z, a));
-  for (int ax = 0; ax < 3; ++ax) {
-    double d[3] = {0, 0, 0};
-    if (c->domain.cells[ax] > 1) {
-      int pl[3] = {p[0], p[1], p[2]}, pr[3] = {p[0], p[1], p[2]};
-      --pl[ax];
-      ++pr[ax];
-      const lbm_side_t l = lbm_side(c, b, h, pl), r = lbm_side(c, b, h, pr);
-      lbm_derivative(&l, uc, &r, d);
-    }
-    for (int a = 0; a < 3; ++a) g[a][ax] = d[a];
-  }
-}
-
 /* d u / d x at the wall a distance h in (0, 1] from a fluid cell of velocity uc, on the
  * side of sign (-1: the wall at -h, 1: at +h), through the cell and its neighbour o on the
  * other side: the derivative there of the parabola through the wall (at rest), the cell
@@ -164,6 +145,13 @@ void lbm_gradient_wall(const lbm_ctx_t *c, const block_info_t *b, const grid_fie
     }
     for (int a = 0; a < 3; ++a) g[a][ax] = d[a];
   }
+}
+
+/* The velocity gradient g[a][b] = d u_a / d x_b at interior cell (x, y, z). */
+static void lbm_gradient(const lbm_ctx_t *c, const block_info_t *b, const grid_field_t *h,
+                         int x, int y, int z, double g[3][3]) {
+  static const double none[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+  lbm_gradient_wall(c, b, h, x, y, z, none, g);
 }
 
 /* The derived value(s) of gradient g into out. */
