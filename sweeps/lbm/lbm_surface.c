@@ -132,9 +132,11 @@ static int lbm_surface_body(const lbm_ctx_t *c, const block_info_t *b, const uin
   return *shape < 0 ? -1 : c->shape_body[*shape];
 }
 
-/* The normal of an analytic round shape (sphere, cylinder) at the point nearest p, out of
- * the shape: true; else false (the links' normal serves). */
+/* The normal of a sphere or cylinder at the point nearest p, out of the shape, or of an
+ * STL mesh at its triangle nearest p (towards p): true; else false (the links' normal
+ * serves: boxes, voxel images). */
 static bool lbm_shape_normal(const geometry_shape_t *s, const double p[3], double n[3]) {
+  if (s->kind == GEOMETRY_MESH) return geometry_mesh_normal(s->mesh, p, n);
   if (s->kind != GEOMETRY_SPHERE && s->kind != GEOMETRY_CYLINDER) return false;
   double len = 0;
   for (int a = 0; a < 3; ++a) {

@@ -3,7 +3,10 @@
  *
  * A body's points are the fluid cells with a lattice link into one of its solid cells,
  * at their centres, each with
- *   normal                       out of the body: -sum of w_i c_i over its links, unit;
+ *   normal                       out of the body: a sphere's or cylinder's exact normal
+ *                                at the surface point nearest the cell, an STL mesh's
+ *                                nearest triangle's; else -sum of w_i c_i over its links,
+ *                                unit (boxes, voxel images);
  *   area                         the surface it stands for: the sum over its links
  *                                along the axes of |n_a| (the staircase's faces across
  *                                axis a add up to the surface's projection on that

@@ -172,6 +172,67 @@ double geometry_mesh_entry(const geometry_mesh_t *m, const double p[3], const do
   return best;
 }
 
+static double mesh_dot(const double a[3], const double b[3]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* The point of triangle t nearest p, into q (Ericson, Real-Time Collision Detection,
+ * 5.1.5: by the Voronoi regions of the vertices, edges and face). */
+static void mesh_closest(double (*t)[3], const double p[3], double q[3]) {
+  double ab[3], ac[3], ap[3], bp[3], cp[3];
+  for (int a = 0; a < 3; ++a)
+    ab[a] = t[1][a] - t[0][a], ac[a] = t[2][a] - t[0][a], ap[a] = p[a] - t[0][a],
+    bp[a] = p[a] - t[1][a], cp[a] = p[a] - t[2][a];
+  const double d1 = mesh_dot(ab, ap), d2 = mesh_dot(ac, ap), d3 = mesh_dot(ab, bp),
+               d4 = mesh_dot(ac, bp), d5 = mesh_dot(ab, cp), d6 = mesh_dot(ac, cp);
+  const double va = d3 * d6 - d5 * d4, vb = d5 * d2 - d1 * d6, vc = d1 * d4 - d3 * d2;
+  double v = 0, w = 0;
+  if (d1 <= 0 && d2 <= 0) v = w = 0;                                   /* vertex a */
+  else if (d3 >= 0 && d4 <= d3) v = 1, w = 0;                          /* vertex b */
+  else if (d6 >= 0 && d5 <= d6) v = 0, w = 1;                          /* vertex c */
+  else if (vc <= 0 && d1 >= 0 && d3 <= 0) v = d1 / (d1 - d3), w = 0;   /* edge ab */
+  else if (vb <= 0 && d2 >= 0 && d6 <= 0) v = 0, w = d2 / (d2 - d6);   /* edge ac */
+  else if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {                  /* edge bc */
+    w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+    v = 1 - w;
+  } else { /* the face */
+    const double den = 1.0 / (va + vb + vc);
+    v = vb * den, w = vc * den;
+  }
+  for (int a = 0; a < 3; ++a) q[a] = t[0][a] + v * ab[a] + w * ac[a];
+}
+
+bool geometry_mesh_normal(const geometry_mesh_t *m, const double p[3], double n[3]) {
+  const stl_mesh_t *s = &m->stl;
+  long y0, y1, z0, z1;
+  mesh_bin_range(p[1] - 4, p[1] + 4, m->y0, m->ny, &y0, &y1);
+  mesh_bin_range(p[2] - 4, p[2] + 4, m->z0, m->nz, &z0, &z1);
+  double best = 16.0; /* within 4 cells */
+  bool found = false;
+  for (long bz = z0; bz <= z1; ++bz)
+    for (long by = y0; by <= y1; ++by) {
+      const size_t b = (size_t)bz * (size_t)m->ny + (size_t)by;
+      for (size_t j = m->start[b]; j < m->start[b + 1]; ++j) {
+        double(*const t)[3] = s->tri[m->index[j]];
+        double q[3], d[3], e1[3], e2[3], c[3];
+        mesh_closest(t, p, q);
+        for (int a = 0; a < 3; ++a) d[a] = p[a] - q[a];
+        const double d2 = mesh_dot(d, d);
+        if (d2 >= best) continue;
+        for (int a = 0; a < 3; ++a) e1[a] = t[1][a] - t[0][a], e2[a] = t[2][a] - t[0][a];
+        c[0] = e1[1] * e2[2] - e1[2] * e2[1];
+        c[1] = e1[2] * e2[0] - e1[0] * e2[2];
+        c[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        const double len = sqrt(mesh_dot(c, c)), sign = mesh_dot(c, d) < 0 ? -1.0 : 1.0;
+        if (len == 0) continue;
+        for (int a = 0; a < 3; ++a) n[a] = sign * c[a] / len;
+        best = d2;
+        found = true;
+      }
+    }
+  return found;
+}
+
 void geometry_mesh_bounds(const geometry_mesh_t *m, double lo[3], double hi[3]) {
   memcpy(lo, m->stl.lo, 3 * sizeof *lo);
   memcpy(hi, m->stl.hi, 3 * sizeof *hi);

@@ -37,6 +37,10 @@ void geometry_mesh_bounds(const geometry_mesh_t *m, double lo[3], double hi[3]);
 
 /* Triangles of the mesh. */
 size_t geometry_mesh_triangles(const geometry_mesh_t *m);
+/* The unit normal at the point of the mesh nearest p, pointing towards p (out of the
+ * solid for a point outside it), into n; false where no triangle lies within 4 cells of
+ * p in y and z. */
+bool geometry_mesh_normal(const geometry_mesh_t *m, const double p[3], double n[3]);
 /* Their vertices as placed, 9 values per triangle (3 vertices, x y z each). */
 const double *geometry_mesh_vertices(const geometry_mesh_t *m);
 
