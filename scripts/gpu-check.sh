@@ -24,13 +24,18 @@
 #      exchange overlapped and not, alternating (bench --overlap both): the exchange's
 #      share of the step; then the d2q37 showcase the same way on 2 processes;
 #   9. the plan's model on the GPU: the same box on one GPU process, 1, 8 and 64 blocks,
-#      calibrated, the predicted step against the measured one.
+#      calibrated, the predicted step against the measured one;
+#  10. what outputs cost on the GPU: configs/cavity.json at (N/2)^3 as one block on one GPU
+#      process, 2000 steps at its output intervals, as it is, with every derived quantity
+#      in its VTK files and slice, and with the statistics of velocity and pressure at
+#      statistics.every's default, 3 interleaved rounds of whole-run wall seconds (the
+#      targets: derived and statistics each <= 1.05 of the plain run).
 # Usage: scripts/gpu-check.sh [--build DIR] [--tessera PATH] [--tests FILE] [--report FILE]
 #        [--gpu-cells N] [--cpu-processes P] [--sections LIST]
 # defaults: --build build, tessera of that build, report gpu-check-<host>-<date>.txt,
 # 256, P = cores - 1, every section in the order above. --sections runs the named ones in
 # the order given (comma-separated: info, tests, bench, groups, hetero, cylinder, d2q37,
-# overlap, model;
+# overlap, model, outputs;
 # the machine's description always comes first), e.g. the newest first when the node's
 # time is short. Runs as root where it must (Open MPI's OMPI_ALLOW_RUN_AS_ROOT).
 set -uo pipefail
@@ -41,7 +46,7 @@ report=""
 tests=""
 gcells=256
 cpus=$(( $(nproc) - 1 ))
-sections=info,tests,bench,groups,hetero,cylinder,d2q37,overlap,model
+sections=info,tests,bench,groups,hetero,cylinder,d2q37,overlap,model,outputs
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -198,9 +203,34 @@ for b in '[1,1,1]' '[2,2,2]' '[4,4,4]'; do
 done
 }
 
+sec_outputs() {
+local n=$((gcells / 2))
+section "outputs on the GPU: configs/cavity.json at ${n}^3, one block, 2000 steps: plain, derived, statistics"
+local out t0 t1 common=(--set "domain.cells=[$n,$n,$n]" --set 'domain.blocks=[1,1,1]'
+  --set "output.slices[0].position=$((n / 2))" --set 'hardware.hs="gpu"'
+  --set output.progress_every=0 --overwrite)
+out=$(mktemp -d)
+for round in 1 2 3; do
+  for c in plain derived statistics; do
+    local extra=()
+    case $c in
+      derived) extra=(--set 'output.quantities=["density","velocity","flags","pressure","vorticity","vorticity_magnitude","q_criterion","strain_rate"]'
+                      --set 'output.slices[0].quantity="vorticity_magnitude"') ;;
+      statistics) extra=(--set 'modules=["lbm","statistics"]'
+                         --set 'statistics={"quantities":["velocity","pressure"]}') ;;
+    esac
+    t0=$(date +%s.%N)
+    run "$tessera" run configs/cavity.json "${common[@]}" --output "$out/$c" "${extra[@]}"
+    t1=$(date +%s.%N)
+    echo "(round $round, $c: $(echo "$t1 - $t0" | bc -l) s)" | tee -a "$report"
+  done
+done
+rm -rf "$out"
+}
+
 for name in ${sections//,/ }; do
   if declare -F "sec_$name" > /dev/null; then "sec_$name"
-  else echo "gpu-check.sh: no section $name (info, tests, bench, groups, hetero, cylinder, d2q37, overlap, model)" | tee -a "$report"; status=1; fi
+  else echo "gpu-check.sh: no section $name (info, tests, bench, groups, hetero, cylinder, d2q37, overlap, model, outputs)" | tee -a "$report"; status=1; fi
 done
 
 section "done: report $report"
