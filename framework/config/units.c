@@ -92,7 +92,18 @@ static void units_put(char *out, size_t cap, size_t *used, const char *base, int
 }
 
 void units_name(units_dim_t d, char *out, size_t cap) {
-  /* kilogram, metre, second with positive exponents, then "/" and the negative ones,
+  /* the named units an engineer reads: newton, pascal, joule */
+  const struct {
+    units_dim_t d;
+    const char *name;
+  } named[] = {{UNITS_FORCE, "N"}, {UNITS_PRESSURE, "Pa"}, {UNITS_ENERGY, "J"},
+               {UNITS_FORCE_DENSITY, "N/m^3"}};
+  for (size_t i = 0; cap > 0 && i < sizeof named / sizeof named[0]; ++i)
+    if (d.length == named[i].d.length && d.time == named[i].d.time && d.mass == named[i].d.mass) {
+      snprintf(out, cap, "%s", named[i].name);
+      return;
+    }
+  /* else kilogram, metre, second with positive exponents, then "/" and the negative ones,
      in parentheses when there are several */
   const char *base[3] = {"kg", "m", "s"};
   const int e[3] = {d.mass, d.length, d.time};

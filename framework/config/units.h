@@ -93,7 +93,8 @@ double units_to_physical(const units_t *u, units_dim_t d, double lattice);
 /* The factor outputs apply: units_factor when the run writes physical units, else 1. */
 double units_output_factor(const units_t *u, units_dim_t d);
 
-/* The SI unit of a dimension, "m/s", "kg/m^3", "kg m/s^2", "" for none. */
+/* The SI unit of a dimension: N, Pa, J and N/m^3 by name, else of kg, m and s ("m/s",
+ * "kg/m^3", "1/s^2"); "" for none. */
 void units_name(units_dim_t d, char *out, size_t cap);
 
 /* One line on the scales: "dx = 0.005 m, dt = 0.000833 s, Re = U L / nu = 30, lattice

@@ -128,9 +128,11 @@ static void test_names(void **state) {
   } cases[] = {{UNITS_NONE, ""},          {UNITS_LENGTH, "m"},
                {UNITS_AREA, "m^2"},       {UNITS_TIME, "s"},
                {UNITS_VELOCITY, "m/s"},   {UNITS_VISCOSITY, "m^2/s"},
-               {UNITS_DENSITY, "kg/m^3"}, {UNITS_FORCE, "kg m/s^2"},
-               {UNITS_FORCE_DENSITY, "kg/(m^2 s^2)"}, {UNITS_ENERGY, "kg m^2/s^2"},
-               {{0, -1, 0}, "1/s"},       {{-1, -1, 0}, "1/(m s)"}};
+               {UNITS_DENSITY, "kg/m^3"}, {UNITS_FORCE, "N"},
+               {UNITS_FORCE_DENSITY, "N/m^3"}, {UNITS_ENERGY, "J"},
+               {UNITS_PRESSURE, "Pa"},    {UNITS_RATE2, "1/s^2"},
+               {{0, -1, 0}, "1/s"},       {{-1, -1, 0}, "1/(m s)"},
+               {{1, -3, 1}, "kg m/s^3"}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     char out[48];
     units_name(cases[i].d, out, sizeof out);
