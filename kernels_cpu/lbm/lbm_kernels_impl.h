@@ -675,52 +675,28 @@ static inline void LBM_FN(moments_run)(const REAL *restrict f, ptrdiff_t sx, ptr
   }
 }
 
-/* rho and u of interior row y of plane z from the sums of a run whose slot 0 is the
- * row's first cell (rho[], j[][] from slot `first`). */
-static inline void LBM_FN(moments_store)(const grid_dims_t *d, const lbm_params_t *p,
-                                         int shifted, double half, int y, int z, int x0, int n,
-                                         const double *rho, double (*j)[LBM_MOMENTS_RUN],
-                                         size_t first, double *rho_out, double *u_out) {
-  const size_t out = ((size_t)z * (size_t)d->ny + (size_t)y) * (size_t)d->nx + (size_t)x0;
-  for (int x = 0; x < n; ++x) {
-    rho_out[out + (size_t)x] = shifted ? rho[first + (size_t)x] + p->rho0 : rho[first + (size_t)x];
-    for (int a = 0; a < 3; ++a)
-      u_out[3 * (out + (size_t)x) + (size_t)a] = (j[a][first + (size_t)x] + half * p->force[a]) / p->rho0;
-  }
-}
-
 static void LBM_FN(moments)(const void *vf, const grid_dims_t *d, const lbm_params_t *p,
                             int shifted, double *rho_out, double *u_out) {
   const REAL *f = vf;
   /* stored PDFs are post-collision: their momentum holds the whole force of the step,
      the fluid velocity half of it */
   const double half = p->use_force ? -0.5 : 0.0;
-  /* SoA: a run spans whole rows of a plane, the ghost cells between them summed too (and
-     dropped), so that each direction's values stream in runs of up to LBM_MOMENTS_RUN */
-  const int rows = d->sx == 1 && d->sy <= LBM_MOMENTS_RUN ? (int)(LBM_MOMENTS_RUN / d->sy) : 1;
-  const int chunks = (d->ny + rows - 1) / rows;
 #pragma omp parallel for collapse(2) schedule(static)
   for (int z = 0; z < d->nz; ++z)
-    for (int c = 0; c < chunks; ++c) {
-      double rho[LBM_MOMENTS_RUN], j[3][LBM_MOMENTS_RUN];
-      const int y0 = c * rows, y1 = y0 + rows < d->ny ? y0 + rows : d->ny;
-      if (rows > 1) {
-        const REAL *run = f + grid_index(d, 0, y0, z, 0);
-        const int n = (int)((ptrdiff_t)(y1 - 1 - y0) * d->sy + d->nx);
-        LBM_FN(moments_run)(run, 1, d->sc, n, rho, j);
-        for (int y = y0; y < y1; ++y)
-          LBM_FN(moments_store)(d, p, shifted, half, y, z, 0, d->nx, rho, j,
-                                (size_t)((ptrdiff_t)(y - y0) * d->sy), rho_out, u_out);
-        continue;
-      }
+    for (int y = 0; y < d->ny; ++y)
       for (int x0 = 0; x0 < d->nx; x0 += LBM_MOMENTS_RUN) {
         const int n = d->nx - x0 < LBM_MOMENTS_RUN ? d->nx - x0 : LBM_MOMENTS_RUN;
-        const REAL *run = f + grid_index(d, x0, y0, z, 0);
+        const REAL *run = f + grid_index(d, x0, y, z, 0);
+        double rho[LBM_MOMENTS_RUN], j[3][LBM_MOMENTS_RUN];
         if (d->sx == 1) LBM_FN(moments_run)(run, 1, d->sc, n, rho, j); /* SoA: unit stride */
         else LBM_FN(moments_run)(run, d->sx, d->sc, n, rho, j);
-        LBM_FN(moments_store)(d, p, shifted, half, y0, z, x0, n, rho, j, 0, rho_out, u_out);
+        const size_t first = ((size_t)z * (size_t)d->ny + (size_t)y) * (size_t)d->nx + (size_t)x0;
+        for (int x = 0; x < n; ++x) {
+          rho_out[first + (size_t)x] = shifted ? rho[x] + p->rho0 : rho[x];
+          for (int a = 0; a < 3; ++a)
+            u_out[3 * (first + (size_t)x) + (size_t)a] = (j[a][x] + half * p->force[a]) / p->rho0;
+        }
       }
-    }
 }
 
 static void LBM_FN(boundary)(void *vf, const lbm_link_t *links, size_t n, int negate,
