@@ -157,7 +157,7 @@ static bool lbm_surface_links(const lbm_ctx_t *c, const block_info_t *b, const u
   const int64_t g[3] = {b->lo[0] + p[0], b->lo[1] + p[1], b->lo[2] + p[2]};
   double sum[3] = {0, 0, 0};
   bool any = false;
-  const geometry_shape_t *round = NULL;
+  const geometry_shape_t *solid = NULL; /* the shape of the cell's last link */
   *cell = (lbm_surface_cell_t){.p = {p[0], p[1], p[2]}, .body = k};
   for (int i = 0; i < l->q; ++i) {
     const int ci[3] = {l->c[0][i], l->c[1][i], l->c[2][i]};
@@ -165,7 +165,7 @@ static bool lbm_surface_links(const lbm_ctx_t *c, const block_info_t *b, const u
     const int64_t n[3] = {g[0] + ci[0], g[1] + ci[1], g[2] + ci[2]};
     int shape = -1;
     if (lbm_surface_body(c, b, flags, n, &shape) != k) continue;
-    round = &c->opts.geometry.shapes[shape];
+    solid = &c->opts.geometry.shapes[shape];
     for (int a = 0; a < 3; ++a) sum[a] -= l->w[i] * ci[a];
     const int axis = ci[0] ? (ci[1] || ci[2] ? -1 : 0) : ci[1] ? (ci[2] ? -1 : 1) : 2;
     if (axis < 0) continue;
@@ -178,7 +178,7 @@ static bool lbm_surface_links(const lbm_ctx_t *c, const block_info_t *b, const u
   if (!any) return false;
   const double len = sqrt(sum[0] * sum[0] + sum[1] * sum[1] + sum[2] * sum[2]);
   const double centre[3] = {(double)g[0] + 0.5, (double)g[1] + 0.5, (double)g[2] + 0.5};
-  if (!round || !lbm_shape_normal(round, centre, cell->normal))
+  if (!solid || !lbm_shape_normal(solid, centre, cell->normal))
     for (int a = 0; a < 3; ++a) cell->normal[a] = len > 0 ? sum[a] / len : 0.0;
   /* a face across axis a stands for |n_a| of the surface (the staircase's faces across
      a add up to the surface's projection on that plane) */

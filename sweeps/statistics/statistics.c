@@ -36,6 +36,9 @@
 enum { STAT_MAX = 4, STAT_NAME = SIMULATION_NAME_MAX + 16, STAT_EVERY = 25 };
 enum { STAT_MEAN, STAT_RMS, STAT_COVARIANCE };
 
+/* The components of the covariances xy, xz, yz, in order. */
+static const int stat_pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+
 /* One quantity whose statistics are kept. */
 typedef struct stat_q {
   char name[SIMULATION_NAME_MAX];
@@ -140,7 +143,6 @@ static void stat_describe(const void *state, bool cpu, bool gpu, char *out, size
  * does not depend on the threads. */
 static void stat_update(const stat_q_t *q, const block_info_t *b, grid_field_t *h,
                         const double *x, bool count) {
-  static const int pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
   const int c = q->components, nx = b->size[0], ny = b->size[1], nz = b->size[2];
   const ptrdiff_t sc = h->dims.sc;
   double *v = h->values;
@@ -160,7 +162,8 @@ static void stat_update(const stat_q_t *q, const block_info_t *b, grid_field_t *
           m2[a * sc] += d * (in[a] - mean[a * sc]);
         }
         for (int p = 0; c == 3 && p < 3; ++p)
-          m2[(3 + p) * sc] += before[pair[p][0]] * (in[pair[p][1]] - mean[pair[p][1] * sc]);
+          m2[(3 + p) * sc] +=
+              before[stat_pair[p][0]] * (in[stat_pair[p][1]] - mean[stat_pair[p][1] * sc]);
       }
 }
 
@@ -241,7 +244,6 @@ cleanup:
 static void stat_publish(stat_state_t *s, int k, const module_quantity_t *src,
                          module_decl_t *decl, int *offset) {
   static const char *const suffix[3] = {"mean", "rms", "covariance"};
-  static const int pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
   stat_q_t *q = &s->q[k];
   char name[SIMULATION_NAME_MAX]; /* a copy: GCC sees q->name and q->out overlap */
   memcpy(name, q->name, sizeof name);
@@ -261,8 +263,8 @@ static void stat_publish(stat_state_t *s, int k, const module_quantity_t *src,
                              (signed char)(2 * src->dim.mass)};
     for (int a = 0; a < c; ++a) {
       if (kind == STAT_COVARIANCE)
-        snprintf(q->columns[kind][a], STAT_NAME, "%s_%s", src->columns[pair[a][0]],
-                 src->columns[pair[a][1]]);
+        snprintf(q->columns[kind][a], STAT_NAME, "%s_%s", src->columns[stat_pair[a][0]],
+                 src->columns[stat_pair[a][1]]);
       else
         snprintf(q->columns[kind][a], STAT_NAME, "%s_%s", src->columns[a], suffix[kind]);
       d->columns[a] = q->columns[kind][a];
