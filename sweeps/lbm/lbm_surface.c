@@ -262,9 +262,12 @@ tsr_status lbm_surface_points(lbm_surfaces_t *s, const lbm_ctx_t *c, patch_t *pa
     if (!mv.flags) continue; /* solid */
     lbm_surface_block_t *sb = &s->blocks[id];
     if (!sb->built) TSR_TRY(lbm_surface_build(c, b, mv.flags, sb, s->nbodies, err));
+    size_t first = 0; /* the block's first cell of body k: none, no read-back */
+    while (first < sb->n && sb->cells[first].body != k) ++first;
+    if (first == sb->n) continue;
     const grid_field_t *h = NULL;
-    if (sb->n) TSR_TRY(field_sync(data, c->gradient_id, &h, err));
-    for (size_t j = 0; j < sb->n; ++j) {
+    TSR_TRY(field_sync(data, c->gradient_id, &h, err));
+    for (size_t j = first; j < sb->n; ++j) {
       const lbm_surface_cell_t *sc = &sb->cells[j];
       if (sc->body != k) continue;
       const int *p = sc->p;
