@@ -29,7 +29,9 @@ static const char *const bench_lattices[] = {"d2q9", "d3q15", "d3q19", "d3q27", 
 static const char *const bench_layouts[] = {"aos", "soa", NULL};      /* grid_layout_t */
 static const char *const bench_streamings[] = {"two_grid", "in_place", NULL}; /* GPU rows */
 static const char *const bench_precisions[] = {"dp", "sp", NULL};     /* lbm_precision_t */
-static const char *const bench_collisions[] = {"srt", "trt", NULL};   /* lbm_collision_t */
+/* lbm_collision_t, then the same with the Smagorinsky model */
+static const char *const bench_collisions[] = {"srt", "trt", "mrt", "srt-les", "trt-les", "mrt-les", NULL};
+enum { BENCH_COLLISIONS = 6 };
 static const char *const bench_block_counts[] = {"1", "8", "64", "512", NULL};
 
 typedef struct bench_opts {
@@ -191,7 +193,8 @@ static tsr_status bench_case(MPI_Comm comm, const bench_opts_t *o, long n, simul
   r->exchange_share = share;
   /* CPU rows name their layout, GPU rows how they stream */
   snprintf(r->what, sizeof r->what, "%s,%s,%s,%s", lo->lattice->name,
-           bench_collisions[lo->collision], bench_precisions[lo->precision],
+           bench_collisions[lo->collision + (lo->smagorinsky > 0 ? 3 : 0)],
+           bench_precisions[lo->precision],
            hs == SIMULATION_HS_GPU ? bench_streamings[lo->in_place ? 1 : 0]
                                    : grid_layout_name(lo->cpu_layout));
 cleanup:
@@ -277,7 +280,8 @@ static void bench_print_row(const bench_row_t *r) {
     "        [--gpu-cells N] [--device I] [--streaming S,..] [--gpu-group X,Y] [--no-gpu]\n" \
     "                         MLUPS of the CPU kernels of every lattice (d2q9, d3q15,\n" \
     "                         d3q19, d3q27), layout (soa, aos), precision (dp, sp) and\n" \
-    "                         collision (srt, trt), with 1, 8 and 64 blocks per process (or\n" \
+    "                         collision (srt, trt; also mrt, srt-les, trt-les, mrt-les: the\n" \
+    "                         Smagorinsky model), with 1, 8 and 64 blocks per process (or\n" \
     "                         the lists given), on a periodic box of N^3 cells per process;\n" \
     "                         each row R times (default 5) for at least T s (default 0.3),\n" \
     "                         median and range, beside the memory bandwidth measured in the\n" \
@@ -379,7 +383,7 @@ static tsr_status bench_rows(MPI_Comm comm, const bench_opts_t *o, simulation_hs
   for (int li = 0; bench_lattices[li]; ++li)
     for (int l = GRID_SOA; l >= GRID_AOS; --l)
       for (int p = 0; p < 2; ++p)
-        for (int c = 0; c < 2; ++c)
+        for (int c = 0; c < BENCH_COLLISIONS; ++c)
           for (int b = 0; b < 8; ++b) { /* block counts, two grids then in place (GPU) */
             const int ip = b / 4;
             if (!(o->lattices >> li & 1) || !(o->precisions >> p & 1) ||
@@ -393,7 +397,8 @@ static tsr_status bench_rows(MPI_Comm comm, const bench_opts_t *o, simulation_hs
             lo.lattice = lattice_find(bench_lattices[li]);
             lo.cpu_layout = (grid_layout_t)l;
             lo.precision = (lbm_precision_t)p;
-            lo.collision = (lbm_collision_t)c;
+            lo.collision = (lbm_collision_t)(c % 3);
+            lo.smagorinsky = c >= 3 ? LBM_SMAGORINSKY_DEFAULT : 0;
             lo.in_place = ip;
             lo.shifted = true;
             lo.viscosity = 0.02;

@@ -16,12 +16,22 @@
                  #lower ": every table has Q entries");
 LATTICE_LIST(LATTICE_DEFINE)
 
+/* The moment bases (lattice_defs.h LATTICE_L_MOMENT) as functions of k and c. */
+#define LATTICE_MOMENTS(lower, UPPER)                                                    \
+  static int lower##_moment(int k, int x, int y, int z) {                               \
+    return LATTICE_##UPPER##_MOMENT(k, x, y, z);                                         \
+  }                                                                                      \
+  static int lower##_moment_class(int k) { return LATTICE_##UPPER##_MOMENT_CLASS(k); }
+LATTICE_LIST(LATTICE_MOMENTS)
+#undef LATTICE_MOMENTS
+
 #define LATTICE_ENTRY(lower, UPPER)                                                      \
   const lattice_t lattice_##lower = {                                                    \
       .name = #lower, .d = LATTICE_##UPPER##_D, .q = LATTICE_##UPPER##_Q,                \
       .reach = LATTICE_##UPPER##_REACH, .inv_cs2 = LATTICE_##UPPER##_INV_CS2,            \
       .cs2 = 1.0 / LATTICE_##UPPER##_INV_CS2,                                            \
-      .c = {lower##_cx, lower##_cy, lower##_cz}, .inv = lower##_inv, .w = lower##_w};
+      .c = {lower##_cx, lower##_cy, lower##_cz}, .inv = lower##_inv, .w = lower##_w,       \
+      .moment = lower##_moment, .moment_class = lower##_moment_class};
 LATTICE_LIST(LATTICE_ENTRY)
 
 LATTICE_DEFINE(d2q37, D2Q37)
@@ -68,4 +78,14 @@ void lattice_stream_table(const lattice_t *l, int *out) {
     out[4 * i] = l->inv[i];
     for (int a = 0; a < 3; ++a) out[4 * i + 1 + a] = l->c[a][i];
   }
+}
+
+int lattice_moment(const lattice_t *l, int k, int i) {
+  return l->moment(k, l->c[0][i], l->c[1][i], l->c[2][i]);
+}
+
+long lattice_moment_norm(const lattice_t *l, int k) {
+  long n = 0;
+  for (int i = 0; i < l->q; ++i) n += (long)lattice_moment(l, k, i) * lattice_moment(l, k, i);
+  return n;
 }

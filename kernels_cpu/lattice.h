@@ -15,6 +15,10 @@ typedef struct lattice {
   const int *c[3];  /* c[a][i]: component a of c_i */
   const int *inv;   /* inv[i]: the direction with c = -c_i */
   const double *w;  /* w[i] */
+  /* The orthogonal moment basis (lattice_defs.h LATTICE_L_MOMENT): moment k of velocity c,
+     and the class (LATTICE_MOMENT_*) whose rate relaxes moment k. NULL for D2Q37. */
+  int (*moment)(int k, int x, int y, int z);
+  int (*moment_class)(int k);
 } lattice_t;
 
 /* D2Q37 (reach 3; the d2q37 module's, not among lattice_all's). */
@@ -30,6 +34,10 @@ const lattice_t *const *lattice_all(int *n);
 #define LATTICE_DECLARE(lower, UPPER) extern const lattice_t lattice_##lower;
 LATTICE_LIST(LATTICE_DECLARE)
 #undef LATTICE_DECLARE
+
+/* M_ki, moment k of c_i (l->moment non-NULL), and |M_k|^2 = sum_i M_ki^2. */
+int lattice_moment(const lattice_t *l, int k, int i);
+long lattice_moment_norm(const lattice_t *l, int k);
 
 /* The ghost widths of a field of the lattice's populations: its reach along each of its
  * dimensions, 0 along z for a 2-D lattice (nothing crosses along z). */

@@ -93,6 +93,139 @@
       1.0 / 54, 1.0 / 54, 1.0 / 216, 1.0 / 216, 1.0 / 216, 1.0 / 216, 1.0 / 216,            \
       1.0 / 216, 1.0 / 216, 1.0 / 216
 
+/* The orthogonal moment bases of the multiple-relaxation-time collision (lbm_collide.h):
+ * for each lattice L of LATTICE_LIST, LATTICE_L_MOMENT(K, X, Y, Z), the integer value of
+ * moment K (0 <= K < Q) for the velocity c = (X, Y, Z), and LATTICE_L_MOMENT_CLASS(K), which
+ * rate relaxes it (LATTICE_MOMENT_*). The rows M_K = (MOMENT(K, c_i))_i are orthogonal
+ * (sum_i M_Ki M_Li = 0 for K != L) and complete (Q rows), so
+ * sum_K M_K M_K^T / |M_K|^2 is the identity. Integer arithmetic, constant-folded where
+ * K and c are constants. C2 is |c|^2.
+ *   D2Q9:  Lallemand & Luo, Phys. Rev. E 61, 6546 (2000): rho, e, eps, jx, qx, jy, qy,
+ *          pxx, pxy.
+ *   D3Q15, D3Q19: d'Humieres, Ginzburg, Krafczyk, Lallemand & Luo, Phil. Trans. R. Soc.
+ *          Lond. A 360, 437 (2002): rho, e, eps, jx, qx, jy, qy, jz, qz, 3pxx, (3pixx),
+ *          pww, (piww), pxy, pyz, pxz, then mxyz (D3Q15) or mx, my, mz (D3Q19).
+ *   D3Q27: the products P_a(cx) P_b(cy) P_c(cz) of the 1-D basis P_0 = 1, P_1 = c,
+ *          P_2 = 3c^2 - 2 (orthogonal on {-1, 0, 1}), the three second-order P_2 turned
+ *          into the trace 3|c|^2 - 6 and two deviators: rho, j, the trace, cx^2 - cy^2,
+ *          cx^2 + cy^2 - 2cz^2, cxcy, cycz, cxcz, then the third order (classed q: cx P_2(cy),
+ *          cx P_2(cz), cy P_2(cx), cy P_2(cz), cz P_2(cx), cz P_2(cy), cxcycz), the fourth
+ *          (pi: P_2 P_2 pairs, cxcy P_2(cz), cycz P_2(cx), cxcz P_2(cy)), the fifth (m) and
+ *          the sixth (eps).
+ *   D3Q7 (advection-diffusion only): rho, j, 6 - 7|c|^2, 3cx^2 - |c|^2, cy^2 - cz^2.
+ * Classes: CONSERVED (density, momentum: not relaxed), SHEAR (the traceless second-order
+ * moments: the viscosity's rate), BULK (the trace, e: the bulk viscosity's), and the
+ * non-hydrodynamic ("ghost") moments EPSILON, Q (energy flux), PI and M. */
+#define LATTICE_MOMENT_CONSERVED 0
+#define LATTICE_MOMENT_SHEAR 1
+#define LATTICE_MOMENT_BULK 2
+#define LATTICE_MOMENT_EPSILON 3
+#define LATTICE_MOMENT_Q 4
+#define LATTICE_MOMENT_PI 5
+#define LATTICE_MOMENT_M 6
+#define LATTICE_MOMENT_CLASSES 7
+#define LATTICE_C2_(X, Y, Z) ((X) * (X) + (Y) * (Y) + (Z) * (Z))
+#define LATTICE_P2_(C) (3 * (C) * (C) - 2)
+
+#define LATTICE_D2Q9_MOMENT(K, X, Y, Z)                                                   \
+  ((K) == 0   ? 1                                                                         \
+   : (K) == 1 ? 3 * LATTICE_C2_(X, Y, Z) - 4                                              \
+   : (K) == 2 ? (9 * LATTICE_C2_(X, Y, Z) * LATTICE_C2_(X, Y, Z) - 21 * LATTICE_C2_(X, Y, Z) + 8) / 2 \
+   : (K) == 3 ? (X)                                                                       \
+   : (K) == 4 ? (3 * LATTICE_C2_(X, Y, Z) - 5) * (X)                                      \
+   : (K) == 5 ? (Y)                                                                       \
+   : (K) == 6 ? (3 * LATTICE_C2_(X, Y, Z) - 5) * (Y)                                      \
+   : (K) == 7 ? (X) * (X) - (Y) * (Y)                                                     \
+              : (X) * (Y))
+#define LATTICE_D2Q9_MOMENT_CLASS(K)                                                      \
+  ((K) == 1 ? 2 : (K) == 2 ? 3 : (K) == 4 || (K) == 6 ? 4 : (K) >= 7 ? 1 : 0)
+
+#define LATTICE_D3Q7_MOMENT(K, X, Y, Z)                                                   \
+  ((K) == 0   ? 1                                                                         \
+   : (K) == 1 ? (X)                                                                       \
+   : (K) == 2 ? (Y)                                                                       \
+   : (K) == 3 ? (Z)                                                                       \
+   : (K) == 4 ? 6 - 7 * LATTICE_C2_(X, Y, Z)                                              \
+   : (K) == 5 ? 3 * (X) * (X) - LATTICE_C2_(X, Y, Z)                                      \
+              : (Y) * (Y) - (Z) * (Z))
+#define LATTICE_D3Q7_MOMENT_CLASS(K) ((K) == 4 ? 2 : (K) >= 5 ? 1 : 0)
+
+#define LATTICE_D3Q15_MOMENT(K, X, Y, Z)                                                  \
+  ((K) == 0    ? 1                                                                        \
+   : (K) == 1  ? LATTICE_C2_(X, Y, Z) - 2                                                 \
+   : (K) == 2  ? (15 * LATTICE_C2_(X, Y, Z) * LATTICE_C2_(X, Y, Z) - 55 * LATTICE_C2_(X, Y, Z) + 32) / 2 \
+   : (K) == 3  ? (X)                                                                      \
+   : (K) == 4  ? (5 * LATTICE_C2_(X, Y, Z) - 13) * (X) / 2                                \
+   : (K) == 5  ? (Y)                                                                      \
+   : (K) == 6  ? (5 * LATTICE_C2_(X, Y, Z) - 13) * (Y) / 2                                \
+   : (K) == 7  ? (Z)                                                                      \
+   : (K) == 8  ? (5 * LATTICE_C2_(X, Y, Z) - 13) * (Z) / 2                                \
+   : (K) == 9  ? 3 * (X) * (X) - LATTICE_C2_(X, Y, Z)                                     \
+   : (K) == 10 ? (Y) * (Y) - (Z) * (Z)                                                    \
+   : (K) == 11 ? (X) * (Y)                                                                \
+   : (K) == 12 ? (Y) * (Z)                                                                \
+   : (K) == 13 ? (X) * (Z)                                                                \
+               : (X) * (Y) * (Z))
+#define LATTICE_D3Q15_MOMENT_CLASS(K)                                                     \
+  ((K) == 1 ? 2 : (K) == 2 ? 3 : (K) == 4 || (K) == 6 || (K) == 8 ? 4 : (K) == 14 ? 6     \
+   : (K) >= 9 ? 1 : 0)
+
+#define LATTICE_D3Q19_MOMENT(K, X, Y, Z)                                                  \
+  ((K) == 0    ? 1                                                                        \
+   : (K) == 1  ? 19 * LATTICE_C2_(X, Y, Z) - 30                                           \
+   : (K) == 2  ? (21 * LATTICE_C2_(X, Y, Z) * LATTICE_C2_(X, Y, Z) - 53 * LATTICE_C2_(X, Y, Z) + 24) / 2 \
+   : (K) == 3  ? (X)                                                                      \
+   : (K) == 4  ? (5 * LATTICE_C2_(X, Y, Z) - 9) * (X)                                     \
+   : (K) == 5  ? (Y)                                                                      \
+   : (K) == 6  ? (5 * LATTICE_C2_(X, Y, Z) - 9) * (Y)                                     \
+   : (K) == 7  ? (Z)                                                                      \
+   : (K) == 8  ? (5 * LATTICE_C2_(X, Y, Z) - 9) * (Z)                                     \
+   : (K) == 9  ? 3 * (X) * (X) - LATTICE_C2_(X, Y, Z)                                     \
+   : (K) == 10 ? (3 * LATTICE_C2_(X, Y, Z) - 5) * (3 * (X) * (X) - LATTICE_C2_(X, Y, Z))  \
+   : (K) == 11 ? (Y) * (Y) - (Z) * (Z)                                                    \
+   : (K) == 12 ? (3 * LATTICE_C2_(X, Y, Z) - 5) * ((Y) * (Y) - (Z) * (Z))                 \
+   : (K) == 13 ? (X) * (Y)                                                                \
+   : (K) == 14 ? (Y) * (Z)                                                                \
+   : (K) == 15 ? (X) * (Z)                                                                \
+   : (K) == 16 ? ((Y) * (Y) - (Z) * (Z)) * (X)                                            \
+   : (K) == 17 ? ((Z) * (Z) - (X) * (X)) * (Y)                                            \
+               : ((X) * (X) - (Y) * (Y)) * (Z))
+#define LATTICE_D3Q19_MOMENT_CLASS(K)                                                     \
+  ((K) == 1 ? 2 : (K) == 2 ? 3 : (K) == 4 || (K) == 6 || (K) == 8 ? 4                    \
+   : (K) == 10 || (K) == 12 ? 5 : (K) >= 16 ? 6 : (K) >= 9 ? 1 : 0)
+
+#define LATTICE_D3Q27_MOMENT(K, X, Y, Z)                                                  \
+  ((K) == 0    ? 1                                                                        \
+   : (K) == 1  ? (X)                                                                      \
+   : (K) == 2  ? (Y)                                                                      \
+   : (K) == 3  ? (Z)                                                                      \
+   : (K) == 4  ? 3 * LATTICE_C2_(X, Y, Z) - 6                                             \
+   : (K) == 5  ? (X) * (X) - (Y) * (Y)                                                    \
+   : (K) == 6  ? (X) * (X) + (Y) * (Y) - 2 * (Z) * (Z)                                    \
+   : (K) == 7  ? (X) * (Y)                                                                \
+   : (K) == 8  ? (Y) * (Z)                                                                \
+   : (K) == 9  ? (X) * (Z)                                                                \
+   : (K) == 10 ? (X) * LATTICE_P2_(Y)                                                     \
+   : (K) == 11 ? (X) * LATTICE_P2_(Z)                                                     \
+   : (K) == 12 ? (Y) * LATTICE_P2_(X)                                                     \
+   : (K) == 13 ? (Y) * LATTICE_P2_(Z)                                                     \
+   : (K) == 14 ? (Z) * LATTICE_P2_(X)                                                     \
+   : (K) == 15 ? (Z) * LATTICE_P2_(Y)                                                     \
+   : (K) == 16 ? (X) * (Y) * (Z)                                                          \
+   : (K) == 17 ? LATTICE_P2_(X) * LATTICE_P2_(Y)                                          \
+   : (K) == 18 ? LATTICE_P2_(Y) * LATTICE_P2_(Z)                                          \
+   : (K) == 19 ? LATTICE_P2_(X) * LATTICE_P2_(Z)                                          \
+   : (K) == 20 ? (X) * (Y) * LATTICE_P2_(Z)                                               \
+   : (K) == 21 ? (Y) * (Z) * LATTICE_P2_(X)                                               \
+   : (K) == 22 ? (X) * (Z) * LATTICE_P2_(Y)                                               \
+   : (K) == 23 ? (X) * LATTICE_P2_(Y) * LATTICE_P2_(Z)                                    \
+   : (K) == 24 ? (Y) * LATTICE_P2_(X) * LATTICE_P2_(Z)                                    \
+   : (K) == 25 ? (Z) * LATTICE_P2_(X) * LATTICE_P2_(Y)                                    \
+               : LATTICE_P2_(X) * LATTICE_P2_(Y) * LATTICE_P2_(Z))
+#define LATTICE_D3Q27_MOMENT_CLASS(K)                                                     \
+  ((K) == 4 ? 2 : (K) >= 5 && (K) <= 9 ? 1 : (K) >= 10 && (K) <= 16 ? 4                  \
+   : (K) >= 17 && (K) <= 22 ? 5 : (K) >= 23 && (K) <= 25 ? 6 : (K) == 26 ? 3 : 0)
+
 /* D2Q37: the velocities of |c|^2 = 0, 1, 2, 4, 5, 8, 9 and 10 (reach 3), a quadrature of
  * algebraic degree 9 (Philippi, Hegele, dos Santos & Surmas, Phys. Rev. E 73, 056702
  * (2006); the thermal model of Sbragaglia et al., J. Fluid Mech. 628 (2009) 299).

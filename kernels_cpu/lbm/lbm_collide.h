@@ -18,6 +18,19 @@
  * moment, f_eq_i = w_i C (1 + a c_i.u); SRT relaxes with omega_plus, TRT the symmetric
  * part with omega_plus and the antisymmetric part (which sets the diffusivity
  * D = c_s^2 (1/omega_minus - 1/2)) with omega_minus.
+ * The moment-space collisions (LBM_RELAX_CELL) relax g_i = f_i - f_eq_i + F_i/2 (F_i:
+ * Guo's force term, w_i (a c_i.F + a^2 (c_i.u)(c_i.F) - a u.F)) and add the force whole:
+ *   f_i* = f_i + F_i - (A g)_i,
+ * which is the SRT and TRT above for A = omega, or omega_plus on g's symmetric part and
+ * omega_minus on its antisymmetric part. MRT: A = M^T D^-1 S M with the lattice's
+ * orthogonal moment basis M (lattice_defs.h LATTICE_L_MOMENT), D = diag(|M_k|^2) and
+ * S = diag(s_k): (A g)_i = sum_k M_ki (s_k/|M_k|^2) (M_k . g), over the moments that are
+ * not conserved (for those M_k . g vanishes). With every s_k = omega that is SRT up to
+ * rounding. Smagorinsky (LES_ 1; Hou, Sterling, Chen & Doolen 1996): the shear moments'
+ * relaxation time per cell from the non-equilibrium stress Pi = sum_i c_i c_i g_i,
+ *   tau = (tau0 + sqrt(tau0^2 + 18 sqrt(2) C_s^2 |Pi| / rho0)) / 2,  |Pi| = sqrt(Pi:Pi),
+ * i.e. nu = nu0 + (C_s)^2 |S| with |S| = sqrt(2 S:S) (lattice units, filter width one
+ * cell); TRT keeps its magic parameter Lambda: 1/omega_minus = 1/2 + Lambda/(tau - 1/2).
  * All arithmetic in the storage precision.
  *
  * Macros only, C99 and OpenCL C. At the point of expansion the user defines:
@@ -34,8 +47,10 @@
  *   LBM_LD(I)     the value pulled into direction I of the cell
  *   LBM_ST(I, V)  stores V as the post-collision value of direction I
  *   k             a pointer to the constants, a struct of LBM_CONSTS_FIELDS(REAL)
- * and expands LBM_COLLIDE_CONSTS; then LBM_COLLIDE_CELL(TRT_, FORCE_) or
- * LBM_ADE_CELL(TRT_) with literal 0/1.
+ * and expands LBM_COLLIDE_CONSTS; then LBM_FLOW_CELL(KIND_, LES_, FORCE_) (KIND_ 0 SRT,
+ * 1 TRT, 2 MRT; LES_, FORCE_ 0 or 1) or LBM_ADE_CELL(TRT_), with literals. The
+ * Smagorinsky variants also need LBM_SQRT(V), the correctly rounded square root of an
+ * LBM_T.
  * Loops over directions are unrolled (LBM_UNROLL), so every lattice's collision is
  * straight-line code with its c_i as constants. */
 #ifndef LBM_COLLIDE_H
@@ -51,13 +66,16 @@
  * (lbm_collision_constants):
  *   w[i], wr3[i] = a w_i rho0, cf[i] = c_i.F, cf3[i] = a c_i.F,
  *   spw[i] = (1 - omega_plus/2) w_i, smw3cf[i] = (1 - omega_minus/2) w_i a c_i.F,
- *   rho0, 1/rho0, omega_plus, omega_minus (= omega_plus for SRT), F, F/2, and the
- *   advection velocity of the ADE variants. */
+ *   mrt[k] = s_k / |M_k|^2 (0 for conserved moments), mrn[k] = 1 / |M_k|^2 (MRT),
+ *   rho0, 1/rho0, omega_plus, omega_minus (= omega_plus for SRT), F, F/2, the
+ *   advection velocity of the ADE variants, tau0 = 1/omega_plus, les = 18 sqrt(2) C_s^2 /
+ *   rho0 and Lambda (Smagorinsky). */
 #define LBM_CONSTS_FIELDS(T)                                                             \
   T w[LAT(Q)], wr3[LAT(Q)];                                                              \
   T cf[LAT(Q)], cf3[LAT(Q)], spw[LAT(Q)], smw3cf[LAT(Q)];                                \
-  T rho0, inv_rho0, op, om, fx, fy, fz, hfx, hfy, hfz, ax, ay, az;
-#define LBM_CONSTS_COUNT(Q) (6 * (Q) + 13)
+  T mrt[LAT(Q)], mrn[LAT(Q)];                                                            \
+  T rho0, inv_rho0, op, om, fx, fy, fz, hfx, hfy, hfz, ax, ay, az, tau0, les, magic;
+#define LBM_CONSTS_COUNT(Q) (8 * (Q) + 16)
 
 /* Where the collision reads the constants that depend on the body force (fx, fy, fz,
  * hfx, hfy, hfz, cf, cf3, smw3cf) or on the advection velocity (ax, ay, az): k's. A
@@ -177,6 +195,152 @@
       else LBM_SRT_PAIR(FORCE_, i_, k_, cu_);                                            \
     }                                                                                    \
   }
+
+/* Moment K of direction I (lattice_defs.h) and the class of moment K: integer constants
+ * in unrolled loops. */
+#define LBM_MOMENT(K, I) LAT(MOMENT)(K, LAT_CX(I), LAT_CY(I), LAT_CZ(I))
+#define LBM_MOMENT_CLASS(K) LAT(MOMENT_CLASS)(K)
+
+/* The moment-space collision of one cell (see the top): g = f - f_eq + F/2 and f + F per
+ * direction, then the relaxation of KIND_ (0 SRT, 1 TRT, 2 MRT), with the Smagorinsky
+ * rate where LES_ is 1. */
+#define LBM_RELAX_CELL(KIND_, LES_, FORCE_)                                              \
+  LBM_CELL_MOMENTS(FORCE_);                                                              \
+  LBM_T g[LAT(Q)], fo[LAT(Q)];                                                           \
+  LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) {                                       \
+    LBM_T cu_;                                                                           \
+    LBM_DOT_U(cu_, i_);                                                                  \
+    const LBM_T feq_ = k->w[i_] * (rho + rho0 * (LBM_A1 * cu_ + LBM_A2 * cu_ * cu_ - usq)); \
+    if (FORCE_) {                                                                        \
+      const LBM_T s_ = k->w[i_] * (LBM_KF(cf3)[i_] + LBM_A4 * cu_ * LBM_KF(cf)[i_] - uf3); \
+      g[i_] = (f[i_] - feq_) + (REAL)0.5 * s_;                                           \
+      fo[i_] = f[i_] + s_;                                                               \
+    } else {                                                                             \
+      g[i_] = f[i_] - feq_;                                                              \
+      fo[i_] = f[i_];                                                                    \
+    }                                                                                    \
+  }                                                                                      \
+  LBM_T om_ = op, tau_ = LBM_ZERO;                                                       \
+  (void)tau_;                                                                            \
+  if (LES_) LBM_SMAGORINSKY(om_, tau_);                                                  \
+  if (KIND_ == 2) LBM_MRT_RELAX(LES_, om_);                                              \
+  else if (KIND_ == 1) LBM_TRT_RELAX(LES_, om_, tau_);                                   \
+  else {                                                                                 \
+    LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) LBM_ST(i_, fo[i_] - om_ * g[i_]);     \
+  }
+
+/* Pi = sum_i c_i c_i g_i, then OM = 1/TAU, TAU the Smagorinsky relaxation time. */
+#define LBM_SMAGORINSKY(OM, TAU)                                                         \
+  do {                                                                                   \
+    LBM_T pxx_ = LBM_ZERO, pyy_ = LBM_ZERO, pzz_ = LBM_ZERO, pxy_ = LBM_ZERO,            \
+          pxz_ = LBM_ZERO, pyz_ = LBM_ZERO, qq_;                                          \
+    int s1_ = 0, s2_ = 0, s3_ = 0, s4_ = 0, s5_ = 0, s6_ = 0;                            \
+    LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) {                                     \
+      LBM_SIGNED_ADD(pxx_, s1_, LAT_CX(i_) * LAT_CX(i_), g[i_]);                         \
+      LBM_SIGNED_ADD(pyy_, s2_, LAT_CY(i_) * LAT_CY(i_), g[i_]);                         \
+      LBM_SIGNED_ADD(pxy_, s3_, LAT_CX(i_) * LAT_CY(i_), g[i_]);                         \
+      if (LAT(D) == 3) {                                                                 \
+        LBM_SIGNED_ADD(pzz_, s4_, LAT_CZ(i_) * LAT_CZ(i_), g[i_]);                       \
+        LBM_SIGNED_ADD(pxz_, s5_, LAT_CX(i_) * LAT_CZ(i_), g[i_]);                       \
+        LBM_SIGNED_ADD(pyz_, s6_, LAT_CY(i_) * LAT_CZ(i_), g[i_]);                       \
+      }                                                                                  \
+    }                                                                                    \
+    if (LAT(D) == 3)                                                                     \
+      qq_ = (pxx_ * pxx_ + pyy_ * pyy_ + pzz_ * pzz_) +                                  \
+            (REAL)2 * (pxy_ * pxy_ + pxz_ * pxz_ + pyz_ * pyz_);                         \
+    else qq_ = (pxx_ * pxx_ + pyy_ * pyy_) + (REAL)2 * (pxy_ * pxy_);                    \
+    TAU = (REAL)0.5 * (k->tau0 + LBM_SQRT(k->tau0 * k->tau0 + k->les * LBM_SQRT(qq_)));  \
+    OM = (REAL)1 / (TAU);                                                                \
+  } while (0)
+
+/* TRT on g: the rest direction with OM, each pair's symmetric part with OM and its
+ * antisymmetric part with omega_minus (from Lambda and TAU where LES_). */
+#define LBM_TRT_RELAX(LES_, OM, TAU)                                                     \
+  do {                                                                                   \
+    LBM_T om2_ = om;                                                                     \
+    if (LES_) om2_ = (REAL)1 / ((REAL)0.5 + k->magic / ((TAU) - (REAL)0.5));             \
+    LBM_ST(0, fo[0] - (OM) * g[0]);                                                      \
+    LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) {                                     \
+      const int k_ = LAT_INV(i_);                                                        \
+      if (k_ > i_) {                                                                     \
+        const LBM_T gp_ = (REAL)0.5 * (g[i_] + g[k_]), gm_ = (REAL)0.5 * (g[i_] - g[k_]); \
+        const LBM_T dp_ = (OM) * gp_, dm_ = om2_ * gm_;                                  \
+        LBM_ST(i_, fo[i_] - dp_ - dm_);                                                  \
+        LBM_ST(k_, fo[k_] - dp_ + dm_);                                                  \
+      }                                                                                  \
+    }                                                                                    \
+  } while (0)
+
+/* MRT on g: the moments M_k . g that are not conserved, times s_k/|M_k|^2 (the shear
+ * moments' s_k = OM where LES_), back through M^T. Every moment has a parity (M_k(-c) =
+ * +-M_k(c); test_lbm_collisions checks it), so each pair (i, inverse of i) enters the
+ * moments as g_i + g_inv or g_i - g_inv, and takes back one sum over the even moments
+ * and one over the odd ones: half the operations of the plain products. */
+#define LBM_MRT_RELAX(LES_, OM)                                                          \
+  do {                                                                                   \
+    LBM_T gs_[LAT(Q)], ga_[LAT(Q)], mk_[LAT(Q)];                                         \
+    LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) {                                     \
+      const int k_ = LAT_INV(i_);                                                        \
+      gs_[i_] = LBM_ZERO;                                                                \
+      ga_[i_] = LBM_ZERO;                                                                \
+      if (k_ > i_) {                                                                     \
+        gs_[i_] = g[i_] + g[k_];                                                         \
+        ga_[i_] = g[i_] - g[k_];                                                         \
+      }                                                                                  \
+    }                                                                                    \
+    LBM_UNROLL for (int mm_ = 0; mm_ < LAT(Q); ++mm_) {                                     \
+      mk_[mm_] = LBM_ZERO;                                                                \
+      if (LBM_MOMENT_CLASS(mm_) != LATTICE_MOMENT_CONSERVED) {                            \
+        LBM_T mr_ = LBM_ZERO;                                                            \
+        int mseen_ = 0;                                                                  \
+        LBM_SIGNED_ADD(mr_, mseen_, LBM_MOMENT(mm_, 0), g[0]);                            \
+        LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_)                                   \
+          if (LAT_INV(i_) > i_) {                                                        \
+            if (LBM_MOMENT(mm_, LAT_INV(i_)) == LBM_MOMENT(mm_, i_))                       \
+              LBM_SIGNED_ADD(mr_, mseen_, LBM_MOMENT(mm_, i_), gs_[i_]);                  \
+            else LBM_SIGNED_ADD(mr_, mseen_, LBM_MOMENT(mm_, i_), ga_[i_]);               \
+          }                                                                              \
+        if (LES_ && LBM_MOMENT_CLASS(mm_) == LATTICE_MOMENT_SHEAR)                        \
+          mk_[mm_] = ((OM) * k->mrn[mm_]) * mr_;                                           \
+        else mk_[mm_] = k->mrt[mm_] * mr_;                                                 \
+      }                                                                                  \
+    }                                                                                    \
+    {                                                                                    \
+      LBM_T a_ = LBM_ZERO;                                                               \
+      int seen_ = 0;                                                                     \
+      LBM_UNROLL for (int mm_ = 0; mm_ < LAT(Q); ++mm_)                                     \
+        if (LBM_MOMENT_CLASS(mm_) != LATTICE_MOMENT_CONSERVED)                            \
+          LBM_SIGNED_ADD(a_, seen_, LBM_MOMENT(mm_, 0), mk_[mm_]);                         \
+      LBM_ST(0, fo[0] - a_);                                                             \
+    }                                                                                    \
+    LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) {                                     \
+      const int k_ = LAT_INV(i_);                                                        \
+      if (k_ > i_) {                                                                     \
+        LBM_T se_ = LBM_ZERO, so_ = LBM_ZERO;                                            \
+        int eseen_ = 0, oseen_ = 0;                                                      \
+        LBM_UNROLL for (int mm_ = 0; mm_ < LAT(Q); ++mm_)                                   \
+          if (LBM_MOMENT_CLASS(mm_) != LATTICE_MOMENT_CONSERVED) {                        \
+            if (LBM_MOMENT(mm_, k_) == LBM_MOMENT(mm_, i_))                                \
+              LBM_SIGNED_ADD(se_, eseen_, LBM_MOMENT(mm_, i_), mk_[mm_]);                  \
+            else LBM_SIGNED_ADD(so_, oseen_, LBM_MOMENT(mm_, i_), mk_[mm_]);               \
+          }                                                                              \
+        LBM_ST(i_, fo[i_] - (se_ + so_));                                                \
+        LBM_ST(k_, fo[k_] - (se_ - so_));                                                \
+      }                                                                                  \
+    }                                                                                    \
+  } while (0)
+
+/* The flow's collision of one cell: KIND_ 0 SRT, 1 TRT, 2 MRT; LES_ 1: Smagorinsky. SRT
+ * and TRT without LES are LBM_COLLIDE_CELL; the others LBM_RELAX_CELL. Literal
+ * arguments (or macros that expand to them). */
+#define LBM_FLOW_CELL(KIND_, LES_, FORCE_) LBM_FLOW_CELL_(KIND_, LES_, FORCE_)
+#define LBM_FLOW_CELL_(K, L, F) LBM_FLOW_CELL_##K##L(F)
+#define LBM_FLOW_CELL_00(F) LBM_COLLIDE_CELL(0, F)
+#define LBM_FLOW_CELL_10(F) LBM_COLLIDE_CELL(1, F)
+#define LBM_FLOW_CELL_20(F) LBM_RELAX_CELL(2, 0, F)
+#define LBM_FLOW_CELL_01(F) LBM_RELAX_CELL(0, 1, F)
+#define LBM_FLOW_CELL_11(F) LBM_RELAX_CELL(1, 1, F)
+#define LBM_FLOW_CELL_21(F) LBM_RELAX_CELL(2, 1, F)
 
 /* Advection-diffusion of one cell: C and the constant advection velocity, then the rest
  * direction and every pair (i, inverse of i); f_eq_i = w_i (C + C a c_i.u). */

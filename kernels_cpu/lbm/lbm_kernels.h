@@ -29,12 +29,17 @@ typedef struct lbm_params {
   double force[3];     /* body force density */
   int use_force;       /* 0: the force terms are skipped */
   double velocity[3];  /* advection velocity of the ADE variants */
+  double mrt_rate[LATTICE_MAX_Q]; /* MRT: the rate s_k of moment k of the lattice's basis
+                                     (lattice_defs.h; conserved moments: not used) */
+  double smagorinsky;  /* C_s of the Smagorinsky model; 0: off (lbm_collide.h) */
+  double magic;        /* TRT with Smagorinsky: Lambda, kept per cell */
 } lbm_params_t;
 
 /* omega_minus for magic parameter Lambda = (1/omega_plus - 1/2)(1/omega_minus - 1/2). */
 double lbm_omega_minus(double omega_plus, double lambda);
 
-/* What a stream-collide call does. SRT, TRT: the flow collision (lbm_collide.h).
+/* What a stream-collide call does. SRT, TRT, MRT: the flow collision (lbm_collide.h;
+ * with the Smagorinsky model where lbm_params_t.smagorinsky > 0).
  * ADE_SRT, ADE_TRT: advection-diffusion of a scalar with the advection velocity of the
  * parameters (no force). STREAM: streaming alone, dst(x)_i = src(x - c_i)_i, with the
  * kernels' loop, loads and stores: the ceiling of the access pattern. COPY:
@@ -45,7 +50,8 @@ typedef enum lbm_variant {
   LBM_VARIANT_STREAM = 2,
   LBM_VARIANT_COPY = 3,
   LBM_VARIANT_ADE_SRT = 4,
-  LBM_VARIANT_ADE_TRT = 5
+  LBM_VARIANT_ADE_TRT = 5,
+  LBM_VARIANT_MRT = 6
 } lbm_variant_t;
 
 /* Initial density and velocity of interior cell (x, y, z) into out[4] (rho, u). Called
@@ -148,7 +154,7 @@ typedef struct lbm_kernels {
   /* Every cell (ghosts included) to the equilibrium of the density and velocity init
    * gives for interior cells (NULL: rho0 and rest), and of (rho0, 0) for ghosts;
    * shifted storage subtracts w_i rho0. */
-  /* stream_collide of the SRT, TRT (always with the force terms) and ADE variants, with
+  /* stream_collide of the flow's variants (always with the force terms) and the ADE ones, with
    * the per-cell inputs and outputs of c: one scalar code path for both layouts, every
    * cell through the same operations as in the OpenCL kernels. The ADE variants take
    * the advection velocity from c->advection (required). */
@@ -185,11 +191,10 @@ typedef struct lbm_kernels {
    * uniform force and rho0 of p. */
   void (*outlet)(void *f, const grid_dims_t *d, const lbm_open_link_t *links, size_t n,
                  const lbm_params_t *p);
-  /* The collision's constants for the parameters (lbm_collide.h:
-   * LBM_CONSTS_COUNT(Q) values in the order of LBM_CONSTS_FIELDS), SRT (trt 0) or TRT
-   * (1), flow or ADE alike, in the storage precision: what other devices' kernels need
-   * to compute exactly what these do. */
-  void (*constants)(const lbm_params_t *p, int trt, void *out);
+  /* The collision's constants for the parameters and variant v (lbm_collide.h:
+   * LBM_CONSTS_COUNT(Q) values in the order of LBM_CONSTS_FIELDS), in the storage
+   * precision: what other devices' kernels need to compute exactly what these do. */
+  void (*constants)(const lbm_params_t *p, lbm_variant_t v, void *out);
 } lbm_kernels_t;
 
 /* The kernels of a lattice, layout and precision (dp 1: double, 0: single) built for the

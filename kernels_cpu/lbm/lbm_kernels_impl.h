@@ -55,7 +55,8 @@ typedef struct LBM_FN(consts) {
   LBM_CONSTS_FIELDS(REAL)
 } LBM_FN(consts_t);
 
-static void LBM_FN(consts_init)(LBM_FN(consts_t) *k, const lbm_params_t *p, int trt) {
+static void LBM_FN(consts_init)(LBM_FN(consts_t) *k, const lbm_params_t *p, lbm_variant_t v) {
+  const int trt = v == LBM_VARIANT_TRT || v == LBM_VARIANT_ADE_TRT;
   const REAL rho0 = (REAL)p->rho0;
   const REAL fx = (REAL)p->force[0], fy = (REAL)p->force[1], fz = (REAL)p->force[2];
   const REAL sp = (REAL)(1.0 - 0.5 * p->omega_plus);
@@ -69,6 +70,11 @@ static void LBM_FN(consts_init)(LBM_FN(consts_t) *k, const lbm_params_t *p, int 
     k->cf3[i] = LBM_A1 * cf;
     k->spw[i] = sp * w;
     k->smw3cf[i] = sm * w * LBM_A1 * cf;
+    long norm = 0; /* |M_i|^2, moment i of the basis */
+    for (int j = 0; j < LAT(Q); ++j) norm += (long)LBM_MOMENT(i, j) * LBM_MOMENT(i, j);
+    const bool relaxed = v == LBM_VARIANT_MRT && LBM_MOMENT_CLASS(i) != LATTICE_MOMENT_CONSERVED;
+    k->mrt[i] = relaxed ? (REAL)(p->mrt_rate[i] / (double)norm) : (REAL)0;
+    k->mrn[i] = (REAL)(1.0 / (double)norm);
   }
   k->rho0 = rho0;
   k->inv_rho0 = (REAL)(1.0 / p->rho0);
@@ -83,6 +89,9 @@ static void LBM_FN(consts_init)(LBM_FN(consts_t) *k, const lbm_params_t *p, int 
   k->ax = (REAL)p->velocity[0];
   k->ay = (REAL)p->velocity[1];
   k->az = (REAL)p->velocity[2];
+  k->tau0 = (REAL)(1.0 / p->omega_plus);
+  k->les = (REAL)(18.0 * sqrt(2.0) * p->smagorinsky * p->smagorinsky / p->rho0);
+  k->magic = (REAL)p->magic;
 }
 
 /* The constants broadcast into vectors of the SoA (and AVX-512 AoS) vector code: each
@@ -104,10 +113,10 @@ static void LBM_FN(vconsts_init)(LBM_FN(vconsts_t) *restrict kv, const LBM_FN(co
   memcpy(kv, v, sizeof v);
 }
 
-static void LBM_FN(constants)(const lbm_params_t *p, int trt, void *out) {
+static void LBM_FN(constants)(const lbm_params_t *p, lbm_variant_t v, void *out) {
   LBM_FN(consts_t) k;
   _Static_assert(sizeof k == LBM_CONSTS_COUNT(LAT(Q)) * sizeof(REAL), "constants are packed");
-  LBM_FN(consts_init)(&k, p, trt);
+  LBM_FN(consts_init)(&k, p, v);
   memcpy(out, &k, sizeof k);
 }
 
@@ -116,35 +125,50 @@ static void LBM_FN(constants)(const lbm_params_t *p, int trt, void *out) {
   LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) LBM_ST(i_, LBM_LD(i_));
 
 /* The seven kernel variants of a code path whose functions are named P_<variant>, and
- * the one of them a call uses. */
+ * the one of them a call uses. MRT and the Smagorinsky model take the coupled code (below:
+ * stream_collide_region hands them to coupled_region), whose variants always carry the
+ * force terms (a zero force adds zeros): one instance of their long collisions per path. */
 #define LBM_VARIANTS(DEFINE, P)                                                          \
-  DEFINE(P##_srt, LBM_COLLIDE_CELL(0, 0))                                                \
-  DEFINE(P##_srt_force, LBM_COLLIDE_CELL(0, 1))                                          \
-  DEFINE(P##_trt, LBM_COLLIDE_CELL(1, 0))                                                \
-  DEFINE(P##_trt_force, LBM_COLLIDE_CELL(1, 1))                                          \
+  DEFINE(P##_srt, LBM_FLOW_CELL(0, 0, 0))                                                \
+  DEFINE(P##_srt_force, LBM_FLOW_CELL(0, 0, 1))                                          \
+  DEFINE(P##_trt, LBM_FLOW_CELL(1, 0, 0))                                                \
+  DEFINE(P##_trt_force, LBM_FLOW_CELL(1, 0, 1))                                          \
   DEFINE(P##_ade_srt, LBM_ADE_CELL(0))                                                   \
   DEFINE(P##_ade_trt, LBM_ADE_CELL(1))                                                   \
   DEFINE(P##_copy, LBM_COPY_CELL)
 #define LBM_PICK(P)                                                                      \
   (v == LBM_VARIANT_ADE_SRT   ? LBM_FN(P##_ade_srt)                                      \
    : v == LBM_VARIANT_ADE_TRT ? LBM_FN(P##_ade_trt)                                      \
-   : v >= LBM_VARIANT_STREAM  ? LBM_FN(P##_copy)                                         \
-   : v == LBM_VARIANT_TRT     ? (p->use_force ? LBM_FN(P##_trt_force) : LBM_FN(P##_trt)) \
-                              : (p->use_force ? LBM_FN(P##_srt_force) : LBM_FN(P##_srt)))
+   : v == LBM_VARIANT_STREAM || v == LBM_VARIANT_COPY ? LBM_FN(P##_copy)                 \
+   : v == LBM_VARIANT_TRT ? (p->use_force ? LBM_FN(P##_trt_force) : LBM_FN(P##_trt))     \
+                          : (p->use_force ? LBM_FN(P##_srt_force) : LBM_FN(P##_srt)))
 
-/* The four coupled kernel variants (the flow with a force field, the ADE with an
- * advection field; SRT and TRT) of a code path P_<variant>, and the one of them a call
- * uses. */
+/* Whether a call of variant v with parameters p collides in moment space (MRT, or the
+ * Smagorinsky model): the coupled code's variants. */
+#define LBM_MOMENT_VARIANT(v, p)                                                         \
+  ((v) == LBM_VARIANT_MRT ||                                                             \
+   ((p)->smagorinsky > 0 && ((v) == LBM_VARIANT_SRT || (v) == LBM_VARIANT_TRT)))
+
+/* The eight coupled kernel variants (the flow with a force field, the ADE with an
+ * advection field) of a code path P_<variant>, and the one of them a call uses. */
 #define LBM_COUPLED_VARIANTS(DEFINE, P)                                                  \
-  DEFINE(P##_srt, 0, LBM_COLLIDE_CELL(0, 1))                                             \
-  DEFINE(P##_trt, 0, LBM_COLLIDE_CELL(1, 1))                                             \
+  DEFINE(P##_srt, 0, LBM_FLOW_CELL(0, 0, 1))                                             \
+  DEFINE(P##_trt, 0, LBM_FLOW_CELL(1, 0, 1))                                             \
+  DEFINE(P##_mrt, 0, LBM_FLOW_CELL(2, 0, 1))                                             \
+  DEFINE(P##_les_srt, 0, LBM_FLOW_CELL(0, 1, 1))                                         \
+  DEFINE(P##_les_trt, 0, LBM_FLOW_CELL(1, 1, 1))                                         \
+  DEFINE(P##_les_mrt, 0, LBM_FLOW_CELL(2, 1, 1))                                         \
   DEFINE(P##_ade_srt, 1, LBM_ADE_CELL(0))                                                \
   DEFINE(P##_ade_trt, 1, LBM_ADE_CELL(1))
 #define LBM_COUPLED_PICK(P)                                                              \
   (v == LBM_VARIANT_ADE_SRT   ? LBM_FN(P##_ade_srt)                                      \
    : v == LBM_VARIANT_ADE_TRT ? LBM_FN(P##_ade_trt)                                      \
-   : v == LBM_VARIANT_TRT     ? LBM_FN(P##_trt)                                          \
-                              : LBM_FN(P##_srt))
+   : p->smagorinsky > 0 ? (v == LBM_VARIANT_MRT   ? LBM_FN(P##_les_mrt)                  \
+                           : v == LBM_VARIANT_TRT ? LBM_FN(P##_les_trt)                  \
+                                                  : LBM_FN(P##_les_srt))                 \
+   : v == LBM_VARIANT_MRT ? LBM_FN(P##_mrt)                                              \
+   : v == LBM_VARIANT_TRT ? LBM_FN(P##_trt)                                              \
+                          : LBM_FN(P##_srt))
 
 /* Portable AoS code: n <= LBM_CHUNK cells from s (the first cell's slot 0 in the source
  * field) into out (one row per direction). */
@@ -190,6 +214,7 @@ typedef void (*LBM_FN(run_fn))(int n, const REAL *restrict s, const ptrdiff_t *r
 #define LBM_ZERO ((LBM_T){0})
 #define LBM_K_T LBM_T
 #define LBM_K_ZERO LBM_ZERO
+#define LBM_SQRT(V) LBM_P(lbm_vsqrt)(V)
 #define LBM_LD(I) LBM_P(simd_vload)(s + off[I])
 #define LBM_ST(I, V) LBM_P(simd_vstore)(d + (ptrdiff_t)(I) * sc, (V))
 #define LBM_DEFINE_VEC_SOA(NAME, BODY)                                                   \
@@ -327,6 +352,7 @@ typedef void (*LBM_FN(vec_aos_fn))(int n, const REAL *restrict s, const ptrdiff_
 #undef LBM_ZERO
 #undef LBM_K_T
 #undef LBM_K_ZERO
+#undef LBM_SQRT
 
 #define LBM_VW LBM_P(SIMD_VW)
 /* Vectors per work item of the SoA loop (a few rows of a 128-cell block). */
@@ -406,9 +432,20 @@ static void LBM_FN(soa_all)(const grid_dims_t *d, const LBM_FN(soa_job_t) *j,
   }
 }
 
+static void LBM_FN(coupled_region)(const void *restrict vsrc, void *restrict vdst,
+                                   const grid_dims_t *d, const lbm_params_t *p, lbm_variant_t v,
+                                   const lbm_coupling_t *c, const grid_region_t *r);
+
 static void LBM_FN(stream_collide_region)(const void *restrict vsrc, void *restrict vdst,
                                           const grid_dims_t *d, const lbm_params_t *p,
                                           lbm_variant_t v, const grid_region_t *r) {
+  if (LBM_MOMENT_VARIANT(v, p)) { /* the coupled code without fields: its force is p's */
+    lbm_params_t pc = *p;
+    if (!p->use_force) memset(pc.force, 0, sizeof pc.force);
+    const lbm_coupling_t none = {0};
+    LBM_FN(coupled_region)(vsrc, vdst, d, &pc, v, &none, r);
+    return;
+  }
   const REAL *restrict src = vsrc;
   REAL *restrict dst = vdst;
   const bool soa = d->layout == GRID_SOA;
@@ -427,7 +464,7 @@ static void LBM_FN(stream_collide_region)(const void *restrict vsrc, void *restr
   }
   (void)newest;
   LBM_FN(consts_t) k;
-  LBM_FN(consts_init)(&k, p, v == LBM_VARIANT_TRT || v == LBM_VARIANT_ADE_TRT);
+  LBM_FN(consts_init)(&k, p, v);
   LBM_FN(vconsts_t) kv;
   LBM_FN(vconsts_init)(&kv, &k);
   const LBM_FN(run_fn) run = LBM_PICK(run_aos);
@@ -498,6 +535,7 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
 #define LBM_ZERO ((REAL)0)
 #define LBM_K_T REAL
 #define LBM_K_ZERO ((REAL)0)
+#define LBM_SQRT(V) LBM_P(lbm_sqrt)(V)
 #define LBM_LD(I) src[cell + off[I]]
 #define LBM_ST(I, V) dst[cell + (ptrdiff_t)(I) * d->sc] = (V)
 #define LBM_AUX(F, X, Y, Z) ((F).origin + (ptrdiff_t)(X) * (F).sx + (ptrdiff_t)(Y) * (F).sy + \
@@ -557,6 +595,7 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
       }                                                                                  \
   }
 LBM_COUPLED_VARIANTS(LBM_DEFINE_COUPLED, coupled)
+#undef LBM_SQRT
 #undef LBM_DEFINE_COUPLED
 #undef LBM_AUX
 #undef LBM_LD
@@ -589,9 +628,8 @@ static void LBM_FN(coupled_region)(const void *restrict vsrc, void *restrict vds
   for (int i = 0; i < LAT(Q); ++i)
     off[i] = (ptrdiff_t)i * d->sc - (ptrdiff_t)LAT_CX(i) * d->sx - (ptrdiff_t)LAT_CY(i) * d->sy -
              (ptrdiff_t)LAT_CZ(i) * d->sz;
-  const int trt = v == LBM_VARIANT_TRT || v == LBM_VARIANT_ADE_TRT;
   LBM_FN(consts_t) k;
-  LBM_FN(consts_init)(&k, p, trt);
+  LBM_FN(consts_init)(&k, p, v);
   const bool ade = v == LBM_VARIANT_ADE_SRT || v == LBM_VARIANT_ADE_TRT;
   const void *in = ade ? c->advection : c->force;
   void *out = ade ? c->source_force : c->velocity;
@@ -803,6 +841,7 @@ LBM_DEFINE_SET(lbm_kernels_soa, GRID_SOA)
 #undef LBM_COPY_CELL
 #undef LBM_VARIANTS
 #undef LBM_PICK
+#undef LBM_MOMENT_VARIANT
 #undef LBM_COUPLED_VARIANTS
 #undef LBM_COUPLED_PICK
 #undef LBM_DEFINE_RUN

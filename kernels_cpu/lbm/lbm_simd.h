@@ -21,6 +21,20 @@
 #define LBM_CHUNK 64
 #endif
 
+/* Square roots of the Smagorinsky collision (lbm_collide.h LBM_SQRT), correctly rounded:
+ * one instruction per value or vector (the kernels are compiled with -fno-math-errno), the
+ * same result in every lane, path and device. */
+static inline double lbm_sqrt_f64(double v) { return __builtin_sqrt(v); }
+static inline float lbm_sqrt_f32(float v) { return __builtin_sqrtf(v); }
+static inline simd_vec_f64 lbm_vsqrt_f64(simd_vec_f64 v) {
+  for (int l = 0; l < SIMD_VW_f64; ++l) v[l] = __builtin_sqrt(v[l]);
+  return v;
+}
+static inline simd_vec_f32 lbm_vsqrt_f32(simd_vec_f32 v) {
+  for (int l = 0; l < SIMD_VW_f32; ++l) v[l] = __builtin_sqrtf(v[l]);
+  return v;
+}
+
 /* AoS vector path (AVX-512): runs of LBM_VW cells (one 64-byte vector per direction;
  * the last run of a row may be shorter, its missing lanes masked) are collided with the
  * vector types above. The Q pulled values of a run are gathers with stride Q; the Q

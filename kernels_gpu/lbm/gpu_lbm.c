@@ -86,15 +86,17 @@ static tsr_status gpu_lbm_build(gpu_lbm_t *g, const gpu_lbm_spec_t *spec, int gz
                                 const char *source, tsr_error_t *err) {
   tsr_status st = TSR_OK;
   void *program = NULL;
-  char options[320], upper[16]; /* the lattice's name as lattice_defs.h spells it */
+  char options[384], upper[16]; /* the lattice's name as lattice_defs.h spells it */
   snprintf(upper, sizeof upper, "%s", spec->lattice->name);
   for (char *c = upper; *c; ++c) *c = (char)toupper((unsigned char)*c);
   snprintf(options, sizeof options,
-           "-DLATTICE_NAME=%s -DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DGZ=%d -DTRT=%d "
-           "-DFORCE=%d -DADE=%d -DCOUPLED=%d -DMOMENTS_DOUBLE=%d -DFORCE_SHIFT=%d",
-           upper, spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], gz, spec->trt ? 1 : 0,
-           spec->force ? 1 : 0, spec->ade ? 1 : 0, spec->coupled ? 1 : 0, g->moments_double,
-           (int)LBM_FORCE_SHIFT);
+           "-DLATTICE_NAME=%s -DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DGZ=%d -DCOLLISION=%d "
+           "-DLES=%d -DFORCE=%d -DADE=%d -DCOUPLED=%d -DMOMENTS_DOUBLE=%d -DFORCE_SHIFT=%d%s",
+           upper, spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], gz, spec->collision,
+           spec->les ? 1 : 0, spec->force ? 1 : 0, spec->ade ? 1 : 0, spec->coupled ? 1 : 0,
+           g->moments_double, (int)LBM_FORCE_SHIFT,
+           /* the Smagorinsky rate's division and square roots as the CPU's, in SP too */
+           spec->les ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
   TSR_TRY(opencl_build_program(g->ctx, source ? source : gpu_lbm_source, options,
                                spec->source_dir ? "lbm.cl (from the kernel source folder)"
                                                 : "lbm.cl",
@@ -256,7 +258,8 @@ opencl_context_t *gpu_lbm_cache_context(const gpu_lbm_cache_t *cache) { return c
 
 static int gpu_lbm_same(const gpu_lbm_spec_t *a, const gpu_lbm_spec_t *b) {
   return a->lattice == b->lattice && memcmp(a->n, b->n, sizeof a->n) == 0 && a->dp == b->dp &&
-         a->trt == b->trt && a->force == b->force && a->ade == b->ade &&
+         a->collision == b->collision && a->les == b->les && a->force == b->force &&
+         a->ade == b->ade &&
          a->coupled == b->coupled;
 }
 

@@ -26,7 +26,8 @@ typedef struct gpu_lbm_spec {
   const lattice_t *lattice; /* static storage (lattice.h) */
   int n[3];            /* interior cells of the block */
   int dp;              /* 1: double precision, 0: single */
-  int trt;             /* 1: TRT, 0: SRT */
+  int collision;       /* 0: SRT, 1: TRT, 2: MRT (ADE: 0 or 1) */
+  int les;             /* 1: the Smagorinsky model (lbm_collide.h) */
   int force;           /* 1: body force terms */
   int ade;             /* 1: the advection-diffusion collision (lbm_collide.h) */
   int coupled;         /* 1: per-cell fields in and out (gpu_lbm_step_coupled) */

@@ -142,7 +142,7 @@ static tsr_status lbm_stream_collide(const registry_work_t *w, void *vctx, tsr_e
   TSR_TRY(lbm_get(b, data, c, &pf, &lb, err));
   const lbm_kernels_t *k = c->kernels[pf->host.dims.layout];
   void *src = pf->values[pf->cur], *dst = pf->values[pf->cur ^ 1];
-  const lbm_variant_t v = c->opts.collision == LBM_TRT ? LBM_VARIANT_TRT : LBM_VARIANT_SRT;
+  const lbm_variant_t v = lbm_variant(&c->opts);
   const lbm_coupling_flags_t *cf = &c->couple;
   const bool last = !r || r->part != GRID_PART_INNER;
   if (!cf->force && !cf->velocity) {
@@ -256,7 +256,6 @@ static tsr_status lbm_ctx_make(registry_t *reg, const patch_options_t *domain,
   c.domain = *domain;
   c.gpu = gpu;
   c.gradient_id = -1;
-  double omega = lbm_omega(o);
   c.lattice = o->lattice;
   const char *body_names[GEOMETRY_MAX_SHAPES];
   c.nbodies = geometry_bodies(&o->geometry, c.shape_body, body_names);
@@ -264,12 +263,7 @@ static tsr_status lbm_ctx_make(registry_t *reg, const patch_options_t *domain,
   c.kernels[GRID_SOA] = lbm_kernels_find(o->lattice, GRID_SOA, o->precision == LBM_DP);
   TSR_CHECK(c.kernels[GRID_AOS] && c.kernels[GRID_SOA], TSR_ERR_INTERNAL,
             "no CPU kernels for lattice %s", o->lattice->name);
-  c.params = (lbm_params_t){
-      .omega_plus = omega,
-      .omega_minus = o->collision == LBM_TRT ? lbm_omega_minus(omega, o->magic) : omega,
-      .rho0 = o->rho0,
-      .force = {o->force[0], o->force[1], o->force[2]},
-      .use_force = o->force[0] != 0 || o->force[1] != 0 || o->force[2] != 0};
+  c.params = lbm_options_params(o);
   TSR_TRY(registry_data_id(reg, LBM_PDF, &c.pdf_id, err));
   TSR_TRY(registry_data_id(reg, LBM_CELLS, &c.cells_id, err));
   int *const face_id[LBM_FACE_FIELDS] = {&c.force_id, &c.velocity_id, &c.density_id};

@@ -18,11 +18,13 @@ static tsr_status lbm_gpu_program(const lbm_ctx_t *c, const int size[3], gpu_lbm
   for (int a = 0; a < 3; ++a) spec.n[a] = size[a];
   spec.dp = c->opts.precision == LBM_DP;
   spec.lattice = c->lattice;
-  spec.trt = c->opts.collision == LBM_TRT;
+  const lbm_variant_t v = lbm_variant(&c->opts);
+  spec.collision = (int)c->opts.collision; /* 0 SRT, 1 TRT, 2 MRT */
+  spec.les = c->params.smagorinsky > 0;
   spec.force = c->params.use_force;
   spec.coupled = c->couple.force || c->couple.velocity;
   double consts[LBM_CONSTS_COUNT(LATTICE_MAX_Q)]; /* room for either precision */
-  c->kernels[GRID_AOS]->constants(&c->params, spec.trt, consts);
+  c->kernels[GRID_AOS]->constants(&c->params, v, consts);
   return gpu_lbm_cache_program(c->gpu, &spec, consts, out, err);
 }
 

@@ -102,6 +102,60 @@ int lbm_options_warnings(const lbm_options_t *o, const patch_options_t *domain, 
   return n;
 }
 
+/* The keys of lbm.mrt, by moment class (lattice_defs.h LATTICE_MOMENT_*). */
+static const char *const lbm_mrt_names[LATTICE_MOMENT_CLASSES] = {
+    "", "", "bulk", "epsilon", "q", "pi", "m"};
+
+double lbm_mrt_default(const lattice_t *l, int cls) {
+  /* D2Q9: Lallemand & Luo (2000); D3Q15 and D3Q19: d'Humieres et al. (2002); D3Q27: the
+     D3Q19 rates by order (3: q, 4: pi, 5: m, 6: epsilon) */
+  static const struct {
+    const lattice_t *l;
+    double r[LATTICE_MOMENT_CLASSES];
+  } table[] = {{&lattice_d2q9, {0, 0, 1.64, 1.54, 1.9, 0, 0}},
+               {&lattice_d3q15, {0, 0, 1.6, 1.2, 1.6, 0, 1.2}},
+               {&lattice_d3q19, {0, 0, 1.19, 1.4, 1.2, 1.4, 1.98}},
+               {&lattice_d3q27, {0, 0, 1.19, 1.4, 1.2, 1.4, 1.98}}};
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
+    if (table[i].l == l && cls >= 0 && cls < LATTICE_MOMENT_CLASSES) return table[i].r[cls];
+  return 0;
+}
+
+/* The lbm.mrt keys lattice l has, as "bulk, epsilon, q" (static storage, per call). */
+static const char *lbm_mrt_list(const lattice_t *l) {
+  static char out[64];
+  out[0] = '\0';
+  for (int c = LATTICE_MOMENT_BULK; c < LATTICE_MOMENT_CLASSES; ++c)
+    if (lbm_mrt_default(l, c) > 0)
+      snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s", out[0] ? ", " : "",
+               lbm_mrt_names[c]);
+  return out;
+}
+
+lbm_variant_t lbm_variant(const lbm_options_t *o) {
+  return o->collision == LBM_MRT   ? LBM_VARIANT_MRT
+         : o->collision == LBM_TRT ? LBM_VARIANT_TRT
+                                   : LBM_VARIANT_SRT;
+}
+
+lbm_params_t lbm_options_params(const lbm_options_t *o) {
+  const double omega = lbm_omega(o);
+  lbm_params_t p = {
+      .omega_plus = omega,
+      .omega_minus = o->collision == LBM_TRT ? lbm_omega_minus(omega, o->magic) : omega,
+      .rho0 = o->rho0,
+      .force = {o->force[0], o->force[1], o->force[2]},
+      .use_force = o->force[0] != 0 || o->force[1] != 0 || o->force[2] != 0,
+      .smagorinsky = o->smagorinsky,
+      .magic = o->magic};
+  for (int k = 0; o->collision == LBM_MRT && k < o->lattice->q; ++k) {
+    const int c = o->lattice->moment_class(k);
+    const double r = o->mrt_rates[c] > 0 ? o->mrt_rates[c] : lbm_mrt_default(o->lattice, c);
+    p.mrt_rate[k] = c == LATTICE_MOMENT_SHEAR ? omega : c == LATTICE_MOMENT_CONSERVED ? 0 : r;
+  }
+  return p;
+}
+
 /* The flow lattices (D3Q7 has too few moments for the Navier-Stokes equations). */
 static const char *const lbm_lattices[] = {"d2q9", "d3q15", "d3q19", "d3q27", NULL};
 
@@ -114,8 +168,20 @@ tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err) {
             "d3q15, d3q19, d3q27", o->lattice ? o->lattice->name : "none");
   TSR_CHECK(o->cpu_layout == GRID_AOS || o->cpu_layout == GRID_SOA, TSR_ERR_INVALID,
             "lbm.cpu_layout: unknown value %d; allowed are soa, aos", (int)o->cpu_layout);
-  TSR_CHECK(o->collision == LBM_SRT || o->collision == LBM_TRT, TSR_ERR_INVALID,
-            "lbm.collision: unknown value %d; allowed are srt, trt", (int)o->collision);
+  TSR_CHECK(o->collision == LBM_SRT || o->collision == LBM_TRT || o->collision == LBM_MRT,
+            TSR_ERR_INVALID, "lbm.collision: unknown value %d; allowed are srt, trt, mrt",
+            (int)o->collision);
+  for (int c = LATTICE_MOMENT_BULK; c < LATTICE_MOMENT_CLASSES; ++c) {
+    const double r = o->mrt_rates[c];
+    TSR_CHECK(r == 0 || (r > 0 && r < 2), TSR_ERR_INVALID,
+              "lbm.mrt.%s = %g: allowed are rates in (0, 2)", lbm_mrt_names[c], r);
+    TSR_CHECK(r == 0 || lbm_mrt_default(o->lattice, c) > 0, TSR_ERR_INVALID,
+              "lbm.mrt.%s: lattice %s has no moments of that class (it has %s)",
+              lbm_mrt_names[c], o->lattice->name, lbm_mrt_list(o->lattice));
+  }
+  TSR_CHECK(o->smagorinsky >= 0 && o->smagorinsky <= 0.5, TSR_ERR_INVALID,
+            "lbm.smagorinsky = %g: allowed are constants C_s in (0, 0.5] (0.1 to 0.17 are usual)",
+            o->smagorinsky);
   TSR_CHECK(o->precision == LBM_DP || o->precision == LBM_SP, TSR_ERR_INVALID,
             "lbm.precision: unknown value %d; allowed are sp, dp", (int)o->precision);
   TSR_CHECK(o->viscosity > 0 && isfinite(o->viscosity), TSR_ERR_INVALID,
@@ -274,12 +340,43 @@ cleanup:
   return st;
 }
 
+/* lbm.mrt (the rates of the MRT collision's moment classes; only with collision mrt)
+ * and lbm.les with lbm.smagorinsky (the LES model and its constant). */
+static tsr_status lbm_read_collision(config_t *cfg, config_node_t *lbm, lbm_options_t *r,
+                                     tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  static const char *const les[] = {"none", "smagorinsky", NULL};
+  config_node_t *mrt;
+  TSR_TRY(config_object(lbm, "mrt", false, &mrt, err));
+  TSR_CHECK(!mrt || r->collision == LBM_MRT, TSR_ERR_INVALID,
+            "%s: lbm.mrt: the rates of the MRT collision; lbm.collision is %s, not mrt",
+            config_source(cfg), r->collision == LBM_TRT ? "trt" : "srt");
+  for (int c = LATTICE_MOMENT_BULK; mrt && c < LATTICE_MOMENT_CLASSES; ++c) {
+    TSR_TRY(config_real(mrt, lbm_mrt_names[c], false, 0.001, 1.999, &r->mrt_rates[c], err));
+    TSR_CHECK(r->mrt_rates[c] == 0 || lbm_mrt_default(r->lattice, c) > 0, TSR_ERR_INVALID,
+              "%s: lbm.mrt.%s: lattice %s has no moments of that class; its keys are %s",
+              config_source(cfg), lbm_mrt_names[c], r->lattice->name, lbm_mrt_list(r->lattice));
+  }
+  int v = r->smagorinsky > 0 ? 1 : 0;
+  TSR_TRY(config_choice(lbm, "les", false, les, &v, err));
+  double cs = -1;
+  TSR_TRY(config_real(lbm, "smagorinsky", false, 1e-6, 0.5, &cs, err));
+  TSR_CHECK(cs < 0 || v == 1, TSR_ERR_INVALID,
+            "%s: lbm.smagorinsky = %g: the constant of the LES model; set lbm.les to "
+            "\"smagorinsky\" to use it", config_source(cfg), cs);
+  r->smagorinsky = v == 0   ? 0
+                   : cs > 0 ? cs
+                   : r->smagorinsky > 0 ? r->smagorinsky : LBM_SMAGORINSKY_DEFAULT;
+cleanup:
+  return st;
+}
+
 /* The section "lbm": lattice, layouts, collision, precision, viscosity, force and the
  * initial state, into r. */
 static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_options_t *r,
                                    tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  static const char *const collisions[] = {"srt", "trt", NULL};
+  static const char *const collisions[] = {"srt", "trt", "mrt", NULL};
   static const char *const precisions[] = {"dp", "sp", NULL};
   static const char *const inits[] = {"uniform", "taylor_green", "sound_wave", NULL};
   static const char *const layouts[] = {"aos", "soa", NULL};
@@ -309,6 +406,7 @@ static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_option
             config_source(cfg), units->in.viscosity, units->lattice_viscosity);
   if (nu > 0) r->viscosity = nu;
   TSR_TRY(config_real(lbm, "magic", false, 1e-12, 1e6, &r->magic, err));
+  TSR_TRY(lbm_read_collision(cfg, lbm, r, err));
   TSR_TRY(config_measure(lbm, "rho0", false, UNITS_DENSITY, 1e-12, 1e12, &r->rho0, err));
   TSR_TRY(config_bool(lbm, "shifted", false, &r->shifted, err));
   TSR_TRY(config_measure3(lbm, "force", false, UNITS_FORCE_DENSITY, -1.0, 1.0, r->force, err));
@@ -526,11 +624,13 @@ cleanup:
 }
 
 const char *lbm_fs(const lbm_options_t *o) {
-  static const char *const names[2][2][2][2] = {
+  static const char *const names[3][2][2][2] = {
       {{{"srt,dp,aos,two_grid", "srt,dp,aos,in_place"}, {"srt,dp,soa,two_grid", "srt,dp,soa,in_place"}},
        {{"srt,sp,aos,two_grid", "srt,sp,aos,in_place"}, {"srt,sp,soa,two_grid", "srt,sp,soa,in_place"}}},
       {{{"trt,dp,aos,two_grid", "trt,dp,aos,in_place"}, {"trt,dp,soa,two_grid", "trt,dp,soa,in_place"}},
-       {{"trt,sp,aos,two_grid", "trt,sp,aos,in_place"}, {"trt,sp,soa,two_grid", "trt,sp,soa,in_place"}}}};
-  return names[o->collision == LBM_TRT][o->precision == LBM_SP][o->cpu_layout == GRID_SOA]
+       {{"trt,sp,aos,two_grid", "trt,sp,aos,in_place"}, {"trt,sp,soa,two_grid", "trt,sp,soa,in_place"}}},
+      {{{"mrt,dp,aos,two_grid", "mrt,dp,aos,in_place"}, {"mrt,dp,soa,two_grid", "mrt,dp,soa,in_place"}},
+       {{"mrt,sp,aos,two_grid", "mrt,sp,aos,in_place"}, {"mrt,sp,soa,two_grid", "mrt,sp,soa,in_place"}}}};
+  return names[o->collision][o->precision == LBM_SP][o->cpu_layout == GRID_SOA]
               [o->in_place ? 1 : 0];
 }

@@ -13,11 +13,15 @@
 #include "geometry.h"
 #include "grid.h"
 #include "lattice.h"
+#include "lbm_kernels.h"
 #include "patch.h"
 #include "tsr_error.h"
 
-typedef enum lbm_collision { LBM_SRT = 0, LBM_TRT = 1 } lbm_collision_t;
+typedef enum lbm_collision { LBM_SRT = 0, LBM_TRT = 1, LBM_MRT = 2 } lbm_collision_t;
 typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1 } lbm_precision_t;
+/* The Smagorinsky constant where lbm.les is "smagorinsky" and lbm.smagorinsky is not
+ * given (0.1 to 0.17 are usual; 0.1 for wall-bounded flows, Krueger et al. 2017). */
+#define LBM_SMAGORINSKY_DEFAULT 0.1
 enum { LBM_MAX_REGIONS = 16, LBM_MAX_BODIES = 8 /* named obstacles: 3 totals each */ };
 
 typedef enum lbm_init_kind {
@@ -38,6 +42,11 @@ typedef struct lbm_options {
   lbm_precision_t precision;
   double viscosity;      /* kinematic, lattice units: omega = 1 / (3 nu + 1/2) */
   double magic;          /* TRT magic parameter Lambda */
+  double mrt_rates[LATTICE_MOMENT_CLASSES]; /* MRT: the rate of each class of moments
+                                               (lattice_defs.h LATTICE_MOMENT_*; SHEAR's
+                                               is omega); 0: the lattice's default
+                                               (lbm_mrt_default) */
+  double smagorinsky;    /* the Smagorinsky constant C_s; 0: no LES model */
   double rho0;           /* reference density */
   bool shifted;          /* store f - w_i rho0 */
   double force[3];       /* constant body force density */
@@ -98,6 +107,17 @@ int lbm_options_warnings(const lbm_options_t *o, const patch_options_t *domain, 
 static inline bool lbm_cell_stable(double cs2, double rho, const double u[3]) {
   return rho > 0 && rho <= DBL_MAX && u[0] * u[0] + u[1] * u[1] + u[2] * u[2] < cs2;
 }
+
+/* The kernel variant of the options' collision (LBM_VARIANT_SRT, _TRT or _MRT). */
+lbm_variant_t lbm_variant(const lbm_options_t *o);
+
+/* The published default rate of MRT moment class cls (LATTICE_MOMENT_BULK ..) on lattice
+ * l; 0 where l has no moment of that class. */
+double lbm_mrt_default(const lattice_t *l, int cls);
+
+/* The kernels' parameters of the options: rates, force, the MRT rates per moment and the
+ * Smagorinsky constant. */
+lbm_params_t lbm_options_params(const lbm_options_t *o);
 
 /* The fs set of the options, e.g. "trt,dp". */
 const char *lbm_fs(const lbm_options_t *o);

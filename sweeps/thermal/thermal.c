@@ -359,9 +359,9 @@ static tsr_status thermal_gpu_alloc(const block_info_t *b, void *vctx, void **ou
             "BlockID %d is to run on hs gpu, but this process has no OpenCL device", (int)b->id);
   TSR_TRY(thermal_walls_make(b, c, GRID_AOS, &w, err));
   gpu_lbm_spec_t spec = {.lattice = c->lattice, .n = {b->size[0], b->size[1], b->size[2]},
-                         .dp = c->o.dp, .trt = 1, .ade = 1, .coupled = 1};
+                         .dp = c->o.dp, .collision = 1, .ade = 1, .coupled = 1};
   double consts[LBM_CONSTS_COUNT(LATTICE_MAX_Q)]; /* room for either precision */
-  c->kernels[GRID_AOS]->constants(&c->params, 1, consts);
+  c->kernels[GRID_AOS]->constants(&c->params, LBM_VARIANT_ADE_TRT, consts);
   TSR_TRY(gpu_lbm_cache_program(c->gpu, &spec, consts, &w->prog, err));
   *out = w;
   w = NULL;

@@ -4,6 +4,8 @@
 function(tessera_add_kernel_test name)
   add_executable(${name} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}.c)
   target_link_libraries(${name} PRIVATE tessera_kernels_cpu PkgConfig::CMOCKA tessera_flags)
+  # shared test headers (lbm_test_field.h)
+  target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../support)
   tessera_sanitizer_support(${name})
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES LABELS unit ENVIRONMENT "${TESSERA_MPI_ENV}"
@@ -11,6 +13,8 @@ function(tessera_add_kernel_test name)
 endfunction()
 
 tessera_add_kernel_test(test_lbm_kernels)
+# The MRT and Smagorinsky collisions: bases, rates, conservation, MRT = SRT at one rate
+tessera_add_kernel_test(test_lbm_collisions)
 # The kernel tests again at every CPU level of the build (TESSERA_CPU_LEVEL; exit 77 =
 # skipped where the CPU lacks the level); not in sanitizer builds, where test_cpu_level
 # runs every level's kernels under the sanitizers already

@@ -25,42 +25,7 @@
 #include "lattice.h"
 #include "lbm_kernels.h"
 
-/* A field of a kernel set's layout and precision; values set and read as doubles. */
-typedef struct field {
-  grid_dims_t d;
-  size_t esize;
-  void *v;
-} field_t;
-
-static field_t field_make(const lbm_kernels_t *k, int nx, int ny, int nz) {
-  const int n[3] = {nx, ny, nz};
-  field_t f = {.d = grid_dims_make(n, k->lattice->q, k->lattice->reach, k->layout, k->esize),
-               .esize = k->esize};
-  size_t bytes = (f.d.elements * f.esize + 63) / 64 * 64;
-  f.v = aligned_alloc(64, bytes);
-  assert_non_null(f.v);
-  memset(f.v, 0, bytes);
-  return f;
-}
-
-static double field_get(const field_t *f, int x, int y, int z, int i) {
-  size_t k = grid_index_checked(&f->d, x, y, z, i);
-  return f->esize == 4 ? (double)((const float *)f->v)[k] : ((const double *)f->v)[k];
-}
-
-static void field_set(field_t *f, int x, int y, int z, int i, double v) {
-  size_t k = grid_index_checked(&f->d, x, y, z, i);
-  if (f->esize == 4) ((float *)f->v)[k] = (float)v;
-  else ((double *)f->v)[k] = v;
-}
-
-/* The bits of one value (comparisons that must be bitwise, NaN-safe). */
-static uint64_t field_bits(const field_t *f, int x, int y, int z, int i) {
-  size_t k = grid_index_checked(&f->d, x, y, z, i);
-  uint64_t b = 0;
-  memcpy(&b, (const uint8_t *)f->v + k * f->esize, f->esize);
-  return b;
-}
+#include "lbm_test_field.h"
 
 /* Runs the block for the kernel set k of every lattice, layout (lay_) and precision (dp_). */
 #define FOR_EACH_SET(...)                                                                \
@@ -269,15 +234,20 @@ static void test_row_position_and_layouts(void **state) {
         fill_pdfs(&wa[s], l, 0);
         fill_pdfs(&na[s], l, 16);
       }
-      for (int variant = 0; variant < 6; ++variant) {
+      /* 0..3: SRT, TRT without and with the force; 4, 5: ADE; 6, 7: MRT without and with
+         the force; 8..10: Smagorinsky with SRT, TRT, MRT */
+      for (int variant = 0; variant < 11; ++variant) {
         lbm_params_t p = {.omega_plus = 1.7, .omega_minus = lbm_omega_minus(1.7, 0.25),
                           .rho0 = 1, .force = {1e-4, -2e-5, l->d == 3 ? 3e-5 : 0},
-                          .use_force = variant < 4 && (variant & 1),
-                          .velocity = {0.03, -0.02, l->d == 3 ? 0.01 : 0}};
+                          .use_force = (variant < 4 && (variant & 1)) || variant == 7,
+                          .velocity = {0.03, -0.02, l->d == 3 ? 0.01 : 0},
+                          .smagorinsky = variant >= 8 ? 0.17 : 0, .magic = 0.25};
+        for (int m = 0; m < l->q; ++m) p.mrt_rate[m] = 1.0 + 0.05 * (m % 7);
         const lbm_variant_t v = variant == 4   ? LBM_VARIANT_ADE_SRT
                                 : variant == 5 ? LBM_VARIANT_ADE_TRT
-                                : variant & 2  ? LBM_VARIANT_TRT
-                                               : LBM_VARIANT_SRT;
+                                : variant == 6 || variant == 7 || variant == 10 ? LBM_VARIANT_MRT
+                                : variant == 9 || (variant < 4 && (variant & 2)) ? LBM_VARIANT_TRT
+                                                                                 : LBM_VARIANT_SRT;
         for (int s = 0; s < 2; ++s) {
           ks[s]->stream_collide(wa[s].v, wb[s].v, &wa[s].d, &p, v);
           ks[s]->stream_collide(na[s].v, nb[s].v, &na[s].d, &p, v);
@@ -351,11 +321,12 @@ static void test_coupled(void **state) {
   const lattice_t *const *all = lattice_all(&nl);
   for (int li = 0; li < nl; ++li)
     for (int dp = 0; dp < 2; ++dp)
-      for (int variant = 0; variant < 4; ++variant) {
+      for (int variant = 0; variant < 7; ++variant) { /* 4: MRT, 5, 6: Smagorinsky TRT, MRT */
         const lattice_t *l = all[li];
-        const bool ade = variant >= 2, trt = variant & 1;
-        const lbm_variant_t v = ade ? (trt ? LBM_VARIANT_ADE_TRT : LBM_VARIANT_ADE_SRT)
-                                    : (trt ? LBM_VARIANT_TRT : LBM_VARIANT_SRT);
+        const bool ade = variant == 2 || variant == 3, trt = variant & 1;
+        const lbm_variant_t v = variant == 4 || variant == 6 ? LBM_VARIANT_MRT
+                                : ade ? (trt ? LBM_VARIANT_ADE_TRT : LBM_VARIANT_ADE_SRT)
+                                      : (trt ? LBM_VARIANT_TRT : LBM_VARIANT_SRT);
         field_t src[2], want[2], got[2], vary[2];
         for (int s = 0; s < 2; ++s) {
           const lbm_kernels_t *k = lbm_kernels_find(l, (grid_layout_t)s, dp);
@@ -367,7 +338,9 @@ static void test_coupled(void **state) {
           lbm_params_t p = {.omega_plus = 1.7, .omega_minus = lbm_omega_minus(1.7, 0.25), .rho0 = 1,
                             .force = {coupled_force[0], coupled_force[1], coupled_force[2]},
                             .use_force = !ade,
-                            .velocity = {coupled_velocity[0], coupled_velocity[1], coupled_velocity[2]}};
+                            .velocity = {coupled_velocity[0], coupled_velocity[1], coupled_velocity[2]},
+                            .smagorinsky = variant >= 5 ? 0.17 : 0, .magic = 0.25};
+          for (int m = 0; m < l->q; ++m) p.mrt_rate[m] = 1.0 + 0.05 * (m % 7);
           k->stream_collide(src[s].v, want[s].v, &src[s].d, &p, v);
           field_t in = aux_make(k, 3, ade ? uniform_velocity : uniform_force);
           field_t out = aux_make(k, 3, NULL), in2 = aux_make(k, 3, varying_force);

@@ -36,6 +36,7 @@ static int test_mixed; /* split runs: AoS and SoA blocks alternating */
 static grid_layout_t block_layouts[64];
 
 static const lattice_t *test_lattice; /* NULL: the default */
+static double test_smagorinsky;       /* the LES model's constant; 0: none */
 
 static void case_setup(case_kind_t kind, const int blocks[3], simulation_options_t *so,
                        lbm_options_t *lo) {
@@ -65,6 +66,7 @@ static void case_setup(case_kind_t kind, const int blocks[3], simulation_options
   }
   so->hardware.hs = test_hs;
   lo->in_place = test_in_place;
+  lo->smagorinsky = test_smagorinsky;
 }
 
 static const int default_grids[][3] = {{2, 2, 2}, {2, 4, 1}, {4, 2, 1}};
@@ -166,6 +168,17 @@ static void test_channel_obstacle(void **state) {
   for (int p = 0; p < 2; ++p) check_case(CASE_CHANNEL_OBSTACLE, LBM_SRT, (lbm_precision_t)p);
 }
 
+/* MRT (default rates) on the channel with obstacles, DP, and the Smagorinsky model with
+ * MRT on the Taylor-Green flow, SP: on the CPU, and on the GPU where the programs of
+ * MRT, which PoCL builds in about 9 s each, are few: the Smagorinsky TRT there. */
+static void test_collision_models(void **state) {
+  const bool gpu = test_hs == SIMULATION_HS_GPU;
+  if (!gpu) check_case(CASE_CHANNEL_OBSTACLE, LBM_MRT, LBM_DP);
+  test_smagorinsky = 0.15;
+  check_case(CASE_TAYLOR_GREEN, gpu ? LBM_TRT : LBM_MRT, LBM_SP);
+  test_smagorinsky = 0;
+}
+
 int main(int argc, char **argv) {
   mpi_test_init(&argc, &argv);
   if ((argc == 3 || (argc == 4 && strcmp(argv[3], "--in-place") == 0)) &&
@@ -188,6 +201,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_taylor_green),
       cmocka_unit_test(test_channel_obstacle),
       cmocka_unit_test(test_lattices),
+      cmocka_unit_test(test_collision_models),
   };
   return mpi_test_finish(cmocka_run_group_tests_name("lbm_decomposition", tests, NULL, NULL));
 }
