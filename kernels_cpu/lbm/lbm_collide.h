@@ -69,13 +69,14 @@
  *   mrt[k] = s_k / |M_k|^2 (0 for conserved moments), mrn[k] = 1 / |M_k|^2 (MRT),
  *   rho0, 1/rho0, omega_plus, omega_minus (= omega_plus for SRT), F, F/2, the
  *   advection velocity of the ADE variants, tau0 = 1/omega_plus, les = 18 sqrt(2) C_s^2 /
- *   rho0 and Lambda (Smagorinsky). */
+ *   rho0 and Lambda (Smagorinsky), and the moment-space collision to run (kind 0 SRT, 1 TRT,
+ *   2 MRT; lesf 1: Smagorinsky) for kernels that pick it at run time (the CPU's). */
 #define LBM_CONSTS_FIELDS(T)                                                             \
   T w[LAT(Q)], wr3[LAT(Q)];                                                              \
   T cf[LAT(Q)], cf3[LAT(Q)], spw[LAT(Q)], smw3cf[LAT(Q)];                                \
   T mrt[LAT(Q)], mrn[LAT(Q)];                                                            \
-  T rho0, inv_rho0, op, om, fx, fy, fz, hfx, hfy, hfz, ax, ay, az, tau0, les, magic;
-#define LBM_CONSTS_COUNT(Q) (8 * (Q) + 16)
+  T rho0, inv_rho0, op, om, fx, fy, fz, hfx, hfy, hfz, ax, ay, az, tau0, les, magic, kind, lesf;
+#define LBM_CONSTS_COUNT(Q) (8 * (Q) + 18)
 
 /* Where the collision reads the constants that depend on the body force (fx, fy, fz,
  * hfx, hfy, hfz, cf, cf3, smw3cf) or on the advection velocity (ax, ay, az): k's. A

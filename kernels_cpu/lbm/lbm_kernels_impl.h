@@ -92,6 +92,8 @@ static void LBM_FN(consts_init)(LBM_FN(consts_t) *k, const lbm_params_t *p, lbm_
   k->tau0 = (REAL)(1.0 / p->omega_plus);
   k->les = (REAL)(18.0 * sqrt(2.0) * p->smagorinsky * p->smagorinsky / p->rho0);
   k->magic = (REAL)p->magic;
+  k->kind = (REAL)(v == LBM_VARIANT_MRT ? 2 : v == LBM_VARIANT_TRT ? 1 : 0);
+  k->lesf = (REAL)(p->smagorinsky > 0 ? 1 : 0);
 }
 
 /* The constants broadcast into vectors of the SoA (and AVX-512 AoS) vector code: each
@@ -149,26 +151,23 @@ static void LBM_FN(constants)(const lbm_params_t *p, lbm_variant_t v, void *out)
   ((v) == LBM_VARIANT_MRT ||                                                             \
    ((p)->smagorinsky > 0 && ((v) == LBM_VARIANT_SRT || (v) == LBM_VARIANT_TRT)))
 
-/* The eight coupled kernel variants (the flow with a force field, the ADE with an
- * advection field) of a code path P_<variant>, and the one of them a call uses. */
+/* The coupled kernel variants (the flow with a force field, the ADE with an advection
+ * field) of a code path P_<variant>, and the one of them a call uses. MRT and the
+ * Smagorinsky model are one variant, "moment", which reads the kind of relaxation from
+ * the constants at run time (a branch every cell takes the same way): one copy of the
+ * long collisions per path keeps the library's compile time. */
 #define LBM_COUPLED_VARIANTS(DEFINE, P)                                                  \
   DEFINE(P##_srt, 0, LBM_FLOW_CELL(0, 0, 1))                                             \
   DEFINE(P##_trt, 0, LBM_FLOW_CELL(1, 0, 1))                                             \
-  DEFINE(P##_mrt, 0, LBM_FLOW_CELL(2, 0, 1))                                             \
-  DEFINE(P##_les_srt, 0, LBM_FLOW_CELL(0, 1, 1))                                         \
-  DEFINE(P##_les_trt, 0, LBM_FLOW_CELL(1, 1, 1))                                         \
-  DEFINE(P##_les_mrt, 0, LBM_FLOW_CELL(2, 1, 1))                                         \
+  DEFINE(P##_moment, 0, LBM_RELAX_CELL(mkind_, mles_, 1))                                \
   DEFINE(P##_ade_srt, 1, LBM_ADE_CELL(0))                                                \
   DEFINE(P##_ade_trt, 1, LBM_ADE_CELL(1))
 #define LBM_COUPLED_PICK(P)                                                              \
   (v == LBM_VARIANT_ADE_SRT   ? LBM_FN(P##_ade_srt)                                      \
    : v == LBM_VARIANT_ADE_TRT ? LBM_FN(P##_ade_trt)                                      \
-   : p->smagorinsky > 0 ? (v == LBM_VARIANT_MRT   ? LBM_FN(P##_les_mrt)                  \
-                           : v == LBM_VARIANT_TRT ? LBM_FN(P##_les_trt)                  \
-                                                  : LBM_FN(P##_les_srt))                 \
-   : v == LBM_VARIANT_MRT ? LBM_FN(P##_mrt)                                              \
-   : v == LBM_VARIANT_TRT ? LBM_FN(P##_trt)                                              \
-                          : LBM_FN(P##_srt))
+   : LBM_MOMENT_VARIANT(v, p) ? LBM_FN(P##_moment)                                       \
+   : v == LBM_VARIANT_TRT     ? LBM_FN(P##_trt)                                          \
+                              : LBM_FN(P##_srt))
 
 /* Portable AoS code: n <= LBM_CHUNK cells from s (the first cell's slot 0 in the source
  * field) into out (one row per direction). */
@@ -271,6 +270,8 @@ typedef struct LBM_FN(kf) {
       kf_.smw3cf[i_] = k->smw3cf[i_];                                                    \
     }                                                                                    \
     (void)sm_;                                                                           \
+    const int mkind_ = (int)k0->kind, mles_ = k0->lesf != (REAL)0;                       \
+    (void)mkind_, (void)mles_;                                                           \
     for (ptrdiff_t v_ = 0; v_ < nvec; ++v_, s += LBM_P(SIMD_VW), d += LBM_P(SIMD_VW),       \
                    at += LBM_P(SIMD_VW)) {                                                \
       if (LBM_SOA_PREFETCH)                                                              \
@@ -550,6 +551,8 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
     const REAL bx = (REAL)c->beta[0], by = (REAL)c->beta[1], bz = (REAL)c->beta[2];       \
     const REAL c0 = (REAL)c->c0, fw_ = c->start ? (REAL)0.5 : (REAL)1;                    \
     const int acc_ = c->accumulate;                                                      \
+    const int mkind_ = (int)k0->kind, mles_ = k0->lesf != (REAL)0;                       \
+    (void)mkind_, (void)mles_;                                                           \
     (void)force, (void)adv, (void)vel, (void)sf, (void)bx, (void)by, (void)bz, (void)c0; \
     (void)fw_, (void)acc_;                                                               \
     int y0_, y1_, z0_, z1_;                                                              \
