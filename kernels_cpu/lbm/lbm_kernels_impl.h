@@ -70,8 +70,7 @@ static void LBM_FN(consts_init)(LBM_FN(consts_t) *k, const lbm_params_t *p, lbm_
     k->cf3[i] = LBM_A1 * cf;
     k->spw[i] = sp * w;
     k->smw3cf[i] = sm * w * LBM_A1 * cf;
-    long norm = 0; /* |M_i|^2, moment i of the basis */
-    for (int j = 0; j < LAT(Q); ++j) norm += (long)LBM_MOMENT(i, j) * LBM_MOMENT(i, j);
+    const long norm = lattice_moment_norm(&LBM_CAT2(lattice, LNAME), i); /* |M_i|^2 */
     const bool relaxed = v == LBM_VARIANT_MRT && LBM_MOMENT_CLASS(i) != LATTICE_MOMENT_CONSERVED;
     k->mrt[i] = relaxed ? (REAL)(p->mrt_rate[i] / (double)norm) : (REAL)0;
     k->mrn[i] = (REAL)(1.0 / (double)norm);

@@ -111,12 +111,11 @@ static void lbm_describe(const void *state, bool cpu, bool gpu, char *out, size_
   if (cpu && gpu)
     snprintf(blocks, sizeof blocks, " (CPU blocks %s, GPU blocks %s)", layout, streaming);
   else snprintf(blocks, sizeof blocks, ",%s", gpu ? streaming : layout);
-  static const char *const collisions[] = {"srt", "trt", "mrt"};
   char les[48] = "";
   if (s->opts.smagorinsky > 0)
     snprintf(les, sizeof les, ", Smagorinsky C_s = %g", s->opts.smagorinsky);
   snprintf(out, cap, "%s,%s%s, nu = %g, tau = %.6g%s, Ma = %.3g",
-           collisions[s->opts.collision], s->opts.precision == LBM_SP ? "sp" : "dp", blocks,
+           lbm_collision_names[s->opts.collision], s->opts.precision == LBM_SP ? "sp" : "dp", blocks,
            s->opts.viscosity, 1.0 / lbm_omega(&s->opts), les,
            s->speed / lbm_sound_speed(&s->opts));
 }

@@ -102,6 +102,8 @@ int lbm_options_warnings(const lbm_options_t *o, const patch_options_t *domain, 
   return n;
 }
 
+const char *const lbm_collision_names[] = {"srt", "trt", "mrt", NULL};
+
 /* The keys of lbm.mrt, by moment class (lattice_defs.h LATTICE_MOMENT_*). */
 static const char *const lbm_mrt_names[LATTICE_MOMENT_CLASSES] = {
     "", "", "bulk", "epsilon", "q", "pi", "m"};
@@ -176,7 +178,7 @@ tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err) {
     TSR_CHECK(r == 0 || (r > 0 && r < 2), TSR_ERR_INVALID,
               "lbm.mrt.%s = %g: allowed are rates in (0, 2)", lbm_mrt_names[c], r);
     TSR_CHECK(r == 0 || lbm_mrt_default(o->lattice, c) > 0, TSR_ERR_INVALID,
-              "lbm.mrt.%s: lattice %s has no moments of that class (it has %s)",
+              "lbm.mrt.%s: lattice %s has no moments of that class; its keys are %s",
               lbm_mrt_names[c], o->lattice->name, lbm_mrt_list(o->lattice));
   }
   TSR_CHECK(o->smagorinsky >= 0 && o->smagorinsky <= 0.5, TSR_ERR_INVALID,
@@ -350,13 +352,9 @@ static tsr_status lbm_read_collision(config_t *cfg, config_node_t *lbm, lbm_opti
   TSR_TRY(config_object(lbm, "mrt", false, &mrt, err));
   TSR_CHECK(!mrt || r->collision == LBM_MRT, TSR_ERR_INVALID,
             "%s: lbm.mrt: the rates of the MRT collision; lbm.collision is %s, not mrt",
-            config_source(cfg), r->collision == LBM_TRT ? "trt" : "srt");
-  for (int c = LATTICE_MOMENT_BULK; mrt && c < LATTICE_MOMENT_CLASSES; ++c) {
+            config_source(cfg), lbm_collision_names[r->collision]);
+  for (int c = LATTICE_MOMENT_BULK; mrt && c < LATTICE_MOMENT_CLASSES; ++c)
     TSR_TRY(config_real(mrt, lbm_mrt_names[c], false, 0.001, 1.999, &r->mrt_rates[c], err));
-    TSR_CHECK(r->mrt_rates[c] == 0 || lbm_mrt_default(r->lattice, c) > 0, TSR_ERR_INVALID,
-              "%s: lbm.mrt.%s: lattice %s has no moments of that class; its keys are %s",
-              config_source(cfg), lbm_mrt_names[c], r->lattice->name, lbm_mrt_list(r->lattice));
-  }
   int v = r->smagorinsky > 0 ? 1 : 0;
   TSR_TRY(config_choice(lbm, "les", false, les, &v, err));
   double cs = -1;
@@ -376,7 +374,6 @@ cleanup:
 static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_options_t *r,
                                    tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  static const char *const collisions[] = {"srt", "trt", "mrt", NULL};
   static const char *const precisions[] = {"dp", "sp", NULL};
   static const char *const inits[] = {"uniform", "taylor_green", "sound_wave", NULL};
   static const char *const layouts[] = {"aos", "soa", NULL};
@@ -393,7 +390,7 @@ static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_option
   TSR_TRY(config_choice(lbm, "gpu_streaming", false, streamings, &v, err));
   r->in_place = v == 1;
   v = (int)r->collision;
-  TSR_TRY(config_choice(lbm, "collision", false, collisions, &v, err));
+  TSR_TRY(config_choice(lbm, "collision", false, lbm_collision_names, &v, err));
   r->collision = (lbm_collision_t)v;
   v = (int)r->precision;
   TSR_TRY(config_choice(lbm, "precision", false, precisions, &v, err));

@@ -18,6 +18,8 @@
 #include "tsr_error.h"
 
 typedef enum lbm_collision { LBM_SRT = 0, LBM_TRT = 1, LBM_MRT = 2 } lbm_collision_t;
+/* lbm.collision's values, indexed by lbm_collision_t, NULL-terminated. */
+extern const char *const lbm_collision_names[];
 typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1 } lbm_precision_t;
 /* The Smagorinsky constant where lbm.les is "smagorinsky" and lbm.smagorinsky is not
  * given (0.1 to 0.17 are usual; 0.1 for wall-bounded flows, Krueger et al. 2017). */
