@@ -30,8 +30,10 @@ static const char *const bench_layouts[] = {"aos", "soa", NULL};      /* grid_la
 static const char *const bench_streamings[] = {"two_grid", "in_place", NULL}; /* GPU rows */
 static const char *const bench_precisions[] = {"dp", "sp", NULL};     /* lbm_precision_t */
 /* lbm_collision_t, then the same with the Smagorinsky model */
-static const char *const bench_collisions[] = {"srt", "trt", "mrt", "srt-les", "trt-les", "mrt-les", NULL};
-enum { BENCH_COLLISIONS = 6 };
+static const char *const bench_collisions[] = {"srt",     "trt",     "mrt",     "cumulant",
+                                               "srt-les", "trt-les", "mrt-les", "cumulant-les",
+                                               NULL};
+enum { BENCH_COLLISIONS = 8, BENCH_KINDS = 4 };
 static const char *const bench_block_counts[] = {"1", "8", "64", "512", NULL};
 
 typedef struct bench_opts {
@@ -193,7 +195,7 @@ static tsr_status bench_case(MPI_Comm comm, const bench_opts_t *o, long n, simul
   r->exchange_share = share;
   /* CPU rows name their layout, GPU rows how they stream */
   snprintf(r->what, sizeof r->what, "%s,%s,%s,%s", lo->lattice->name,
-           bench_collisions[lo->collision + (lo->smagorinsky > 0 ? 3 : 0)],
+           bench_collisions[lo->collision + (lo->smagorinsky > 0 ? BENCH_KINDS : 0)],
            bench_precisions[lo->precision],
            hs == SIMULATION_HS_GPU ? bench_streamings[lo->in_place ? 1 : 0]
                                    : grid_layout_name(lo->cpu_layout));
@@ -280,7 +282,8 @@ static void bench_print_row(const bench_row_t *r) {
     "        [--gpu-cells N] [--device I] [--streaming S,..] [--gpu-group X,Y] [--no-gpu]\n" \
     "                         MLUPS of the CPU kernels of every lattice (d2q9, d3q15,\n" \
     "                         d3q19, d3q27), layout (soa, aos), precision (dp, sp) and\n" \
-    "                         collision (srt, trt; also mrt, srt-les, trt-les, mrt-les: the\n" \
+    "                         collision (srt, trt; also mrt, cumulant (d2q9, d3q27 rows\n" \
+    "                         only), srt-les, trt-les, mrt-les, cumulant-les: the\n" \
     "                         Smagorinsky model), with 1, 8 and 64 blocks per process (or\n" \
     "                         the lists given), on a periodic box of N^3 cells per process;\n" \
     "                         each row R times (default 5) for at least T s (default 0.3),\n" \
@@ -397,8 +400,11 @@ static tsr_status bench_rows(MPI_Comm comm, const bench_opts_t *o, simulation_hs
             lo.lattice = lattice_find(bench_lattices[li]);
             lo.cpu_layout = (grid_layout_t)l;
             lo.precision = (lbm_precision_t)p;
-            lo.collision = (lbm_collision_t)(c % 3);
-            lo.smagorinsky = c >= 3 ? LBM_SMAGORINSKY_DEFAULT : 0;
+            lo.collision = (lbm_collision_t)(c % BENCH_KINDS);
+            lo.smagorinsky = c >= BENCH_KINDS ? LBM_SMAGORINSKY_DEFAULT : 0;
+            if (lo.collision == LBM_CUMULANT && lo.lattice->q != (lo.lattice->d == 3 ? 27 : 9)) {
+              continue; /* the cumulant is defined on d2q9 and d3q27 only */
+            }
             lo.in_place = ip;
             lo.shifted = true;
             lo.viscosity = 0.02;

@@ -48,9 +48,9 @@
  *   LBM_ST(I, V)  stores V as the post-collision value of direction I
  *   k             a pointer to the constants, a struct of LBM_CONSTS_FIELDS(REAL)
  * and expands LBM_COLLIDE_CONSTS; then LBM_FLOW_CELL(KIND_, LES_, FORCE_) (KIND_ 0 SRT,
- * 1 TRT, 2 MRT; LES_, FORCE_ 0 or 1) or LBM_ADE_CELL(TRT_), with literals. The
+ * 1 TRT, 2 MRT, 3 cumulant; LES_, FORCE_ 0 or 1) or LBM_ADE_CELL(TRT_), with literals. The
  * Smagorinsky variants also need LBM_SQRT(V), the correctly rounded square root of an
- * LBM_T.
+ * LBM_T; the cumulant divides (1/rho: correctly rounded on every device).
  * Loops over directions are unrolled (LBM_UNROLL), so every lattice's collision is
  * straight-line code with its c_i as constants. */
 #ifndef LBM_COLLIDE_H
@@ -67,16 +67,18 @@
  *   w[i], wr3[i] = a w_i rho0, cf[i] = c_i.F, cf3[i] = a c_i.F,
  *   spw[i] = (1 - omega_plus/2) w_i, smw3cf[i] = (1 - omega_minus/2) w_i a c_i.F,
  *   mrt[k] = s_k / |M_k|^2 (0 for conserved moments), mrn[k] = 1 / |M_k|^2 (MRT),
+ *   cum[] the cumulant collision's rates of the bulk and of orders 3, 4, 5 and 6, shift
+ *   the stored values' offset (they are f_i - w_i shift; the cumulant is not linear),
  *   rho0, 1/rho0, omega_plus, omega_minus (= omega_plus for SRT), F, F/2, the
  *   advection velocity of the ADE variants, tau0 = 1/omega_plus, les = 18 sqrt(2) C_s^2 /
  *   rho0 and Lambda (Smagorinsky), and the moment-space collision to run (kind 0 SRT, 1 TRT,
- *   2 MRT; lesf 1: Smagorinsky) for kernels that pick it at run time (the CPU's). */
+ *   2 MRT, 3 cumulant; lesf 1: Smagorinsky) for kernels that pick it at run time (the CPU's). */
 #define LBM_CONSTS_FIELDS(T)                                                             \
   T w[LAT(Q)], wr3[LAT(Q)];                                                              \
   T cf[LAT(Q)], cf3[LAT(Q)], spw[LAT(Q)], smw3cf[LAT(Q)];                                \
-  T mrt[LAT(Q)], mrn[LAT(Q)];                                                            \
+  T mrt[LAT(Q)], mrn[LAT(Q)], cum[5], shift;                                             \
   T rho0, inv_rho0, op, om, fx, fy, fz, hfx, hfy, hfz, ax, ay, az, tau0, les, magic, kind, lesf;
-#define LBM_CONSTS_COUNT(Q) (8 * (Q) + 18)
+#define LBM_CONSTS_COUNT(Q) (8 * (Q) + 24)
 
 /* Where the collision reads the constants that depend on the body force (fx, fy, fz,
  * hfx, hfy, hfz, cf, cf3, smw3cf) or on the advection velocity (ax, ay, az): k's. A
@@ -207,34 +209,38 @@
  * rate where LES_ is 1. */
 #define LBM_RELAX_CELL(KIND_, LES_, FORCE_)                                              \
   LBM_CELL_MOMENTS(FORCE_);                                                              \
-  LBM_T g[LAT(Q)], fo[LAT(Q)];                                                           \
-  LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) {                                       \
-    LBM_T cu_;                                                                           \
-    LBM_DOT_U(cu_, i_);                                                                  \
-    const LBM_T feq_ = k->w[i_] * (rho + rho0 * (LBM_A1 * cu_ + LBM_A2 * cu_ * cu_ - usq)); \
-    if (FORCE_) {                                                                        \
-      const LBM_T s_ = k->w[i_] * (LBM_KF(cf3)[i_] + LBM_A4 * cu_ * LBM_KF(cf)[i_] - uf3); \
-      g[i_] = (f[i_] - feq_) + (REAL)0.5 * s_;                                           \
-      fo[i_] = f[i_] + s_;                                                               \
-    } else {                                                                             \
-      g[i_] = f[i_] - feq_;                                                              \
-      fo[i_] = f[i_];                                                                    \
+  if (LBM_CUMULANT_LATTICE && (KIND_) == 3) {                                            \
+    LBM_CUMULANT_RELAX(LES_, FORCE_);                                                    \
+  } else {                                                                               \
+    LBM_T g[LAT(Q)], fo[LAT(Q)];                                                         \
+    LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) {                                     \
+      LBM_T cu_;                                                                         \
+      LBM_DOT_U(cu_, i_);                                                                \
+      const LBM_T feq_ = k->w[i_] * (rho + rho0 * (LBM_A1 * cu_ + LBM_A2 * cu_ * cu_ - usq)); \
+      if (FORCE_) {                                                                      \
+        const LBM_T s_ = k->w[i_] * (LBM_KF(cf3)[i_] + LBM_A4 * cu_ * LBM_KF(cf)[i_] - uf3); \
+        g[i_] = (f[i_] - feq_) + (REAL)0.5 * s_;                                         \
+        fo[i_] = f[i_] + s_;                                                             \
+      } else {                                                                           \
+        g[i_] = f[i_] - feq_;                                                            \
+        fo[i_] = f[i_];                                                                  \
+      }                                                                                  \
     }                                                                                    \
-  }                                                                                      \
-  LBM_T om_ = op, tau_ = LBM_ZERO;                                                       \
-  (void)tau_;                                                                            \
-  if (LES_) LBM_SMAGORINSKY(om_, tau_);                                                  \
-  if (KIND_ == 2) LBM_MRT_RELAX(LES_, om_);                                              \
-  else if (KIND_ == 1) LBM_TRT_RELAX(LES_, om_, tau_);                                   \
-  else {                                                                                 \
-    LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) LBM_ST(i_, fo[i_] - om_ * g[i_]);     \
+    LBM_T om_ = op, tau_ = LBM_ZERO;                                                     \
+    (void)tau_;                                                                          \
+    if (LES_) LBM_SMAGORINSKY(om_, tau_);                                                \
+    if (KIND_ == 2) LBM_MRT_RELAX(LES_, om_);                                            \
+    else if (KIND_ == 1) LBM_TRT_RELAX(LES_, om_, tau_);                                 \
+    else {                                                                               \
+      LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) LBM_ST(i_, fo[i_] - om_ * g[i_]);   \
+    }                                                                                    \
   }
 
 /* Pi = sum_i c_i c_i g_i, then OM = 1/TAU, TAU the Smagorinsky relaxation time. */
 #define LBM_SMAGORINSKY(OM, TAU)                                                         \
   do {                                                                                   \
     LBM_T pxx_ = LBM_ZERO, pyy_ = LBM_ZERO, pzz_ = LBM_ZERO, pxy_ = LBM_ZERO,            \
-          pxz_ = LBM_ZERO, pyz_ = LBM_ZERO, qq_;                                          \
+          pxz_ = LBM_ZERO, pyz_ = LBM_ZERO;                                               \
     int s1_ = 0, s2_ = 0, s3_ = 0, s4_ = 0, s5_ = 0, s6_ = 0;                            \
     LBM_UNROLL for (int i_ = 1; i_ < LAT(Q); ++i_) {                                     \
       LBM_SIGNED_ADD(pxx_, s1_, LAT_CX(i_) * LAT_CX(i_), g[i_]);                         \
@@ -246,10 +252,18 @@
         LBM_SIGNED_ADD(pyz_, s6_, LAT_CY(i_) * LAT_CZ(i_), g[i_]);                       \
       }                                                                                  \
     }                                                                                    \
+    LBM_SMAGORINSKY_RATE(OM, TAU, pxx_, pyy_, pzz_, pxy_, pxz_, pyz_);                   \
+  } while (0)
+
+/* OM = 1/TAU, TAU the Smagorinsky relaxation time for the non-equilibrium stress Pi
+ * (its six components; 2-D lattices: pzz, pxz and pyz unused). */
+#define LBM_SMAGORINSKY_RATE(OM, TAU, PXX, PYY, PZZ, PXY, PXZ, PYZ)                      \
+  do {                                                                                   \
+    LBM_T qq_;                                                                           \
     if (LAT(D) == 3)                                                                     \
-      qq_ = (pxx_ * pxx_ + pyy_ * pyy_ + pzz_ * pzz_) +                                  \
-            (REAL)2 * (pxy_ * pxy_ + pxz_ * pxz_ + pyz_ * pyz_);                         \
-    else qq_ = (pxx_ * pxx_ + pyy_ * pyy_) + (REAL)2 * (pxy_ * pxy_);                    \
+      qq_ = ((PXX) * (PXX) + (PYY) * (PYY) + (PZZ) * (PZZ)) +                            \
+            (REAL)2 * ((PXY) * (PXY) + (PXZ) * (PXZ) + (PYZ) * (PYZ));                   \
+    else qq_ = ((PXX) * (PXX) + (PYY) * (PYY)) + (REAL)2 * ((PXY) * (PXY));              \
     TAU = (REAL)0.5 * (k->tau0 + LBM_SQRT(k->tau0 * k->tau0 + k->les * LBM_SQRT(qq_)));  \
     OM = (REAL)1 / (TAU);                                                                \
   } while (0)
@@ -331,9 +345,225 @@
     }                                                                                    \
   } while (0)
 
-/* The flow's collision of one cell: KIND_ 0 SRT, 1 TRT, 2 MRT; LES_ 1: Smagorinsky. SRT
- * and TRT without LES are LBM_COLLIDE_CELL; the others LBM_RELAX_CELL. Literal
- * arguments (or macros that expand to them). */
+/* The cumulant collision (Geier, Schoenherr, Pasquali & Krafczyk, Comput. Math. Appl. 70
+ * (2015) 507-547) on the tensor-product lattices D2Q9 and D3Q27 (LBM_CUMULANT_LATTICE):
+ * the populations go to central moments about the velocity u = (j + F/2) / rho (three
+ * passes of the chimera transform, one axis each), to cumulants (normalised by rho; the
+ * first-order central moments, -F/2, left out of the products as in the paper), which
+ * relax: the off-diagonal second order with omega (the Smagorinsky rate where LES_), the
+ * trace with the bulk rate cum[0] and the diagonal's deviators with omega, both with the
+ * paper's correction of the lattice's missing third-order equilibrium moments
+ * (-3 (1 - rate/2) u_a^2 du_a/dx_a, the gradients from the same second-order cumulants),
+ * orders three to six with the rates cum[1..4] towards zero; the first-order central
+ * moments change sign (momentum j + F, Guo's scheme to second order). Back along the
+ * same path. The equilibrium is the compressible one (u = j / rho), unlike the other
+ * operators' incompressible one. cum[] are rates; the arithmetic is in REAL. */
+#define LBM_CUMULANT_LATTICE (LAT(Q) == 27 || (LAT(D) == 2 && LAT(Q) == 9))
+/* The slot of direction I in the tensor order (c_x + 1) + 3 (c_y + 1) + 9 (c_z + 1) (2-D:
+ * without the last term); after
+ * the transforms slot a + 3 b + 9 c holds the moment of orders a, b, c along x, y, z. */
+#define LBM_TSLOT(I)                                                                     \
+  ((LAT_CX(I) + 1) + 3 * (LAT_CY(I) + 1) + (LAT(D) == 3 ? 9 * (LAT_CZ(I) + 1) : 0))
+/* One line of three values (c = -1, 0, +1) to its central moments of orders 0, 1, 2 about
+ * U, in place, and back. */
+#define LBM_CHIMERA_FWD(A, B, C, U)                                                      \
+  do {                                                                                   \
+    const LBM_T s_ = (C) + (A), d_ = (C) - (A);                                          \
+    const LBM_T k0_ = s_ + (B);                                                          \
+    (A) = k0_;                                                                           \
+    (B) = d_ - (U) * k0_;                                                                \
+    (C) = (s_ - (REAL)2 * (U) * d_) + (U) * (U) * k0_;                                   \
+  } while (0)
+#define LBM_CHIMERA_BWD(A, B, C, U)                                                      \
+  do {                                                                                   \
+    const LBM_T k0_ = (A);                                                               \
+    const LBM_T r1_ = (B) + (U) * k0_;                                                   \
+    const LBM_T r2_ = ((C) + (REAL)2 * (U) * r1_) - (U) * (U) * k0_;                     \
+    (A) = (REAL)0.5 * (r2_ - r1_);                                                       \
+    (B) = k0_ - r2_;                                                                     \
+    (C) = (REAL)0.5 * (r2_ + r1_);                                                       \
+  } while (0)
+/* One pass: the lines along the axis of stride AX, from slots a SA + b SB (a < 3, b < NB). */
+#define LBM_CHIMERA_PASS(STEP, AX, SA, SB, NB, U)                                        \
+  do {                                                                                   \
+    LBM_UNROLL for (int a_ = 0; a_ < 3; ++a_)                                            \
+      LBM_UNROLL for (int b_ = 0; b_ < (NB); ++b_)                                       \
+        LBM_CHIMERA_##STEP(cm_[a_ * (SA) + b_ * (SB)], cm_[a_ * (SA) + b_ * (SB) + (AX)], \
+                           cm_[a_ * (SA) + b_ * (SB) + 2 * (AX)], U);                    \
+  } while (0)
+/* M(a, b, c): the normalised central moment, later cumulant, of orders a, b, c */
+#define LBM_CM(A, B, C) cm_[(A) + 3 * (B) + 9 * (C)]
+/* What a cumulant of order four to six is less than its central moment (sums over the
+ * partitions of its indices into blocks of two and more, the moment-cumulant relation
+ * with the first order left out): C = M - T(M), M = C + T(M). */
+#define LBM_CUM_T211                                                                     \
+  (LBM_CM(2, 0, 0) * LBM_CM(0, 1, 1) + (REAL)2 * LBM_CM(1, 1, 0) * LBM_CM(1, 0, 1))
+#define LBM_CUM_T121                                                                     \
+  (LBM_CM(0, 2, 0) * LBM_CM(1, 0, 1) + (REAL)2 * LBM_CM(1, 1, 0) * LBM_CM(0, 1, 1))
+#define LBM_CUM_T112                                                                     \
+  (LBM_CM(0, 0, 2) * LBM_CM(1, 1, 0) + (REAL)2 * LBM_CM(1, 0, 1) * LBM_CM(0, 1, 1))
+#define LBM_CUM_T220                                                                     \
+  (LBM_CM(2, 0, 0) * LBM_CM(0, 2, 0) + (REAL)2 * LBM_CM(1, 1, 0) * LBM_CM(1, 1, 0))
+#define LBM_CUM_T202                                                                     \
+  (LBM_CM(2, 0, 0) * LBM_CM(0, 0, 2) + (REAL)2 * LBM_CM(1, 0, 1) * LBM_CM(1, 0, 1))
+#define LBM_CUM_T022                                                                     \
+  (LBM_CM(0, 2, 0) * LBM_CM(0, 0, 2) + (REAL)2 * LBM_CM(0, 1, 1) * LBM_CM(0, 1, 1))
+#define LBM_CUM_T122                                                                     \
+  (((LBM_CM(0, 0, 2) * LBM_CM(1, 2, 0) + LBM_CM(0, 2, 0) * LBM_CM(1, 0, 2)) +            \
+    (REAL)4 * LBM_CM(0, 1, 1) * LBM_CM(1, 1, 1)) +                                       \
+   (REAL)2 * (LBM_CM(1, 1, 0) * LBM_CM(0, 1, 2) + LBM_CM(1, 0, 1) * LBM_CM(0, 2, 1)))
+#define LBM_CUM_T212                                                                     \
+  (((LBM_CM(0, 0, 2) * LBM_CM(2, 1, 0) + LBM_CM(2, 0, 0) * LBM_CM(0, 1, 2)) +            \
+    (REAL)4 * LBM_CM(1, 0, 1) * LBM_CM(1, 1, 1)) +                                       \
+   (REAL)2 * (LBM_CM(1, 1, 0) * LBM_CM(1, 0, 2) + LBM_CM(0, 1, 1) * LBM_CM(2, 0, 1)))
+#define LBM_CUM_T221                                                                     \
+  (((LBM_CM(2, 0, 0) * LBM_CM(0, 2, 1) + LBM_CM(0, 2, 0) * LBM_CM(2, 0, 1)) +            \
+    (REAL)4 * LBM_CM(1, 1, 0) * LBM_CM(1, 1, 1)) +                                       \
+   (REAL)2 * (LBM_CM(1, 0, 1) * LBM_CM(1, 2, 0) + LBM_CM(0, 1, 1) * LBM_CM(2, 1, 0)))
+#define LBM_CUM_T222                                                                     \
+  ((((LBM_CM(2, 0, 0) * LBM_CM(0, 2, 2) + LBM_CM(0, 2, 0) * LBM_CM(2, 0, 2)) +           \
+     LBM_CM(0, 0, 2) * LBM_CM(2, 2, 0)) +                                                \
+    (REAL)4 * ((LBM_CM(1, 1, 0) * LBM_CM(1, 1, 2) + LBM_CM(1, 0, 1) * LBM_CM(1, 2, 1)) + \
+               LBM_CM(0, 1, 1) * LBM_CM(2, 1, 1))) +                                     \
+   ((REAL)2 * ((LBM_CM(2, 1, 0) * LBM_CM(0, 1, 2) + LBM_CM(2, 0, 1) * LBM_CM(0, 2, 1)) + \
+               LBM_CM(1, 2, 0) * LBM_CM(1, 0, 2)) +                                      \
+    (REAL)4 * LBM_CM(1, 1, 1) * LBM_CM(1, 1, 1)) -                                       \
+   (REAL)2 * ((LBM_CM(2, 0, 0) * LBM_CM(0, 2, 0) * LBM_CM(0, 0, 2) +                     \
+               (REAL)2 * ((LBM_CM(2, 0, 0) * LBM_CM(0, 1, 1) * LBM_CM(0, 1, 1) +         \
+                           LBM_CM(0, 2, 0) * LBM_CM(1, 0, 1) * LBM_CM(1, 0, 1)) +        \
+                          LBM_CM(0, 0, 2) * LBM_CM(1, 1, 0) * LBM_CM(1, 1, 0))) +        \
+              (REAL)8 * LBM_CM(1, 1, 0) * LBM_CM(1, 0, 1) * LBM_CM(0, 1, 1)))
+/* The slots of the moments of order two and more (normalised by rho) in 3-D and 2-D:
+ * every slot but 0 (order 0) and 1, 3, 9 (order 1). */
+#define LBM_CUM_HIGH(T) ((T) != 0 && (T) != 1 && (T) != 3 && (T) != 9)
+#define LBM_CUM_N (LAT(D) == 3 ? 27 : 9)
+
+#define LBM_CUMULANT_RELAX(LES_, FORCE_)                                                 \
+  do {                                                                                   \
+    LBM_T cm_[27];                                                                       \
+    LBM_UNROLL for (int t_ = 0; t_ < 27; ++t_) cm_[t_] = LBM_ZERO;                       \
+    LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_)                                       \
+      cm_[LBM_TSLOT(i_)] = f[i_] + k->w[i_] * k->shift;                                  \
+    const LBM_T rc_ = rho + k->shift, ri_ = (REAL)1 / rc_;                               \
+    const LBM_T vx_ = (FORCE_ ? jx + hfx : jx) * ri_, vy_ = (FORCE_ ? jy + hfy : jy) * ri_; \
+    const LBM_T vz_ = LAT(D) == 3 ? (FORCE_ ? jz + hfz : jz) * ri_ : LBM_ZERO;           \
+    if (LAT(D) == 3) LBM_CHIMERA_PASS(FWD, 9, 1, 3, 3, vz_);                             \
+    LBM_CHIMERA_PASS(FWD, 3, 1, 9, LAT(D) == 3 ? 3 : 1, vy_);                            \
+    LBM_CHIMERA_PASS(FWD, 1, 3, 9, LAT(D) == 3 ? 3 : 1, vx_);                            \
+    LBM_UNROLL for (int t_ = 0; t_ < LBM_CUM_N; ++t_)                                    \
+      if (LBM_CUM_HIGH(t_)) cm_[t_] = cm_[t_] * ri_;                                     \
+    /* the shear rate (Smagorinsky: from Pi = rho (C_ab - delta_ab / 3); 2-D lattices    \
+       ignore the z components) and the higher orders' factors */                        \
+    LBM_T om_ = op, tau_ = LBM_ZERO;                                                     \
+    (void)tau_;                                                                          \
+    if (LES_)                                                                            \
+      LBM_SMAGORINSKY_RATE(om_, tau_, rc_ * (LBM_CM(2, 0, 0) - (REAL)(1.0 / 3.0)),       \
+                           rc_ * (LBM_CM(0, 2, 0) - (REAL)(1.0 / 3.0)),                  \
+                           rc_ * (LBM_CM(0, 0, 2) - (REAL)(1.0 / 3.0)), rc_ * LBM_CM(1, 1, 0), \
+                           rc_ * LBM_CM(1, 0, 1), rc_ * LBM_CM(0, 1, 1));                \
+    const LBM_T r3_ = (REAL)1 - k->cum[1], r4_ = (REAL)1 - k->cum[2];                    \
+    if (LAT(D) == 3) LBM_CUMULANT_RELAX3();                                              \
+    else LBM_CUMULANT_RELAX2();                                                          \
+    LBM_UNROLL for (int t_ = 0; t_ < LBM_CUM_N; ++t_)                                    \
+      if (LBM_CUM_HIGH(t_)) cm_[t_] = cm_[t_] * rc_;                                     \
+    cm_[1] = -cm_[1];                                                                    \
+    cm_[3] = -cm_[3];                                                                    \
+    if (LAT(D) == 3) cm_[9] = -cm_[9];                                                   \
+    LBM_CHIMERA_PASS(BWD, 1, 3, 9, LAT(D) == 3 ? 3 : 1, vx_);                            \
+    LBM_CHIMERA_PASS(BWD, 3, 1, 9, LAT(D) == 3 ? 3 : 1, vy_);                            \
+    if (LAT(D) == 3) LBM_CHIMERA_PASS(BWD, 9, 1, 3, 3, vz_);                             \
+    LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_)                                       \
+      LBM_ST(i_, cm_[LBM_TSLOT(i_)] - k->w[i_] * k->shift);                              \
+  } while (0)
+
+/* The relaxation, in the scope of LBM_CUMULANT_RELAX (om_: the shear rate; r3_, r4_: 1
+ * less the rates of orders 3 and 4). The second order: the off-diagonal ones with OM; the
+ * trace (equilibrium D/3) with the bulk rate W2 and the deviators XY, XZ with OM, each less
+ * 3 (1 - rate/2) times its combination of u_a^2 du_a/dx_a (Geier et al. 2015, eqs. for
+ * the corrected second-order cumulants), the gradients
+ *   du/dx = -OM/2 (XY + XZ) - W2/2 (trace - 1),  dv/dy = du/dx + 3/2 OM XY,  dw/dz = ... XZ
+ * in 3-D; in 2-D du/dx = -3/4 OM XY - 3/4 W2 (trace - 2/3), dv/dy = du/dx + 3/2 OM XY. */
+#define LBM_CUMULANT_RELAX3()                                                            \
+  do {                                                                                   \
+    const LBM_T r5_ = (REAL)1 - k->cum[3], r6_ = (REAL)1 - k->cum[4];                    \
+    /* the cumulants of orders 4 to 6 before the collision, relaxed */                   \
+    const LBM_T q211_ = r4_ * (LBM_CM(2, 1, 1) - LBM_CUM_T211);                          \
+    const LBM_T q121_ = r4_ * (LBM_CM(1, 2, 1) - LBM_CUM_T121);                          \
+    const LBM_T q112_ = r4_ * (LBM_CM(1, 1, 2) - LBM_CUM_T112);                          \
+    const LBM_T q220_ = r4_ * (LBM_CM(2, 2, 0) - LBM_CUM_T220);                          \
+    const LBM_T q202_ = r4_ * (LBM_CM(2, 0, 2) - LBM_CUM_T202);                          \
+    const LBM_T q022_ = r4_ * (LBM_CM(0, 2, 2) - LBM_CUM_T022);                          \
+    const LBM_T q122_ = r5_ * (LBM_CM(1, 2, 2) - LBM_CUM_T122);                          \
+    const LBM_T q212_ = r5_ * (LBM_CM(2, 1, 2) - LBM_CUM_T212);                          \
+    const LBM_T q221_ = r5_ * (LBM_CM(2, 2, 1) - LBM_CUM_T221);                          \
+    const LBM_T q222_ = r6_ * (LBM_CM(2, 2, 2) - LBM_CUM_T222);                          \
+    /* second order */                                                                   \
+    {                                                                                    \
+      const LBM_T w2_ = k->cum[0];                                                       \
+      const LBM_T tr_ = (LBM_CM(2, 0, 0) + LBM_CM(0, 2, 0)) + LBM_CM(0, 0, 2);           \
+      const LBM_T xy_ = LBM_CM(2, 0, 0) - LBM_CM(0, 2, 0);                               \
+      const LBM_T xz_ = LBM_CM(2, 0, 0) - LBM_CM(0, 0, 2);                               \
+      const LBM_T dx_ = (REAL)-0.5 * om_ * (xy_ + xz_) - (REAL)0.5 * w2_ * (tr_ - (REAL)1); \
+      const LBM_T dy_ = dx_ + (REAL)1.5 * om_ * xy_, dz_ = dx_ + (REAL)1.5 * om_ * xz_;  \
+      const LBM_T ex_ = vx_ * vx_ * dx_, ey_ = vy_ * vy_ * dy_, ez_ = vz_ * vz_ * dz_;   \
+      const LBM_T gs_ = (REAL)3 * ((REAL)1 - (REAL)0.5 * om_);                           \
+      const LBM_T trn_ = (tr_ + w2_ * ((REAL)1 - tr_)) -                                 \
+                         (REAL)3 * ((REAL)1 - (REAL)0.5 * w2_) * ((ex_ + ey_) + ez_);    \
+      const LBM_T xyn_ = ((REAL)1 - om_) * xy_ - gs_ * (ex_ - ey_);                      \
+      const LBM_T xzn_ = ((REAL)1 - om_) * xz_ - gs_ * (ex_ - ez_);                      \
+      LBM_CM(2, 0, 0) = (REAL)(1.0 / 3.0) * ((trn_ + xyn_) + xzn_);                      \
+      LBM_CM(0, 2, 0) = LBM_CM(2, 0, 0) - xyn_;                                          \
+      LBM_CM(0, 0, 2) = LBM_CM(2, 0, 0) - xzn_;                                          \
+      LBM_CM(1, 1, 0) = ((REAL)1 - om_) * LBM_CM(1, 1, 0);                               \
+      LBM_CM(1, 0, 1) = ((REAL)1 - om_) * LBM_CM(1, 0, 1);                               \
+      LBM_CM(0, 1, 1) = ((REAL)1 - om_) * LBM_CM(0, 1, 1);                               \
+    }                                                                                    \
+    /* third order: cumulants are the central moments */                                 \
+    LBM_CM(2, 1, 0) = r3_ * LBM_CM(2, 1, 0);                                             \
+    LBM_CM(1, 2, 0) = r3_ * LBM_CM(1, 2, 0);                                             \
+    LBM_CM(2, 0, 1) = r3_ * LBM_CM(2, 0, 1);                                             \
+    LBM_CM(1, 0, 2) = r3_ * LBM_CM(1, 0, 2);                                             \
+    LBM_CM(0, 2, 1) = r3_ * LBM_CM(0, 2, 1);                                             \
+    LBM_CM(0, 1, 2) = r3_ * LBM_CM(0, 1, 2);                                             \
+    LBM_CM(1, 1, 1) = r3_ * LBM_CM(1, 1, 1);                                             \
+    /* back to central moments, each order from the lower ones after the collision */    \
+    LBM_CM(2, 1, 1) = q211_ + LBM_CUM_T211;                                              \
+    LBM_CM(1, 2, 1) = q121_ + LBM_CUM_T121;                                              \
+    LBM_CM(1, 1, 2) = q112_ + LBM_CUM_T112;                                              \
+    LBM_CM(2, 2, 0) = q220_ + LBM_CUM_T220;                                              \
+    LBM_CM(2, 0, 2) = q202_ + LBM_CUM_T202;                                              \
+    LBM_CM(0, 2, 2) = q022_ + LBM_CUM_T022;                                              \
+    LBM_CM(1, 2, 2) = q122_ + LBM_CUM_T122;                                              \
+    LBM_CM(2, 1, 2) = q212_ + LBM_CUM_T212;                                              \
+    LBM_CM(2, 2, 1) = q221_ + LBM_CUM_T221;                                              \
+    LBM_CM(2, 2, 2) = q222_ + LBM_CUM_T222;                                              \
+  } while (0)
+#define LBM_CUMULANT_RELAX2()                                                            \
+  do {                                                                                   \
+    const LBM_T q220_ = r4_ * (LBM_CM(2, 2, 0) - LBM_CUM_T220);                          \
+    {                                                                                    \
+      const LBM_T w2_ = k->cum[0];                                                       \
+      const LBM_T tr_ = LBM_CM(2, 0, 0) + LBM_CM(0, 2, 0);                               \
+      const LBM_T xy_ = LBM_CM(2, 0, 0) - LBM_CM(0, 2, 0);                               \
+      const LBM_T dx_ = (REAL)-0.75 * om_ * xy_ - (REAL)0.75 * w2_ * (tr_ - (REAL)(2.0 / 3.0)); \
+      const LBM_T dy_ = dx_ + (REAL)1.5 * om_ * xy_;                                     \
+      const LBM_T ex_ = vx_ * vx_ * dx_, ey_ = vy_ * vy_ * dy_;                          \
+      const LBM_T trn_ = (tr_ + w2_ * ((REAL)(2.0 / 3.0) - tr_)) -                       \
+                         (REAL)3 * ((REAL)1 - (REAL)0.5 * w2_) * (ex_ + ey_);            \
+      const LBM_T xyn_ = ((REAL)1 - om_) * xy_ -                                         \
+                         (REAL)3 * ((REAL)1 - (REAL)0.5 * om_) * (ex_ - ey_);            \
+      LBM_CM(2, 0, 0) = (REAL)0.5 * (trn_ + xyn_);                                       \
+      LBM_CM(0, 2, 0) = LBM_CM(2, 0, 0) - xyn_;                                          \
+      LBM_CM(1, 1, 0) = ((REAL)1 - om_) * LBM_CM(1, 1, 0);                               \
+    }                                                                                    \
+    LBM_CM(2, 1, 0) = r3_ * LBM_CM(2, 1, 0);                                             \
+    LBM_CM(1, 2, 0) = r3_ * LBM_CM(1, 2, 0);                                             \
+    LBM_CM(2, 2, 0) = q220_ + LBM_CUM_T220;                                              \
+  } while (0)
+
+/* The flow's collision of one cell: KIND_ 0 SRT, 1 TRT, 2 MRT, 3 cumulant (D2Q9, D3Q27);
+ * LES_ 1: Smagorinsky. SRT and TRT without LES are LBM_COLLIDE_CELL; the others
+ * LBM_RELAX_CELL. Literal arguments (or macros that expand to them). */
 #define LBM_FLOW_CELL(KIND_, LES_, FORCE_) LBM_FLOW_CELL_(KIND_, LES_, FORCE_)
 #define LBM_FLOW_CELL_(K, L, F) LBM_FLOW_CELL_##K##L(F)
 #define LBM_FLOW_CELL_00(F) LBM_COLLIDE_CELL(0, F)
@@ -342,6 +572,8 @@
 #define LBM_FLOW_CELL_01(F) LBM_RELAX_CELL(0, 1, F)
 #define LBM_FLOW_CELL_11(F) LBM_RELAX_CELL(1, 1, F)
 #define LBM_FLOW_CELL_21(F) LBM_RELAX_CELL(2, 1, F)
+#define LBM_FLOW_CELL_30(F) LBM_RELAX_CELL(3, 0, F)
+#define LBM_FLOW_CELL_31(F) LBM_RELAX_CELL(3, 1, F)
 
 /* Advection-diffusion of one cell: C and the constant advection velocity, then the rest
  * direction and every pair (i, inverse of i); f_eq_i = w_i (C + C a c_i.u). */

@@ -31,6 +31,9 @@ typedef struct lbm_params {
   double velocity[3];  /* advection velocity of the ADE variants */
   double mrt_rate[LATTICE_MAX_Q]; /* MRT: the rate s_k of moment k of the lattice's basis
                                      (lattice_defs.h; conserved moments: not used) */
+  double cumulant_rate[5]; /* cumulant: the rates of the bulk and of orders 3 to 6 */
+  double shift;        /* the stored values are f_i - w_i shift (shifted storage: rho0;
+                          the collisions but the cumulant do not depend on it) */
   double smagorinsky;  /* C_s of the Smagorinsky model; 0: off (lbm_collide.h) */
   double magic;        /* TRT with Smagorinsky: Lambda, kept per cell */
 } lbm_params_t;
@@ -38,7 +41,7 @@ typedef struct lbm_params {
 /* omega_minus for magic parameter Lambda = (1/omega_plus - 1/2)(1/omega_minus - 1/2). */
 double lbm_omega_minus(double omega_plus, double lambda);
 
-/* What a stream-collide call does. SRT, TRT, MRT: the flow collision (lbm_collide.h;
+/* What a stream-collide call does. SRT, TRT, MRT, CUMULANT: the flow collision (lbm_collide.h;
  * with the Smagorinsky model where lbm_params_t.smagorinsky > 0).
  * ADE_SRT, ADE_TRT: advection-diffusion of a scalar with the advection velocity of the
  * parameters (no force). STREAM: streaming alone, dst(x)_i = src(x - c_i)_i, with the
@@ -51,7 +54,8 @@ typedef enum lbm_variant {
   LBM_VARIANT_COPY = 3,
   LBM_VARIANT_ADE_SRT = 4,
   LBM_VARIANT_ADE_TRT = 5,
-  LBM_VARIANT_MRT = 6
+  LBM_VARIANT_MRT = 6,
+  LBM_VARIANT_CUMULANT = 7 /* D2Q9 and D3Q27 */
 } lbm_variant_t;
 
 /* Initial density and velocity of interior cell (x, y, z) into out[4] (rho, u). Called

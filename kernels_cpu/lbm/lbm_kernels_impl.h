@@ -91,7 +91,12 @@ static void LBM_FN(consts_init)(LBM_FN(consts_t) *k, const lbm_params_t *p, lbm_
   k->tau0 = (REAL)(1.0 / p->omega_plus);
   k->les = (REAL)(18.0 * sqrt(2.0) * p->smagorinsky * p->smagorinsky / p->rho0);
   k->magic = (REAL)p->magic;
-  k->kind = (REAL)(v == LBM_VARIANT_MRT ? 2 : v == LBM_VARIANT_TRT ? 1 : 0);
+  for (int r = 0; r < 5; ++r) k->cum[r] = (REAL)p->cumulant_rate[r];
+  k->shift = (REAL)p->shift;
+  k->kind = (REAL)(v == LBM_VARIANT_CUMULANT ? 3
+                   : v == LBM_VARIANT_MRT    ? 2
+                   : v == LBM_VARIANT_TRT    ? 1
+                                             : 0);
   k->lesf = (REAL)(p->smagorinsky > 0 ? 1 : 0);
 }
 
@@ -126,9 +131,10 @@ static void LBM_FN(constants)(const lbm_params_t *p, lbm_variant_t v, void *out)
   LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) LBM_ST(i_, LBM_LD(i_));
 
 /* The seven kernel variants of a code path whose functions are named P_<variant>, and
- * the one of them a call uses. MRT and the Smagorinsky model take the coupled code (below:
- * stream_collide_region hands them to coupled_region), whose variants always carry the
- * force terms (a zero force adds zeros): one instance of their long collisions per path. */
+ * the one of them a call uses. MRT, the cumulant and the Smagorinsky model take the
+ * coupled code (below: stream_collide_region hands them to coupled_region), whose
+ * variants always carry the force terms (a zero force adds zeros): one instance of their
+ * long collisions per path. */
 #define LBM_VARIANTS(DEFINE, P)                                                          \
   DEFINE(P##_srt, LBM_FLOW_CELL(0, 0, 0))                                                \
   DEFINE(P##_srt_force, LBM_FLOW_CELL(0, 0, 1))                                          \
@@ -144,17 +150,17 @@ static void LBM_FN(constants)(const lbm_params_t *p, lbm_variant_t v, void *out)
    : v == LBM_VARIANT_TRT ? (p->use_force ? LBM_FN(P##_trt_force) : LBM_FN(P##_trt))     \
                           : (p->use_force ? LBM_FN(P##_srt_force) : LBM_FN(P##_srt)))
 
-/* Whether a call of variant v with parameters p collides in moment space (MRT, or the
- * Smagorinsky model): the coupled code's variants. */
+/* Whether a call of variant v with parameters p collides in moment space (MRT, the
+ * cumulant, or the Smagorinsky model): the coupled code's variants. */
 #define LBM_MOMENT_VARIANT(v, p)                                                         \
-  ((v) == LBM_VARIANT_MRT ||                                                             \
+  ((v) == LBM_VARIANT_MRT || (v) == LBM_VARIANT_CUMULANT ||                              \
    ((p)->smagorinsky > 0 && ((v) == LBM_VARIANT_SRT || (v) == LBM_VARIANT_TRT)))
 
 /* The coupled kernel variants (the flow with a force field, the ADE with an advection
- * field) of a code path P_<variant>, and the one of them a call uses. MRT and the
- * Smagorinsky model are one variant, "moment", which reads the kind of relaxation from
- * the constants at run time (a branch every cell takes the same way): one copy of the
- * long collisions per path keeps the library's compile time. */
+ * field) of a code path P_<variant>, and the one of them a call uses. MRT, the cumulant
+ * and the Smagorinsky model are one variant, "moment", which reads the kind of relaxation
+ * from the constants at run time (a branch every cell takes the same way): one copy of
+ * the long collisions per path keeps the library's compile time. */
 #define LBM_COUPLED_VARIANTS(DEFINE, P)                                                  \
   DEFINE(P##_srt, 0, LBM_FLOW_CELL(0, 0, 1))                                             \
   DEFINE(P##_trt, 0, LBM_FLOW_CELL(1, 0, 1))                                             \

@@ -95,8 +95,10 @@ static tsr_status gpu_lbm_build(gpu_lbm_t *g, const gpu_lbm_spec_t *spec, int gz
            upper, spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], gz, spec->collision,
            spec->les ? 1 : 0, spec->force ? 1 : 0, spec->ade ? 1 : 0, spec->coupled ? 1 : 0,
            g->moments_double, (int)LBM_FORCE_SHIFT,
-           /* the Smagorinsky rate's division and square roots as the CPU's, in SP too */
-           spec->les ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+           /* the Smagorinsky rate's and the cumulant's divisions and square roots as the
+              CPU's, in SP too */
+           spec->les || (!spec->ade && spec->collision == 3)
+               ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
   TSR_TRY(opencl_build_program(g->ctx, source ? source : gpu_lbm_source, options,
                                spec->source_dir ? "lbm.cl (from the kernel source folder)"
                                                 : "lbm.cl",

@@ -26,7 +26,7 @@ typedef struct gpu_lbm_spec {
   const lattice_t *lattice; /* static storage (lattice.h) */
   int n[3];            /* interior cells of the block */
   int dp;              /* 1: double precision, 0: single */
-  int collision;       /* 0: SRT, 1: TRT, 2: MRT (ADE: 0 or 1) */
+  int collision;       /* 0: SRT, 1: TRT, 2: MRT, 3: cumulant (ADE: 0 or 1) */
   int les;             /* 1: the Smagorinsky model (lbm_collide.h) */
   int force;           /* 1: body force terms */
   int ade;             /* 1: the advection-diffusion collision (lbm_collide.h) */

@@ -5,7 +5,7 @@
  *
  * Build defines: LATTICE_NAME (D3Q19, ...), REAL_DOUBLE (0 or 1), NX, NY, NZ (interior
  * cells of the block), GZ (the ghost layers along z: 1, or 0 for a 2-D lattice),
- * COLLISION (0 SRT, 1 TRT, 2 MRT), LES, FORCE, ADE and COUPLED (0 or 1; LES: the
+ * COLLISION (0 SRT, 1 TRT, 2 MRT, 3 cumulant), LES, FORCE, ADE and COUPLED (0 or 1; LES: the
  * Smagorinsky model; ADE: the advection-diffusion collision instead of the
  * flow's; COUPLED: per-cell fields in and out). A field holds Q arrays (one per
  * direction) of SX*SY*SZ cells, the ghost layer included, x fastest:
@@ -97,8 +97,8 @@ typedef struct lbm_consts {
 #define LBM_SQRT(V) sqrt(V)
 #if ADE
 #define LBM_CELL_UPDATE(FORCE_) LBM_ADE_CELL(COLLISION)
-#else /* MRT and the Smagorinsky variants always with the force terms, as on the CPU */
-#define LBM_CELL_UPDATE(FORCE_) LBM_FLOW_CELL(COLLISION, LES, (LES || COLLISION == 2 || FORCE_))
+#else /* MRT, the cumulant and the Smagorinsky variants always with the force terms, as on the CPU */
+#define LBM_CELL_UPDATE(FORCE_) LBM_FLOW_CELL(COLLISION, LES, (LES || COLLISION >= 2 || FORCE_))
 #endif
 
 #if !COUPLED

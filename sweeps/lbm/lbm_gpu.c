@@ -19,7 +19,7 @@ static tsr_status lbm_gpu_program(const lbm_ctx_t *c, const int size[3], gpu_lbm
   spec.dp = c->opts.precision == LBM_DP;
   spec.lattice = c->lattice;
   const lbm_variant_t v = lbm_variant(&c->opts);
-  spec.collision = (int)c->opts.collision; /* 0 SRT, 1 TRT, 2 MRT */
+  spec.collision = (int)c->opts.collision; /* 0 SRT, 1 TRT, 2 MRT, 3 cumulant */
   spec.les = c->params.smagorinsky > 0;
   spec.force = c->params.use_force;
   spec.coupled = c->couple.force || c->couple.velocity;

@@ -102,7 +102,12 @@ int lbm_options_warnings(const lbm_options_t *o, const patch_options_t *domain, 
   return n;
 }
 
-const char *const lbm_collision_names[] = {"srt", "trt", "mrt", NULL};
+const char *const lbm_collision_names[] = {"srt", "trt", "mrt", "cumulant", NULL};
+
+/* The keys of lbm.cumulant, by rate (lbm_params_t.cumulant_rate); 2-D lattices have
+   cumulants up to order four. */
+static const char *const lbm_cumulant_names[5] = {"bulk", "third", "fourth", "fifth", "sixth"};
+#define LBM_CUMULANT_RATES(l) ((l)->d == 3 ? 5 : 3)
 
 /* The keys of lbm.mrt, by moment class (lattice_defs.h LATTICE_MOMENT_*). */
 static const char *const lbm_mrt_names[LATTICE_MOMENT_CLASSES] = {
@@ -135,9 +140,10 @@ static const char *lbm_mrt_list(const lattice_t *l) {
 }
 
 lbm_variant_t lbm_variant(const lbm_options_t *o) {
-  return o->collision == LBM_MRT   ? LBM_VARIANT_MRT
-         : o->collision == LBM_TRT ? LBM_VARIANT_TRT
-                                   : LBM_VARIANT_SRT;
+  return o->collision == LBM_CUMULANT ? LBM_VARIANT_CUMULANT
+         : o->collision == LBM_MRT    ? LBM_VARIANT_MRT
+         : o->collision == LBM_TRT    ? LBM_VARIANT_TRT
+                                      : LBM_VARIANT_SRT;
 }
 
 lbm_params_t lbm_options_params(const lbm_options_t *o) {
@@ -149,12 +155,14 @@ lbm_params_t lbm_options_params(const lbm_options_t *o) {
       .force = {o->force[0], o->force[1], o->force[2]},
       .use_force = o->force[0] != 0 || o->force[1] != 0 || o->force[2] != 0,
       .smagorinsky = o->smagorinsky,
-      .magic = o->magic};
+      .magic = o->magic,
+      .shift = o->shifted ? o->rho0 : 0};
   for (int k = 0; o->collision == LBM_MRT && k < o->lattice->q; ++k) {
     const int c = o->lattice->moment_class(k);
     const double r = o->mrt_rates[c] > 0 ? o->mrt_rates[c] : lbm_mrt_default(o->lattice, c);
     p.mrt_rate[k] = c == LATTICE_MOMENT_SHEAR ? omega : c == LATTICE_MOMENT_CONSERVED ? 0 : r;
   }
+  for (int r = 0; r < 5; ++r) p.cumulant_rate[r] = o->cumulant_rates[r] > 0 ? o->cumulant_rates[r] : 1;
   return p;
 }
 
@@ -170,9 +178,20 @@ tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err) {
             "d3q15, d3q19, d3q27", o->lattice ? o->lattice->name : "none");
   TSR_CHECK(o->cpu_layout == GRID_AOS || o->cpu_layout == GRID_SOA, TSR_ERR_INVALID,
             "lbm.cpu_layout: unknown value %d; allowed are soa, aos", (int)o->cpu_layout);
-  TSR_CHECK(o->collision == LBM_SRT || o->collision == LBM_TRT || o->collision == LBM_MRT,
-            TSR_ERR_INVALID, "lbm.collision: unknown value %d; allowed are srt, trt, mrt",
+  TSR_CHECK(o->collision >= LBM_SRT && o->collision <= LBM_CUMULANT, TSR_ERR_INVALID,
+            "lbm.collision: unknown value %d; allowed are srt, trt, mrt, cumulant",
             (int)o->collision);
+  TSR_CHECK(o->collision != LBM_CUMULANT || o->lattice->q == (o->lattice->d == 3 ? 27 : 9),
+            TSR_ERR_INVALID, "lbm.collision = cumulant: lattice %s is not a tensor product of "
+            "three velocities per axis; allowed are d2q9, d3q27", o->lattice->name);
+  for (int r = 0; r < 5; ++r) {
+    TSR_CHECK(o->cumulant_rates[r] == 0 || (o->cumulant_rates[r] > 0 && o->cumulant_rates[r] < 2),
+              TSR_ERR_INVALID, "lbm.cumulant.%s = %g: allowed are rates in (0, 2)",
+              lbm_cumulant_names[r], o->cumulant_rates[r]);
+    TSR_CHECK(o->cumulant_rates[r] == 0 || r < LBM_CUMULANT_RATES(o->lattice), TSR_ERR_INVALID,
+              "lbm.cumulant.%s: lattice %s has cumulants up to order four; its keys are bulk, "
+              "third, fourth", lbm_cumulant_names[r], o->lattice->name);
+  }
   for (int c = LATTICE_MOMENT_BULK; c < LATTICE_MOMENT_CLASSES; ++c) {
     const double r = o->mrt_rates[c];
     TSR_CHECK(r == 0 || (r > 0 && r < 2), TSR_ERR_INVALID,
@@ -342,7 +361,8 @@ cleanup:
   return st;
 }
 
-/* lbm.mrt (the rates of the MRT collision's moment classes; only with collision mrt)
+/* lbm.mrt (the rates of the MRT collision's moment classes; only with collision mrt),
+ * lbm.cumulant (the cumulant collision's rates; only with collision cumulant)
  * and lbm.les with lbm.smagorinsky (the LES model and its constant). */
 static tsr_status lbm_read_collision(config_t *cfg, config_node_t *lbm, lbm_options_t *r,
                                      tsr_error_t *err) {
@@ -355,6 +375,14 @@ static tsr_status lbm_read_collision(config_t *cfg, config_node_t *lbm, lbm_opti
             config_source(cfg), lbm_collision_names[r->collision]);
   for (int c = LATTICE_MOMENT_BULK; mrt && c < LATTICE_MOMENT_CLASSES; ++c)
     TSR_TRY(config_real(mrt, lbm_mrt_names[c], false, 0.001, 1.999, &r->mrt_rates[c], err));
+  config_node_t *cum;
+  TSR_TRY(config_object(lbm, "cumulant", false, &cum, err));
+  TSR_CHECK(!cum || r->collision == LBM_CUMULANT, TSR_ERR_INVALID,
+            "%s: lbm.cumulant: the rates of the cumulant collision; lbm.collision is %s, not "
+            "cumulant", config_source(cfg), lbm_collision_names[r->collision]);
+  for (int c = 0; cum && c < 5; ++c)
+    TSR_TRY(config_real(cum, lbm_cumulant_names[c], false, 0.001, 1.999, &r->cumulant_rates[c],
+                        err));
   int v = r->smagorinsky > 0 ? 1 : 0;
   TSR_TRY(config_choice(lbm, "les", false, les, &v, err));
   double cs = -1;
@@ -621,13 +649,17 @@ cleanup:
 }
 
 const char *lbm_fs(const lbm_options_t *o) {
-  static const char *const names[3][2][2][2] = {
+  static const char *const names[4][2][2][2] = {
       {{{"srt,dp,aos,two_grid", "srt,dp,aos,in_place"}, {"srt,dp,soa,two_grid", "srt,dp,soa,in_place"}},
        {{"srt,sp,aos,two_grid", "srt,sp,aos,in_place"}, {"srt,sp,soa,two_grid", "srt,sp,soa,in_place"}}},
       {{{"trt,dp,aos,two_grid", "trt,dp,aos,in_place"}, {"trt,dp,soa,two_grid", "trt,dp,soa,in_place"}},
        {{"trt,sp,aos,two_grid", "trt,sp,aos,in_place"}, {"trt,sp,soa,two_grid", "trt,sp,soa,in_place"}}},
       {{{"mrt,dp,aos,two_grid", "mrt,dp,aos,in_place"}, {"mrt,dp,soa,two_grid", "mrt,dp,soa,in_place"}},
-       {{"mrt,sp,aos,two_grid", "mrt,sp,aos,in_place"}, {"mrt,sp,soa,two_grid", "mrt,sp,soa,in_place"}}}};
+       {{"mrt,sp,aos,two_grid", "mrt,sp,aos,in_place"}, {"mrt,sp,soa,two_grid", "mrt,sp,soa,in_place"}}},
+      {{{"cumulant,dp,aos,two_grid", "cumulant,dp,aos,in_place"},
+        {"cumulant,dp,soa,two_grid", "cumulant,dp,soa,in_place"}},
+       {{"cumulant,sp,aos,two_grid", "cumulant,sp,aos,in_place"},
+        {"cumulant,sp,soa,two_grid", "cumulant,sp,soa,in_place"}}}};
   return names[o->collision][o->precision == LBM_SP][o->cpu_layout == GRID_SOA]
               [o->in_place ? 1 : 0];
 }

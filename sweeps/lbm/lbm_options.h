@@ -17,7 +17,12 @@
 #include "patch.h"
 #include "tsr_error.h"
 
-typedef enum lbm_collision { LBM_SRT = 0, LBM_TRT = 1, LBM_MRT = 2 } lbm_collision_t;
+typedef enum lbm_collision {
+  LBM_SRT = 0,
+  LBM_TRT = 1,
+  LBM_MRT = 2,
+  LBM_CUMULANT = 3 /* D2Q9 and D3Q27 */
+} lbm_collision_t;
 /* lbm.collision's values, indexed by lbm_collision_t, NULL-terminated. */
 extern const char *const lbm_collision_names[];
 typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1 } lbm_precision_t;
@@ -48,6 +53,8 @@ typedef struct lbm_options {
                                                (lattice_defs.h LATTICE_MOMENT_*; SHEAR's
                                                is omega); 0: the lattice's default
                                                (lbm_mrt_default) */
+  double cumulant_rates[5]; /* cumulant: the rates of the bulk and of orders 3 to 6
+                               (lbm.cumulant: bulk, third, ..., sixth); 0: 1 */
   double smagorinsky;    /* the Smagorinsky constant C_s; 0: no LES model */
   double rho0;           /* reference density */
   bool shifted;          /* store f - w_i rho0 */

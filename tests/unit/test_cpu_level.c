@@ -191,7 +191,7 @@ static void init_flow(int x, int y, int z, void *ctx, double out[4]) {
 }
 
 /* One level's results of every kernel on the same inputs, into out[] (fields). */
-enum { OUTS = 24 };
+enum { OUTS = 28 };
 static int run_level(const lattice_t *l, grid_layout_t s, int dp, int level, field_t *out) {
   const lbm_kernels_t *k = lbm_kernels_find_level(l, s, dp, level);
   assert_non_null(k);
@@ -199,17 +199,18 @@ static int run_level(const lattice_t *l, grid_layout_t s, int dp, int level, fie
   int m = 0;
   field_t src = field_make(k, n, l->q);
   fill(&src, l, 1.0, 0.05);
-  const lbm_variant_t variants[] = {LBM_VARIANT_SRT,     LBM_VARIANT_TRT,    LBM_VARIANT_MRT,
-                                    LBM_VARIANT_ADE_SRT, LBM_VARIANT_ADE_TRT, LBM_VARIANT_STREAM,
-                                    LBM_VARIANT_COPY};
+  const lbm_variant_t variants[] = {LBM_VARIANT_SRT,     LBM_VARIANT_TRT,     LBM_VARIANT_MRT,
+                                    LBM_VARIANT_CUMULANT, LBM_VARIANT_ADE_SRT, LBM_VARIANT_ADE_TRT,
+                                    LBM_VARIANT_STREAM,   LBM_VARIANT_COPY};
   for (size_t vi = 0; vi < sizeof variants / sizeof variants[0]; ++vi)
     for (int force = 0; force < 3; ++force) { /* 2: Smagorinsky, flow variants only */
-      const int flow = vi < 3;
+      const int flow = vi < 4;
       if (force && !flow) continue;
+      if (variants[vi] == LBM_VARIANT_CUMULANT && l->q != (l->d == 3 ? 27 : 9)) continue;
       lbm_params_t p = {.omega_plus = 1.7, .omega_minus = lbm_omega_minus(1.7, 0.25),
                         .rho0 = 1, .force = {1e-4, -2e-5, 3e-5}, .use_force = force == 1,
                         .velocity = {0.03, -0.02, 0.01}, .smagorinsky = force == 2 ? 0.17 : 0,
-                        .magic = 0.25};
+                        .magic = 0.25, .cumulant_rate = {1.1, 0.9, 1.2, 1.0, 1.3}};
       for (int q = 0; q < l->q; ++q) p.mrt_rate[q] = 1.0 + 0.05 * (q % 7);
       out[m] = field_make(k, n, l->q);
       k->stream_collide(src.v, out[m].v, &src.d, &p, variants[vi]);

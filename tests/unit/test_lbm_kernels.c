@@ -235,15 +235,21 @@ static void test_row_position_and_layouts(void **state) {
         fill_pdfs(&na[s], l, 16);
       }
       /* 0..3: SRT, TRT without and with the force; 4, 5: ADE; 6, 7: MRT without and with
-         the force; 8..10: Smagorinsky with SRT, TRT, MRT */
-      for (int variant = 0; variant < 11; ++variant) {
+         the force; 8..10: Smagorinsky with SRT, TRT, MRT; 11, 12: the cumulant with the
+         force, and with Smagorinsky on shifted storage (D2Q9, D3Q27) */
+      for (int variant = 0; variant < 13; ++variant) {
+        if (variant >= 11 && l->q != (l->d == 3 ? 27 : 9)) continue;
         lbm_params_t p = {.omega_plus = 1.7, .omega_minus = lbm_omega_minus(1.7, 0.25),
                           .rho0 = 1, .force = {1e-4, -2e-5, l->d == 3 ? 3e-5 : 0},
-                          .use_force = (variant < 4 && (variant & 1)) || variant == 7,
+                          .use_force = (variant < 4 && (variant & 1)) || variant == 7 ||
+                                       variant == 11,
                           .velocity = {0.03, -0.02, l->d == 3 ? 0.01 : 0},
-                          .smagorinsky = variant >= 8 ? 0.17 : 0, .magic = 0.25};
+                          .smagorinsky = variant >= 8 && variant != 11 ? 0.17 : 0,
+                          .magic = 0.25, .shift = variant == 12 ? 1 : 0,
+                          .cumulant_rate = {1.1, 0.9, 1.2, 1.0, 1.3}};
         for (int m = 0; m < l->q; ++m) p.mrt_rate[m] = 1.0 + 0.05 * (m % 7);
-        const lbm_variant_t v = variant == 4   ? LBM_VARIANT_ADE_SRT
+        const lbm_variant_t v = variant >= 11  ? LBM_VARIANT_CUMULANT
+                                : variant == 4 ? LBM_VARIANT_ADE_SRT
                                 : variant == 5 ? LBM_VARIANT_ADE_TRT
                                 : variant == 6 || variant == 7 || variant == 10 ? LBM_VARIANT_MRT
                                 : variant == 9 || (variant < 4 && (variant & 2)) ? LBM_VARIANT_TRT
@@ -321,10 +327,13 @@ static void test_coupled(void **state) {
   const lattice_t *const *all = lattice_all(&nl);
   for (int li = 0; li < nl; ++li)
     for (int dp = 0; dp < 2; ++dp)
-      for (int variant = 0; variant < 7; ++variant) { /* 4: MRT, 5, 6: Smagorinsky TRT, MRT */
+      for (int variant = 0; variant < 8; ++variant) { /* 4: MRT, 5, 6: Smagorinsky TRT, MRT,
+                                                         7: the cumulant (D2Q9, D3Q27) */
         const lattice_t *l = all[li];
+        if (variant == 7 && l->q != (l->d == 3 ? 27 : 9)) continue;
         const bool ade = variant == 2 || variant == 3, trt = variant & 1;
-        const lbm_variant_t v = variant == 4 || variant == 6 ? LBM_VARIANT_MRT
+        const lbm_variant_t v = variant == 7                 ? LBM_VARIANT_CUMULANT
+                                : variant == 4 || variant == 6 ? LBM_VARIANT_MRT
                                 : ade ? (trt ? LBM_VARIANT_ADE_TRT : LBM_VARIANT_ADE_SRT)
                                       : (trt ? LBM_VARIANT_TRT : LBM_VARIANT_SRT);
         field_t src[2], want[2], got[2], vary[2];
@@ -339,7 +348,8 @@ static void test_coupled(void **state) {
                             .force = {coupled_force[0], coupled_force[1], coupled_force[2]},
                             .use_force = !ade,
                             .velocity = {coupled_velocity[0], coupled_velocity[1], coupled_velocity[2]},
-                            .smagorinsky = variant >= 5 ? 0.17 : 0, .magic = 0.25};
+                            .smagorinsky = variant == 5 || variant == 6 ? 0.17 : 0,
+                            .magic = 0.25, .cumulant_rate = {1.1, 0.9, 1.2, 1.0, 1.3}};
           for (int m = 0; m < l->q; ++m) p.mrt_rate[m] = 1.0 + 0.05 * (m % 7);
           k->stream_collide(src[s].v, want[s].v, &src[s].d, &p, v);
           field_t in = aux_make(k, 3, ade ? uniform_velocity : uniform_force);

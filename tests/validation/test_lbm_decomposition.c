@@ -168,15 +168,22 @@ static void test_channel_obstacle(void **state) {
   for (int p = 0; p < 2; ++p) check_case(CASE_CHANNEL_OBSTACLE, LBM_SRT, (lbm_precision_t)p);
 }
 
-/* MRT (default rates) on the channel with obstacles, DP, and the Smagorinsky model with
- * MRT on the Taylor-Green flow, SP: on the CPU, and on the GPU where the programs of
- * MRT, which PoCL builds in about 9 s each, are few: the Smagorinsky TRT there. */
+/* MRT (default rates) on the channel with obstacles, DP, the Smagorinsky model with MRT
+ * on the Taylor-Green flow, SP, and the cumulant on the cavity: on the CPU, and on the
+ * GPU where the programs of MRT, which PoCL builds in about 9 s each, are few: the
+ * Smagorinsky TRT there. */
 static void test_collision_models(void **state) {
   const bool gpu = test_hs == SIMULATION_HS_GPU;
   if (!gpu) check_case(CASE_CHANNEL_OBSTACLE, LBM_MRT, LBM_DP);
   test_smagorinsky = 0.15;
   check_case(CASE_TAYLOR_GREEN, gpu ? LBM_TRT : LBM_MRT, LBM_SP);
   test_smagorinsky = 0;
+  /* the cumulant on the cavity (a moving wall): D3Q27 SP on the CPU, D2Q9 DP on the GPU */
+  const int grids2[][3] = {{2, 1, 1}, {1, 2, 1}, {2, 2, 1}};
+  test_lattice = gpu ? &lattice_d2q9 : &lattice_d3q27;
+  if (gpu) check_case_grids(CASE_CAVITY, LBM_CUMULANT, LBM_DP, grids2, 3);
+  else check_case(CASE_CAVITY, LBM_CUMULANT, LBM_SP);
+  test_lattice = NULL;
 }
 
 int main(int argc, char **argv) {
