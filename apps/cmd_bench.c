@@ -264,12 +264,12 @@ cleanup:
 }
 
 static void bench_print_header(void) {
-  printf("%-22s %6s %10s %19s %11s %8s %8s\n", "row", "blocks", "MLUPS", "range", "bound", "fraction",
+  printf("%-26s %6s %10s %19s %11s %8s %8s\n", "row", "blocks", "MLUPS", "range", "bound", "fraction",
          "exchange");
 }
 
 static void bench_print_row(const bench_row_t *r) {
-  printf("%-22s %6d %10.2f %8.2f .. %8.2f %11.2f %7.1f%% %7.1f%%\n", r->what,
+  printf("%-26s %6d %10.2f %8.2f .. %8.2f %11.2f %7.1f%% %7.1f%%\n", r->what,
          r->blocks_per_process, r->median, r->lo, r->hi, r->bound_mlups, 100.0 * r->fraction,
          100.0 * r->exchange_share);
   fflush(stdout);
