@@ -70,6 +70,24 @@ static void lbm_initial(int x, int y, int z, void *vctx, double out[4]) {
     out[1] = out[2] = out[3] = 0;
     return;
   }
+  if (o->init == LBM_INIT_TAYLOR_GREEN_3D) { /* one period along each axis (Brachet et al.
+                                                 1983): u = u0 (sin cos cos, -kx/ky cos sin
+                                                 cos, 0), p = rho0 u0^2/16 (cos 2x + cos 2y)
+                                                 (cos 2z + 2) */
+    double k[3], ph[3];
+    for (int a = 0; a < 3; ++a) {
+      k[a] = two_pi / (double)ic->c->domain.cells[a];
+      ph[a] = ((double)(ic->b->lo[a] + (a == 0 ? x : a == 1 ? y : z)) + 0.5) * k[a];
+    }
+    const double u0 = o->init_velocity[0];
+    out[1] = u0 * sin(ph[0]) * cos(ph[1]) * cos(ph[2]);
+    out[2] = -u0 * k[0] / k[1] * cos(ph[0]) * sin(ph[1]) * cos(ph[2]);
+    out[3] = 0;
+    const double p = o->rho0 * u0 * u0 / 16.0 * (cos(2 * ph[0]) + cos(2 * ph[1])) *
+                     (cos(2 * ph[2]) + 2.0);
+    out[0] = o->rho0 + 3.0 * p;
+    return;
+  }
   /* Taylor-Green vortex in x-y, uniform along z, one period over the domain */
   double kx = two_pi / (double)ic->c->domain.cells[0], ky = two_pi / (double)ic->c->domain.cells[1];
   double px = ((double)(ic->b->lo[0] + x) + 0.5) * kx, py = ((double)(ic->b->lo[1] + y) + 0.5) * ky;

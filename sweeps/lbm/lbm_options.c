@@ -56,6 +56,11 @@ double lbm_largest_speed(const lbm_options_t *o, const patch_options_t *domain, 
     double ratio = domain && domain->cells[0] > 0 ? (double)domain->cells[1] / (double)domain->cells[0] : 1.0;
     best = fabs(o->init_velocity[0]) * (ratio > 1.0 ? ratio : 1.0);
     *what = "lbm.initial.u0";
+  } else if (o->init == LBM_INIT_TAYLOR_GREEN_3D) { /* u0 (sin cos cos, -cos sin cos, 0) */
+    best = fabs(o->init_velocity[0]) *
+           (domain && domain->cells[0] > domain->cells[1] && domain->cells[1] > 0
+                ? (double)domain->cells[0] / (double)domain->cells[1] : 1.0);
+    *what = "lbm.initial.u0";
   } else if (o->init == LBM_INIT_SOUND_WAVE) {
     best = fabs(o->init_amplitude) * lbm_sound_speed(o);
     *what = "lbm.initial.amplitude";
@@ -232,6 +237,9 @@ tsr_status lbm_options_check_domain(const lbm_options_t *o, const patch_options_
   TSR_CHECK(o->lattice->d == 3 || domain->cells[2] == 1, TSR_ERR_INVALID,
             "lbm.lattice = \"%s\" is two-dimensional: domain.cells[2] must be 1, not %lld",
             o->lattice->name, (long long)domain->cells[2]);
+  TSR_CHECK(o->init != LBM_INIT_TAYLOR_GREEN_3D || o->lattice->d == 3, TSR_ERR_INVALID,
+            "lbm.initial.kind = taylor_green_3d: lattice %s is two-dimensional; allowed are "
+            "d3q15, d3q19, d3q27 (taylor_green is the 2-D vortex)", o->lattice->name);
   /* speeds as vectors (each component below its limit is not enough), the Taylor-Green
      peak on this domain */
   const char *what;
@@ -403,7 +411,8 @@ static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_option
                                    tsr_error_t *err) {
   tsr_status st = TSR_OK;
   static const char *const precisions[] = {"dp", "sp", NULL};
-  static const char *const inits[] = {"uniform", "taylor_green", "sound_wave", NULL};
+  static const char *const inits[] = {"uniform", "taylor_green", "sound_wave", "taylor_green_3d",
+                                      NULL};
   static const char *const layouts[] = {"aos", "soa", NULL};
   static const char *const streamings[] = {"two_grid", "in_place", NULL};
   const units_t *units = config_units(cfg);
@@ -465,7 +474,7 @@ static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_option
     TSR_TRY(config_measure3(init, "velocity", false, UNITS_VELOCITY, -0.4, 0.4,
                             r->init_velocity, err));
     TSR_TRY(lbm_read_regions(init, cfg, r, err));
-  } else if (r->init == LBM_INIT_TAYLOR_GREEN) {
+  } else if (r->init == LBM_INIT_TAYLOR_GREEN || r->init == LBM_INIT_TAYLOR_GREEN_3D) {
     TSR_TRY(config_measure(init, "u0", true, UNITS_VELOCITY, -0.4, 0.4, &r->init_velocity[0],
                            err));
   } else { /* the sound wave: |u| peaks at A c_s */

@@ -34,7 +34,8 @@ enum { LBM_MAX_REGIONS = 16, LBM_MAX_BODIES = 8 /* named obstacles: 3 totals eac
 typedef enum lbm_init_kind {
   LBM_INIT_UNIFORM = 0,
   LBM_INIT_TAYLOR_GREEN = 1,
-  LBM_INIT_SOUND_WAVE = 2 /* a standing sound wave: rho0 (1 + A cos k x_axis), at rest */
+  LBM_INIT_SOUND_WAVE = 2, /* a standing sound wave: rho0 (1 + A cos k x_axis), at rest */
+  LBM_INIT_TAYLOR_GREEN_3D = 3 /* the 3-D Taylor-Green vortex (3-D lattices) */
 } lbm_init_kind_t;
 
 typedef struct lbm_options {
@@ -60,7 +61,7 @@ typedef struct lbm_options {
   bool shifted;          /* store f - w_i rho0 */
   double force[3];       /* constant body force density */
   lbm_init_kind_t init;
-  double init_velocity[3]; /* uniform: the initial velocity; Taylor-Green: u0 in [0] */
+  double init_velocity[3]; /* uniform: the initial velocity; Taylor-Green (2-D, 3-D): u0 in [0] */
   double init_density;   /* uniform: the initial density; 0: rho0 */
   double init_amplitude; /* sound wave: A, the density's relative amplitude */
   int init_axis, init_periods; /* sound wave: along this axis, periods over the domain */
