@@ -434,7 +434,8 @@ static void test_cumulant_models(void **state) {
      its kinetic energy against the 512^3 pseudo-spectral DNS (High-Order CFD Workshop
      case C3.5), K = 0.124515; the lattice's excess dissipation is second order in the
      grid (-8.3% at 16^3, -3.4% at 24^3, -1.9% at 32^3, scripts/tgv-re1600.sh for the
-     whole run), so 3% at 32^3 */
+     whole run), so 3% at 32^3. At an even step: the equilibrium start leaves K an
+     oscillation of period two steps (about 4% peak to peak early on) */
   const int n = 32;
   const double u0 = 0.05, l = n / (2 * PI);
   simulation_options_t so = lbm_case_domain(n, n, n, 1, 1, 2, true, true, true);
@@ -442,7 +443,7 @@ static void test_cumulant_models(void **state) {
   lo.init = LBM_INIT_TAYLOR_GREEN_3D;
   lo.init_velocity[0] = u0;
   lo.viscosity = u0 * l / 1600;
-  const int64_t steps = (int64_t)(l / u0 + 0.5);
+  const int64_t steps = 2 * (int64_t)(l / u0 / 2 + 0.5); /* 102 */
   lbm_case_result_t r = lbm_case_run(MPI_COMM_WORLD, &so, &lo, steps);
   if (r.st != TSR_OK) fail_msg("%s", r.err.text);
   double k = 0;
