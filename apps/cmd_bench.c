@@ -402,9 +402,7 @@ static tsr_status bench_rows(MPI_Comm comm, const bench_opts_t *o, simulation_hs
             lo.precision = (lbm_precision_t)p;
             lo.collision = (lbm_collision_t)(c % BENCH_KINDS);
             lo.smagorinsky = c >= BENCH_KINDS ? LBM_SMAGORINSKY_DEFAULT : 0;
-            if (lo.collision == LBM_CUMULANT && lo.lattice->q != (lo.lattice->d == 3 ? 27 : 9)) {
-              continue; /* the cumulant is defined on d2q9 and d3q27 only */
-            }
+            if (lo.collision == LBM_CUMULANT && !lbm_cumulant_lattice(lo.lattice)) continue;
             lo.in_place = ip;
             lo.shifted = true;
             lo.viscosity = 0.02;

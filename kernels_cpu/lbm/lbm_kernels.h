@@ -58,6 +58,12 @@ typedef enum lbm_variant {
   LBM_VARIANT_CUMULANT = 7 /* D2Q9 and D3Q27 */
 } lbm_variant_t;
 
+/* Whether lattice l has the cumulant collision (LBM_VARIANT_CUMULANT): D2Q9 and D3Q27,
+ * the tensor products of three velocities per axis (lbm_collide.h LBM_CUMULANT_LATTICE). */
+static inline int lbm_cumulant_lattice(const lattice_t *l) {
+  return l->q == (l->d == 3 ? 27 : 9);
+}
+
 /* Initial density and velocity of interior cell (x, y, z) into out[4] (rho, u). Called
  * from several OpenMP threads at once. */
 typedef void (*lbm_init_fn)(int x, int y, int z, void *ctx, double out[4]);

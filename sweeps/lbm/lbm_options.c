@@ -51,15 +51,11 @@ double lbm_largest_speed(const lbm_options_t *o, const patch_options_t *domain, 
       "boundaries.y+.velocity", "boundaries.z-.velocity", "boundaries.z+.velocity"};
   double best = lbm_norm(o->init_velocity);
   *what = "lbm.initial.velocity";
-  if (o->init == LBM_INIT_TAYLOR_GREEN) {
-    /* u = u0 (sin cos, -kx/ky cos sin, 0): the peak of |u| is |u0| max(1, kx/ky) */
+  if (o->init == LBM_INIT_TAYLOR_GREEN || o->init == LBM_INIT_TAYLOR_GREEN_3D) {
+    /* u = u0 (sin cos, -kx/ky cos sin, 0) (3-D: times cos z): the peak of |u| is
+       |u0| max(1, kx/ky) */
     double ratio = domain && domain->cells[0] > 0 ? (double)domain->cells[1] / (double)domain->cells[0] : 1.0;
     best = fabs(o->init_velocity[0]) * (ratio > 1.0 ? ratio : 1.0);
-    *what = "lbm.initial.u0";
-  } else if (o->init == LBM_INIT_TAYLOR_GREEN_3D) { /* u0 (sin cos cos, -cos sin cos, 0) */
-    best = fabs(o->init_velocity[0]) *
-           (domain && domain->cells[0] > domain->cells[1] && domain->cells[1] > 0
-                ? (double)domain->cells[0] / (double)domain->cells[1] : 1.0);
     *what = "lbm.initial.u0";
   } else if (o->init == LBM_INIT_SOUND_WAVE) {
     best = fabs(o->init_amplitude) * lbm_sound_speed(o);
@@ -186,7 +182,7 @@ tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err) {
   TSR_CHECK(o->collision >= LBM_SRT && o->collision <= LBM_CUMULANT, TSR_ERR_INVALID,
             "lbm.collision: unknown value %d; allowed are srt, trt, mrt, cumulant",
             (int)o->collision);
-  TSR_CHECK(o->collision != LBM_CUMULANT || o->lattice->q == (o->lattice->d == 3 ? 27 : 9),
+  TSR_CHECK(o->collision != LBM_CUMULANT || lbm_cumulant_lattice(o->lattice),
             TSR_ERR_INVALID, "lbm.collision = cumulant: lattice %s is not a tensor product of "
             "three velocities per axis; allowed are d2q9, d3q27", o->lattice->name);
   for (int r = 0; r < 5; ++r) {

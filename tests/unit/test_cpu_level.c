@@ -206,7 +206,7 @@ static int run_level(const lattice_t *l, grid_layout_t s, int dp, int level, fie
     for (int force = 0; force < 3; ++force) { /* 2: Smagorinsky, flow variants only */
       const int flow = vi < 4;
       if (force && !flow) continue;
-      if (variants[vi] == LBM_VARIANT_CUMULANT && l->q != (l->d == 3 ? 27 : 9)) continue;
+      if (variants[vi] == LBM_VARIANT_CUMULANT && !lbm_cumulant_lattice(l)) continue;
       lbm_params_t p = {.omega_plus = 1.7, .omega_minus = lbm_omega_minus(1.7, 0.25),
                         .rho0 = 1, .force = {1e-4, -2e-5, 3e-5}, .use_force = force == 1,
                         .velocity = {0.03, -0.02, 0.01}, .smagorinsky = force == 2 ? 0.17 : 0,
