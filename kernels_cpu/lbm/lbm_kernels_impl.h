@@ -1,7 +1,7 @@
 /* lbm_kernels_impl.h: the CPU kernels of one lattice in one precision, written once for
- * every lattice. Included by the generated lbm_kernels_<lattice>.c only, with
- * LATTICE_NAME (D3Q19, ...), LNAME (d3q19, ...), REAL (float or double) and SFX (f32 or
- * f64) and LBM_LEVEL (the CPU level's id, cpu_level.h: v3, ...) defined; defines the
+ * every lattice. Included only by the generated
+ * lbm_kernels_lattice_<lattice>_<precision>_<level>.c, with LATTICE_NAME (D3Q19, ...),
+ * LNAME (d3q19, ...), REAL (float or double) and SFX (f32 or f64) and LBM_LEVEL (the CPU level's id, cpu_level.h: v3, ...) defined; defines the
  * lbm_kernels_t of both layouts, lbm_kernels_aos_<LNAME>_<SFX>_<LBM_LEVEL> and _soa_.
  * The collision itself is lbm_collide.h.
  *

@@ -375,7 +375,7 @@ static void test_flow_lattices(void **state) {
  *  - the Taylor-Green decay rate within 1% of nu k^2 (the eddy viscosity of u0 = 0.01 at
  *    32 cells is (0.1)^2 |S| ~ 2e-5, 0.1% of nu = 0.02); the Smagorinsky model on D2Q9
  *    and D3Q19 (printed 0 elsewhere).
- * A test of its own (argument collision_models): the sanitizer build runs it in about 40 s. */
+ * A test of its own (argument collision_models; the Release build's alone). */
 static void test_collision_models(void **state) {
   const lattice_t *lats[] = {&lattice_d2q9, &lattice_d3q15, &lattice_d3q19, &lattice_d3q27};
   for (size_t l = 0; l < sizeof lats / sizeof lats[0]; ++l) {
