@@ -226,6 +226,79 @@
   ((K) == 4 ? 2 : (K) >= 5 && (K) <= 9 ? 1 : (K) >= 10 && (K) <= 16 ? 4                  \
    : (K) >= 17 && (K) <= 22 ? 5 : (K) >= 23 && (K) <= 25 ? 6 : (K) == 26 ? 3 : 0)
 
+/* The moment basis as a table of integer constants, for kernels that read it with
+ * constant indices in unrolled loops (an array load folds to its literal; the
+ * MOMENT macros' chains of conditionals, expanded Q^2 times, took the OpenCL compilers
+ * seconds to fold): LATTICE_MOMENT_TABLE, the initializer of an int
+ * [LATTICE_MAX_Q][LATTICE_MAX_Q] whose entry [K][I] is moment K of c_I of the lattice
+ * LATTICE_NAME (zero outside Q x Q). LATTICE_ARG<n> picks the n-th of its arguments;
+ * LATTICE_PAD_ pads a list of fewer than LATTICE_MAX_Q values. */
+#define LATTICE_PAD_                                                                     \
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+#define LATTICE_ARG0(a0, ...) a0
+#define LATTICE_ARG1(a0, a1, ...) a1
+#define LATTICE_ARG2(a0, a1, a2, ...) a2
+#define LATTICE_ARG3(a0, a1, a2, a3, ...) a3
+#define LATTICE_ARG4(a0, a1, a2, a3, a4, ...) a4
+#define LATTICE_ARG5(a0, a1, a2, a3, a4, a5, ...) a5
+#define LATTICE_ARG6(a0, a1, a2, a3, a4, a5, a6, ...) a6
+#define LATTICE_ARG7(a0, a1, a2, a3, a4, a5, a6, a7, ...) a7
+#define LATTICE_ARG8(a0, a1, a2, a3, a4, a5, a6, a7, a8, ...) a8
+#define LATTICE_ARG9(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, ...) a9
+#define LATTICE_ARG10(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, ...) a10
+#define LATTICE_ARG11(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, ...) a11
+#define LATTICE_ARG12(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, ...) a12
+#define LATTICE_ARG13(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, ...) a13
+#define LATTICE_ARG14(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,    \
+    ...) a14
+#define LATTICE_ARG15(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,    \
+    a15, ...) a15
+#define LATTICE_ARG16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,    \
+    a15, a16, ...) a16
+#define LATTICE_ARG17(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,    \
+    a15, a16, a17, ...) a17
+#define LATTICE_ARG18(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,    \
+    a15, a16, a17, a18, ...) a18
+#define LATTICE_ARG19(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,    \
+    a15, a16, a17, a18, a19, ...) a19
+#define LATTICE_ARG20(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,    \
+    a15, a16, a17, a18, a19, a20, ...) a20
+#define LATTICE_ARG21(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,    \
+    a15, a16, a17, a18, a19, a20, a21, ...) a21
+#define LATTICE_ARG22(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,    \
+    a15, a16, a17, a18, a19, a20, a21, a22, ...) a22
+#define LATTICE_ARG23(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,    \
+    a15, a16, a17, a18, a19, a20, a21, a22, a23, ...) a23
+#define LATTICE_ARG24(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,    \
+    a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, ...) a24
+#define LATTICE_ARG25(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,    \
+    a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, ...) a25
+#define LATTICE_ARG26(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,    \
+    a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, ...) a26
+#define LATTICE_ARGX_(N, ...) LATTICE_ARG##N(__VA_ARGS__)
+#define LATTICE_MENT_(K, I)                                                              \
+  ((K) < LAT(Q) && (I) < LAT(Q)                                                          \
+       ? LAT(MOMENT)(K, LATTICE_ARGX_(I, LAT(CX), LATTICE_PAD_),                         \
+                     LATTICE_ARGX_(I, LAT(CY), LATTICE_PAD_),                            \
+                     LATTICE_ARGX_(I, LAT(CZ), LATTICE_PAD_))                            \
+       : 0)
+#define LATTICE_MROW_(K)                                                                  \
+  {LATTICE_MENT_(K, 0), LATTICE_MENT_(K, 1), LATTICE_MENT_(K, 2), LATTICE_MENT_(K, 3),    \
+   LATTICE_MENT_(K, 4), LATTICE_MENT_(K, 5), LATTICE_MENT_(K, 6), LATTICE_MENT_(K, 7),    \
+   LATTICE_MENT_(K, 8), LATTICE_MENT_(K, 9), LATTICE_MENT_(K, 10), LATTICE_MENT_(K, 11),  \
+   LATTICE_MENT_(K, 12), LATTICE_MENT_(K, 13), LATTICE_MENT_(K, 14), LATTICE_MENT_(K, 15), \
+   LATTICE_MENT_(K, 16), LATTICE_MENT_(K, 17), LATTICE_MENT_(K, 18), LATTICE_MENT_(K, 19), \
+   LATTICE_MENT_(K, 20), LATTICE_MENT_(K, 21), LATTICE_MENT_(K, 22), LATTICE_MENT_(K, 23), \
+   LATTICE_MENT_(K, 24), LATTICE_MENT_(K, 25), LATTICE_MENT_(K, 26)}
+#define LATTICE_MOMENT_TABLE                                                              \
+  {LATTICE_MROW_(0), LATTICE_MROW_(1), LATTICE_MROW_(2), LATTICE_MROW_(3),                \
+      LATTICE_MROW_(4), LATTICE_MROW_(5), LATTICE_MROW_(6), LATTICE_MROW_(7),             \
+      LATTICE_MROW_(8), LATTICE_MROW_(9), LATTICE_MROW_(10), LATTICE_MROW_(11),           \
+      LATTICE_MROW_(12), LATTICE_MROW_(13), LATTICE_MROW_(14), LATTICE_MROW_(15),         \
+      LATTICE_MROW_(16), LATTICE_MROW_(17), LATTICE_MROW_(18), LATTICE_MROW_(19),         \
+      LATTICE_MROW_(20), LATTICE_MROW_(21), LATTICE_MROW_(22), LATTICE_MROW_(23),         \
+      LATTICE_MROW_(24), LATTICE_MROW_(25), LATTICE_MROW_(26)}
+
 /* D2Q37: the velocities of |c|^2 = 0, 1, 2, 4, 5, 8, 9 and 10 (reach 3), a quadrature of
  * algebraic degree 9 (Philippi, Hegele, dos Santos & Surmas, Phys. Rev. E 73, 056702
  * (2006); the thermal model of Sbragaglia et al., J. Fluid Mech. 628 (2009) 299).

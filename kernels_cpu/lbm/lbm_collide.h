@@ -35,8 +35,9 @@
  *
  * Macros only, C99 and OpenCL C. At the point of expansion the user defines:
  *   LATTICE_NAME  the lattice (lattice_defs.h), and LAT_CX(i), LAT_CY(i), LAT_CZ(i),
- *                 LAT_INV(i): its tables, readable with a constant index so that the
- *                 unrolled loops below fold them to literals
+ *                 LAT_INV(i), LAT_M(k, i) (the moment basis, LATTICE_MOMENT_TABLE): its
+ *                 tables, readable with constant indices so that the unrolled loops
+ *                 below fold them to literals
  *   REAL          the storage precision (float or double)
  *   LBM_T         the type of one cell's values (REAL, or a vector of REAL whose lanes
  *                 are cells)
@@ -199,9 +200,9 @@
     }                                                                                    \
   }
 
-/* Moment K of direction I (lattice_defs.h) and the class of moment K: integer constants
- * in unrolled loops. */
-#define LBM_MOMENT(K, I) LAT(MOMENT)(K, LAT_CX(I), LAT_CY(I), LAT_CZ(I))
+/* Moment K of direction I (the includer's table of LATTICE_MOMENT_TABLE) and the class of
+ * moment K: integer constants in unrolled loops. */
+#define LBM_MOMENT(K, I) LAT_M(K, I)
 #define LBM_MOMENT_CLASS(K) LAT(MOMENT_CLASS)(K)
 
 /* The moment-space collision of one cell (see the top): g = f - f_eq + F/2 and f + F per

@@ -45,10 +45,12 @@ static const int LBM_FN(lat_cy)[LAT(Q)] = {LAT(CY)};
 static const int LBM_FN(lat_cz)[LAT(Q)] = {LAT(CZ)};
 static const int LBM_FN(lat_inv)[LAT(Q)] = {LAT(INV)};
 static const double LBM_FN(lat_w)[LAT(Q)] = {LAT(W)};
+static const int LBM_FN(lat_m)[LATTICE_MAX_Q][LATTICE_MAX_Q] = LATTICE_MOMENT_TABLE;
 #define LAT_CX(i) LBM_FN(lat_cx)[i]
 #define LAT_CY(i) LBM_FN(lat_cy)[i]
 #define LAT_CZ(i) LBM_FN(lat_cz)[i]
 #define LAT_INV(i) LBM_FN(lat_inv)[i]
+#define LAT_M(k, i) LBM_FN(lat_m)[k][i]
 
 /* Per-run constants of the collision, in the storage precision (lbm_collide.h). */
 typedef struct LBM_FN(consts) {
@@ -859,3 +861,4 @@ LBM_DEFINE_SET(lbm_kernels_soa, GRID_SOA)
 #undef LAT_CY
 #undef LAT_CZ
 #undef LAT_INV
+#undef LAT_M

@@ -34,10 +34,12 @@ __constant int lat_cx[LAT(Q)] = {LAT(CX)};
 __constant int lat_cy[LAT(Q)] = {LAT(CY)};
 __constant int lat_cz[LAT(Q)] = {LAT(CZ)};
 __constant int lat_inv[LAT(Q)] = {LAT(INV)};
+__constant int lat_m[LATTICE_MAX_Q][LATTICE_MAX_Q] = LATTICE_MOMENT_TABLE;
 #define LAT_CX(i) lat_cx[i]
 #define LAT_CY(i) lat_cy[i]
 #define LAT_CZ(i) lat_cz[i]
 #define LAT_INV(i) lat_inv[i]
+#define LAT_M(k, i) lat_m[k][i]
 
 typedef struct lbm_consts {
   LBM_CONSTS_FIELDS(REAL)
