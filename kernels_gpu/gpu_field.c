@@ -896,8 +896,7 @@ static tsr_status gpu_field_set_out(gpu_field_set_t *s, gpu_field_t *const *fiel
   TSR_TRY(gpu_field_stream_args(s, p->pack, 11, err));
   const cl_long obase = (cl_long)(s->out_at / s->esize);
   OPENCL_CHECK(clSetKernelArg(p->pack, 13, sizeof obase, &obase));
-  const size_t items = (size_t)s->host_items;
-  TSR_TRY(opencl_launch(s->cl, p->pack, 1, &items, NULL, "field_pack", err));
+  TSR_TRY(opencl_launch_items(s->cl, p->pack, (size_t)s->host_items, "field_pack", err));
   /* the read: one for every set of the process, at the first wait (stage_wait) */
 cleanup:
   return st;
@@ -1017,8 +1016,7 @@ static tsr_status gpu_field_set_in(gpu_field_set_t *s, tsr_error_t *err) {
   const cl_int rows = s->rows;
   OPENCL_CHECK(clSetKernelArg(k, 13, sizeof rows, &rows));
   TSR_TRY(gpu_field_stream_args(s, k, 14, err));
-  const size_t items = (size_t)s->nitems;
-  TSR_TRY(opencl_launch(s->cl, k, 1, &items, NULL, "field_unpack", err));
+  TSR_TRY(opencl_launch_items(s->cl, k, (size_t)s->nitems, "field_unpack", err));
   gpu_event_release(&xf->in_free);
   TSR_TRY(gpu_buffer_marker(s->cl, &xf->in_free, err));
 cleanup:

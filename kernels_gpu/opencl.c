@@ -401,6 +401,19 @@ cleanup:
   return st;
 }
 
+tsr_status opencl_launch_items(opencl_context_t *ctx, void *kernel, size_t n, const char *what,
+                               tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  size_t most = OPENCL_ITEMS_GROUP;
+  OPENCL_CHECK(clGetKernelWorkGroupInfo((cl_kernel)kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                        sizeof most, &most, NULL));
+  const size_t local = most < OPENCL_ITEMS_GROUP ? most : OPENCL_ITEMS_GROUP;
+  const size_t global = (n + local - 1) / local * local;
+  if (global > 0) TSR_TRY(opencl_launch(ctx, kernel, 1, &global, &local, what, err));
+cleanup:
+  return st;
+}
+
 opencl_counts_t opencl_context_counts(const opencl_context_t *ctx) { return ctx->counts; }
 
 void opencl_count_transfer(opencl_context_t *ctx, int to_device, size_t bytes) {

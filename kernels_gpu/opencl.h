@@ -90,6 +90,14 @@ TSR_NODISCARD tsr_status opencl_launch_at(opencl_context_t *ctx, void *kernel, i
                                           const size_t *offset, const size_t *global,
                                           const size_t *local, const char *what,
                                           tsr_error_t *err);
+/* A 1-D launch over n items of a kernel that returns for global ids >= n: groups of
+ * OPENCL_ITEMS_GROUP work items (fewer where the kernel takes fewer), the global size n
+ * rounded up to a whole group. The driver's own choice for a NULL group follows n (n
+ * prime: groups of one), and PoCL compiles the kernel anew for every group size it meets
+ * (every message size of a ghost exchange). */
+enum { OPENCL_ITEMS_GROUP = 64 };
+TSR_NODISCARD tsr_status opencl_launch_items(opencl_context_t *ctx, void *kernel, size_t n,
+                                             const char *what, tsr_error_t *err);
 
 /* What the context's queue was given since the context was opened: kernel launches
  * (opencl_launch) and transfers between host and device (gpu_buffer_read and _write,
