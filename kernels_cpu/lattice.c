@@ -21,7 +21,11 @@ LATTICE_LIST(LATTICE_DEFINE)
   static int lower##_moment(int k, int x, int y, int z) {                               \
     return LATTICE_##UPPER##_MOMENT(k, x, y, z);                                         \
   }                                                                                      \
-  static int lower##_moment_class(int k) { return LATTICE_##UPPER##_MOMENT_CLASS(k); }
+  static int lower##_moment_class(int k) { return LATTICE_##UPPER##_MOMENT_CLASS(k); }  \
+  static double lower##_shear_cs2(int k) {                                               \
+    (void)k;                                                                             \
+    return LATTICE_##UPPER##_SHEAR_CS2(k);                                               \
+  }
 LATTICE_LIST(LATTICE_MOMENTS)
 #undef LATTICE_MOMENTS
 
@@ -31,7 +35,8 @@ LATTICE_LIST(LATTICE_MOMENTS)
       .reach = LATTICE_##UPPER##_REACH, .inv_cs2 = LATTICE_##UPPER##_INV_CS2,            \
       .cs2 = 1.0 / LATTICE_##UPPER##_INV_CS2,                                            \
       .c = {lower##_cx, lower##_cy, lower##_cz}, .inv = lower##_inv, .w = lower##_w,       \
-      .moment = lower##_moment, .moment_class = lower##_moment_class};
+      .moment = lower##_moment, .moment_class = lower##_moment_class,                    \
+      .shear_cs2 = lower##_shear_cs2, .moment_eq = LATTICE_##UPPER##_EQ};
 LATTICE_LIST(LATTICE_ENTRY)
 
 LATTICE_DEFINE(d2q37, D2Q37)

@@ -19,6 +19,11 @@ typedef struct lattice {
      and the class (LATTICE_MOMENT_*) whose rate relaxes moment k. NULL for D2Q37. */
   int (*moment)(int k, int x, int y, int z);
   int (*moment_class)(int k);
+  /* For a shear moment k: kappa in nu = kappa (1/s_k - 1/2) (c_s^2 but for D3Q13). */
+  double (*shear_cs2)(int k);
+  /* LATTICE_L_EQ: 1 where the equilibrium's second-order moments are set in moment space
+     (D3Q13: MRT only), 0 for the polynomial of the weights. */
+  int moment_eq;
 } lattice_t;
 
 /* D2Q37 (reach 3; the d2q37 module's, not among lattice_all's). */

@@ -1,6 +1,7 @@
 /* lattice_defs.h: the velocity sets as data, for C and OpenCL C alike (macros only).
  *
- * For each lattice L (D2Q9, D3Q7, D3Q15, D3Q19, D3Q27; D2Q37 below, outside LATTICE_LIST):
+ * For each lattice L (D2Q9, D3Q7, D3Q13, D3Q15, D3Q19, D3Q27; D2Q37 below, outside
+ * LATTICE_LIST):
  *   LATTICE_L_D        dimension (2 or 3; a 2-D lattice has c_z = 0)
  *   LATTICE_L_Q        number of velocities
  *   LATTICE_L_REACH    largest |c_i| component (the ghost width its streaming needs)
@@ -8,10 +9,18 @@
  *   LATTICE_L_CX, _CY, _CZ  the components of c_0 .. c_{Q-1}, initializer lists
  *   LATTICE_L_INV      the direction with c = -c_i, per i
  *   LATTICE_L_W        the weights w_i (double literals; host code only)
+ *   LATTICE_L_EQ       0: the equilibrium is the polynomial of the weights (lbm_collide.h);
+ *                      1: D3Q13's, whose second-order moments are set in moment space
+ *                      (its weights' fourth moments are not isotropic: MRT only)
+ *   LATTICE_L_SHEAR_CS2(K)  for a shear moment K of the MRT basis (below), the factor
+ *                      kappa of nu = kappa (1/s_K - 1/2): c_s^2, except D3Q13's
  * c_0 = 0; the other directions come in pairs (i, inverse of i), the first of a pair
  * before the second. D3Q19 is D3Q27 without its corners, in the same order.
  * Weights: Qian, d'Humieres & Lallemand (1992); D3Q7 with c_s^2 = 1/4 as used for
- * advection-diffusion (Krueger et al., The Lattice Boltzmann Method, 2017, ch. 8).
+ * advection-diffusion (Krueger et al., The Lattice Boltzmann Method, 2017, ch. 8); D3Q13
+ * (rest and the 12 face diagonals): d'Humieres, Bouzidi & Lallemand, Phys. Rev. E 63,
+ * 066702 (2001), c_s^2 = 1/3, w = 1/2 and 1/24 (the rest and first-order moments of its
+ * moment-space equilibrium).
  *
  * A kernel template picks one lattice with LATTICE_NAME (e.g. `#define LATTICE_NAME
  * D3Q19`; OpenCL programs get it in their -D prelude) and reads it through LAT(Q),
@@ -25,7 +34,8 @@
 #define LAT(field) LATTICE_CAT3(LATTICE_, LATTICE_NAME, _##field)
 
 /* Every lattice, as X(lower-case name, upper-case name). */
-#define LATTICE_LIST(X) X(d2q9, D2Q9) X(d3q7, D3Q7) X(d3q15, D3Q15) X(d3q19, D3Q19) X(d3q27, D3Q27)
+#define LATTICE_LIST(X)                                                                  \
+  X(d2q9, D2Q9) X(d3q7, D3Q7) X(d3q13, D3Q13) X(d3q15, D3Q15) X(d3q19, D3Q19) X(d3q27, D3Q27)
 #define LATTICE_MAX_Q 27
 
 /* D2Q9: rest, 4 axes, 4 diagonals */
@@ -93,6 +103,38 @@
       1.0 / 54, 1.0 / 54, 1.0 / 216, 1.0 / 216, 1.0 / 216, 1.0 / 216, 1.0 / 216,            \
       1.0 / 216, 1.0 / 216, 1.0 / 216
 
+/* D3Q13: rest and the 12 face diagonals (d'Humieres, Bouzidi & Lallemand 2001). Its two
+ * sublattices (x + y + z even and odd) do not exchange populations: each is a D3Q13 flow
+ * of its own on a lattice sqrt(2) coarser, coupled only through walls and the initial
+ * field (a smooth start keeps them alike). */
+#define LATTICE_D3Q13_D 3
+#define LATTICE_D3Q13_Q 13
+#define LATTICE_D3Q13_REACH 1
+#define LATTICE_D3Q13_INV_CS2 3
+#define LATTICE_D3Q13_CX 0, 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0
+#define LATTICE_D3Q13_CY 0, 1, -1, -1, 1, 0, 0, 0, 0, 1, -1, 1, -1
+#define LATTICE_D3Q13_CZ 0, 0, 0, 0, 0, 1, -1, -1, 1, 1, -1, -1, 1
+#define LATTICE_D3Q13_INV 0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11
+#define LATTICE_D3Q13_W                                                                  \
+  1.0 / 2, 1.0 / 24, 1.0 / 24, 1.0 / 24, 1.0 / 24, 1.0 / 24, 1.0 / 24, 1.0 / 24, 1.0 / 24, \
+      1.0 / 24, 1.0 / 24, 1.0 / 24, 1.0 / 24
+
+/* The equilibria (LATTICE_L_EQ) and the shear moments' viscosity factors. */
+#define LATTICE_D2Q9_EQ 0
+#define LATTICE_D3Q7_EQ 0
+#define LATTICE_D3Q13_EQ 1
+#define LATTICE_D3Q15_EQ 0
+#define LATTICE_D3Q19_EQ 0
+#define LATTICE_D3Q27_EQ 0
+#define LATTICE_D2Q9_SHEAR_CS2(K) (1.0 / 3)
+#define LATTICE_D3Q7_SHEAR_CS2(K) (1.0 / 4)
+#define LATTICE_D3Q15_SHEAR_CS2(K) (1.0 / 3)
+#define LATTICE_D3Q19_SHEAR_CS2(K) (1.0 / 3)
+#define LATTICE_D3Q27_SHEAR_CS2(K) (1.0 / 3)
+/* D3Q13 (d'Humieres et al. 2001): the diagonal moments 3pxx and pww relax with
+ * s = 2 / (8 nu + 1), the off-diagonal pxy, pyz, pxz with 2 / (4 nu + 1) */
+#define LATTICE_D3Q13_SHEAR_CS2(K) ((K) == 5 || (K) == 6 ? 1.0 / 4 : 1.0 / 2)
+
 /* The orthogonal moment bases of the multiple-relaxation-time collision (lbm_collide.h):
  * for each lattice L of LATTICE_LIST, LATTICE_L_MOMENT(K, X, Y, Z), the integer value of
  * moment K (0 <= K < Q) for the velocity c = (X, Y, Z), and LATTICE_L_MOMENT_CLASS(K), which
@@ -113,6 +155,8 @@
  *          (pi: P_2 P_2 pairs, cxcy P_2(cz), cycz P_2(cx), cxcz P_2(cy)), the fifth (m) and
  *          the sixth (eps).
  *   D3Q7 (advection-diffusion only): rho, j, 6 - 7|c|^2, 3cx^2 - |c|^2, cy^2 - cz^2.
+ *   D3Q13: d'Humieres, Bouzidi & Lallemand (2001): rho, e = 13|c|^2/2 - 12, j, 3pxx,
+ *          pww, pxy, pyz, pxz, then the third order mx, my, mz (cx (cy^2 - cz^2), ...).
  * Classes: CONSERVED (density, momentum: not relaxed), SHEAR (the traceless second-order
  * moments: the viscosity's rate), BULK (the trace, e: the bulk viscosity's), and the
  * non-hydrodynamic ("ghost") moments EPSILON, Q (energy flux), PI and M. */
@@ -149,6 +193,22 @@
    : (K) == 5 ? 3 * (X) * (X) - LATTICE_C2_(X, Y, Z)                                      \
               : (Y) * (Y) - (Z) * (Z))
 #define LATTICE_D3Q7_MOMENT_CLASS(K) ((K) == 4 ? 2 : (K) >= 5 ? 1 : 0)
+
+#define LATTICE_D3Q13_MOMENT(K, X, Y, Z)                                                  \
+  ((K) == 0    ? 1                                                                        \
+   : (K) == 1  ? 13 * LATTICE_C2_(X, Y, Z) / 2 - 12                                       \
+   : (K) == 2  ? (X)                                                                      \
+   : (K) == 3  ? (Y)                                                                      \
+   : (K) == 4  ? (Z)                                                                      \
+   : (K) == 5  ? 3 * (X) * (X) - LATTICE_C2_(X, Y, Z)                                     \
+   : (K) == 6  ? (Y) * (Y) - (Z) * (Z)                                                    \
+   : (K) == 7  ? (X) * (Y)                                                                \
+   : (K) == 8  ? (Y) * (Z)                                                                \
+   : (K) == 9  ? (X) * (Z)                                                                \
+   : (K) == 10 ? ((Y) * (Y) - (Z) * (Z)) * (X)                                            \
+   : (K) == 11 ? ((Z) * (Z) - (X) * (X)) * (Y)                                            \
+               : ((X) * (X) - (Y) * (Y)) * (Z))
+#define LATTICE_D3Q13_MOMENT_CLASS(K) ((K) == 1 ? 2 : (K) >= 10 ? 6 : (K) >= 5 ? 1 : 0)
 
 #define LATTICE_D3Q15_MOMENT(K, X, Y, Z)                                                  \
   ((K) == 0    ? 1                                                                        \

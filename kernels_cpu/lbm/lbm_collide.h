@@ -6,7 +6,8 @@
  * contraction off everywhere the results are bitwise equal.
  *
  * Equilibrium (incompressible, He & Luo), with a = 1/c_s^2:
- *   f_eq_i = w_i [ rho + rho0 (a c_i.u + a^2/2 (c_i.u)^2 - a/2 u.u) ],  u = j / rho0.
+ *   f_eq_i = w_i [ rho + rho0 (a c_i.u + a^2/2 (c_i.u)^2 - a/2 u.u) ],  u = j / rho0;
+ * D3Q13 (LAT(EQ) 1, MRT only) has its own second-order part (LBM_EQ13).
  * TRT relaxes the symmetric part of each pair (i, inverse of i) with omega_plus and the
  * antisymmetric part with omega_minus; SRT is TRT with one rate. Body force F (Guo's
  * scheme, split into symmetric and antisymmetric parts):
@@ -119,6 +120,35 @@
     if (LAT(D) == 3) LBM_SIGNED_ADD(CU, seen_u_, LAT_CZ(I), uz);                         \
   } while (0)
 
+/* D3Q13's equilibrium (LAT(EQ) 1; d'Humieres, Bouzidi & Lallemand, Phys. Rev. E 63,
+ * 066702 (2001), c_s^2 = 1/3) in the form of the bracket above, f_eq_i = w_i (rho +
+ * rho0 E_i):
+ *   E_0 = -u.u,   E_i = 3 c_i.u + 3 ((c_i.u)^2 + sum_a c_ia^2 u_a^2 - u.u),
+ * whose moments are the paper's: rho, j, e = 13|c|^2/2 - 12 at -11 rho/2 + 13 rho0 u.u/2,
+ * 3pxx at rho0 (3 ux^2 - u.u), pww at rho0 (uy^2 - uz^2), pxy at rho0 ux uy, ..., the
+ * third order at 0 (rho0 for rho in the quadratic terms: incompressible, as the others).
+ * The weights' polynomial would give pxy 3/2 rho0 ux uy: D3Q13's fourth moments are not
+ * isotropic. Guo's force term takes the same bilinear form,
+ *   S_0 = -2 w_0 u.F,   S_i = w_i (3 c_i.F + 6 ((c_i.u)(c_i.F) + sum_a c_ia^2 u_a F_a - u.F)).
+ * LBM_EQ13_SQ: sum_a c_Ia^2 A_a B_a (two of a D3Q13 velocity's components are +-1). */
+#define LBM_EQ13_REST(I) (LAT_CX(I) == 0 && LAT_CY(I) == 0 && LAT_CZ(I) == 0)
+#define LBM_EQ13_SQ(I, AX, AY, AZ, BX, BY, BZ)                                          \
+  (LAT_CX(I) == 0   ? (AY) * (BY) + (AZ) * (BZ)                                          \
+   : LAT_CY(I) == 0 ? (AX) * (BX) + (AZ) * (BZ)                                          \
+                    : (AX) * (BX) + (AY) * (BY))
+#define LBM_EQ13(I, CU, UX, UY, UZ)                                                      \
+  (LBM_EQ13_REST(I)                                                                      \
+       ? -((UX) * (UX) + (UY) * (UY) + (UZ) * (UZ))                                      \
+       : (REAL)3 * (CU) +                                                                \
+             (REAL)3 * (((CU) * (CU) + LBM_EQ13_SQ(I, UX, UY, UZ, UX, UY, UZ)) -          \
+                        ((UX) * (UX) + (UY) * (UY) + (UZ) * (UZ))))
+/* the bracket of S_I without 3 c_I.F (CF: c_I.F) */
+#define LBM_EQ13_FORCE(I, CU, CF)                                                        \
+  (LBM_EQ13_REST(I)                                                                      \
+       ? (REAL)-2 * (ux * fx + uy * fy + uz * fz)                                        \
+       : (REAL)6 * (((CU) * (CF) + LBM_EQ13_SQ(I, ux, uy, uz, fx, fy, fz)) -              \
+                    (ux * fx + uy * fy + uz * fz)))
+
 /* The moments of the pulled values f[]: explicit sums in direction order. FORCE_ is a
  * literal, so the force terms vanish at compile time. */
 #define LBM_CELL_MOMENTS(FORCE_)                                                              \
@@ -217,9 +247,13 @@
     LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_) {                                     \
       LBM_T cu_;                                                                         \
       LBM_DOT_U(cu_, i_);                                                                \
-      const LBM_T feq_ = k->w[i_] * (rho + rho0 * (LBM_A1 * cu_ + LBM_A2 * cu_ * cu_ - usq)); \
+      const LBM_T feq_ =                                                                 \
+          LAT(EQ) ? k->w[i_] * (rho + rho0 * LBM_EQ13(i_, cu_, ux, uy, uz))              \
+                  : k->w[i_] * (rho + rho0 * (LBM_A1 * cu_ + LBM_A2 * cu_ * cu_ - usq)); \
       if (FORCE_) {                                                                      \
-        const LBM_T s_ = k->w[i_] * (LBM_KF(cf3)[i_] + LBM_A4 * cu_ * LBM_KF(cf)[i_] - uf3); \
+        const LBM_T s_ =                                                                 \
+            LAT(EQ) ? k->w[i_] * (LBM_KF(cf3)[i_] + LBM_EQ13_FORCE(i_, cu_, LBM_KF(cf)[i_])) \
+                    : k->w[i_] * (LBM_KF(cf3)[i_] + LBM_A4 * cu_ * LBM_KF(cf)[i_] - uf3); \
         g[i_] = (f[i_] - feq_) + (REAL)0.5 * s_;                                         \
         fo[i_] = f[i_] + s_;                                                             \
       } else {                                                                           \
@@ -684,8 +718,12 @@
     const REAL cx_ = (REAL)LAT_CX(I), cy_ = (REAL)LAT_CY(I), cz_ = (REAL)LAT_CZ(I);      \
     const REAL cg_ = cx_ * (GX) + cy_ * (GY) + cz_ * (GZ);                               \
     const REAL cf_ = cx_ * (FX) + cy_ * (FY) + cz_ * (FZ);                               \
-    const REAL eg_ = LBM_A1 * cg_ + (LBM_A2 * cg_ * cg_ - LBM_A3 * ((GX) * (GX) + (GY) * (GY) + (GZ) * (GZ))); \
-    const REAL ef_ = LBM_A1 * cf_ + (LBM_A2 * cf_ * cf_ - LBM_A3 * ((FX) * (FX) + (FY) * (FY) + (FZ) * (FZ))); \
+    const REAL eg_ =                                                                     \
+        LAT(EQ) ? LBM_EQ13(I, cg_, GX, GY, GZ)                                           \
+                : LBM_A1 * cg_ + (LBM_A2 * cg_ * cg_ - LBM_A3 * ((GX) * (GX) + (GY) * (GY) + (GZ) * (GZ))); \
+    const REAL ef_ =                                                                     \
+        LAT(EQ) ? LBM_EQ13(I, cf_, FX, FY, FZ)                                           \
+                : LBM_A1 * cf_ + (LBM_A2 * cf_ * cf_ - LBM_A3 * ((FX) * (FX) + (FY) * (FY) + (FZ) * (FZ))); \
     OUT = (FROM) + (((EXTRA) - (W2) * (R)) + (WR0) * (eg_ - ef_));                       \
   } while (0)
 

@@ -691,10 +691,14 @@ static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, 
         for (int i = 0; i < LAT(Q); ++i) {
           double cu = LAT_CX(i) * m[1] + LAT_CY(i) * m[2] + LAT_CZ(i) * m[3];
           double rho = shifted ? m[0] - p->rho0 : m[0];
-          f[grid_index(d, x, y, z, i)] =
-              (REAL)(LBM_FN(lat_w)[i] *
-                     (rho + p->rho0 * (LAT(INV_CS2) * cu +
-                                       0.5 * LAT(INV_CS2) * LAT(INV_CS2) * cu * cu - usq)));
+          const double uu = m[1] * m[1] + m[2] * m[2] + m[3] * m[3];
+          const double sq = LAT_CX(i) == 0   ? m[2] * m[2] + m[3] * m[3]
+                            : LAT_CY(i) == 0 ? m[1] * m[1] + m[3] * m[3]
+                                             : m[1] * m[1] + m[2] * m[2];
+          const double e = !LAT(EQ) ? LAT(INV_CS2) * cu + 0.5 * LAT(INV_CS2) * LAT(INV_CS2) * cu * cu - usq
+                           : i == 0 ? -uu /* D3Q13 (lbm_collide.h LBM_EQ13) */
+                                    : 3 * cu + 3 * ((cu * cu + sq) - uu);
+          f[grid_index(d, x, y, z, i)] = (REAL)(LBM_FN(lat_w)[i] * (rho + p->rho0 * e));
         }
       }
 }

@@ -180,7 +180,7 @@ static void test_channel_obstacle(void **state) {
 }
 
 /* MRT (default rates) on the channel with obstacles, DP, the Smagorinsky model with MRT
- * on the Taylor-Green flow, SP, and the cumulant on the cavity: on the CPU, and on the
+ * on the Taylor-Green flow, SP, the cumulant and D3Q13 on the cavity: on the CPU, and on the
  * GPU where the programs of MRT, which PoCL builds in about 9 s each, are few: the
  * Smagorinsky TRT there. */
 static void test_collision_models(void **state) {
@@ -194,6 +194,10 @@ static void test_collision_models(void **state) {
   test_lattice = gpu ? &lattice_d2q9 : &lattice_d3q27;
   if (gpu) check_case_grids(CASE_CAVITY, LBM_CUMULANT, LBM_DP, grids2, 3);
   else check_case(CASE_CAVITY, LBM_CUMULANT, LBM_SP);
+  /* D3Q13 (MRT only): DP on the CPU, SP on the GPU split along all axes */
+  test_lattice = &lattice_d3q13;
+  if (gpu) check_case_grids(CASE_CAVITY, LBM_MRT, LBM_SP, default_grids, 1);
+  else check_case(CASE_CAVITY, LBM_MRT, LBM_DP);
   test_lattice = NULL;
 }
 

@@ -364,20 +364,21 @@ static void test_flow_lattices(void **state) {
   }
 }
 
-/* The MRT collision (every flow lattice, the published rates) and the Smagorinsky model
- * (C_s = 0.1 with SRT, TRT, MRT):
+/* The MRT collision (every flow lattice, the published rates; D3Q13, MRT only, with its
+ * shear rates of two kinds) and the Smagorinsky model (C_s = 0.1 with SRT, TRT, MRT):
  *  - Poiseuille with MRT: second order (the error divides by 3.6 .. 4.4 from ny = 8 to
  *    16 at the same tau: the rate of the energy flux q, 1.2 to 1.9, does not place
  *    bounce-back walls half-way); with the odd moments (q, m) at
  *    s = 1/(1/2 + Lambda/(1/omega - 1/2)), Lambda = 3/16, exact to round-off like TRT
  *    (Ginzburg & d'Humieres 2003: the steady solution depends on omega and the odd
- *    rates only through Lambda);
+ *    rates only through Lambda; not on D3Q13);
  *  - the Taylor-Green decay rate within 1% of nu k^2 (the eddy viscosity of u0 = 0.01 at
  *    32 cells is (0.1)^2 |S| ~ 2e-5, 0.1% of nu = 0.02); the Smagorinsky model on D2Q9
  *    and D3Q19 (printed 0 elsewhere).
  * A test of its own (argument collision_models; the Release build's alone). */
 static void test_collision_models(void **state) {
-  const lattice_t *lats[] = {&lattice_d2q9, &lattice_d3q15, &lattice_d3q19, &lattice_d3q27};
+  const lattice_t *lats[] = {&lattice_d2q9, &lattice_d3q13, &lattice_d3q15, &lattice_d3q19,
+                             &lattice_d3q27};
   for (size_t l = 0; l < sizeof lats / sizeof lats[0]; ++l) {
     lbm_options_t lo = options_of(lats[l], LBM_MRT, LBM_DP);
     const double nu = 0.1;
@@ -388,7 +389,10 @@ static void test_collision_models(void **state) {
     lm.mrt_rates[LATTICE_MOMENT_Q] = odd;
     if (lbm_mrt_default(lats[l], LATTICE_MOMENT_M) > 0) lm.mrt_rates[LATTICE_MOMENT_M] = odd;
     const double rate = nu * (PI / 8) * (PI / 8);
-    const double ex = poiseuille_error_opts(&lm, 8, nu, (int64_t)(35.0 / rate));
+    /* D3Q13: its diagonal and off-diagonal stresses relax at two rates; no TRT-like pair
+       of rates to place the walls (printed 0) */
+    const double ex =
+        lats[l]->moment_eq ? 0 : poiseuille_error_opts(&lm, 8, nu, (int64_t)(35.0 / rate));
     double tg[4] = {0, 0, 0, 0};
     tg[0] = tg_rate_error_opts(&lo, NULL);
     /* the Smagorinsky model on D2Q9 and D3Q19 (the kernels are the same template) */
@@ -401,7 +405,7 @@ static void test_collision_models(void **state) {
            "Lambda 3/16: %.2e; Taylor-Green rate error MRT %.2e, Smagorinsky SRT %.2e TRT "
            "%.2e MRT %.2e\n", lats[l]->name, e8, e16, e8 / e16, ex, tg[0], tg[1], tg[2], tg[3]);
     assert_true(e8 > 1e-4 && e8 / e16 > 3.6 && e8 / e16 < 4.4);
-    assert_true(ex < 1e-11);
+    assert_true(lats[l]->moment_eq || ex < 1e-11);
     for (int k = 0; k < 4; ++k) assert_true(tg[k] < 1e-2);
   }
 }
