@@ -1,8 +1,9 @@
 /* lbm_kernels_impl.h: the CPU kernels of one lattice in one precision, written once for
  * every lattice. Included only by the generated
  * lbm_kernels_lattice_<lattice>_<precision>_<level>.c, with LATTICE_NAME (D3Q19, ...),
- * LNAME (d3q19, ...), REAL (float or double) and SFX (f32 or f64) and LBM_LEVEL (the CPU level's id, cpu_level.h: v3, ...) defined; defines the
- * lbm_kernels_t of both layouts, lbm_kernels_aos_<LNAME>_<SFX>_<LBM_LEVEL> and _soa_.
+ * LNAME (d3q19, ...), REAL (float or double) and SFX (f32 or f64) and LBM_LEVEL (the CPU
+ * level's id, cpu_level.h: v3, ...) defined; defines the lbm_kernels_t of both layouts,
+ * lbm_kernels_aos_<LNAME>_<SFX>_<LBM_LEVEL> and _soa_.
  * The collision itself is lbm_collide.h.
  *
  * Stream-collide goes along x rows, every row the same way whatever block it is in:
@@ -691,13 +692,10 @@ static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, 
         for (int i = 0; i < LAT(Q); ++i) {
           double cu = LAT_CX(i) * m[1] + LAT_CY(i) * m[2] + LAT_CZ(i) * m[3];
           double rho = shifted ? m[0] - p->rho0 : m[0];
-          const double uu = m[1] * m[1] + m[2] * m[2] + m[3] * m[3];
-          const double sq = LAT_CX(i) == 0   ? m[2] * m[2] + m[3] * m[3]
-                            : LAT_CY(i) == 0 ? m[1] * m[1] + m[3] * m[3]
-                                             : m[1] * m[1] + m[2] * m[2];
-          const double e = !LAT(EQ) ? LAT(INV_CS2) * cu + 0.5 * LAT(INV_CS2) * LAT(INV_CS2) * cu * cu - usq
-                           : i == 0 ? -uu /* D3Q13 (lbm_collide.h LBM_EQ13) */
-                                    : 3 * cu + 3 * ((cu * cu + sq) - uu);
+          /* the kernels' bracket (lbm_collide.h), in double */
+          const double e =
+              LAT(EQ) ? LBM_EQ13(i, cu, m[1], m[2], m[3])
+                      : LAT(INV_CS2) * cu + 0.5 * LAT(INV_CS2) * LAT(INV_CS2) * cu * cu - usq;
           f[grid_index(d, x, y, z, i)] = (REAL)(LBM_FN(lat_w)[i] * (rho + p->rho0 * e));
         }
       }

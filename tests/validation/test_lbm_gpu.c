@@ -24,13 +24,7 @@
 #include "lbm_case.h"
 #include "mpi_test.h"
 
-/* bitwise comparison: a difference shows in any step, and grows; under the sanitizers,
-   which check the code paths (every one is taken in the first steps), 40 */
-#ifdef TESSERA_TEST_SANITIZED
-enum { STEPS = 40 };
-#else
-enum { STEPS = 200 };
-#endif
+enum { STEPS = LBM_CASE_BITWISE_STEPS }; /* lbm_case.h */
 
 typedef enum { CASE_CAVITY, CASE_PERIODIC } case_kind_t;
 static const char *const case_names[] = {"cavity", "periodic taylor-green + force"};

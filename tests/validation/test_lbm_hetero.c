@@ -34,13 +34,7 @@
 #include "lbm_case.h"
 #include "mpi_test.h"
 
-/* bitwise comparison: a difference shows in any step, and grows; under the sanitizers,
-   which check the code paths (every one is taken in the first steps), 40 */
-#ifdef TESSERA_TEST_SANITIZED
-enum { STEPS = 40 };
-#else
-enum { STEPS = 200 };
-#endif
+enum { STEPS = LBM_CASE_BITWISE_STEPS }; /* lbm_case.h */
 
 /* Rank 0 on the GPU at 3x the CPU processes' throughput, the others on the CPU. */
 static void hetero_hardware(simulation_hardware_t *hw, int nranks) {
