@@ -5,10 +5,13 @@
 # K = <|u|^2/2> / u0^2 and its dissipation rate eps = -dK/dt* (central differences of the
 # series) against the pseudo-spectral DNS on 512^3 of the 1st International Workshop on
 # High-Order CFD Methods (2012), case C3.5 (file spectral_Re1600_512.gdiag of its data):
-# the dissipation's peak 0.012857528 at t* = 8.97, and K and eps at t* = 5, 8, 10. The
-# series is sampled every even number of steps: the start (equilibrium populations, no
-# non-equilibrium part) leaves an oscillation of period two steps in K (about 4% peak to
-# peak at the start, decaying slowly as tau nears 1/2), which a mixed parity would alias.
+# the dissipation's peak 0.012857528 at t* = 8.97, and K and eps at t* = 5, 8, 10 and
+# 19.99 (its last sample). With TGV_CURVE=FILE the whole curve (t*, K, eps) is written to
+# FILE as CSV. The start has the non-equilibrium part of the initial strain rate
+# (lbm.initial.nonequilibrium; TGV_NONEQ=false: equilibrium populations alone, which leave
+# K an oscillation of period two steps, about 4% peak to peak at the start at 32^3 and
+# decaying slowly as tau nears 1/2). The series is sampled every even number of steps
+# either way, so that such an oscillation cannot alias.
 # Usage: scripts/tgv-re1600.sh [N [COLLISION [LES [PRECISION [BUILD_DIR]]]]]
 # (defaults 64, cumulant, none, dp, build/). N = 64: about a minute on 2 cores (DP).
 set -euo pipefail
@@ -29,10 +32,12 @@ lattice=d3q27
   --set "domain.cells=[$n,$n,$n]" --set "steps=$steps" --set "lbm.viscosity=$nu" \
   --set "lbm.lattice=\"$lattice\"" --set "lbm.collision=\"$collision\"" --set "lbm.les=\"$les\"" \
   --set "lbm.precision=\"$precision\"" --set "output.series_every=$every" \
+  --set "lbm.initial.nonequilibrium=${TGV_NONEQ:-true}" \
   --set "output.folder=\"$work/run\"" --set output.progress_every=0 >/dev/null
-python3 - "$work/run/series.csv" "$n" "$collision" "$les" "$precision" "$lattice" <<'PY'
+python3 - "$work/run/series.csv" "$n" "$collision" "$les" "$precision" "$lattice" \
+  "${TGV_CURVE:-}" "${TGV_NONEQ:-true}" <<'PY'
 import csv, math, sys
-path, n, coll, les, prec, lat = sys.argv[1], int(sys.argv[2]), *sys.argv[3:]
+path, n, coll, les, prec, lat, curve, noneq = sys.argv[1], int(sys.argv[2]), *sys.argv[3:]
 u0, l = 0.05, n / (2 * math.pi)
 rows = list(csv.DictReader(open(path)))
 t = [float(r["step"]) * u0 / l for r in rows]
@@ -43,10 +48,16 @@ def at(x, ys):
     return ys[i]
 ip = max(range(1, len(t) - 1), key=lambda j: eps[j])
 ref_peak, ref_time = 0.012857528, 8.97
-ref = {5: (0.118435751, 0.004127097), 8: (0.09828988, 0.010372895), 10: (0.07447917, 0.011272054)}
-print(f"TGV Re 1600, {n}^3, {lat} {coll} les={les} {prec}: dissipation peak {eps[ip]:.6f} at t* = {t[ip]:.2f} "
+ref = {5: (0.118435751, 0.004127097), 8: (0.09828988, 0.010372895), 10: (0.07447917, 0.011272054),
+       19.99: (0.02156736, 0.001873496)}
+print(f"TGV Re 1600, {n}^3, {lat} {coll} les={les} {prec} nonequilibrium={noneq}: dissipation peak {eps[ip]:.6f} at t* = {t[ip]:.2f} "
       f"(DNS {ref_peak} at {ref_time}: {100 * (eps[ip] / ref_peak - 1):+.1f}%, {t[ip] - ref_time:+.2f})")
 for x, (kr, er) in ref.items():
-    print(f"  t* = {x:2d}: K {at(x, k):.5f} (DNS {kr:.5f}, {100 * (at(x, k) / kr - 1):+.1f}%), "
+    print(f"  t* = {x:5.2f}: K {at(x, k):.5f} (DNS {kr:.5f}, {100 * (at(x, k) / kr - 1):+.1f}%), "
           f"eps {at(x, eps):.5f} (DNS {er:.5f}, {100 * (at(x, eps) / er - 1):+.1f}%)")
+if curve:
+    with open(curve, "w") as f:
+        f.write("t,K,eps\n")
+        for i in range(1, len(t) - 1):
+            f.write(f"{t[i]:.4f},{k[i]:.8f},{eps[i]:.8f}\n")
 PY

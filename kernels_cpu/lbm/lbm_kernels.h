@@ -65,8 +65,20 @@ static inline int lbm_cumulant_lattice(const lattice_t *l) {
 }
 
 /* Initial density and velocity of interior cell (x, y, z) into out[4] (rho, u). Called
- * from several OpenMP threads at once. */
+ * from several OpenMP threads at once, also for the neighbours of interior cells
+ * (LBM_FILL_NONEQ). */
 typedef void (*lbm_init_fn)(int x, int y, int z, void *ctx, double out[4]);
+
+/* Flags of lbm_kernels_t.init. SHIFTED: the stored values are f_i - w_i rho0. NONEQ: the
+ * interior cells' populations get the non-equilibrium part of the initial velocity's
+ * strain rate S (Chapman-Enskog, first order: before collision f_i^eq - w_i rho0 tau /
+ * c_s^2 Q_i : S, Q_i = c_i c_i - c_s^2 I); the fields hold populations after collision,
+ * so f_i = f_i^eq - w_i rho0 (tau - 1) / c_s^2 Q_i : S. S by central differences of init,
+ * tau = 1 / omega_plus (with the Smagorinsky model tau + 3 C_s^2 |S|, |S| = sqrt(2 S:S),
+ * the model's relaxation time for that S). For the lattices with the weights' equilibrium
+ * (not D3Q13's). */
+#define LBM_FILL_SHIFTED 1
+#define LBM_FILL_NONEQ 2
 
 /* Boundary links: dst slot = src slot value + extra (or -value + extra: the
  * anti-bounce-back of a fixed scalar, lbm_kernels_t.boundary's negate), both element
@@ -183,7 +195,9 @@ typedef struct lbm_kernels {
   void (*coupled_region)(const void *restrict src, void *restrict dst, const grid_dims_t *d,
                          const lbm_params_t *p, lbm_variant_t v, const lbm_coupling_t *c,
                          const grid_region_t *r);
-  void (*init)(void *f, const grid_dims_t *d, const lbm_params_t *p, int shifted,
+  /* The populations of the initial state init gives (NULL: rho0 at rest), ghost cells at
+   * rest; flags: LBM_FILL_SHIFTED, LBM_FILL_NONEQ. */
+  void (*init)(void *f, const grid_dims_t *d, const lbm_params_t *p, int flags,
                lbm_init_fn init, void *ctx);
   /* Density and velocity of every interior cell of a stored (post-collision) field into
    * rho[n] and u[3n] (n = nx*ny*nz, x fastest), summed in double precision in direction

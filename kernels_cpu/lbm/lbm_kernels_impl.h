@@ -671,8 +671,31 @@ static void LBM_FN(coupled)(const void *restrict vsrc, void *restrict vdst, cons
   LBM_FN(coupled_region)(vsrc, vdst, d, p, v, c, NULL);
 }
 
-static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, int shifted,
+/* (1 - tau) / c_s^2 S of the initial velocity at interior cell (x, y, z) into q[3][3]
+ * (LBM_FILL_NONEQ): S by central differences of init, tau the relaxation time. */
+static void LBM_FN(init_strain)(int x, int y, int z, lbm_init_fn init, void *ctx,
+                                const lbm_params_t *p, double q[3][3]) {
+  double du[3][3] = {{0}}; /* du[a][b] = d u_b / d x_a */
+  for (int a = 0; a < LAT(D); ++a) {
+    double hi[4], lo[4];
+    init(x + (a == 0), y + (a == 1), z + (a == 2), ctx, hi);
+    init(x - (a == 0), y - (a == 1), z - (a == 2), ctx, lo);
+    for (int b = 0; b < 3; ++b) du[a][b] = 0.5 * (hi[1 + b] - lo[1 + b]);
+  }
+  double ss = 0.0;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      q[a][b] = 0.5 * (du[a][b] + du[b][a]);
+      ss += q[a][b] * q[a][b];
+    }
+  const double tau = 1.0 / p->omega_plus + 3.0 * p->smagorinsky * p->smagorinsky * sqrt(2.0 * ss);
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) q[a][b] *= (1.0 - tau) * LAT(INV_CS2);
+}
+
+static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, int flags,
                          lbm_init_fn init, void *ctx) {
+  const int shifted = flags & LBM_FILL_SHIFTED;
   REAL *f = vf;
   const int g = d->ghost;
   /* padding and guards to zero (the SoA kernel reads them in lanes it throws away), in
@@ -686,8 +709,12 @@ static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, 
     for (int y = -g; y < d->ny + g; ++y)
       for (int x = -g; x < d->nx + g; ++x) {
         bool ghost = x < 0 || y < 0 || z < 0 || x >= d->nx || y >= d->ny || z >= d->nz;
-        double m[4] = {p->rho0, 0, 0, 0};
+        double m[4] = {p->rho0, 0, 0, 0}, q[3][3] = {{0}}, tr = 0.0;
         if (!ghost && init) init(x, y, z, ctx, m);
+        if (!ghost && init && (flags & LBM_FILL_NONEQ)) {
+          LBM_FN(init_strain)(x, y, z, init, ctx, p, q);
+          tr = (q[0][0] + q[1][1] + q[2][2]) / LAT(INV_CS2);
+        }
         double usq = 0.5 * LAT(INV_CS2) * (m[1] * m[1] + m[2] * m[2] + m[3] * m[3]);
         for (int i = 0; i < LAT(Q); ++i) {
           double cu = LAT_CX(i) * m[1] + LAT_CY(i) * m[2] + LAT_CZ(i) * m[3];
@@ -696,7 +723,11 @@ static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, 
           const double e =
               LAT(EQ) ? LBM_EQ13(i, cu, m[1], m[2], m[3])
                       : LAT(INV_CS2) * cu + 0.5 * LAT(INV_CS2) * LAT(INV_CS2) * cu * cu - usq;
-          f[grid_index(d, x, y, z, i)] = (REAL)(LBM_FN(lat_w)[i] * (rho + p->rho0 * e));
+          const double c[3] = {LAT_CX(i), LAT_CY(i), LAT_CZ(i)};
+          double ne = -tr; /* (c c - c_s^2 I) : q */
+          for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) ne += c[a] * c[b] * q[a][b];
+          f[grid_index(d, x, y, z, i)] = (REAL)(LBM_FN(lat_w)[i] * (rho + p->rho0 * (e + ne)));
         }
       }
 }

@@ -122,7 +122,9 @@ tsr_status lbm_fill(const block_info_t *b, void *values, const grid_dims_t *dims
   (void)err;
   const lbm_ctx_t *c = vctx;
   lbm_init_ctx_t ic = {c, b};
-  c->kernels[dims->layout]->init(values, dims, &c->params, c->opts.shifted, lbm_initial, &ic);
+  const bool noneq = c->opts.init_noneq && lbm_init_strained(&c->opts);
+  const int flags = (c->opts.shifted ? LBM_FILL_SHIFTED : 0) | (noneq ? LBM_FILL_NONEQ : 0);
+  c->kernels[dims->layout]->init(values, dims, &c->params, flags, lbm_initial, &ic);
   return TSR_OK;
 }
 

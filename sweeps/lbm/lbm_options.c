@@ -31,8 +31,13 @@ lbm_options_t lbm_options_default(void) {
   o.magic = 3.0 / 16.0;
   o.rho0 = 1.0;
   o.init = LBM_INIT_UNIFORM;
+  o.init_noneq = true;
   o.geometry = geometry_default();
   return o;
+}
+
+bool lbm_init_strained(const lbm_options_t *o) {
+  return o->init == LBM_INIT_TAYLOR_GREEN || o->init == LBM_INIT_TAYLOR_GREEN_3D;
 }
 
 double lbm_omega(const lbm_options_t *o) { return 1.0 / (3.0 * o->viscosity + 0.5); }
@@ -190,6 +195,10 @@ tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err) {
   TSR_CHECK(!o->lattice->moment_eq || o->smagorinsky == 0, TSR_ERR_INVALID,
             "lbm.smagorinsky with lbm.lattice = %s: its shear moments relax at two rates; the "
             "Smagorinsky model runs on d2q9, d3q15, d3q19, d3q27", o->lattice->name);
+  TSR_CHECK(!o->lattice->moment_eq || !o->init_noneq || !lbm_init_strained(o), TSR_ERR_INVALID,
+            "lbm.initial.nonequilibrium = true with lbm.lattice = %s: its shear moments relax "
+            "at two rates; the non-equilibrium start runs on d2q9, d3q15, d3q19, d3q27 (set it "
+            "to false: the equilibrium start)", o->lattice->name);
   TSR_CHECK(o->cpu_layout == GRID_AOS || o->cpu_layout == GRID_SOA, TSR_ERR_INVALID,
             "lbm.cpu_layout: unknown value %d; allowed are soa, aos", (int)o->cpu_layout);
   TSR_CHECK(o->collision >= LBM_SRT && o->collision <= LBM_CUMULANT, TSR_ERR_INVALID,
@@ -481,6 +490,8 @@ static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_option
   v = (int)r->init;
   TSR_TRY(config_choice(init, "kind", false, inits, &v, err));
   r->init = (lbm_init_kind_t)v;
+  if (r->lattice->moment_eq) r->init_noneq = false; /* D3Q13: the equilibrium start */
+  TSR_TRY(config_bool(init, "nonequilibrium", false, &r->init_noneq, err));
   if (r->init == LBM_INIT_UNIFORM) {
     TSR_TRY(config_measure3(init, "velocity", false, UNITS_VELOCITY, -0.4, 0.4,
                             r->init_velocity, err));

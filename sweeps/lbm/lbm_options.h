@@ -68,6 +68,8 @@ typedef struct lbm_options {
   geometry_shape_t init_regions[LBM_MAX_REGIONS]; /* uniform: regions of other density */
   double init_region_density[LBM_MAX_REGIONS];    /* (the last region holding a cell wins) */
   int ninit_regions;
+  bool init_noneq; /* the start's non-equilibrium part from its strain rate (LBM_FILL_NONEQ;
+                      default true, D3Q13 false): taken where lbm_init_strained */
   geometry_t geometry;
   int work_group[3];     /* GPU blocks: the work-group of the flow's kernels over a block's
                             cells; zeros: the rule of gpu_lbm */
@@ -95,6 +97,10 @@ TSR_NODISCARD tsr_status lbm_options_read(config_t *cfg, const patch_options_t *
                                           lbm_options_t *o, tsr_error_t *err);
 
 /* omega (1/tau) of the options. */
+/* Whether the initial velocity of o's start varies in space (the Taylor-Green starts): the
+ * non-equilibrium start (init_noneq) changes nothing elsewhere. */
+bool lbm_init_strained(const lbm_options_t *o);
+
 double lbm_omega(const lbm_options_t *o);
 
 /* The lattice speed of sound c_s (1/sqrt(3) for the flow lattices). No velocity given

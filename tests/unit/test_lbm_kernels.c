@@ -582,6 +582,57 @@ static void test_moments(void **state) {
       }
 }
 
+/* LBM_FILL_NONEQ on the linear flow of init_flow (central differences exact): the stored
+ * (post-collision) second moments sum_i c_a c_b f_i are rho c_s^2 delta_ab + rho0 u_a u_b
+ * + 2 rho0 c_s^2 (1 - tau) S_ab, S the strain rate (3-D: S_xy = 0.005, S_yz = -0.01, S_xz =
+ * 0.0025; 2-D: S_xy alone), tau = 1 / omega_plus and, with the Smagorinsky model, tau +
+ * 3 C_s^2 |S|; density and velocity as without it (the part carries neither). Every
+ * lattice with the weights' equilibrium (not D3Q7, D3Q13), both layouts, DP: to 1e-15
+ * (sums of at most 27 products of values below 2). */
+static void test_init_nonequilibrium(void **state) {
+  FOR_EACH_SET({
+    const lattice_t *l = k->lattice;
+    if (!dp_ || l->inv_cs2 != 3 || l->moment_eq) continue;
+    int dim = l->d;
+    const double sxy = 0.005, syz = l->d == 3 ? -0.01 : 0, sxz = l->d == 3 ? 0.0025 : 0;
+    const double s[3][3] = {{0, sxy, sxz}, {sxy, 0, syz}, {sxz, syz, 0}};
+    const double smag = sqrt(2 * (2 * sxy * sxy + 2 * syz * syz + 2 * sxz * sxz));
+    for (int les = 0; les < 2; ++les) {
+      lbm_params_t p = {.omega_plus = 1.6, .omega_minus = 1.6, .rho0 = 1,
+                        .smagorinsky = les ? 0.15 : 0};
+      const double tau = 1 / 1.6 + 3 * p.smagorinsky * p.smagorinsky * smag;
+      field_t f = field_make(k, 6, 4, l->d == 3 ? 3 : 1);
+      k->init(f.v, &f.d, &p, LBM_FILL_NONEQ, init_flow, &dim);
+      for (int z = 0; z < f.d.nz; ++z)
+        for (int y = 0; y < f.d.ny; ++y)
+          for (int x = 0; x < f.d.nx; ++x) {
+            double m[4], rho = 0, j[3] = {0, 0, 0}, pi[3][3] = {{0}};
+            init_flow(x, y, z, &dim, m);
+            for (int i = 0; i < l->q; ++i) {
+              const double v = field_get(&f, x, y, z, i);
+              rho += v;
+              for (int a = 0; a < 3; ++a) {
+                j[a] += l->c[a][i] * v;
+                for (int b = 0; b < 3; ++b) pi[a][b] += l->c[a][i] * l->c[b][i] * v;
+              }
+            }
+            assert_true(fabs(rho - m[0]) < 1e-15);
+            for (int a = 0; a < l->d; ++a) {
+              assert_true(fabs(j[a] - m[1 + a]) < 1e-15);
+              for (int b = 0; b < l->d; ++b) {
+                const double want = (a == b) * m[0] / 3 + m[1 + a] * m[1 + b] +
+                                    2.0 / 3.0 * (1 - tau) * s[a][b];
+                if (fabs(pi[a][b] - want) > 1e-15)
+                  fail_msg("%s %s les %d (%d,%d,%d): Pi_%d%d = %.17g, want %.17g", l->name,
+                           grid_layout_name(k->layout), les, x, y, z, a, b, pi[a][b], want);
+              }
+            }
+          }
+      free(f.v);
+    }
+  });
+}
+
 /* A slice packed from one layout and unpacked into the other lands in the same cells
  * (both ways), and a box copy between the layouts moves the same values. */
 static void test_pack_across_layouts(void **state) {
@@ -655,6 +706,7 @@ int main(void) {
       cmocka_unit_test(test_stream_only),
       cmocka_unit_test(test_row_position_and_layouts),
       cmocka_unit_test(test_moments),
+      cmocka_unit_test(test_init_nonequilibrium),
       cmocka_unit_test(test_coupled),
       cmocka_unit_test(test_regions),
       cmocka_unit_test(test_pack_across_layouts),

@@ -55,6 +55,7 @@ static void case_setup(case_kind_t kind, const int blocks[3], simulation_options
     *so = lbm_case_domain(16, 16, 8, blocks[0], blocks[1], blocks[2], true, true, true);
     lo->init = LBM_INIT_TAYLOR_GREEN;
     lo->init_velocity[0] = 0.05;
+    lo->init_noneq = true; /* its strain rate from neighbours across block faces */
     break;
   case CASE_CHANNEL_OBSTACLE:
     *so = lbm_case_domain(16, 8, 8, blocks[0], blocks[1], blocks[2], true, false, false);

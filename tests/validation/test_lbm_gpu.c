@@ -44,6 +44,7 @@ static void case_setup(case_kind_t kind, int nb, lbm_precision_t prec, simulatio
     lo->collision = LBM_SRT;
     lo->init = LBM_INIT_TAYLOR_GREEN;
     lo->init_velocity[0] = 0.05;
+    lo->init_noneq = true;
     lo->force[2] = 2e-5;
   }
 }
