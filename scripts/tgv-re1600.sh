@@ -35,9 +35,11 @@ lattice=d3q27
   --set "lbm.initial.nonequilibrium=${TGV_NONEQ:-true}" \
   --set "output.folder=\"$work/run\"" --set output.progress_every=0 >/dev/null
 python3 - "$work/run/series.csv" "$n" "$collision" "$les" "$precision" "$lattice" \
-  "${TGV_CURVE:-}" "${TGV_NONEQ:-true}" <<'PY'
-import csv, math, sys
-path, n, coll, les, prec, lat, curve, noneq = sys.argv[1], int(sys.argv[2]), *sys.argv[3:]
+  "${TGV_CURVE:-}" "${TGV_NONEQ:-true}" "$(pwd)/scripts" <<'PY'
+import csv, math, os, sys
+path, n, coll, les, prec, lat, curve, noneq, here = sys.argv[1], int(sys.argv[2]), *sys.argv[3:]
+sys.path.insert(0, here)
+from tgv_dns import POINTS, PEAK_EPS as ref_peak, PEAK_TIME as ref_time
 u0, l = 0.05, n / (2 * math.pi)
 rows = list(csv.DictReader(open(path)))
 t = [float(r["step"]) * u0 / l for r in rows]
@@ -47,9 +49,7 @@ def at(x, ys):
     i = min(range(1, len(t) - 1), key=lambda j: abs(t[j] - x))
     return ys[i]
 ip = max(range(1, len(t) - 1), key=lambda j: eps[j])
-ref_peak, ref_time = 0.012857528, 8.97
-ref = {5: (0.118435751, 0.004127097), 8: (0.09828988, 0.010372895), 10: (0.07447917, 0.011272054),
-       19.99: (0.02156736, 0.001873496)}
+ref = {x: v for x, v in POINTS.items() if x > 0}
 print(f"TGV Re 1600, {n}^3, {lat} {coll} les={les} {prec} nonequilibrium={noneq}: dissipation peak {eps[ip]:.6f} at t* = {t[ip]:.2f} "
       f"(DNS {ref_peak} at {ref_time}: {100 * (eps[ip] / ref_peak - 1):+.1f}%, {t[ip] - ref_time:+.2f})")
 for x, (kr, er) in ref.items():
