@@ -204,20 +204,34 @@ static void test_collision_models(void **state) {
 
 int main(int argc, char **argv) {
   mpi_test_init(&argc, &argv);
-  if ((argc == 3 || (argc == 4 && strcmp(argv[3], "--in-place") == 0)) &&
-      strcmp(argv[1], "--hs") == 0 && strcmp(argv[2], "gpu") == 0) {
-    test_hs = SIMULATION_HS_GPU;
-    test_in_place = argc == 4;
-    if (!mpi_test_have_opencl()) {
-      MPI_Finalize();
-      return MPI_TEST_SKIPPED;
+  bool bad = false;
+  for (int a = 1; a < argc && !bad; ++a) {
+    if (strcmp(argv[a], "--hs") == 0 && a + 1 < argc && strcmp(argv[a + 1], "gpu") == 0) {
+      test_hs = SIMULATION_HS_GPU;
+      ++a;
+    } else if (strcmp(argv[a], "--in-place") == 0 && test_hs == SIMULATION_HS_GPU) {
+      test_in_place = true;
+    } else if (strcmp(argv[a], "--cpu-layout") == 0 && a + 1 < argc &&
+               strcmp(argv[a + 1], "mixed") == 0) {
+      test_mixed = 1;
+      ++a;
+    } else if (strcmp(argv[a], "--only") == 0 && a + 1 < argc) {
+      cmocka_set_test_filter(argv[++a]); /* a test group of its own (the suite's minute) */
+    } else if (strcmp(argv[a], "--skip") == 0 && a + 1 < argc) {
+      cmocka_set_skip_filter(argv[++a]);
+    } else {
+      bad = true;
     }
-  } else if (argc == 3 && strcmp(argv[1], "--cpu-layout") == 0 && strcmp(argv[2], "mixed") == 0) {
-    test_mixed = 1;
-  } else if (argc != 1) {
-    fprintf(stderr, "usage: %s [--hs gpu [--in-place] | --cpu-layout mixed]\n", argv[0]);
+  }
+  if (bad || (test_mixed && test_hs == SIMULATION_HS_GPU)) {
+    fprintf(stderr, "usage: %s [--hs gpu [--in-place] | --cpu-layout mixed] [--only TEST | "
+                    "--skip TEST]\n", argv[0]);
     MPI_Finalize();
     return 2;
+  }
+  if (test_hs == SIMULATION_HS_GPU && !mpi_test_have_opencl()) {
+    MPI_Finalize();
+    return MPI_TEST_SKIPPED;
   }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cavity),
