@@ -15,9 +15,8 @@
 # their time average is compared with Ghia's steady solutions.
 # Prints per Re: the largest and the rms deviation |u/U - Ghia| and |v/U - Ghia| over the
 # 15 interior points of each table.
-# Ghia's Table I lists u = 0.03111 at y = 0.5 for Re 10000; the sign is a misprint (the
-# neighbouring Re give -0.030 to -0.043 there, and the column is monotonic in Re
-# elsewhere): -0.03111 is used.
+# Copies of Ghia's Table I differ in the sign of u at y = 0.5 for Re 10000 (0.03111); the
+# neighbouring Reynolds numbers give -0.030 to -0.043 there: -0.03111 is used.
 # Usage: scripts/cavity-ghia.sh [RE_LIST [N [PASSES [COLLISION [PRECISION [BUILD_DIR]]]]]]
 # (defaults "3200 5000 7500 10000", 257, 300, cumulant, dp, build/). 257^2 cells: about
 # 0.8 s per lid pass (4 min per Re at 300 passes) on 2 cores of an AMD EPYC (Zen 4); Re
