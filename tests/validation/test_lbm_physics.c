@@ -294,37 +294,48 @@ static double centre_line_error(const double *u, int n, double lid, int comp, co
   return worst;
 }
 
+/* Ghia, Ghia & Shin (J. Comput. Phys. 48, 1982): the positions of Table I (u along the
+ * vertical centre line, y) and Table II (v along the horizontal one, x), 15 interior points
+ * each, the same for every Reynolds number. */
+static const double ghia_y[] = {0.0547, 0.0625, 0.0703, 0.1016, 0.1719, 0.2813, 0.4531, 0.5,
+                                0.6172, 0.7344, 0.8516, 0.9531, 0.9609, 0.9688, 0.9766};
+static const double ghia_x[] = {0.0625, 0.0703, 0.0781, 0.0938, 0.1563, 0.2266, 0.2344, 0.5,
+                                0.8047, 0.8594, 0.9063, 0.9453, 0.9531, 0.9609, 0.9688};
+enum { GHIA_POINTS = sizeof ghia_y / sizeof ghia_y[0] };
+
+/* The cavity of n^2 cells (2-D: one periodic cell along z; walls on x and y, the lid at
+ * y+ moving along x at lid) at Reynolds number re = lid n / nu, options lo but for those,
+ * in blocks x blocks blocks, for the given steps. */
+static lbm_case_result_t cavity_run(int n, int blocks, double lid, double re, lbm_options_t lo,
+                                    int64_t steps) {
+  simulation_options_t so = lbm_case_domain(n, n, 1, blocks, blocks, 1, false, false, true);
+  lo.viscosity = lid * n / re;
+  lo.geometry.walls[GEOMETRY_YP].kind = GEOMETRY_WALL_MOVING;
+  lo.geometry.walls[GEOMETRY_YP].velocity[0] = lid;
+  lbm_case_result_t r = lbm_case_run(MPI_COMM_WORLD, &so, &lo, steps);
+  if (r.st != TSR_OK) fail_msg("%s", r.err.text);
+  return r;
+}
+
 /* Lid-driven cavity at Re = 100 against Ghia, Ghia & Shin (J. Comput. Phys. 48, 1982):
  * u along the vertical centre line (Table I), v along the horizontal one (Table II). The 3-D code runs it as a 2-D flow: one
  * cell along z, periodic; walls on x and y, the lid at y+ moving along x. */
 static void test_cavity_ghia_re100(void **state) {
-  static const double ghia_y[] = {0.0547, 0.0625, 0.0703, 0.1016, 0.1719, 0.2813, 0.4531,
-                                  0.5,    0.6172, 0.7344, 0.8516, 0.9531, 0.9609, 0.9688, 0.9766};
-  static const double ghia_u[] = {-0.03717, -0.04192, -0.04775, -0.06434, -0.10150,
-                                  -0.15662, -0.21090, -0.20581, -0.13641, 0.00332,
-                                  0.23151,  0.68717,  0.73722,  0.78871,  0.84123};
+  static const double ghia_u[GHIA_POINTS] = {-0.03717, -0.04192, -0.04775, -0.06434, -0.10150,
+                                             -0.15662, -0.21090, -0.20581, -0.13641, 0.00332,
+                                             0.23151,  0.68717,  0.73722,  0.78871,  0.84123};
   const int n = 64;
-  const double lid = 0.05, re = 100.0;
-  simulation_options_t so = lbm_case_domain(n, n, 1, 2, 2, 1, false, false, true);
-  lbm_options_t lo = lbm_options_default();
-  lo.viscosity = lid * n / re;
-  lo.geometry.walls[GEOMETRY_YP].kind = GEOMETRY_WALL_MOVING;
-  lo.geometry.walls[GEOMETRY_YP].velocity[0] = lid;
+  const double lid = 0.05;
   /* about 12 lid passes: steady to well below the tolerance */
-  lbm_case_result_t r = lbm_case_run(MPI_COMM_WORLD, &so, &lo, 15000);
-  if (r.st != TSR_OK) fail_msg("%s", r.err.text);
-  double worst_u =
-      centre_line_error(r.u, n, lid, 0, ghia_y, ghia_u, sizeof ghia_y / sizeof ghia_y[0], NULL);
+  lbm_case_result_t r = cavity_run(n, 2, lid, 100.0, lbm_options_default(), 15000);
+  double worst_u = centre_line_error(r.u, n, lid, 0, ghia_y, ghia_u, GHIA_POINTS, NULL);
   printf("cavity Re 100, %dx%d: largest |u/U - Ghia| on the vertical centre line %.4f\n", n, n,
          worst_u);
   /* v along the horizontal centre line (Ghia et al., Table II) */
-  static const double ghia_x[] = {0.0625, 0.0703, 0.0781, 0.0938, 0.1563, 0.2266, 0.2344, 0.5,
-                                  0.8047, 0.8594, 0.9063, 0.9453, 0.9531, 0.9609, 0.9688};
-  static const double ghia_v[] = {0.09233,  0.10091,  0.10890,  0.12317,  0.16077,
-                                  0.17507,  0.17527,  0.05454,  -0.24533, -0.22445,
-                                  -0.16914, -0.10313, -0.08864, -0.07391, -0.05906};
-  double worst_v =
-      centre_line_error(r.u, n, lid, 1, ghia_x, ghia_v, sizeof ghia_x / sizeof ghia_x[0], NULL);
+  static const double ghia_v[GHIA_POINTS] = {0.09233,  0.10091,  0.10890,  0.12317,  0.16077,
+                                             0.17507,  0.17527,  0.05454,  -0.24533, -0.22445,
+                                             -0.16914, -0.10313, -0.08864, -0.07391, -0.05906};
+  double worst_v = centre_line_error(r.u, n, lid, 1, ghia_x, ghia_v, GHIA_POINTS, NULL);
   printf("cavity Re 100, %dx%d: largest |v/U - Ghia| on the horizontal centre line %.4f\n", n,
          n, worst_v);
   double worst = worst_u > worst_v ? worst_u : worst_v;
@@ -346,29 +357,19 @@ static void test_cavity_ghia_re100(void **state) {
  * The run is deterministic: the margin is not noise. */
 static void test_cavity_ghia_re3200(void **state) {
   (void)state;
-  static const double ghia_y[] = {0.0547, 0.0625, 0.0703, 0.1016, 0.1719, 0.2813, 0.4531, 0.5,
-                                  0.6172, 0.7344, 0.8516, 0.9531, 0.9609, 0.9688, 0.9766};
-  static const double ghia_u[] = {-0.32407, -0.35344, -0.37827, -0.41933, -0.34323,
-                                  -0.24427, -0.08636, -0.04272, 0.07156,  0.19791,
-                                  0.34682,  0.46101,  0.46547,  0.48296,  0.53236};
-  static const double ghia_x[] = {0.0625, 0.0703, 0.0781, 0.0938, 0.1563, 0.2266, 0.2344, 0.5,
-                                  0.8047, 0.8594, 0.9063, 0.9453, 0.9531, 0.9609, 0.9688};
-  static const double ghia_v[] = {0.39560,  0.40917,  0.41906,  0.42768,  0.37119,
-                                  0.29030,  0.28188,  0.00999,  -0.31184, -0.37401,
-                                  -0.44307, -0.54053, -0.52357, -0.47425, -0.39017};
+  static const double ghia_u[GHIA_POINTS] = {-0.32407, -0.35344, -0.37827, -0.41933, -0.34323,
+                                             -0.24427, -0.08636, -0.04272, 0.07156,  0.19791,
+                                             0.34682,  0.46101,  0.46547,  0.48296,  0.53236};
+  static const double ghia_v[GHIA_POINTS] = {0.39560,  0.40917,  0.41906,  0.42768,  0.37119,
+                                             0.29030,  0.28188,  0.00999,  -0.31184, -0.37401,
+                                             -0.44307, -0.54053, -0.52357, -0.47425, -0.39017};
   const int n = 129;
-  const double lid = 0.1, re = 3200.0;
-  simulation_options_t so = lbm_case_domain(n, n, 1, 1, 1, 1, false, false, true);
-  lbm_options_t lo = options_of(&lattice_d2q9, LBM_CUMULANT, LBM_DP);
-  lo.viscosity = lid * n / re;
-  lo.geometry.walls[GEOMETRY_YP].kind = GEOMETRY_WALL_MOVING;
-  lo.geometry.walls[GEOMETRY_YP].velocity[0] = lid;
-  lbm_case_result_t r = lbm_case_run(MPI_COMM_WORLD, &so, &lo, (int64_t)(100 * n / lid));
-  if (r.st != TSR_OK) fail_msg("%s", r.err.text);
-  const size_t count = sizeof ghia_y / sizeof ghia_y[0];
+  const double lid = 0.1;
+  const lbm_options_t lo = options_of(&lattice_d2q9, LBM_CUMULANT, LBM_DP);
+  lbm_case_result_t r = cavity_run(n, 1, lid, 3200.0, lo, (int64_t)(100 * n / lid));
   double ru, rv;
-  const double eu = centre_line_error(r.u, n, lid, 0, ghia_y, ghia_u, count, &ru);
-  const double ev = centre_line_error(r.u, n, lid, 1, ghia_x, ghia_v, count, &rv);
+  const double eu = centre_line_error(r.u, n, lid, 0, ghia_y, ghia_u, GHIA_POINTS, &ru);
+  const double ev = centre_line_error(r.u, n, lid, 1, ghia_x, ghia_v, GHIA_POINTS, &rv);
   lbm_case_free(&r);
   printf("cavity Re 3200, %dx%d, d2q9 cumulant: |u/U - Ghia| largest %.4f, rms %.4f; |v/U - "
          "Ghia| largest %.4f, rms %.4f\n", n, n, eu, ru, ev, rv);
