@@ -29,7 +29,7 @@
 static const char *const bench_lattices[] = {"d2q9", "d3q15", "d3q19", "d3q27", "d3q13", NULL};
 static const char *const bench_layouts[] = {"aos", "soa", NULL};      /* grid_layout_t */
 static const char *const bench_streamings[] = {"two_grid", "in_place", NULL}; /* GPU rows */
-static const char *const bench_precisions[] = {"dp", "sp", NULL};     /* lbm_precision_t */
+enum { BENCH_PRECISIONS = 4 }; /* lbm_precision_names: dp, sp, fp16s, fp16c */
 /* lbm_collision_t, then the same with the Smagorinsky model */
 static const char *const bench_collisions[] = {"srt",     "trt",     "mrt",     "cumulant",
                                                "srt-les", "trt-les", "mrt-les", "cumulant-les",
@@ -187,7 +187,8 @@ static tsr_status bench_case(MPI_Comm comm, const bench_opts_t *o, long n, simul
                              (t1.kernel - t0.kernel);
   if (phases > 0) share = (t1.exchange - t0.exchange) / phases;
   TSR_MPI(MPI_Allreduce(MPI_IN_PLACE, &share, 1, MPI_DOUBLE, MPI_MAX, comm));
-  const lbm_kernels_t *k = lbm_kernels_find(lo->lattice, lo->cpu_layout, lo->precision == LBM_DP);
+  const lbm_kernels_t *k =
+      lbm_kernels_find(lo->lattice, lo->cpu_layout, lbm_precision_storage(lo->precision));
   r->hs = hs;
   r->blocks_per_process = blocks;
   /* a GPU has no write-allocate */
@@ -197,7 +198,7 @@ static tsr_status bench_case(MPI_Comm comm, const bench_opts_t *o, long n, simul
   /* CPU rows name their layout, GPU rows how they stream */
   snprintf(r->what, sizeof r->what, "%s,%s,%s,%s", lo->lattice->name,
            bench_collisions[lo->collision + (lo->smagorinsky > 0 ? BENCH_KINDS : 0)],
-           bench_precisions[lo->precision],
+           lbm_precision_names[lo->precision],
            hs == SIMULATION_HS_GPU ? bench_streamings[lo->in_place ? 1 : 0]
                                    : grid_layout_name(lo->cpu_layout));
 cleanup:
@@ -228,10 +229,11 @@ static tsr_status bench_stream_steps(void *ctx, long steps, tsr_error_t *err) {
  * ceiling on this machine), and with pull 0 the same loop copying every cell from itself
  * (the ceiling of the loop without the pull). */
 static tsr_status bench_ceiling(MPI_Comm comm, const bench_opts_t *o, const lattice_t *lat,
-                                grid_layout_t layout, int dp, int pull, bench_row_t *r,
-                                tsr_error_t *err) {
+                                grid_layout_t layout, lbm_precision_t prec, int pull,
+                                bench_row_t *r, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  bench_stream_t s = {.k = lbm_kernels_find(lat, layout, dp), .pull = pull};
+  bench_stream_t s = {.k = lbm_kernels_find(lat, layout, lbm_precision_storage(prec)),
+                      .pull = pull};
   simulation_options_t so = simulation_options_default();
   bench_domain(lat, o->n, 1, 1, &so);
   const int size[3] = {(int)so.domain.cells[0], (int)so.domain.cells[1], (int)so.domain.cells[2]};
@@ -244,7 +246,8 @@ static tsr_status bench_ceiling(MPI_Comm comm, const bench_opts_t *o, const latt
   TSR_CHECK(all, TSR_ERR_NOMEM, "out of memory for two fields of %dx%dx%d cells (%s)",
             size[0], size[1], size[2], lat->name);
   const lbm_params_t p = {.omega_plus = 1.0, .omega_minus = 1.0, .rho0 = 1.0};
-  /* unshifted: no line of zeros (some machines move those faster) */
+  /* unshifted: no line of zeros (some machines move those faster); 16 bits (whose
+     weights less nothing, under 2, are fine to move): the same */
   s.k->init(s.a, &s.d, &p, 0, NULL, NULL);
   s.k->init(s.b, &s.d, &p, 0, NULL, NULL);
   double mlups[BENCH_MAX_REPEAT], bws[BENCH_MAX_REPEAT];
@@ -257,7 +260,7 @@ static tsr_status bench_ceiling(MPI_Comm comm, const bench_opts_t *o, const latt
   bench_finish(r, o, lat->q, s.k->esize, s.k->nontemporal, mlups, bws);
   r->exchange_share = 0;
   snprintf(r->what, sizeof r->what, "%s,%s,%s,%s", pull ? "stream" : "cells", lat->name,
-           dp ? "dp" : "sp", grid_layout_name(layout));
+           lbm_precision_names[prec], grid_layout_name(layout));
 cleanup:
   free(s.a);
   free(s.b);
@@ -283,7 +286,8 @@ static void bench_print_row(const bench_row_t *r) {
     "        [--gpu-cells N] [--device I] [--streaming S,..] [--gpu-group X,Y] [--no-gpu]\n" \
     "                         MLUPS of the CPU kernels of every lattice (d2q9, d3q15,\n" \
     "                         d3q19, d3q27; d3q13, MRT rows only, when listed), layout\n" \
-    "                         (soa, aos), precision (dp, sp) and\n" \
+    "                         (soa, aos), precision (dp, sp; fp16s, fp16c: 16-bit storage,\n" \
+    "                         on request) and\n" \
     "                         collision (srt, trt; also mrt, cumulant (d2q9, d3q27 rows\n" \
     "                         only), srt-les, trt-les, mrt-les, cumulant-les: the\n" \
     "                         Smagorinsky model), with 1, 8 and 64 blocks per process (or\n" \
@@ -363,7 +367,7 @@ static int bench_parse(MPI_Comm comm, int argc, char **argv, bench_opts_t *o) {
       APP_OPT("--json", APP_TEXT, &o->json),
       APP_OPT("--lattice", APP_LIST, &o->lattices, .names = bench_lattices),
       APP_OPT("--layout", APP_LIST, &o->layouts, .names = bench_layouts),
-      APP_OPT("--precision", APP_LIST, &o->precisions, .names = bench_precisions),
+      APP_OPT("--precision", APP_LIST, &o->precisions, .names = lbm_precision_names),
       APP_OPT("--collision", APP_LIST, &o->collisions, .names = bench_collisions),
       APP_OPT("--blocks", APP_LIST, &o->blocks, .names = bench_block_counts),
       APP_OPT("--streaming", APP_LIST, &o->streamings, .names = bench_streamings),
@@ -387,7 +391,7 @@ static tsr_status bench_rows(MPI_Comm comm, const bench_opts_t *o, simulation_hs
   const int counts[4] = {1, 8, 64, 512};
   for (int li = 0; bench_lattices[li]; ++li)
     for (int l = GRID_SOA; l >= GRID_AOS; --l)
-      for (int p = 0; p < 2; ++p)
+      for (int p = 0; p < BENCH_PRECISIONS; ++p)
         for (int c = 0; c < BENCH_COLLISIONS; ++c)
           for (int b = 0; b < 8; ++b) { /* block counts, two grids then in place (GPU) */
             const int ip = b / 4;
@@ -576,13 +580,13 @@ static tsr_status bench_ceilings(MPI_Comm comm, const bench_opts_t *o, bench_row
   MPI_Comm_rank(comm, &rank);
   for (int li = 0; bench_lattices[li]; ++li)
     for (int l = GRID_SOA; l >= GRID_AOS; --l)
-      for (int p = 0; p < 2; ++p)
+      for (int p = 0; p < BENCH_PRECISIONS; ++p)
         for (int pull = 1; pull >= 0; --pull) {
           if (!(o->lattices >> li & 1) || !(o->layouts >> l & 1) || !(o->precisions >> p & 1))
             continue;
           TSR_CHECK(*nrows < BENCH_MAX_ROWS, TSR_ERR_INTERNAL, "too many benchmark rows");
           TSR_TRY(bench_ceiling(comm, o, lattice_find(bench_lattices[li]), (grid_layout_t)l,
-                                p == LBM_DP, pull, &rows[*nrows], err));
+                                (lbm_precision_t)p, pull, &rows[*nrows], err));
           if (rank == 0) bench_print_row(&rows[*nrows]);
           ++*nrows;
         }

@@ -48,7 +48,8 @@ grid_dims_t grid_dims_make_gz(const int n[3], int ncomp, int ghost, int gz,
   } else {
     /* a component: a guard line, the planes (rows of ex cells back to back, each plane
        starting a line), a guard line */
-    const ptrdiff_t line = GRID_LINE / (ptrdiff_t)esize, page = GRID_PAGE / (ptrdiff_t)esize;
+    const ptrdiff_t geo = esize < 4 ? 4 : (ptrdiff_t)esize; /* 2 bytes: 4-byte offsets */
+    const ptrdiff_t line = GRID_LINE / geo, page = GRID_PAGE / geo;
     const ptrdiff_t guard = line * (g > 0 ? g : 1);
     ptrdiff_t plane = 0, planes = 0;
     d.sx = 1;

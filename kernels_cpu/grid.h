@@ -20,7 +20,7 @@
  *
  * grid_pack/grid_unpack copy the cells of a box [lo, hi) in z-y-x order, and for each
  * cell the listed components in list order, to or from a contiguous byte buffer of
- * elements of esize bytes (4: float, 8: double), in host byte order: the common message
+ * elements of esize bytes (2: 16 bits, 4: float, 8: double), in host byte order: the common message
  * layout, the same for both layouts. Plain C: no MPI, no registry; OpenMP threads where
  * the box is large. */
 #ifndef GRID_H
@@ -104,7 +104,10 @@ static inline int grid_region_row(const grid_dims_t *d, const grid_region_t *r, 
 }
 
 /* The dims of a field of n[3] interior cells in a layout, for elements of esize bytes
- * (the SoA padding is in bytes). A field whose element count or strides do not fit in a
+ * (the SoA padding is in bytes; 2-byte elements get the element offsets of 4-byte ones,
+ * planes starting at 16 elements: kernels that compute in float and store 16 bits read a
+ * float vector's 16 cells from 32 aligned bytes, and per-cell float fields of the same
+ * cells share their element offsets). A field whose element count or strides do not fit in a
  * ptrdiff_t gets elements = 0 (every other field has at least one element): callers
  * check it before allocating. */
 grid_dims_t grid_dims_make(const int n[3], int ncomp, int ghost, grid_layout_t layout,

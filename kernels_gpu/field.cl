@@ -3,7 +3,7 @@
  * ghost width and which components cross each direction: the pack and the unpack of
  * every block of a field set (gpu_field.h) in one launch each.
  *
- * Build define: ELEM_BYTES (4 or 8): the values are moved as unsigned integers of that
+ * Build define: ELEM_BYTES (2, 4 or 8): the values are moved as unsigned integers of that
  * size, never as floating point, so every bit travels as it is (and a device without
  * doubles moves double fields too).
  *
@@ -28,6 +28,8 @@
  * order: the common message layout of every hardware. */
 #if ELEM_BYTES == 8
 typedef ulong elem_t;
+#elif ELEM_BYTES == 2
+typedef ushort elem_t;
 #else
 typedef uint elem_t;
 #endif

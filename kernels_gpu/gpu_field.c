@@ -43,7 +43,7 @@ typedef struct gpu_field_xfer {
 
 struct gpu_field_programs {
   opencl_context_t *cl;
-  gpu_field_program_t by_size[2]; /* 4 and 8 bytes */
+  gpu_field_program_t by_size[3]; /* 2, 4 and 8 bytes */
   gpu_field_xfer_t xfer;
 };
 
@@ -164,7 +164,7 @@ void gpu_field_programs_free(gpu_field_programs_t **pp) {
   if (!pp || !*pp) return;
   gpu_field_programs_t *p = *pp;
   gpu_field_xfer_free(&p->xfer);
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < 3; ++k) {
     if (p->by_size[k].pack) clReleaseKernel(p->by_size[k].pack);
     if (p->by_size[k].unpack) clReleaseKernel(p->by_size[k].unpack);
     opencl_program_release(p->by_size[k].program);
@@ -179,9 +179,9 @@ opencl_context_t *gpu_field_programs_context(const gpu_field_programs_t *p) { re
 static tsr_status gpu_field_program(gpu_field_programs_t *p, size_t esize,
                                     gpu_field_program_t **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  TSR_CHECK(esize == 4 || esize == 8, TSR_ERR_INTERNAL,
-            "a GPU field of %zu-byte values; 4 and 8 are allowed", esize);
-  gpu_field_program_t *g = &p->by_size[esize == 8];
+  TSR_CHECK(esize == 2 || esize == 4 || esize == 8, TSR_ERR_INTERNAL,
+            "a GPU field of %zu-byte values; 2, 4 and 8 are allowed", esize);
+  gpu_field_program_t *g = &p->by_size[esize == 8 ? 2 : esize == 4];
   if (!g->program) {
     char options[32];
     void *program = NULL;

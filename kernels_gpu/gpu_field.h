@@ -43,7 +43,7 @@ typedef struct gpu_field_shape {
   int ghost;           /* ghost cells stored around the interior along x and y */
   int gz;              /* and along z (<= ghost; 0 where nothing crosses z) */
   int components;      /* values per cell */
-  size_t esize;        /* bytes per value: 4 or 8 */
+  size_t esize;        /* bytes per value: 2, 4 or 8 */
   int copies;          /* 1 or 2 */
   int width[3];        /* ghost widths exchanged along each axis (<= ghost) */
   const int *crossing; /* components crossing direction d: crossing[d * stride ..

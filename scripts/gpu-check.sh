@@ -7,7 +7,7 @@
 #   3. `tessera bench` on the GPU: D3Q19, SRT, SP and DP, 1, 8, 64 and 512 blocks of one
 #      256^3 process (one 256^3 block; 64 of 64^3; 512 of 32^3), two grids and in place,
 #      against the device's copy bandwidth measured in the same run; the CPU rows at
-#      64^3 (quick);
+#      64^3 (quick); then 16-bit storage (fp16s, fp16c) beside SP, one block;
 #   4. the work-group shapes of the LBM kernels (bench --gpu-group) against the rule;
 #   5. `tessera bench --hetero`: 1 GPU process and a CPU process on every other core,
 #      one domain, against CPU alone and GPU alone;
@@ -113,6 +113,10 @@ section "bench on the GPU: ${gcells}^3 cells per process, 1/8/64/512 blocks"
 run "$tessera" bench --lattice d3q19 --layout soa --collision srt --precision sp,dp \
     --blocks 1,8,64,512 --cells 64 --gpu-cells "$gcells" --repeat 5 --seconds 0.5 \
     --json "${report%.txt}-bench.json"
+section "bench on the GPU: 16-bit storage (fp16s, fp16c) beside SP, 1 block"
+run "$tessera" bench --lattice d3q19 --layout soa --collision srt --precision sp,fp16s,fp16c \
+    --blocks 1 --cells 64 --gpu-cells "$gcells" --repeat 5 --seconds 0.5 \
+    --json "${report%.txt}-bench16.json"
 }
 
 sec_groups() {

@@ -385,8 +385,11 @@ static tsr_status field_validate(const field_spec_t *s, tsr_error_t *err) {
   TSR_CHECK(s->components >= 1 && s->components <= FIELD_MAX_COMPONENTS, TSR_ERR_INTERNAL,
             "field '%s': %d components; allowed are 1..%d", s->name, s->components,
             FIELD_MAX_COMPONENTS);
-  TSR_CHECK(s->esize == 4 || s->esize == 8, TSR_ERR_INTERNAL,
-            "field '%s': %zu bytes per value; allowed are 4 and 8", s->name, s->esize);
+  TSR_CHECK(s->esize == 2 || s->esize == 4 || s->esize == 8, TSR_ERR_INTERNAL,
+            "field '%s': %zu bytes per value; allowed are 2, 4 and 8", s->name, s->esize);
+  TSR_CHECK(s->esize != 2 || !s->init, TSR_ERR_INTERNAL,
+            "field '%s': 16-bit values and an initializer; 16-bit fields are filled by their "
+            "module (fill), which knows their format", s->name);
   TSR_CHECK(s->copies >= 0 && s->copies <= 2, TSR_ERR_INTERNAL,
             "field '%s': %d copies; allowed are 1 and 2", s->name, s->copies);
   TSR_CHECK(s->layout == GRID_AOS || s->layout == GRID_SOA, TSR_ERR_INTERNAL,

@@ -64,7 +64,8 @@ TSR_NODISCARD tsr_status field_region_boxes(const registry_region_t *regions, si
  * out of memory or when the bytes do not fit in a size_t). */
 void *field_values_alloc(const grid_dims_t *dims, size_t esize);
 
-/* Element i of values of esize bytes (4: float, 8: double), as a double. */
+/* Element i of values of esize bytes (4: float, 8: double), as a double (not for 16-bit
+ * values, whose format only their module knows). */
 static inline double field_value(const void *values, size_t esize, size_t i) {
   return esize == 4 ? (double)((const float *)values)[i] : ((const double *)values)[i];
 }
@@ -87,7 +88,8 @@ typedef tsr_status (*field_fill_fn)(const block_info_t *b, void *values, const g
 typedef struct field_spec {
   const char *name;       /* "<module>.<field>" (copied) */
   int components;         /* values per cell, 1..FIELD_MAX_COMPONENTS */
-  size_t esize;           /* bytes per value: 4 (float) or 8 (double) */
+  size_t esize;           /* bytes per value: 4 (float) or 8 (double), or 2 (16 bits of a
+                             format the module knows: moved as bits; no init, a fill) */
   int width[3];           /* ghost layers exchanged per axis (0..DIRECTION_MAX_WIDTH; 0:
                              nothing crosses that axis); the storage has the largest on
                              every axis */
@@ -169,7 +171,7 @@ TSR_NODISCARD tsr_status field_sync(const block_data_t *data, int id, const grid
 
 /* Checkpoints: the interior of a block's field in a layout that no hardware owns, row by
  * row (a row: the cells along x at one y and z; rows in y, then z order), a cell's
- * components in order, each value in the field's bytes (4 or 8) in little-endian order.
+ * components in order, each value in the field's bytes (2, 4 or 8) in little-endian order.
  * Rows go in pieces, so that a large field needs no second copy of itself. */
 
 /* Bytes of the field's interior in that layout (0 where the block has none). */

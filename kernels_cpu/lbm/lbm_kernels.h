@@ -1,7 +1,8 @@
 /* lbm_kernels: lattice Boltzmann kernels for every lattice of lattice_defs.h, both CPU
- * layouts (grid.h: AoS and SoA) and both precisions, written once (lbm_kernels_impl.h
+ * layouts (grid.h: AoS and SoA) and every storage (double, single, two 16-bit formats
+ * with single-precision arithmetic: lbm_storage_t), written once (lbm_kernels_impl.h
  * over the collision of lbm_collide.h) and instantiated per lattice at compile time.
- * lbm_kernels_find hands out the set for a lattice, layout and precision.
+ * lbm_kernels_find hands out the set for a lattice, layout and storage.
  *
  * Stream-collide: pull, two grids. dst(x) = collide(src(x - c_i)) for every interior
  * cell; the ghost layer of src must hold what streams in (neighbours' post-collision
@@ -163,10 +164,30 @@ typedef struct lbm_coupling {
   int start;
 } lbm_coupling_t;
 
+/* How the populations are stored; the arithmetic is in double for F64, in float for the
+ * others. F16S and F16C: 16 bits (store16.h), for shifted storage (f_i - w_i rho0), whose
+ * values lie near 0. 0 and 1 are single and double precision, so that a flag "dp" serves
+ * where 16 bits are not asked for. */
+typedef enum lbm_storage {
+  LBM_STORAGE_F32 = 0,
+  LBM_STORAGE_F64 = 1,
+  LBM_STORAGE_F16S = 2,
+  LBM_STORAGE_F16C = 3
+} lbm_storage_t;
+enum { LBM_STORAGES = 4 };
+
+/* Bytes of a stored value, and of a value of the arithmetic (the collision's constants,
+ * the coupling fields, the density of pulled_density): 8 for F64, 4 for the others. */
+static inline size_t lbm_storage_bytes(lbm_storage_t s) {
+  return s == LBM_STORAGE_F64 ? 8 : s == LBM_STORAGE_F32 ? 4 : 2;
+}
+static inline size_t lbm_arith_bytes(lbm_storage_t s) { return s == LBM_STORAGE_F64 ? 8 : 4; }
+
 typedef struct lbm_kernels {
   const lattice_t *lattice;
   grid_layout_t layout;
-  size_t esize;        /* bytes per value: 4 (sp) or 8 (dp) */
+  size_t esize;        /* bytes per stored value: 8, 4 or 2 (lbm_storage_bytes) */
+  lbm_storage_t storage;
   int nontemporal;     /* 1: stream-collide writes whole lines with nontemporal stores */
   /* One pull stream-collide of the interior (the field's dims: ncomp = Q, ghost >= reach).
    * The ghost layer of dst is left as it was (AoS) or unspecified (SoA: the kernel runs
@@ -219,24 +240,24 @@ typedef struct lbm_kernels {
    * LBM_CONSTS_COUNT(Q) values in the order of LBM_CONSTS_FIELDS), in the storage
    * precision: what other devices' kernels need to compute exactly what these do. */
   void (*constants)(const lbm_params_t *p, lbm_variant_t v, void *out);
+  /* The density the next stream-collide will see in every interior cell: the sum of the
+   * values it pulls, sum_i f_i(x - c_i) in direction order, plus shift (rho0 for shifted
+   * storage), in the arithmetic's precision (lbm_arith_bytes), into out (a field of the
+   * block's interior cells, dims od). f: the populations with their ghost layers up to
+   * date. The same sum in the same order as lbm.cl's lbm_pulled_density. */
+  void (*pulled_density)(const void *f, const grid_dims_t *d, double shift, void *out,
+                         const grid_dims_t *od);
 } lbm_kernels_t;
 
-/* The kernels of a lattice, layout and precision (dp 1: double, 0: single) built for the
- * CPU level in use (cpu_level_current); NULL for an unknown lattice, or where no level
- * can be used (cpu_level_from_environment failed). Static storage. */
-const lbm_kernels_t *lbm_kernels_find(const lattice_t *lattice, grid_layout_t layout, int dp);
+/* The kernels of a lattice, layout and storage (lbm_storage_t; a dp flag serves for 0 and
+ * 1) built for the CPU level in use (cpu_level_current); NULL for an unknown lattice or
+ * storage, or where no level can be used (cpu_level_from_environment failed). Static
+ * storage. */
+const lbm_kernels_t *lbm_kernels_find(const lattice_t *lattice, grid_layout_t layout, int storage);
 
 /* The same for a given level (cpu_level.h: 0 <= level < cpu_level_count()); NULL for a
  * level out of range. The caller makes sure the CPU supports it (cpu_level_supported). */
 const lbm_kernels_t *lbm_kernels_find_level(const lattice_t *lattice, grid_layout_t layout,
-                                            int dp, int level);
-
-/* The density the next stream-collide will see in every interior cell: the sum of the
- * values it pulls, sum_i f_i(x - c_i) in direction order, plus shift (rho0 for shifted
- * storage), in the storage precision (esize 4 or 8), into out (a field of the block's
- * interior cells, dims od). f: a field of the lattice's populations with its ghost
- * layers up to date. The same sum in the same order as lbm.cl's lbm_pulled_density. */
-void lbm_pulled_density(const lattice_t *l, const void *f, const grid_dims_t *d, size_t esize,
-                        double shift, void *out, const grid_dims_t *od);
+                                            int storage, int level);
 
 #endif

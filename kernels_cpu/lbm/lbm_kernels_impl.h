@@ -1,7 +1,8 @@
-/* lbm_kernels_impl.h: the CPU kernels of one lattice in one precision, written once for
+/* lbm_kernels_impl.h: the CPU kernels of one lattice in one storage, written once for
  * every lattice. Included only by the generated
- * lbm_kernels_lattice_<lattice>_<precision>_<level>.c, with LATTICE_NAME (D3Q19, ...),
- * LNAME (d3q19, ...), REAL (float or double) and SFX (f32 or f64) and LBM_LEVEL (the CPU
+ * lbm_kernels_lattice_<lattice>_<storage>_<level>.c, with LATTICE_NAME (D3Q19, ...),
+ * LNAME (d3q19, ...), REAL (float or double: the arithmetic), SFX (f32, f64, or h16s,
+ * h16c: 16-bit storage, with LBM_PRECISION_<SFX> defined) and LBM_LEVEL (the CPU
  * level's id, cpu_level.h: v3, ...) defined; defines the lbm_kernels_t of both layouts,
  * lbm_kernels_aos_<LNAME>_<SFX>_<LBM_LEVEL> and _soa_.
  * The collision itself is lbm_collide.h.
@@ -15,9 +16,13 @@
  *        others and written to the ghost layer of dst, whose values are unspecified after
  *        a step: every ghost value a fluid cell pulls is written again before the next
  *        step (exchange, boundary links). No scalar rest, no padding read.
+ *        With 16-bit storage a vector's 16 cells are 32 bytes of each direction, decoded
+ *        to floats as they are loaded; the results are encoded and written as whole lines,
+ *        two vectors at a time (store16_simd.h store16_vstore_line).
  *   AoS: where the CPU has AVX-512, vectors of cells with gathers of stride Q and the
  *        results transposed back into the cell layout in registers (lbm_simd.h); rows
- *        shorter than a vector, and every row on other CPUs, take the portable code.
+ *        shorter than a vector, every row on other CPUs and with 16-bit storage, take
+ *        the portable code.
  *   Portable code: runs of at most LBM_CHUNK cells, vectorised by the compiler over x;
  *        the results go to a per-thread buffer of Q rows, then to the field (AoS: put
  *        back into the cell layout and written out as one contiguous run).
@@ -38,7 +43,57 @@
 #define LBM_FN(name) LBM_CAT3(name, LNAME, SFX)
 #define LBM_CAT2_(a, b) a##_##b
 #define LBM_CAT2(a, b) LBM_CAT2_(a, b)
-#define LBM_P(name) LBM_CAT2(name, SFX) /* precision-only helpers of lbm_simd.h */
+
+/* The storage. STORE: the type of a stored population (REAL, or 16 bits: store16.h, with
+ * REAL float); LBM_DEC and LBM_ENC: a stored value to REAL and back; LBM_VLD and LBM_VST:
+ * the SoA code's vector of 64 bytes of REAL from and to the stored values (whole 32-byte
+ * halves of lines for 16 bits); CSFX: the arithmetic's suffix (f64, f32) for the
+ * precision-only helpers of lbm_simd.h (LBM_P). */
+#if defined(LBM_PRECISION_h16s) || defined(LBM_PRECISION_h16c)
+#include "store16_simd.h"
+#define LBM_STORE16 1
+#define STORE store16_u16
+#define CSFX f32
+#ifdef LBM_PRECISION_h16s
+#define LBM_STORAGE LBM_STORAGE_F16S
+#define LBM_DEC(h) store16_s_decode(h)
+#define LBM_ENC(v) store16_s_encode(v)
+#define LBM_VLD(p) store16_s_vload(p)
+#define LBM_VENC(v) store16_s_vencode(v)
+#else
+#define LBM_STORAGE LBM_STORAGE_F16C
+#define LBM_DEC(h) store16_c_decode(h)
+#define LBM_ENC(v) store16_c_encode(v)
+#define LBM_VLD(p) store16_c_vload(p)
+#define LBM_VENC(v) store16_c_vencode(v)
+#endif
+/* the vector of direction I out as part of whole lines (store16_vstore_line), with the
+   run's loop variable v_, its destination d and the hold_ of each direction */
+#define LBM_VST(I, p, v) store16_vstore_line((p), &hold_[I], LBM_VENC(v), v_ > 0)
+#define LBM_VHOLD                                                                        \
+  store16_vu16 hold_[LAT(Q)];                                                            \
+  memset(hold_, 0, sizeof hold_)
+#define LBM_VFLUSH(nvec, d, sc)                                                           \
+  if ((nvec) > 0)                                                                        \
+    LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_)                                       \
+      store16_vflush((d) - LBM_P(SIMD_VW) + (ptrdiff_t)i_ * (sc), &hold_[i_]);
+#else
+#define LBM_STORE16 0
+#define STORE REAL
+#define CSFX SFX
+#define LBM_STORAGE (sizeof(REAL) == 8 ? LBM_STORAGE_F64 : LBM_STORAGE_F32)
+#define LBM_DEC(v) (v)
+#define LBM_ENC(v) (v)
+#define LBM_VLD(p) LBM_P(simd_vload)(p)
+#define LBM_VST(I, p, v) LBM_P(simd_vstore)((p), (v))
+#define LBM_VHOLD
+#define LBM_VFLUSH(nvec, d, sc)
+#endif
+#define LBM_P(name) LBM_CAT2(name, CSFX) /* precision-only helpers of lbm_simd.h */
+/* The AoS vector code (AVX-512 gathers of the stored values) for 4- and 8-byte values. */
+#if defined(LBM_AOS_SIMD) && !LBM_STORE16
+#define LBM_AOS_VEC 1
+#endif
 
 /* The lattice's tables, read with constant indices in unrolled loops (folded away). */
 static const int LBM_FN(lat_cx)[LAT(Q)] = {LAT(CX)};
@@ -179,10 +234,10 @@ static void LBM_FN(constants)(const lbm_params_t *p, lbm_variant_t v, void *out)
 
 /* Portable AoS code: n <= LBM_CHUNK cells from s (the first cell's slot 0 in the source
  * field) into out (one row per direction). */
-#define LBM_LD(I) s[off[I] + (ptrdiff_t)x * LAT(Q)]
+#define LBM_LD(I) LBM_DEC(s[off[I] + (ptrdiff_t)x * LAT(Q)])
 #define LBM_ST(I, V) out[I][x] = (V)
 #define LBM_DEFINE_RUN(NAME, BODY)                                                       \
-  static void LBM_FN(NAME)(int n, const REAL *restrict s, const ptrdiff_t *restrict off, \
+  static void LBM_FN(NAME)(int n, const STORE *restrict s, const ptrdiff_t *restrict off, \
                            REAL (*restrict out)[LBM_CHUNK],                              \
                            const LBM_FN(consts_t) *restrict k) {                         \
     LBM_COLLIDE_CONSTS;                                                                  \
@@ -202,7 +257,7 @@ LBM_VARIANTS(LBM_DEFINE_RUN, run_aos)
 #undef LBM_K_ZERO
 #undef LBM_LD
 #undef LBM_ST
-typedef void (*LBM_FN(run_fn))(int n, const REAL *restrict s, const ptrdiff_t *restrict off,
+typedef void (*LBM_FN(run_fn))(int n, const STORE *restrict s, const ptrdiff_t *restrict off,
                                REAL (*restrict out)[LBM_CHUNK],
                                const LBM_FN(consts_t) *restrict k);
 
@@ -222,19 +277,21 @@ typedef void (*LBM_FN(run_fn))(int n, const REAL *restrict s, const ptrdiff_t *r
 #define LBM_K_T LBM_T
 #define LBM_K_ZERO LBM_ZERO
 #define LBM_SQRT(V) LBM_P(lbm_vsqrt)(V)
-#define LBM_LD(I) LBM_P(simd_vload)(s + off[I])
-#define LBM_ST(I, V) LBM_P(simd_vstore)(d + (ptrdiff_t)(I) * sc, (V))
+#define LBM_LD(I) LBM_VLD(s + off[I])
+#define LBM_ST(I, V) LBM_VST(I, d + (ptrdiff_t)(I) * sc, (V))
 #define LBM_DEFINE_VEC_SOA(NAME, BODY)                                                   \
-  static void LBM_FN(NAME)(const REAL *restrict s, const ptrdiff_t *restrict off,        \
-                           REAL *restrict d, ptrdiff_t sc,                               \
+  static void LBM_FN(NAME)(const STORE *restrict s, const ptrdiff_t *restrict off,       \
+                           STORE *restrict d, ptrdiff_t sc,                              \
                            const LBM_FN(vconsts_t) *restrict k, ptrdiff_t nvec) {        \
     LBM_COLLIDE_CONSTS;                                                                  \
+    LBM_VHOLD;                                                                           \
     for (ptrdiff_t v_ = 0; v_ < nvec; ++v_, s += LBM_P(SIMD_VW), d += LBM_P(SIMD_VW)) {     \
       if (LBM_SOA_PREFETCH)                                                              \
         LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_)                                   \
-          __builtin_prefetch(s + off[i_] + LBM_SOA_PREFETCH * 64 / (int)sizeof(REAL), 0, 3); \
+          __builtin_prefetch(s + off[i_] + LBM_SOA_PREFETCH * 64 / (int)sizeof(STORE), 0, 3); \
       BODY                                                                               \
     }                                                                                    \
+    LBM_VFLUSH(nvec, d, sc)                                                              \
   }
 LBM_VARIANTS(LBM_DEFINE_VEC_SOA, vec_soa)
 
@@ -262,8 +319,8 @@ typedef struct LBM_FN(kf) {
 #undef LBM_KF
 #define LBM_KF(F) (kf_.F)
 #define LBM_DEFINE_VEC_SOA_COUPLED(NAME, ADE_, BODY)                                     \
-  static void LBM_FN(NAME)(const REAL *restrict s, const ptrdiff_t *restrict off,        \
-                           REAL *restrict d, ptrdiff_t sc,                               \
+  static void LBM_FN(NAME)(const STORE *restrict s, const ptrdiff_t *restrict off,       \
+                           STORE *restrict d, ptrdiff_t sc,                              \
                            const LBM_FN(vconsts_t) *restrict k,                          \
                            const LBM_FN(consts_t) *restrict k0, ptrdiff_t nvec,          \
                            const LBM_FN(vcouple_t) *restrict c, ptrdiff_t at) {          \
@@ -280,11 +337,12 @@ typedef struct LBM_FN(kf) {
     (void)sm_;                                                                           \
     const int mkind_ = (int)k0->kind, mles_ = k0->lesf != (REAL)0;                       \
     (void)mkind_, (void)mles_;                                                           \
+    LBM_VHOLD;                                                                           \
     for (ptrdiff_t v_ = 0; v_ < nvec; ++v_, s += LBM_P(SIMD_VW), d += LBM_P(SIMD_VW),       \
                    at += LBM_P(SIMD_VW)) {                                                \
       if (LBM_SOA_PREFETCH)                                                              \
         LBM_UNROLL for (int i_ = 0; i_ < LAT(Q); ++i_)                                   \
-          __builtin_prefetch(s + off[i_] + LBM_SOA_PREFETCH * 64 / (int)sizeof(REAL), 0, 3); \
+          __builtin_prefetch(s + off[i_] + LBM_SOA_PREFETCH * 64 / (int)sizeof(STORE), 0, 3); \
       if (ADE_) {                                                                        \
         kf_.ax = LBM_P(simd_vload)(c->in + at);                                           \
         kf_.ay = LBM_P(simd_vload)(c->in + at + c->in_sc);                                \
@@ -321,23 +379,24 @@ typedef struct LBM_FN(kf) {
         LBM_P(simd_vstore)(c->out + at + 2 * c->out_sc, uz);                              \
       }                                                                                  \
     }                                                                                    \
+    LBM_VFLUSH(nvec, d, sc)                                                              \
   }
 LBM_COUPLED_VARIANTS(LBM_DEFINE_VEC_SOA_COUPLED, vcpl)
 #undef LBM_DEFINE_VEC_SOA_COUPLED
 #undef LBM_KF
 #define LBM_KF(F) (k->F)
-typedef void (*LBM_FN(vcpl_fn))(const REAL *restrict s, const ptrdiff_t *restrict off,
-                                REAL *restrict d, ptrdiff_t sc,
+typedef void (*LBM_FN(vcpl_fn))(const STORE *restrict s, const ptrdiff_t *restrict off,
+                                STORE *restrict d, ptrdiff_t sc,
                                 const LBM_FN(vconsts_t) *restrict k,
                                 const LBM_FN(consts_t) *restrict k0, ptrdiff_t nvec,
                                 const LBM_FN(vcouple_t) *restrict c, ptrdiff_t at);
 #undef LBM_LD
 #undef LBM_ST
-typedef void (*LBM_FN(vec_soa_fn))(const REAL *restrict s, const ptrdiff_t *restrict off,
-                                   REAL *restrict d, ptrdiff_t sc,
+typedef void (*LBM_FN(vec_soa_fn))(const STORE *restrict s, const ptrdiff_t *restrict off,
+                                   STORE *restrict d, ptrdiff_t sc,
                                    const LBM_FN(vconsts_t) *restrict k, ptrdiff_t nvec);
 
-#ifdef LBM_AOS_SIMD
+#ifdef LBM_AOS_VEC
 /* AoS vector code: the first n <= one vector of cells from s (the first cell's slot 0
  * in the source field) to d (the same cell in the destination field). */
 #define LBM_LD(I) LBM_P(lbm_gather)(s + off[I], lanes, LAT(Q))
@@ -370,8 +429,8 @@ typedef void (*LBM_FN(vec_aos_fn))(int n, const REAL *restrict s, const ptrdiff_
 /* One call's SoA work: the plain vector code (vec), or the coupled one (cpl, with k0 and
  * c), on vectors of cells from element `at` of the populations. */
 typedef struct LBM_FN(soa_job) {
-  const REAL *src;
-  REAL *dst;
+  const STORE *src;
+  STORE *dst;
   const ptrdiff_t *off;
   ptrdiff_t sc;
   const LBM_FN(vconsts_t) *kv;
@@ -445,6 +504,15 @@ static void LBM_FN(coupled_region)(const void *restrict vsrc, void *restrict vds
                                    const grid_dims_t *d, const lbm_params_t *p, lbm_variant_t v,
                                    const lbm_coupling_t *c, const grid_region_t *r);
 
+/* m values of the portable AoS code's buffer s out to the field at d. */
+static inline void LBM_FN(store_run)(STORE *restrict d, const REAL *restrict s, size_t m) {
+#if LBM_STORE16
+  for (size_t j = 0; j < m; ++j) d[j] = LBM_ENC(s[j]);
+#else
+  LBM_P(simd_store_run)(d, s, m);
+#endif
+}
+
 static void LBM_FN(stream_collide_region)(const void *restrict vsrc, void *restrict vdst,
                                           const grid_dims_t *d, const lbm_params_t *p,
                                           lbm_variant_t v, const grid_region_t *r) {
@@ -455,8 +523,8 @@ static void LBM_FN(stream_collide_region)(const void *restrict vsrc, void *restr
     LBM_FN(coupled_region)(vsrc, vdst, d, &pc, v, &none, r);
     return;
   }
-  const REAL *restrict src = vsrc;
-  REAL *restrict dst = vdst;
+  const STORE *restrict src = vsrc;
+  STORE *restrict dst = vdst;
   const bool soa = d->layout == GRID_SOA;
   /* element offset of the value pulled into slot i, from the cell's slot 0 */
   ptrdiff_t off[LAT(Q)];
@@ -478,7 +546,7 @@ static void LBM_FN(stream_collide_region)(const void *restrict vsrc, void *restr
   LBM_FN(vconsts_init)(&kv, &k);
   const LBM_FN(run_fn) run = LBM_PICK(run_aos);
   const LBM_FN(vec_soa_fn) vec_soa = LBM_PICK(vec_soa);
-#ifdef LBM_AOS_SIMD
+#ifdef LBM_AOS_VEC
   const LBM_FN(vec_aos_fn) vec_aos = LBM_PICK(vec_aos);
 #endif
   if (soa) {
@@ -502,7 +570,7 @@ static void LBM_FN(stream_collide_region)(const void *restrict vsrc, void *restr
         for (int seg = 0; seg < m; ++seg) {
           const int xend = xe[seg];
           int x0 = xs[seg];
-#ifdef LBM_AOS_SIMD
+#ifdef LBM_AOS_VEC
           /* vectors; the last one of a run may have lanes masked off. Runs shorter than
              a vector take the portable code. Of the source rows of a row only one, the
              one the newest direction pulls from, is new to the caches when rows advance
@@ -524,7 +592,7 @@ static void LBM_FN(stream_collide_region)(const void *restrict vsrc, void *restr
             /* back to the cell layout, then out to the field in one sweep of stores */
             for (int x = 0; x < n; ++x)
               for (int i = 0; i < LAT(Q); ++i) cells[x * LAT(Q) + i] = out[i][x];
-            LBM_P(simd_store_run)(dst + base, cells, (size_t)n * LAT(Q));
+            LBM_FN(store_run)(dst + base, cells, (size_t)n * LAT(Q));
           }
         }
       }
@@ -545,12 +613,12 @@ static void LBM_FN(stream_collide)(const void *restrict vsrc, void *restrict vds
 #define LBM_K_T REAL
 #define LBM_K_ZERO ((REAL)0)
 #define LBM_SQRT(V) LBM_P(lbm_sqrt)(V)
-#define LBM_LD(I) src[cell + off[I]]
-#define LBM_ST(I, V) dst[cell + (ptrdiff_t)(I) * d->sc] = (V)
+#define LBM_LD(I) LBM_DEC(src[cell + off[I]])
+#define LBM_ST(I, V) dst[cell + (ptrdiff_t)(I) * d->sc] = LBM_ENC(V)
 #define LBM_AUX(F, X, Y, Z) ((F).origin + (ptrdiff_t)(X) * (F).sx + (ptrdiff_t)(Y) * (F).sy + \
                              (ptrdiff_t)(Z) * (F).sz)
 #define LBM_DEFINE_COUPLED(NAME, ADE_, BODY)                                              \
-  static void LBM_FN(NAME)(const REAL *restrict src, REAL *restrict dst,                 \
+  static void LBM_FN(NAME)(const STORE *restrict src, STORE *restrict dst,               \
                            const grid_dims_t *d, const ptrdiff_t *off,                   \
                            const LBM_FN(consts_t) *k0, const lbm_coupling_t *c,          \
                            const grid_region_t *r_) {                                    \
@@ -696,14 +764,14 @@ static void LBM_FN(init_strain)(int x, int y, int z, lbm_init_fn init, void *ctx
 static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, int flags,
                          lbm_init_fn init, void *ctx) {
   const int shifted = flags & LBM_FILL_SHIFTED;
-  REAL *f = vf;
+  STORE *f = vf;
   const int g = d->ghost;
   /* padding and guards to zero (the SoA kernel reads them in lanes it throws away), in
      parallel like the kernels, so that pages land near the threads that use them */
   const size_t chunk = 1 << 16, nchunks = (d->elements + chunk - 1) / chunk;
 #pragma omp parallel for schedule(static)
   for (size_t c = 0; c < nchunks; ++c)
-    memset(f + c * chunk, 0, (c + 1 < nchunks ? chunk : d->elements - c * chunk) * sizeof(REAL));
+    memset(f + c * chunk, 0, (c + 1 < nchunks ? chunk : d->elements - c * chunk) * sizeof(STORE));
 #pragma omp parallel for schedule(static)
   for (int z = -d->gz; z < d->nz + d->gz; ++z)
     for (int y = -g; y < d->ny + g; ++y)
@@ -727,7 +795,8 @@ static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, 
           double ne = -tr; /* (c c - c_s^2 I) : q */
           for (int a = 0; a < 3; ++a)
             for (int b = 0; b < 3; ++b) ne += c[a] * c[b] * q[a][b];
-          f[grid_index(d, x, y, z, i)] = (REAL)(LBM_FN(lat_w)[i] * (rho + p->rho0 * (e + ne)));
+          f[grid_index(d, x, y, z, i)] =
+              LBM_ENC((REAL)(LBM_FN(lat_w)[i] * (rho + p->rho0 * (e + ne))));
         }
       }
 }
@@ -738,12 +807,12 @@ static void LBM_FN(init)(void *vf, const grid_dims_t *d, const lbm_params_t *p, 
 /* rho and j of the n <= LBM_MOMENTS_RUN cells from cell (slot 0) on, cells sx apart: cell
  * by cell, each summing its values in direction order in registers (the directions
  * unrolled, the loop over the cells vectorised: a load per value, four stores per cell). */
-static inline void LBM_FN(moments_run)(const REAL *restrict f, ptrdiff_t sx, ptrdiff_t sc, int n,
+static inline void LBM_FN(moments_run)(const STORE *restrict f, ptrdiff_t sx, ptrdiff_t sc, int n,
                                        double *restrict rho, double (*restrict j)[LBM_MOMENTS_RUN]) {
   for (int x = 0; x < n; ++x) {
     double r = 0.0, jx = 0.0, jy = 0.0, jz = 0.0;
     LBM_UNROLL for (int i = 0; i < LAT(Q); ++i) {
-      const double v = (double)f[(ptrdiff_t)i * sc + (ptrdiff_t)x * sx];
+      const double v = (double)LBM_DEC(f[(ptrdiff_t)i * sc + (ptrdiff_t)x * sx]);
       r += v;
       jx += LAT_CX(i) * v;
       jy += LAT_CY(i) * v;
@@ -758,7 +827,7 @@ static inline void LBM_FN(moments_run)(const REAL *restrict f, ptrdiff_t sx, ptr
 
 static void LBM_FN(moments)(const void *vf, const grid_dims_t *d, const lbm_params_t *p,
                             int shifted, double *rho_out, double *u_out) {
-  const REAL *f = vf;
+  const STORE *f = vf;
   /* stored PDFs are post-collision: their momentum holds the whole force of the step,
      the fluid velocity half of it */
   const double half = p->use_force ? -0.5 : 0.0;
@@ -767,7 +836,7 @@ static void LBM_FN(moments)(const void *vf, const grid_dims_t *d, const lbm_para
     for (int y = 0; y < d->ny; ++y)
       for (int x0 = 0; x0 < d->nx; x0 += LBM_MOMENTS_RUN) {
         const int n = d->nx - x0 < LBM_MOMENTS_RUN ? d->nx - x0 : LBM_MOMENTS_RUN;
-        const REAL *run = f + grid_index(d, x0, y, z, 0);
+        const STORE *run = f + grid_index(d, x0, y, z, 0);
         double rho[LBM_MOMENTS_RUN], j[3][LBM_MOMENTS_RUN];
         if (d->sx == 1) LBM_FN(moments_run)(run, 1, d->sc, n, rho, j); /* SoA: unit stride */
         else LBM_FN(moments_run)(run, d->sx, d->sc, n, rho, j);
@@ -782,7 +851,7 @@ static void LBM_FN(moments)(const void *vf, const grid_dims_t *d, const lbm_para
 
 static void LBM_FN(boundary)(void *vf, const lbm_link_t *links, size_t n, int negate,
                              const double *scale) {
-  REAL *f = vf;
+  STORE *f = vf;
   /* links write wall slots and read fluid slots: independent, in any order */
   if (scale) { /* walls whose velocity changes in time: the factors of the step */
     REAL s[LBM_LINK_GROUPS];
@@ -790,28 +859,32 @@ static void LBM_FN(boundary)(void *vf, const lbm_link_t *links, size_t n, int ne
     const REAL sign = negate ? (REAL)-1 : (REAL)1;
 #pragma omp parallel for schedule(static) if (n > 8192)
     for (size_t k = 0; k < n; ++k)
-      f[links[k].to] = sign * f[links[k].from] + (REAL)links[k].extra * s[links[k].group];
+      f[links[k].to] =
+          LBM_ENC(sign * LBM_DEC(f[links[k].from]) + (REAL)links[k].extra * s[links[k].group]);
   } else if (negate) {
 #pragma omp parallel for schedule(static) if (n > 8192)
-    for (size_t k = 0; k < n; ++k) f[links[k].to] = -f[links[k].from] + (REAL)links[k].extra;
+    for (size_t k = 0; k < n; ++k)
+      f[links[k].to] = LBM_ENC(-LBM_DEC(f[links[k].from]) + (REAL)links[k].extra);
   } else {
 #pragma omp parallel for schedule(static) if (n > 8192)
-    for (size_t k = 0; k < n; ++k) f[links[k].to] = f[links[k].from] + (REAL)links[k].extra;
+    for (size_t k = 0; k < n; ++k)
+      f[links[k].to] = LBM_ENC(LBM_DEC(f[links[k].from]) + (REAL)links[k].extra);
   }
 }
 
 static void LBM_FN(bodies)(void *vf, const lbm_body_link_t *links, size_t n, int64_t *acc,
                            int nbodies) {
-  REAL *f = vf;
+  STORE *f = vf;
   const REAL scale = (REAL)(double)(INT64_C(1) << LBM_FORCE_SHIFT);
   (void)nbodies;
 #pragma omp parallel for schedule(static) reduction(+ : acc[:3 * nbodies]) if (n > 8192)
   for (size_t k = 0; k < n; ++k) {
     const lbm_body_link_t *l = &links[k];
-    const REAL v = (REAL)l->a * f[l->from] + (REAL)l->b * f[l->from2];
-    f[l->to] = v;
+    const REAL from = LBM_DEC(f[l->from]);
+    const REAL v = (REAL)l->a * from + (REAL)l->b * LBM_DEC(f[l->from2]);
+    f[l->to] = LBM_ENC(v);
     if (l->body < 0) continue;
-    const REAL s = (f[l->from] + v) * scale;
+    const REAL s = (from + LBM_DEC(f[l->to])) * scale;
     const int64_t m = (int64_t)llrint((double)s);
     const int c[3] = {LAT_CX(l->dir), LAT_CY(l->dir), LAT_CZ(l->dir)};
     for (int a = 0; a < 3; ++a)
@@ -821,7 +894,7 @@ static void LBM_FN(bodies)(void *vf, const lbm_body_link_t *links, size_t n, int
 
 static void LBM_FN(outlet)(void *vf, const grid_dims_t *d, const lbm_open_link_t *links,
                            size_t n, const lbm_params_t *p) {
-  REAL *f = vf;
+  STORE *f = vf;
   const ptrdiff_t sc = d->sc;
   /* as the collision's constants (consts_init) */
   const REAL h = p->use_force ? (REAL)0.5 : (REAL)0;
@@ -836,9 +909,9 @@ static void LBM_FN(outlet)(void *vf, const grid_dims_t *d, const lbm_open_link_t
     for (size_t k = k0; k < k1; ++k) {
       const lbm_open_link_t *l = &links[k];
       if (l->cell[0] != cell) {
-        const REAL *c1 = f + l->cell[0], *c2 = f + l->cell[1];
-#define LBM_OUT_LD1(i) c1[(ptrdiff_t)(i) * sc]
-#define LBM_OUT_LD2(i) c2[(ptrdiff_t)(i) * sc]
+        const STORE *c1 = f + l->cell[0], *c2 = f + l->cell[1];
+#define LBM_OUT_LD1(i) LBM_DEC(c1[(ptrdiff_t)(i) * sc])
+#define LBM_OUT_LD2(i) LBM_DEC(c2[(ptrdiff_t)(i) * sc])
         LBM_OUTLET_CELL(LBM_OUT_LD1, LBM_OUT_LD2, r, fx, fy, fz, gx, gy, gz, hfx, hfy, hfz,
                         inv_rho0);
 #undef LBM_OUT_LD1
@@ -846,11 +919,27 @@ static void LBM_FN(outlet)(void *vf, const grid_dims_t *d, const lbm_open_link_t
         cell = l->cell[0];
       }
       REAL v;
-      LBM_OUTLET_LINK(v, l->dir, f[l->from], (REAL)l->extra, (REAL)l->w2, (REAL)l->wrho0, r,
-                      fx, fy, fz, gx, gy, gz);
-      f[l->to] = v;
+      LBM_OUTLET_LINK(v, l->dir, LBM_DEC(f[l->from]), (REAL)l->extra, (REAL)l->w2,
+                      (REAL)l->wrho0, r, fx, fy, fz, gx, gy, gz);
+      f[l->to] = LBM_ENC(v);
     }
   }
+}
+
+static void LBM_FN(pulled_density)(const void *vf, const grid_dims_t *d, double shift,
+                                   void *vout, const grid_dims_t *od) {
+  const STORE *f = vf;
+  REAL *out = vout;
+  const REAL sh = (REAL)shift;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int z = 0; z < d->nz; ++z)
+    for (int y = 0; y < d->ny; ++y)
+      for (int x = 0; x < d->nx; ++x) {
+        REAL r = LBM_DEC(f[grid_index(d, x, y, z, 0)]);
+        LBM_UNROLL for (int i = 1; i < LAT(Q); ++i)
+          r = r + LBM_DEC(f[grid_index(d, x - LAT_CX(i), y - LAT_CY(i), z - LAT_CZ(i), i)]);
+        out[grid_index(od, x, y, z, 0)] = r + sh;
+      }
 }
 
 /* The two sets: lbm_kernels_aos_<LNAME>_<SFX>_<LBM_LEVEL> and lbm_kernels_soa_... */
@@ -859,7 +948,8 @@ static void LBM_FN(outlet)(void *vf, const grid_dims_t *d, const lbm_open_link_t
 #define LBM_DEFINE_SET(NAME, LAYOUT)                                                     \
   const lbm_kernels_t LBM_SET(NAME, LNAME, SFX, LBM_LEVEL) = {.lattice = &LBM_CAT2(lattice, LNAME),              \
                                       .layout = LAYOUT,                                  \
-                                      .esize = sizeof(REAL),                             \
+                                      .esize = sizeof(STORE),                            \
+                                      .storage = LBM_STORAGE,                            \
                                       .nontemporal = SIMD_NONTEMPORAL,                    \
                                       .stream_collide = LBM_FN(stream_collide),          \
                                       .coupled = LBM_FN(coupled),                        \
@@ -870,7 +960,8 @@ static void LBM_FN(outlet)(void *vf, const grid_dims_t *d, const lbm_open_link_t
                                       .boundary = LBM_FN(boundary),                      \
                                       .outlet = LBM_FN(outlet),                          \
                                       .bodies = LBM_FN(bodies),                          \
-                                      .constants = LBM_FN(constants)};
+                                      .constants = LBM_FN(constants),                    \
+                                      .pulled_density = LBM_FN(pulled_density)};
 LBM_DEFINE_SET(lbm_kernels_aos, GRID_AOS)
 LBM_DEFINE_SET(lbm_kernels_soa, GRID_SOA)
 
@@ -879,6 +970,18 @@ LBM_DEFINE_SET(lbm_kernels_soa, GRID_SOA)
 #undef LBM_SET_
 #undef LBM_FN
 #undef LBM_P
+#undef CSFX
+#undef STORE
+#undef LBM_STORE16
+#undef LBM_STORAGE
+#undef LBM_DEC
+#undef LBM_ENC
+#undef LBM_VLD
+#undef LBM_VST
+#undef LBM_VENC
+#undef LBM_VHOLD
+#undef LBM_VFLUSH
+#undef LBM_AOS_VEC
 #undef LBM_VW
 #undef LBM_SEG
 #undef LBM_COPY_CELL

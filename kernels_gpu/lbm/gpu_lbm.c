@@ -13,15 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the program source, generated at build time from lattice_defs.h, lbm_collide.h and
-   lbm.cl */
+/* the program source, generated at build time from lattice_defs.h, store16.h,
+   lbm_collide.h and lbm.cl */
 extern const char gpu_lbm_source[];
 extern const size_t gpu_lbm_source_size;
 
 struct gpu_lbm {
   opencl_context_t *ctx;
   gpu_lbm_spec_t spec;
-  size_t esize, ncells, q;
+  size_t esize, ncells, q; /* esize: bytes of the arithmetic's values (constants, link
+                              coefficients, scalars) */
+  size_t sbytes;           /* bytes of a stored population (2 with store16) */
   size_t moments_bytes; /* checked in gpu_lbm_create */
   int moments_double;
   cl_program program;
@@ -45,16 +47,16 @@ cleanup:
 /* The source files from folder dir, concatenated. */
 static tsr_status gpu_read_sources(const char *dir, char **out, tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  const char *names[3] = {"lattice_defs.h", "lbm_collide.h", "lbm.cl"};
+  const char *names[4] = {"lattice_defs.h", "store16.h", "lbm_collide.h", "lbm.cl"};
   char *text = NULL;
   size_t len = 0;
   FILE *fp = NULL;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
     fp = fopen(path, "rb");
     TSR_CHECK(fp, TSR_ERR_IO, "cannot open OpenCL source %s (the kernel source folder must "
-              "hold lattice_defs.h, lbm_collide.h and lbm.cl)", path);
+              "hold lattice_defs.h, store16.h, lbm_collide.h and lbm.cl)", path);
     TSR_CHECK(fseek(fp, 0, SEEK_END) == 0, TSR_ERR_IO, "cannot read %s", path);
     long sz = ftell(fp);
     TSR_CHECK(sz >= 0 && fseek(fp, 0, SEEK_SET) == 0, TSR_ERR_IO, "cannot read %s", path);
@@ -90,9 +92,10 @@ static tsr_status gpu_lbm_build(gpu_lbm_t *g, const gpu_lbm_spec_t *spec, int gz
   snprintf(upper, sizeof upper, "%s", spec->lattice->name);
   for (char *c = upper; *c; ++c) *c = (char)toupper((unsigned char)*c);
   snprintf(options, sizeof options,
-           "-DLATTICE_NAME=%s -DREAL_DOUBLE=%d -DNX=%d -DNY=%d -DNZ=%d -DGZ=%d -DCOLLISION=%d "
-           "-DLES=%d -DFORCE=%d -DADE=%d -DCOUPLED=%d -DMOMENTS_DOUBLE=%d -DFORCE_SHIFT=%d%s",
-           upper, spec->dp ? 1 : 0, spec->n[0], spec->n[1], spec->n[2], gz, spec->collision,
+           "-DLATTICE_NAME=%s -DREAL_DOUBLE=%d -DSTORE16=%d -DNX=%d -DNY=%d -DNZ=%d -DGZ=%d "
+           "-DCOLLISION=%d -DLES=%d -DFORCE=%d -DADE=%d -DCOUPLED=%d -DMOMENTS_DOUBLE=%d "
+           "-DFORCE_SHIFT=%d%s",
+           upper, spec->dp ? 1 : 0, spec->store16, spec->n[0], spec->n[1], spec->n[2], gz, spec->collision,
            spec->les ? 1 : 0, spec->force ? 1 : 0, spec->ade ? 1 : 0, spec->coupled ? 1 : 0,
            g->moments_double, (int)LBM_FORCE_SHIFT,
            /* the Smagorinsky rate's and the cumulant's divisions and square roots as the
@@ -164,7 +167,12 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   g->ctx = ctx;
   g->spec = *spec;
   g->spec.source_dir = NULL;
+  TSR_CHECK(!spec->store16 || (!spec->dp && (spec->store16 == LBM_STORAGE_F16S ||
+                                              spec->store16 == LBM_STORAGE_F16C)),
+            TSR_ERR_INTERNAL, "gpu_lbm_create: 16-bit storage %d with dp %d", spec->store16,
+            spec->dp);
   g->esize = spec->dp ? sizeof(double) : sizeof(float);
+  g->sbytes = spec->store16 ? 2 : g->esize;
   g->q = (size_t)spec->lattice->q;
   g->moments_double = desc->double_precision ? 1 : 0;
   size_t cells = 0, grid_bytes = 0;
@@ -175,7 +183,7 @@ tsr_status gpu_lbm_create(opencl_context_t *ctx, const gpu_lbm_spec_t *spec,
   grid_ghost_of(width, &ghost, &gz);
   TSR_CHECK(tsr_box_cells_gz(spec->n, ghost, gz, &g->ncells) &&
                 tsr_box_cells(spec->n, 0, &cells) &&
-                tsr_mul_size(g->ncells, g->q * g->esize, &grid_bytes) &&
+                tsr_mul_size(g->ncells, g->q * g->sbytes, &grid_bytes) &&
                 tsr_mul_size(cells, 4 * (g->moments_double ? sizeof(double) : sizeof(float)),
                              &g->moments_bytes),
             TSR_ERR_INVALID, "a GPU block of %d x %d x %d cells: its bytes do not fit in a size_t",
@@ -260,6 +268,7 @@ opencl_context_t *gpu_lbm_cache_context(const gpu_lbm_cache_t *cache) { return c
 
 static int gpu_lbm_same(const gpu_lbm_spec_t *a, const gpu_lbm_spec_t *b) {
   return a->lattice == b->lattice && memcmp(a->n, b->n, sizeof a->n) == 0 && a->dp == b->dp &&
+         a->store16 == b->store16 &&
          a->collision == b->collision && a->les == b->les && a->force == b->force &&
          a->ade == b->ade &&
          a->coupled == b->coupled;

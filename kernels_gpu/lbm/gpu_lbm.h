@@ -26,6 +26,8 @@ typedef struct gpu_lbm_spec {
   const lattice_t *lattice; /* static storage (lattice.h) */
   int n[3];            /* interior cells of the block */
   int dp;              /* 1: double precision, 0: single */
+  int store16;         /* 0: the populations stored in that precision; LBM_STORAGE_F16S or
+                          LBM_STORAGE_F16C (lbm_kernels.h; with dp 0): in 16 bits */
   int collision;       /* 0: SRT, 1: TRT, 2: MRT, 3: cumulant (ADE: 0 or 1) */
   int les;             /* 1: the Smagorinsky model (lbm_collide.h) */
   int force;           /* 1: body force terms */

@@ -3,7 +3,9 @@
  * kernels_cpu/lbm/lbm_collide.h and this file, so the collision is the same expressions in
  * the same order as on the CPU; contraction into FMA is off.
  *
- * Build defines: LATTICE_NAME (D3Q19, ...), REAL_DOUBLE (0 or 1), NX, NY, NZ (interior
+ * Build defines: LATTICE_NAME (D3Q19, ...), REAL_DOUBLE (0 or 1), STORE16 (0: populations
+ * stored as REAL; 2, 3: in 16 bits, format S or C of kernels_cpu/store16.h, part of the
+ * program source, with float arithmetic), NX, NY, NZ (interior
  * cells of the block), GZ (the ghost layers along z: 1, or 0 for a 2-D lattice),
  * COLLISION (0 SRT, 1 TRT, 2 MRT, 3 cumulant), LES, FORCE, ADE and COUPLED (0 or 1; LES: the
  * Smagorinsky model; ADE: the advection-diffusion collision instead of the
@@ -24,6 +26,23 @@
 #define REAL float
 #define REAL8 float8
 #endif
+/* The populations' storage: STORE_T the type of a stored value, SLD(p, i) the value at
+ * element i as REAL, SST(p, i, v) stores v there (format S by the binary16 conversions of
+ * OpenCL, which store16.h's scale by 2^15 makes the same bits as the CPU's). */
+#if STORE16 == 2
+#define STORE_T ushort
+#define SLD(p, i) (vload_half((i), (const __global half *)(p)) * 0x1p-15f)
+#define SST(p, i, v) vstore_half_rte((v) * 0x1p15f, (i), (__global half *)(p))
+#elif STORE16 == 3
+#define STORE_T ushort
+#define SLD(p, i) store16_c_decode((p)[i])
+#define SST(p, i, v) ((p)[i] = store16_c_encode(v))
+#else
+#define STORE_T REAL
+#define SLD(p, i) ((p)[i])
+#define SST(p, i, v) ((p)[i] = (v))
+#endif
+
 #define SX (NX + 2)
 #define SY (NY + 2)
 #define SZ (NZ + 2 * GZ)
@@ -70,8 +89,8 @@ typedef struct lbm_consts {
   const int b_ = b0 + zb / NZ, z = zb % NZ;                                            \
   if (x >= NX || y >= NY) return;                                                      \
   LBM_PART_CELL                                                                        \
-  __global const REAL *RESTRICT src = src0 + bases[b_];                                \
-  __global REAL *RESTRICT dst = dst0 + bases[b_];                                      \
+  __global const STORE_T *RESTRICT src = src0 + bases[b_];                             \
+  __global STORE_T *RESTRICT dst = dst0 + bases[b_];                                   \
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + GZ));
 
 /* Three ways to stream (LBM_LD: the value pulled into direction I, LBM_ST: where the
@@ -84,12 +103,12 @@ typedef struct lbm_consts {
  *                    reversed slots; store into the cell's own slots: natural again.
  * Every work item writes exactly the slots it read, so one array suffices (the AA
  * pattern of Bailey et al. 2009), and the collision sees bitwise what two grids give it. */
-#define LD_TWO(I) src[(long)(I) * NCELLS + cell - C_OFF(I)]
-#define ST_TWO(I, V) dst[(long)(I) * NCELLS + cell] = (V)
-#define LD_EVEN(I) src[(long)(I) * NCELLS + cell - C_OFF(I)]
-#define ST_EVEN(I, V) dst[(long)LAT_INV(I) * NCELLS + cell + C_OFF(I)] = (V)
-#define LD_ODD(I) src[(long)LAT_INV(I) * NCELLS + cell]
-#define ST_ODD(I, V) dst[(long)(I) * NCELLS + cell] = (V)
+#define LD_TWO(I) SLD(src, (long)(I) * NCELLS + cell - C_OFF(I))
+#define ST_TWO(I, V) SST(dst, (long)(I) * NCELLS + cell, (V))
+#define LD_EVEN(I) SLD(src, (long)(I) * NCELLS + cell - C_OFF(I))
+#define ST_EVEN(I, V) SST(dst, (long)LAT_INV(I) * NCELLS + cell + C_OFF(I), (V))
+#define LD_ODD(I) SLD(src, (long)LAT_INV(I) * NCELLS + cell)
+#define ST_ODD(I, V) SST(dst, (long)(I) * NCELLS + cell, (V))
 
 #define LBM_T REAL
 #define LBM_ZERO ((REAL)0)
@@ -106,7 +125,8 @@ typedef struct lbm_consts {
 #if !COUPLED
 /* Stream and collide of every interior cell of every block. */
 #define LBM_SC_KERNEL(NAME, RESTRICT)                                                  \
-  __kernel void NAME(__global const REAL *RESTRICT src0, __global REAL *RESTRICT dst0,  \
+  __kernel void NAME(__global const STORE_T *RESTRICT src0,                            \
+                     __global STORE_T *RESTRICT dst0,                                   \
                      __constant lbm_consts_t *k, __global const long *bases,            \
                      const int b0, __global const int *boxes, const int part) {         \
     LBM_BLOCK_CELL(RESTRICT)                                                            \
@@ -150,7 +170,8 @@ typedef struct lbm_consts {
   }
 #endif
 #define LBM_SC_KERNEL(NAME, RESTRICT)                                                  \
-  __kernel void NAME(__global const REAL *RESTRICT src0, __global REAL *RESTRICT dst0,  \
+  __kernel void NAME(__global const STORE_T *RESTRICT src0,                            \
+                     __global STORE_T *RESTRICT dst0,                                   \
                      __constant lbm_consts_t *kg, __global const long *bases,           \
                      const int b0, __global const int *boxes, const int part,           \
                      __global const REAL *aux_in0,                                      \
@@ -193,7 +214,7 @@ LBM_SC_KERNEL(lbm_stream_collide_odd, )
  * and read fluid slots). idx holds (to, from) pairs of field element indices. With group
  * (not NULL), extra times the factor of the link's group, scale.s0..s7 (lbm_kernels.h
  * lbm_link_t: walls whose velocity changes in time). */
-__kernel void lbm_boundary(__global REAL *f, __global const ulong2 *idx,
+__kernel void lbm_boundary(__global STORE_T *f, __global const ulong2 *idx,
                              __global const REAL *extra, const ulong n, const int negate,
                              __global const uchar *group, const REAL8 scale) {
   const size_t k = get_global_id(0);
@@ -207,24 +228,26 @@ __kernel void lbm_boundary(__global REAL *f, __global const ulong2 *idx,
                          : (g < 6 ? (g == 4 ? scale.s4 : scale.s5) : (g == 6 ? scale.s6 : scale.s7));
     e = e * s;
   }
-  f[l.x] = (negate ? -f[l.y] : f[l.y]) + e;
+  const REAL from = SLD(f, l.y);
+  SST(f, l.x, (negate ? -from : from) + e);
 }
 
 /* Links to obstacles (lbm_kernels.h lbm_body_link_t): f[to] = a f[from] + b f[from2]
  * (idx: (to, from), idx2: (to, from2), coef: a, b), and the momentum each exchanges with
  * its body (meta.x >= 0), c_o (f[from] + f[to]) in fixed point, into out[3k..3k+2]
  * (zeros for a link without a body; the host sums them as integers). */
-__kernel void lbm_bodies(__global REAL *f, __global const ulong2 *idx, __global const ulong2 *idx2,
+__kernel void lbm_bodies(__global STORE_T *f, __global const ulong2 *idx,
+                         __global const ulong2 *idx2,
                          __global const REAL *coef, __global const int2 *meta, const ulong n,
                          __global long *out) {
   const size_t k = get_global_id(0);
   if (k >= n) return;
   const ulong2 l = idx[k], l2 = idx2[k];
-  const REAL v = coef[2 * k] * f[l.y] + coef[2 * k + 1] * f[l2.y];
-  f[l.x] = v;
+  const REAL from = SLD(f, l.y);
+  SST(f, l.x, coef[2 * k] * from + coef[2 * k + 1] * SLD(f, l2.y));
   const int2 m = meta[k];
-  long q = 0;
-  if (m.x >= 0) q = convert_long_rte((f[l.y] + v) * (REAL)(1L << FORCE_SHIFT));
+  long q = 0; /* with the stored value (16 bits: rounded), as the CPU's */
+  if (m.x >= 0) q = convert_long_rte((from + SLD(f, l.x)) * (REAL)(1L << FORCE_SHIFT));
   const int c[3] = {lat_cx[m.y], lat_cy[m.y], lat_cz[m.y]};
   for (int a = 0; a < 3; ++a) out[3 * k + a] = c[a] > 0 ? q : c[a] < 0 ? -q : 0;
 }
@@ -234,7 +257,7 @@ __kernel void lbm_bodies(__global REAL *f, __global const ulong2 *idx, __global 
  * (natural layout; swapped: a field streamed in place, the values of a cell lie at inv(i)
  * of the cell c_i away). idx and extra as lbm_boundary's, dirs the links' directions,
  * w[2k], w[2k + 1] their w2 and wrho0. */
-__kernel void lbm_outlet(__global REAL *f, __global const ulong2 *idx,
+__kernel void lbm_outlet(__global STORE_T *f, __global const ulong2 *idx,
                          __global const REAL *extra, __global const long2 *cells,
                          __global const int *dirs, __global const REAL *w, const ulong n,
                          const int swapped, const REAL hfx, const REAL hfy, const REAL hfz,
@@ -244,16 +267,16 @@ __kernel void lbm_outlet(__global REAL *f, __global const ulong2 *idx,
   const ulong2 l = idx[k];
   const long2 c = cells[k];
 #define OUTLET_LD1(i)                                                                    \
-  (swapped ? f[c.x + (long)LAT_INV(i) * NCELLS + C_OFF(i)] : f[c.x + (long)(i) * NCELLS])
+  (swapped ? SLD(f, c.x + (long)LAT_INV(i) * NCELLS + C_OFF(i)) : SLD(f, c.x + (long)(i) * NCELLS))
 #define OUTLET_LD2(i)                                                                    \
-  (swapped ? f[c.y + (long)LAT_INV(i) * NCELLS + C_OFF(i)] : f[c.y + (long)(i) * NCELLS])
+  (swapped ? SLD(f, c.y + (long)LAT_INV(i) * NCELLS + C_OFF(i)) : SLD(f, c.y + (long)(i) * NCELLS))
   REAL r, fx, fy, fz, gx, gy, gz, v;
   LBM_OUTLET_CELL(OUTLET_LD1, OUTLET_LD2, r, fx, fy, fz, gx, gy, gz, hfx, hfy, hfz, inv_rho0);
-  LBM_OUTLET_LINK(v, dirs[k], f[l.y], extra[k], w[2 * k], w[2 * k + 1], r, fx, fy, fz, gx, gy,
-                  gz);
+  LBM_OUTLET_LINK(v, dirs[k], SLD(f, l.y), extra[k], w[2 * k], w[2 * k + 1], r, fx, fy, fz, gx,
+                  gy, gz);
 #undef OUTLET_LD1
 #undef OUTLET_LD2
-  f[l.x] = v;
+  SST(f, l.x, v);
 }
 
 /* The density the next stream-collide will see in every interior cell (the sum of the
@@ -261,7 +284,7 @@ __kernel void lbm_outlet(__global REAL *f, __global const ulong2 *idx,
  * lbm_pulled_density of the CPU. Many blocks as the stream-collide: block b's fields at
  * bases[b] and out_bases[b]. swapped: a field streamed in place, swapped (the values
  * pulled lie in the cell itself, reversed). part and boxes: as the stream-collide's. */
-__kernel void lbm_pulled_density(__global const REAL *f0, __global REAL *out0,
+__kernel void lbm_pulled_density(__global const STORE_T *f0, __global REAL *out0,
                                  __global const long *bases, const int b0,
                                  __global const long *out_bases, const long origin,
                                  const long sy, const long sz, const REAL shift,
@@ -271,12 +294,13 @@ __kernel void lbm_pulled_density(__global const REAL *f0, __global REAL *out0,
   const int b_ = b0 + zb / NZ, z = zb % NZ;
   if (x >= NX || y >= NY) return;
   LBM_PART_CELL
-  __global const REAL *f = f0 + bases[b_];
+  __global const STORE_T *f = f0 + bases[b_];
   __global REAL *out = out0 + out_bases[b_];
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + GZ));
-  REAL r = f[cell];
+  REAL r = SLD(f, cell);
   for (int i = 1; i < LAT(Q); ++i)
-    r = r + (swapped ? f[(long)LAT_INV(i) * NCELLS + cell] : f[(long)i * NCELLS + cell - C_OFF(i)]);
+    r = r + (swapped ? SLD(f, (long)LAT_INV(i) * NCELLS + cell)
+                     : SLD(f, (long)i * NCELLS + cell - C_OFF(i)));
   out[origin + x + sy * y + sz * z] = r + shift;
 }
 
@@ -292,15 +316,15 @@ __kernel void lbm_pulled_density(__global const REAL *f0, __global REAL *out0,
 /* The moments of interior cell (x, y, z): rho (plus rho0 where shifted) and u. swapped:
  * a field streamed in place, swapped (value i of the cell lies at inv(i) of the cell c_i
  * away). */
-static void cell_moments(__global const REAL *f, const int x, const int y, const int z,
+static void cell_moments(__global const STORE_T *f, const int x, const int y, const int z,
                          const MREAL rho0, const MREAL fhalf, const MREAL fx, const MREAL fy,
                          const MREAL fz, const int shifted, const int swapped,
                          MREAL *rho_out, MREAL *u) {
   const long cell = (long)(x + 1) + SX * ((long)(y + 1) + SY * (long)(z + GZ));
   MREAL rho = 0, jx = 0, jy = 0, jz = 0;
   for (int i = 0; i < LAT(Q); ++i) {
-    const MREAL v = (MREAL)(swapped ? f[(long)LAT_INV(i) * NCELLS + cell + C_OFF(i)]
-                                    : f[(long)i * NCELLS + cell]);
+    const MREAL v = (MREAL)(swapped ? SLD(f, (long)LAT_INV(i) * NCELLS + cell + C_OFF(i))
+                                    : SLD(f, (long)i * NCELLS + cell));
     rho += v;
     jx += (MREAL)lat_cx[i] * v;
     jy += (MREAL)lat_cy[i] * v;
@@ -312,7 +336,7 @@ static void cell_moments(__global const REAL *f, const int x, const int y, const
   u[2] = (jz + fhalf * fz) / rho0;
 }
 
-__kernel void lbm_moments(__global const REAL *f, __global MREAL *out, const MREAL rho0,
+__kernel void lbm_moments(__global const STORE_T *f, __global MREAL *out, const MREAL rho0,
                             const MREAL fhalf, const MREAL fx, const MREAL fy, const MREAL fz,
                             const int shifted, const int swapped) {
   const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
@@ -330,7 +354,7 @@ __kernel void lbm_moments(__global const REAL *f, __global MREAL *out, const MRE
  * of an interior cell with flags[n] == fluid whose rho is not finite or not above 0 or
  * whose |u|^2 is not below cs2 (as lbm_cell_stable); the host sets it to INT_MAX first.
  * Only 4 bytes come back, instead of the moments. */
-__kernel void lbm_check(__global const REAL *f, __global const uchar *flags,
+__kernel void lbm_check(__global const STORE_T *f, __global const uchar *flags,
                         __global int *first, const MREAL rho0, const MREAL fhalf,
                         const MREAL fx, const MREAL fy, const MREAL fz, const int shifted,
                         const MREAL cs2, const uchar fluid, const int swapped,

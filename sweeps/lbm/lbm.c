@@ -179,8 +179,8 @@ static tsr_status lbm_density_item(const registry_work_t *w, void *vctx, tsr_err
   TSR_TRY(lbm_get(b, data, c, &pf, &lb, err));
   const grid_field_t *r = field_of(data, c->density_id);
   TSR_CHECK(r, TSR_ERR_INTERNAL, "BlockID %d lacks the field " LBM_DENSITY, (int)b->id);
-  lbm_pulled_density(c->lattice, pf->host.values, &pf->host.dims, pf->host.esize,
-                     c->opts.shifted ? c->opts.rho0 : 0.0, r->values, &r->dims);
+  c->kernels[pf->host.dims.layout]->pulled_density(
+      pf->host.values, &pf->host.dims, c->opts.shifted ? c->opts.rho0 : 0.0, r->values, &r->dims);
 cleanup:
   return st;
 }
@@ -259,8 +259,8 @@ static tsr_status lbm_ctx_make(registry_t *reg, const patch_options_t *domain,
   c.lattice = o->lattice;
   const char *body_names[GEOMETRY_MAX_SHAPES];
   c.nbodies = geometry_bodies(&o->geometry, c.shape_body, body_names);
-  c.kernels[GRID_AOS] = lbm_kernels_find(o->lattice, GRID_AOS, o->precision == LBM_DP);
-  c.kernels[GRID_SOA] = lbm_kernels_find(o->lattice, GRID_SOA, o->precision == LBM_DP);
+  c.kernels[GRID_AOS] = lbm_kernels_find(o->lattice, GRID_AOS, lbm_precision_storage(o->precision));
+  c.kernels[GRID_SOA] = lbm_kernels_find(o->lattice, GRID_SOA, lbm_precision_storage(o->precision));
   TSR_CHECK(c.kernels[GRID_AOS] && c.kernels[GRID_SOA], TSR_ERR_INTERNAL,
             "no CPU kernels for lattice %s", o->lattice->name);
   c.params = lbm_options_params(o);
@@ -295,7 +295,7 @@ static tsr_status lbm_declare_fields(registry_t *reg, const lbm_ctx_t *c, void *
   lattice_stream_table(c->lattice, stream);
   TSR_TRY(module_declare_field(decl, reg, &env, &(field_spec_t){
       .name = LBM_PDF, .components = c->lattice->q,
-      .esize = o->precision == LBM_SP ? sizeof(float) : sizeof(double),
+      .esize = lbm_storage_bytes(lbm_precision_storage(o->precision)),
       .width = {c->width[0], c->width[1], c->width[2]}, .copies = 2, .layout_by_fs = true,
       .block_layout = o->block_layout, .crossing = &c->comps[0][0], .stride = LATTICE_MAX_Q,
       .ncrossing = c->ncomps, .hollow_bs = "solid", .stream = stream, .fill = lbm_fill,
@@ -312,7 +312,7 @@ static tsr_status lbm_declare_fields(registry_t *reg, const lbm_ctx_t *c, void *
     const bool beside = i < 2;
     TSR_TRY(module_declare_field(decl, reg, &env, &(field_spec_t){.name = lbm_face[i].name,
                           .components = lbm_face[i].components,
-                          .esize = o->precision == LBM_SP ? 4 : 8, .layout = GRID_SOA,
+                          .esize = lbm_precision_value_bytes(o->precision), .layout = GRID_SOA,
                           .width = {beside ? c->width[0] : 0, beside ? c->width[1] : 0,
                                     beside ? c->width[2] : 0},
                           .init = face_init[i], .init_ctx = ctx}, err));
@@ -332,7 +332,7 @@ tsr_status lbm_sweep_register(registry_t *reg, const patch_options_t *domain,
   TSR_TRY(registry_keep(reg, &c, sizeof c, &ctx, err));
   if (kept) *kept = ctx;
   TSR_TRY(registry_exclusive(reg, "srt,trt", err));
-  TSR_TRY(registry_exclusive(reg, "sp,dp", err));
+  TSR_TRY(registry_exclusive(reg, "sp,dp,fp16s,fp16c", err));
   TSR_TRY(registry_exclusive(reg, "aos,soa", err));
   TSR_TRY(lbm_declare_fields(reg, &c, ctx, fields, decl, err));
   const char *live = "fluid|fluid_boundary";

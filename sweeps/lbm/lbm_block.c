@@ -291,7 +291,7 @@ tsr_status lbm_alloc_layout(const block_info_t *b, const lbm_ctx_t *c, grid_layo
   *out = NULL;
   TSR_CHECK(lb, TSR_ERR_NOMEM, "out of memory for the LBM data of BlockID %d", (int)b->id);
   lb->unstable = -1;
-  lb->esize = c->opts.precision == LBM_SP ? sizeof(float) : sizeof(double);
+  lb->esize = lbm_storage_bytes(lbm_precision_storage(c->opts.precision));
   int width[3], ghost, gz;
   lattice_ghost_width(l, width);
   grid_ghost_of(width, &ghost, &gz); /* as the field kit stores the populations */

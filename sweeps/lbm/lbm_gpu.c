@@ -17,6 +17,8 @@ static tsr_status lbm_gpu_program(const lbm_ctx_t *c, const int size[3], gpu_lbm
   memset(&spec, 0, sizeof spec);
   for (int a = 0; a < 3; ++a) spec.n[a] = size[a];
   spec.dp = c->opts.precision == LBM_DP;
+  const lbm_storage_t storage = lbm_precision_storage(c->opts.precision);
+  spec.store16 = storage == LBM_STORAGE_F16S || storage == LBM_STORAGE_F16C ? (int)storage : 0;
   spec.lattice = c->lattice;
   const lbm_variant_t v = lbm_variant(&c->opts);
   spec.collision = (int)c->opts.collision; /* 0 SRT, 1 TRT, 2 MRT, 3 cumulant */

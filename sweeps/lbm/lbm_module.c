@@ -115,7 +115,7 @@ static void lbm_describe(const void *state, bool cpu, bool gpu, char *out, size_
   if (s->opts.smagorinsky > 0)
     snprintf(les, sizeof les, ", Smagorinsky C_s = %g", s->opts.smagorinsky);
   snprintf(out, cap, "%s,%s%s, nu = %g, tau = %.6g%s, Ma = %.3g",
-           lbm_collision_names[s->opts.collision], s->opts.precision == LBM_SP ? "sp" : "dp", blocks,
+           lbm_collision_names[s->opts.collision], lbm_precision_names[s->opts.precision], blocks,
            s->opts.viscosity, 1.0 / lbm_omega(&s->opts), les,
            s->speed / lbm_sound_speed(&s->opts));
 }
@@ -192,7 +192,7 @@ static tsr_status lbm_derived_register(lbm_state_t *s, registry_t *reg, const mo
   lbm_ctx_t *c = s->ctx;
   TSR_TRY(module_declare_field(decl, reg, env, &(field_spec_t){
       .name = LBM_GRADIENT_INPUT, .components = 4,
-      .esize = s->opts.precision == LBM_SP ? 4 : 8, .layout = GRID_SOA,
+      .esize = lbm_precision_value_bytes(s->opts.precision), .layout = GRID_SOA,
       .width = {c->width[0] > 0, c->width[1] > 0, c->width[2] > 0}}, err));
   decl->fields[decl->nfields - 1].scratch = true;
   const registry_item_t items[] = {

@@ -226,8 +226,12 @@ tsr_status lbm_options_validate(const lbm_options_t *o, tsr_error_t *err) {
   TSR_CHECK(o->smagorinsky >= 0 && o->smagorinsky <= 0.5, TSR_ERR_INVALID,
             "lbm.smagorinsky = %g: allowed are constants C_s in (0, 0.5] (0.1 to 0.17 are usual)",
             o->smagorinsky);
-  TSR_CHECK(o->precision == LBM_DP || o->precision == LBM_SP, TSR_ERR_INVALID,
-            "lbm.precision: unknown value %d; allowed are sp, dp", (int)o->precision);
+  TSR_CHECK(o->precision >= LBM_DP && o->precision <= LBM_FP16C, TSR_ERR_INVALID,
+            "lbm.precision: unknown value %d; allowed are dp, sp, fp16s, fp16c", (int)o->precision);
+  TSR_CHECK(o->shifted || (o->precision != LBM_FP16S && o->precision != LBM_FP16C),
+            TSR_ERR_INVALID, "lbm.shifted = false with lbm.precision \"%s\": 16-bit storage "
+            "keeps f_i - w_i rho0 (values near 0, where its bits are); remove lbm.shifted or set "
+            "it to true", lbm_precision_names[o->precision]);
   TSR_CHECK(o->viscosity > 0 && isfinite(o->viscosity), TSR_ERR_INVALID,
             "lbm.viscosity = %g: allowed are finite values > 0 (lattice units; omega = 1/(3 nu + "
             "1/2) then lies in (0, 2))", o->viscosity);
@@ -428,7 +432,6 @@ cleanup:
 static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_options_t *r,
                                    tsr_error_t *err) {
   tsr_status st = TSR_OK;
-  static const char *const precisions[] = {"dp", "sp", NULL};
   static const char *const inits[] = {"uniform", "taylor_green", "sound_wave", "taylor_green_3d",
                                       NULL};
   static const char *const layouts[] = {"aos", "soa", NULL};
@@ -450,8 +453,9 @@ static tsr_status lbm_read_section(config_t *cfg, config_node_t *lbm, lbm_option
   TSR_TRY(config_choice(lbm, "collision", false, lbm_collision_names, &v, err));
   r->collision = (lbm_collision_t)v;
   v = (int)r->precision;
-  TSR_TRY(config_choice(lbm, "precision", false, precisions, &v, err));
+  TSR_TRY(config_choice(lbm, "precision", false, lbm_precision_names, &v, err));
   r->precision = (lbm_precision_t)v;
+  if (r->precision == LBM_FP16S || r->precision == LBM_FP16C) r->shifted = true; /* needed */
   double nu = -1;
   TSR_TRY(config_real(lbm, "viscosity", false, 1e-12, 1e6, &nu, err));
   TSR_CHECK(nu <= 0 || !units->on, TSR_ERR_INVALID,
@@ -679,18 +683,27 @@ cleanup:
   return st;
 }
 
+const char *const lbm_precision_names[] = {"dp", "sp", "fp16s", "fp16c", NULL};
+
+lbm_storage_t lbm_precision_storage(lbm_precision_t p) {
+  static const lbm_storage_t s[] = {LBM_STORAGE_F64, LBM_STORAGE_F32, LBM_STORAGE_F16S,
+                                    LBM_STORAGE_F16C};
+  return s[p];
+}
+
 const char *lbm_fs(const lbm_options_t *o) {
-  static const char *const names[4][2][2][2] = {
-      {{{"srt,dp,aos,two_grid", "srt,dp,aos,in_place"}, {"srt,dp,soa,two_grid", "srt,dp,soa,in_place"}},
-       {{"srt,sp,aos,two_grid", "srt,sp,aos,in_place"}, {"srt,sp,soa,two_grid", "srt,sp,soa,in_place"}}},
-      {{{"trt,dp,aos,two_grid", "trt,dp,aos,in_place"}, {"trt,dp,soa,two_grid", "trt,dp,soa,in_place"}},
-       {{"trt,sp,aos,two_grid", "trt,sp,aos,in_place"}, {"trt,sp,soa,two_grid", "trt,sp,soa,in_place"}}},
-      {{{"mrt,dp,aos,two_grid", "mrt,dp,aos,in_place"}, {"mrt,dp,soa,two_grid", "mrt,dp,soa,in_place"}},
-       {{"mrt,sp,aos,two_grid", "mrt,sp,aos,in_place"}, {"mrt,sp,soa,two_grid", "mrt,sp,soa,in_place"}}},
-      {{{"cumulant,dp,aos,two_grid", "cumulant,dp,aos,in_place"},
-        {"cumulant,dp,soa,two_grid", "cumulant,dp,soa,in_place"}},
-       {{"cumulant,sp,aos,two_grid", "cumulant,sp,aos,in_place"},
-        {"cumulant,sp,soa,two_grid", "cumulant,sp,soa,in_place"}}}};
-  return names[o->collision][o->precision == LBM_SP][o->cpu_layout == GRID_SOA]
-              [o->in_place ? 1 : 0];
+  /* every combination's set, written once (the names are static storage) */
+  enum { COLL = 4, PREC = 4, LEN = 40 };
+  static char names[COLL][PREC][2][2][LEN];
+  static bool made = false;
+  if (!made) {
+    for (int c = 0; c < COLL; ++c)
+      for (int p = 0; p < PREC; ++p)
+        for (int l = 0; l < 2; ++l)
+          for (int s = 0; s < 2; ++s)
+            snprintf(names[c][p][l][s], LEN, "%s,%s,%s,%s", lbm_collision_names[c],
+                     lbm_precision_names[p], l ? "soa" : "aos", s ? "in_place" : "two_grid");
+    made = true;
+  }
+  return names[o->collision][o->precision][o->cpu_layout == GRID_SOA][o->in_place ? 1 : 0];
 }

@@ -25,7 +25,15 @@ typedef enum lbm_collision {
 } lbm_collision_t;
 /* lbm.collision's values, indexed by lbm_collision_t, NULL-terminated. */
 extern const char *const lbm_collision_names[];
-typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1 } lbm_precision_t;
+/* The populations' storage: double or single precision, or 16 bits with single-precision
+ * arithmetic (lbm_kernels.h lbm_storage_t; FP16S and FP16C need shifted storage). */
+typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1, LBM_FP16S = 2, LBM_FP16C = 3 } lbm_precision_t;
+/* lbm.precision's values, indexed by lbm_precision_t, NULL-terminated. */
+extern const char *const lbm_precision_names[];
+/* The kernels' storage of a precision, and the bytes of the arithmetic's values (the
+ * public face's fields: 8 for dp, 4 for the others). */
+lbm_storage_t lbm_precision_storage(lbm_precision_t p);
+static inline size_t lbm_precision_value_bytes(lbm_precision_t p) { return p == LBM_DP ? 8 : 4; }
 /* The Smagorinsky constant where lbm.les is "smagorinsky" and lbm.smagorinsky is not
  * given (0.1 to 0.17 are usual; 0.1 for wall-bounded flows, Krueger et al. 2017). */
 #define LBM_SMAGORINSKY_DEFAULT 0.1

@@ -13,6 +13,8 @@ function(tessera_add_kernel_test name)
 endfunction()
 
 tessera_add_kernel_test(test_lbm_kernels)
+# The 16-bit storage formats: every code, the rounding, every level's vector code
+tessera_add_kernel_test(test_store16)
 # The MRT and Smagorinsky collisions: bases, rates, conservation, MRT = SRT at one rate
 tessera_add_kernel_test(test_lbm_collisions)
 # The kernel tests again at every CPU level of the build (TESSERA_CPU_LEVEL; exit 77 =

@@ -5,9 +5,11 @@
  * the CPU has computes bitwise what the lowest computes: stream-collide (every
  * collision, with and without force, advection-diffusion, streaming alone, copy), the
  * coupled kernels, initialisation, moments and boundary links, for every lattice, layout
- * and precision, on a block whose rows end in a partial vector. */
+ * and storage (double, single, both 16-bit formats), on a block whose rows end in a
+ * partial vector. */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +23,9 @@
 #include "grid.h"
 #include "lattice.h"
 #include "lbm_kernels.h"
+#include "store16.h"
+
+static const char *const storage_names[LBM_STORAGES] = {"sp", "dp", "fp16s", "fp16c"};
 
 /* 1 where every flag of the space-separated list is on the "flags" line of
  * /proc/cpuinfo; -1 where the file cannot be read. */
@@ -108,13 +113,14 @@ static void test_environment_override(void **state) {
     assert_int_equal(cpu_level_current(), l);
     for (int li = 0; li < nl; ++li)
       for (int s = 0; s < 2; ++s)
-        for (int dp = 0; dp < 2; ++dp) {
+        for (int dp = 0; dp < LBM_STORAGES; ++dp) {
           const lbm_kernels_t *k = lbm_kernels_find(all[li], (grid_layout_t)s, dp);
           assert_non_null(k);
           assert_ptr_equal(k, lbm_kernels_find_level(all[li], (grid_layout_t)s, dp, l));
           assert_ptr_equal(k->lattice, all[li]);
           assert_int_equal(k->layout, s);
-          assert_int_equal(k->esize, dp ? 8 : 4);
+          assert_int_equal((int)k->storage, dp);
+          assert_int_equal(k->esize, lbm_storage_bytes((lbm_storage_t)dp));
           if (l > 0) assert_ptr_not_equal(k, lbm_kernels_find_level(all[li], (grid_layout_t)s, dp, 0));
         }
   }
@@ -130,26 +136,35 @@ static void test_environment_override(void **state) {
   assert_int_equal(cpu_level_from_environment(msg, sizeof msg), 0);
 }
 
-/* A field of a kernel set's layout and precision, 64-byte aligned, every element (ghosts
- * and padding too) zero. */
+/* A field of a kernel set's layout and storage (the populations; aux: of the arithmetic's
+ * precision, as the coupling fields), 64-byte aligned, every element (ghosts and padding
+ * too) zero. */
 typedef struct field {
   grid_dims_t d;
   size_t esize, bytes;
+  lbm_storage_t storage;
   void *v;
 } field_t;
 
-static field_t field_make(const lbm_kernels_t *k, const int n[3], int ncomp) {
-  field_t f = {.d = grid_dims_make(n, ncomp, k->lattice->reach, k->layout, k->esize),
-               .esize = k->esize};
+static field_t field_make_as(const lbm_kernels_t *k, const int n[3], int ncomp, bool aux) {
+  const lbm_storage_t st = aux ? (k->storage == LBM_STORAGE_F64 ? LBM_STORAGE_F64
+                                                                : LBM_STORAGE_F32)
+                               : k->storage;
+  field_t f = {.d = grid_dims_make(n, ncomp, k->lattice->reach, k->layout, lbm_storage_bytes(st)),
+               .esize = lbm_storage_bytes(st), .storage = st};
   f.bytes = (f.d.elements * f.esize + 63) / 64 * 64;
   f.v = aligned_alloc(64, f.bytes);
   assert_non_null(f.v);
   memset(f.v, 0, f.bytes);
   return f;
 }
+static field_t field_make(const lbm_kernels_t *k, const int n[3], int ncomp) {
+  return field_make_as(k, n, ncomp, false);
+}
 
 /* base w_i (1 + scale r), r pseudo-random in [-1, 1], in every slot of every cell, ghosts
- * included (w_i: the lattice's weight for a PDF field, l NULL: 1). */
+ * included (w_i: the lattice's weight for a PDF field, l NULL: 1); 16-bit fields hold it
+ * shifted, less base w_i. */
 static void fill(field_t *f, const lattice_t *l, double base, double scale) {
   const int g = f->d.ghost;
   for (int z = -g; z < f->d.nz + g; ++z)
@@ -161,7 +176,11 @@ static void fill(field_t *f, const lattice_t *l, double base, double scale) {
           const double w = base * (l ? l->w[c] : 1.0);
           const double v = w * (1.0 + scale * ((double)(h % 2001u) / 1000.0 - 1.0));
           const size_t i = grid_index(&f->d, x, y, z, c);
-          if (f->esize == 4) ((float *)f->v)[i] = (float)v;
+          if (f->storage == LBM_STORAGE_F16S)
+            ((uint16_t *)f->v)[i] = store16_s_encode((float)(v - w));
+          else if (f->storage == LBM_STORAGE_F16C)
+            ((uint16_t *)f->v)[i] = store16_c_encode((float)(v - w));
+          else if (f->esize == 4) ((float *)f->v)[i] = (float)v;
           else ((double *)f->v)[i] = v;
         }
 }
@@ -177,7 +196,7 @@ static void assert_same_interior(const field_t *a, const field_t *b, const char 
           if (memcmp((const char *)a->v + i * a->esize, (const char *)b->v + i * b->esize,
                      a->esize) != 0)
             fail_msg("%s %s %s %s: cell (%d,%d,%d) component %d differs between %s and %s", what,
-                     l->name, dp ? "dp" : "sp", grid_layout_name(s), x, y, z, c,
+                     l->name, storage_names[dp], grid_layout_name(s), x, y, z, c,
                      cpu_level_name(level), cpu_level_name(0));
         }
 }
@@ -218,14 +237,14 @@ static int run_level(const lattice_t *l, grid_layout_t s, int dp, int level, fie
     }
   /* coupled: a force per cell and the velocity out; ADE with a velocity per cell and a
      source out */
-  field_t aux = field_make(k, n, 3);
+  field_t aux = field_make_as(k, n, 3, true);
   fill(&aux, NULL, 0.02, 0.5); /* a force of 1e-2 or an advection velocity of 0.02 */
   for (int v = 0; v < 4; ++v) {
     const lbm_params_t p = {.omega_plus = 1.3, .omega_minus = lbm_omega_minus(1.3, 0.1875),
                             .rho0 = 1, .force = {2e-5, 1e-5, -1e-5}, .use_force = 1};
     const int ade = v >= 2;
     out[m] = field_make(k, n, l->q);
-    out[m + 1] = field_make(k, n, 3);
+    out[m + 1] = field_make_as(k, n, 3, true);
     lbm_coupling_t c = {.beta = {0, 0, 1e-3}, .c0 = 1};
     if (ade) {
       c.advection = aux.v;
@@ -292,7 +311,7 @@ static void test_levels_bitwise(void **state) {
   int compared = 0;
   for (int li = 0; li < nl; ++li)
     for (int s = 0; s < 2; ++s)
-      for (int dp = 0; dp < 2; ++dp) {
+      for (int dp = 0; dp < LBM_STORAGES; ++dp) {
         field_t base[OUTS], other[OUTS];
         const int m = run_level(all[li], (grid_layout_t)s, dp, 0, base);
         for (int level = 1; level < cpu_level_count(); ++level) {
@@ -308,7 +327,7 @@ static void test_levels_bitwise(void **state) {
         }
         for (int o = 0; o < m; ++o) free(base[o].v);
       }
-  print_message("%d level comparisons (lattice, layout, precision) against %s\n", compared,
+  print_message("%d level comparisons (lattice, layout, storage) against %s\n", compared,
                 cpu_level_name(0));
 }
 

@@ -1,0 +1,1 @@
+/* (the 16-bit formats are not needed to fail) */
