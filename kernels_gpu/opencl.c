@@ -2,9 +2,12 @@
 #include "opencl.h"
 
 #include <CL/cl.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *opencl_error_name(int32_t code) {
   switch (code) {
@@ -356,6 +359,57 @@ void *opencl_context_device(const opencl_context_t *ctx) { return ctx->device; }
 void *opencl_context_queue(const opencl_context_t *ctx) { return ctx->queue; }
 void *opencl_context_transfer_queue(const opencl_context_t *ctx) { return ctx->transfer; }
 
+/* With TESSERA_CL_BINARIES set to a folder, the device binary of program p (PTX text on
+ * NVIDIA, an ELF object on PoCL) into <folder>/<what>-<hash of the options>.bin, written
+ * whole under a temporary name first, and a line "<file> <device> <options>" appended to
+ * <folder>/index.txt: the registers and spills of the kernels can then be read on
+ * another machine (ptxas -v). A binary that cannot be written is an error. */
+static tsr_status opencl_dump_binary(const opencl_context_t *ctx, cl_program p, const char *what,
+                                     const char *options, tsr_error_t *err) {
+  tsr_status st = TSR_OK;
+  const char *dir = getenv("TESSERA_CL_BINARIES");
+  unsigned char *bin = NULL;
+  FILE *fp = NULL;
+  if (!dir || !dir[0]) return TSR_OK;
+  size_t size = 0;
+  cl_int rc = clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL);
+  TSR_CHECK(rc == CL_SUCCESS && size > 0, TSR_ERR_OPENCL,
+            "TESSERA_CL_BINARIES: the binary of %s: clGetProgramInfo failed: %s", what,
+            opencl_error_name(rc));
+  bin = malloc(size);
+  TSR_CHECK(bin, TSR_ERR_NOMEM, "TESSERA_CL_BINARIES: out of memory for the binary of %s", what);
+  rc = clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL);
+  TSR_CHECK(rc == CL_SUCCESS, TSR_ERR_OPENCL, "TESSERA_CL_BINARIES: the binary of %s: %s", what,
+            opencl_error_name(rc));
+  uint32_t h = 2166136261u; /* FNV-1a of the options: one file per program */
+  for (const char *c = options ? options : ""; *c; ++c) h = (h ^ (unsigned char)*c) * 16777619u;
+  char name[256], path[4096], tmp[4200];
+  snprintf(name, sizeof name, "%s", what);
+  for (char *c = name; *c; ++c)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+          *c == '.' || *c == '-'))
+      *c = '_';
+  snprintf(path, sizeof path, "%s/%s-%08x.bin", dir, name, (unsigned)h);
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()); /* ranks write alike */
+  fp = fopen(tmp, "wb");
+  TSR_CHECK(fp, TSR_ERR_IO, "TESSERA_CL_BINARIES: cannot write %s (does the folder %s exist?)",
+            tmp, dir);
+  const bool ok = fwrite(bin, 1, size, fp) == size;
+  const bool closed = fclose(fp) == 0;
+  fp = NULL;
+  TSR_CHECK(ok && closed && rename(tmp, path) == 0, TSR_ERR_IO,
+            "TESSERA_CL_BINARIES: cannot write %s", path);
+  snprintf(tmp, sizeof tmp, "%s/index.txt", dir);
+  fp = fopen(tmp, "a");
+  TSR_CHECK(fp && fprintf(fp, "%s-%08x.bin %s %s\n", name, (unsigned)h, ctx->desc.name,
+                          options ? options : "") > 0,
+            TSR_ERR_IO, "TESSERA_CL_BINARIES: cannot append to %s", tmp);
+cleanup:
+  if (fp) fclose(fp);
+  free(bin);
+  return st;
+}
+
 tsr_status opencl_build_program(opencl_context_t *ctx, const char *source, const char *options,
                                 const char *what, void **program, tsr_error_t *err) {
   tsr_status st = TSR_OK;
@@ -375,6 +429,7 @@ tsr_status opencl_build_program(opencl_context_t *ctx, const char *source, const
              what, ctx->desc.name, options ? options : "", opencl_error_name(rc), (int)rc,
              log && log[0] ? log : "(empty)");
   }
+  TSR_TRY(opencl_dump_binary(ctx, p, what, options, err));
   *program = p;
   p = NULL;
 cleanup:

@@ -72,7 +72,10 @@ void *opencl_context_transfer_queue(const opencl_context_t *ctx);
 
 /* Builds source with options for the context's device into *program (a cl_program the
  * caller releases with opencl_program_release). A failed build is a TSR_ERR_OPENCL whose
- * message names what (e.g. "kernels_gpu/name.cl"), the options and the build log. */
+ * message names what (e.g. "kernels_gpu/name.cl"), the options and the build log. With
+ * the environment variable TESSERA_CL_BINARIES naming a folder, every program built is
+ * also written there as the device's binary (PTX on NVIDIA), one file per program and
+ * options, listed in its index.txt. */
 TSR_NODISCARD tsr_status opencl_build_program(opencl_context_t *ctx, const char *source,
                                               const char *options, const char *what,
                                               void **program, tsr_error_t *err);

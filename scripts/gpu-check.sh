@@ -25,6 +25,9 @@
 #      share of the step; then the d2q37 showcase the same way on 2 processes;
 #   9. the plan's model on the GPU: the same box on one GPU process, 1, 8 and 64 blocks,
 #      calibrated, the predicted step against the measured one;
+#  (every OpenCL program built on the way is written beside the report, into
+#      <report>-binaries/, as the device's binary: PTX on NVIDIA, index.txt lists the build
+#      options of each; `ptxas -v -arch=sm_90 FILE` reads registers and spills from it);
 #  10. what outputs cost on the GPU: configs/cavity.json at (N/2)^3 as one block on one GPU
 #      process, 2000 steps at its output intervals, as it is, with every derived quantity
 #      in its VTK files and slice, and with the statistics of velocity and pressure at
@@ -66,6 +69,10 @@ if [ ! -x "$tessera" ]; then
 fi
 [ "$cpus" -ge 1 ] || cpus=1
 [ -n "$report" ] || report="gpu-check-$(hostname)-$(date +%Y%m%d-%H%M).txt"
+# every OpenCL program the runs build, as the device's binary (PTX on NVIDIA), beside the
+# report: registers and spills read later with the CUDA toolkit (ptxas -v)
+export TESSERA_CL_BINARIES="${report%.txt}-binaries"
+mkdir -p "$TESSERA_CL_BINARIES"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi="mpirun --oversubscribe"
 status=0
