@@ -2,8 +2,8 @@
 # tessera against FluidX3D on the same OpenCL device: builds FluidX3D's benchmark (its
 # BENCHMARK setup: a periodic D3Q19 SRT box at rest) from a FluidX3D source tree you
 # provide, then runs it and `tessera bench` (the same box: D3Q19, SRT, one block, single
-# precision, two grids and in place) alternately, and prints the median MLUPS of each
-# and their ratio.
+# precision or the same 16-bit storage, two grids and in place) alternately, and prints
+# the median MLUPS of each and their ratio.
 #
 # Usage: scripts/peer-bench/fluidx3d.sh [options] FLUIDX3D_SRC
 # See scripts/peer-bench/README.md for what is compared and how.
@@ -39,8 +39,9 @@ options (defaults in brackets):
   --seconds T           tessera: at least T seconds per repetition (5 repetitions;
                         the median and the best are printed) [1]
   --runs R              runs of each code [3]
-  --storage S           FluidX3D's storage of the populations: fp32 (as tessera's sp),
-                        fp16s or fp16c (half the bytes; no tessera counterpart) [fp32]
+  --storage S           the storage of the populations, both codes: fp32 (tessera's sp),
+                        fp16s or fp16c (half the bytes; tessera's lbm.precision of the
+                        same name, the same formats) [fp32]
   --device I            the OpenCL device: FluidX3D's device ID (its numbering of every
                         platform's devices) and tessera's index on the default platform
                         (tessera bench --device); give both the same device [both: default]
@@ -78,6 +79,8 @@ for v in cells rounds runs; do
 done
 [[ -z "$device" || "$device" =~ ^[0-9]+$ ]] || die "--device $device: an index is needed"
 case "$storage" in fp32|fp16s|fp16c) ;; *) die "--storage $storage: fp32, fp16s or fp16c" ;; esac
+tprec=$storage # tessera's lbm.precision of the same storage
+[[ $storage == fp32 ]] && tprec=sp
 [[ -n "$build_dir" ]] || build_dir="$src-build"
 [[ -x "$tessera" ]] || die "no tessera at $tessera (build it first: scripts/build.sh)"
 mkdir -p "$build_dir" "$out"
@@ -121,13 +124,14 @@ fx_run() { # log -> MLUPS
   grep -o 'Peak MLUPs/s = [0-9]*' "$1" | tail -1 | awk '{print $NF}'
 }
 ts_run() { # log json -> "two_grid_median two_grid_best in_place_median in_place_best"
-  "$tessera" bench --lattice d3q19 --layout soa --collision srt --precision sp --blocks 1 \
+  "$tessera" bench --lattice d3q19 --layout soa --collision srt --precision "$tprec" --blocks 1 \
     --cells 16 --gpu-cells "$cells" --repeat 5 --seconds "$seconds" ${device:+--device "$device"} \
     --json "$2" > "$1" 2>&1 || die "tessera bench failed; see $1"
-  python3 - "$2" <<'PY'
+  python3 - "$2" "$tprec" <<'PY'
 import json, sys
 rows = {r["row"]: r for r in json.load(open(sys.argv[1]))["rows"] if r["hs"] == "gpu"}
-print(" ".join("%.1f %.1f" % (rows["d3q19,srt,sp," + s]["mlups"], rows["d3q19,srt,sp," + s]["mlups_max"])
+k = "d3q19,srt," + sys.argv[2] + ","
+print(" ".join("%.1f %.1f" % (rows[k + s]["mlups"], rows[k + s]["mlups_max"])
                for s in ("two_grid", "in_place")))
 PY
 }
@@ -145,7 +149,7 @@ for r in $(seq 1 "$runs"); do
 done
 mf=$(median "${fx[@]}")
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-echo "D3Q19 SRT, ${cells}^3 cells, FluidX3D $storage vs tessera sp, medians of $runs runs ($results)"
+echo "D3Q19 SRT, ${cells}^3 cells, FluidX3D $storage vs tessera $tprec, medians of $runs runs ($results)"
 printf '  %-28s %10s %10s\n' "" "MLUPS" "/ FluidX3D"
 printf '  %-28s %10s\n' "FluidX3D (best round)" "$mf"
 for x in "two grids:tg" "two grids, best:tgb" "in place:ip" "in place, best:ipb"; do
