@@ -187,6 +187,8 @@ exec "$TESSERA_BUNDLE/root/usr/bin/orterun" -x PATH -x LD_LIBRARY_PATH -x OCL_IC
 SH
 cp scripts/gpu-check.sh "$out/libexec/gpu-check.sh"
 cp -r configs "$out/configs" # the cases gpu-check runs, and examples
+mkdir -p "$out/scripts"
+cp -r scripts/peer-bench "$out/scripts/peer-bench" # gpu-check's fluidx3d section
 cat > "$out/bin/gpu-check" <<'SH'
 #!/usr/bin/env bash
 # scripts/gpu-check.sh with the bundle's tessera, mpirun and gpu test programs

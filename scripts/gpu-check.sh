@@ -34,11 +34,15 @@
 #      statistics.every's default, 3 interleaved rounds of whole-run wall seconds (the
 #      targets: derived and statistics each <= 1.05 of the plain run).
 # Usage: scripts/gpu-check.sh [--build DIR] [--tessera PATH] [--tests FILE] [--report FILE]
-#        [--gpu-cells N] [--cpu-processes P] [--sections LIST]
+#        [--gpu-cells N] [--cpu-processes P] [--sections LIST | --quick]
+#        [--fluidx3d DIR] [--fluidx3d-fp16s DIR]
 # defaults: --build build, tessera of that build, report gpu-check-<host>-<date>.txt,
 # 256, P = cores - 1, every section in the order above. --sections runs the named ones in
-# the order given (comma-separated: info, tests, bench, groups, hetero, cylinder, d2q37,
-# overlap, model, outputs;
+# the order given (comma-separated: info, tests, bench, fluidx3d, groups, hetero, cylinder,
+# d2q37, overlap, model, outputs; --quick: info, tests, bench, fluidx3d, hetero, cylinder,
+# model, the prepared run; fluidx3d: scripts/peer-bench/fluidx3d.sh --no-build
+# on FluidX3D benchmarks built beforehand with --build-only, FP32 (--fluidx3d) and
+# FP16S (--fluidx3d-fp16s), each against tessera in the same storage, skipped without;
 # the machine's description always comes first), e.g. the newest first when the node's
 # time is short. Runs as root where it must (Open MPI's OMPI_ALLOW_RUN_AS_ROOT).
 set -uo pipefail
@@ -50,6 +54,8 @@ tests=""
 gcells=256
 cpus=$(( $(nproc) - 1 ))
 sections=info,tests,bench,groups,hetero,cylinder,d2q37,overlap,model,outputs
+fluidx3d=""
+fluidx3d16=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -59,6 +65,9 @@ while [ $# -gt 0 ]; do
     --gpu-cells) gcells=$2; shift 2 ;;
     --cpu-processes) cpus=$2; shift 2 ;;
     --sections) sections=$2; shift 2 ;;
+    --quick) sections=info,tests,bench,fluidx3d,hetero,cylinder,model; shift ;;
+    --fluidx3d) fluidx3d=$2; shift 2 ;;
+    --fluidx3d-fp16s) fluidx3d16=$2; shift 2 ;;
     *) echo "gpu-check.sh: unknown argument $1 (see the head of this script)" >&2; exit 2 ;;
   esac
 done
@@ -124,6 +133,22 @@ section "bench on the GPU: 16-bit storage (fp16s, fp16c) beside SP, 1 block"
 run "$tessera" bench --lattice d3q19 --layout soa --collision srt --precision sp,fp16s,fp16c \
     --blocks 1 --cells 64 --gpu-cells "$gcells" --repeat 5 --seconds 0.5 \
     --json "${report%.txt}-bench16.json"
+}
+
+sec_fluidx3d() {
+section "FluidX3D interleaved with tessera bench (D3Q19 SRT, ${gcells}^3 as built)"
+if [ -z "$fluidx3d$fluidx3d16" ]; then
+  echo "no --fluidx3d DIR (a FluidX3D benchmark built with scripts/peer-bench/fluidx3d.sh --build-only): skipped" | tee -a "$report"
+  return
+fi
+local st dir
+for st in fp32 fp16s; do
+  dir=$fluidx3d
+  [ "$st" = fp16s ] && dir=$fluidx3d16
+  [ -n "$dir" ] || continue
+  run scripts/peer-bench/fluidx3d.sh --no-build --build-dir "$dir" --tessera "$tessera" \
+      --storage "$st" --runs 3 --seconds 0.5 --out "${report%.txt}-fluidx3d-$st"
+done
 }
 
 sec_groups() {
@@ -241,7 +266,7 @@ rm -rf "$out"
 
 for name in ${sections//,/ }; do
   if declare -F "sec_$name" > /dev/null; then "sec_$name"
-  else echo "gpu-check.sh: no section $name (info, tests, bench, groups, hetero, cylinder, d2q37, overlap, model, outputs)" | tee -a "$report"; status=1; fi
+  else echo "gpu-check.sh: no section $name (info, tests, bench, fluidx3d, groups, hetero, cylinder, d2q37, overlap, model, outputs)" | tee -a "$report"; status=1; fi
 done
 
 section "done: report $report"
