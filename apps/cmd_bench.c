@@ -29,7 +29,6 @@
 static const char *const bench_lattices[] = {"d2q9", "d3q15", "d3q19", "d3q27", "d3q13", NULL};
 static const char *const bench_layouts[] = {"aos", "soa", NULL};      /* grid_layout_t */
 static const char *const bench_streamings[] = {"two_grid", "in_place", NULL}; /* GPU rows */
-enum { BENCH_PRECISIONS = 4 }; /* lbm_precision_names: dp, sp, fp16s, fp16c */
 /* lbm_collision_t, then the same with the Smagorinsky model */
 static const char *const bench_collisions[] = {"srt",     "trt",     "mrt",     "cumulant",
                                                "srt-les", "trt-les", "mrt-les", "cumulant-les",
@@ -391,7 +390,7 @@ static tsr_status bench_rows(MPI_Comm comm, const bench_opts_t *o, simulation_hs
   const int counts[4] = {1, 8, 64, 512};
   for (int li = 0; bench_lattices[li]; ++li)
     for (int l = GRID_SOA; l >= GRID_AOS; --l)
-      for (int p = 0; p < BENCH_PRECISIONS; ++p)
+      for (int p = 0; p < LBM_PRECISIONS; ++p)
         for (int c = 0; c < BENCH_COLLISIONS; ++c)
           for (int b = 0; b < 8; ++b) { /* block counts, two grids then in place (GPU) */
             const int ip = b / 4;
@@ -580,7 +579,7 @@ static tsr_status bench_ceilings(MPI_Comm comm, const bench_opts_t *o, bench_row
   MPI_Comm_rank(comm, &rank);
   for (int li = 0; bench_lattices[li]; ++li)
     for (int l = GRID_SOA; l >= GRID_AOS; --l)
-      for (int p = 0; p < BENCH_PRECISIONS; ++p)
+      for (int p = 0; p < LBM_PRECISIONS; ++p)
         for (int pull = 1; pull >= 0; --pull) {
           if (!(o->lattices >> li & 1) || !(o->layouts >> l & 1) || !(o->precisions >> p & 1))
             continue;

@@ -9,10 +9,6 @@
 #include "simd.h"
 #include "store16.h"
 
-/* 16 values of the format (M, B, ieee) to a vector of floats and back, with GCC's vector
- * operations: store16.h's scalar functions lane by lane, without branches (the cases as
- * masks). */
-typedef uint32_t store16_vu32 __attribute__((vector_size(64)));
 typedef uint16_t store16_vu16 __attribute__((vector_size(32)));
 typedef float store16_vf8 __attribute__((vector_size(32)));
 

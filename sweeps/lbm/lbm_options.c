@@ -686,14 +686,14 @@ cleanup:
 const char *const lbm_precision_names[] = {"dp", "sp", "fp16s", "fp16c", NULL};
 
 lbm_storage_t lbm_precision_storage(lbm_precision_t p) {
-  static const lbm_storage_t s[] = {LBM_STORAGE_F64, LBM_STORAGE_F32, LBM_STORAGE_F16S,
-                                    LBM_STORAGE_F16C};
+  static const lbm_storage_t s[LBM_PRECISIONS] = {LBM_STORAGE_F64, LBM_STORAGE_F32,
+                                                   LBM_STORAGE_F16S, LBM_STORAGE_F16C};
   return s[p];
 }
 
 const char *lbm_fs(const lbm_options_t *o) {
   /* every combination's set, written once (the names are static storage) */
-  enum { COLL = 4, PREC = 4, LEN = 40 };
+  enum { COLL = 4, PREC = LBM_PRECISIONS, LEN = 40 };
   static char names[COLL][PREC][2][2][LEN];
   static bool made = false;
   if (!made) {

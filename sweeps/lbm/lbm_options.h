@@ -28,6 +28,7 @@ extern const char *const lbm_collision_names[];
 /* The populations' storage: double or single precision, or 16 bits with single-precision
  * arithmetic (lbm_kernels.h lbm_storage_t; FP16S and FP16C need shifted storage). */
 typedef enum lbm_precision { LBM_DP = 0, LBM_SP = 1, LBM_FP16S = 2, LBM_FP16C = 3 } lbm_precision_t;
+enum { LBM_PRECISIONS = 4 };
 /* lbm.precision's values, indexed by lbm_precision_t, NULL-terminated. */
 extern const char *const lbm_precision_names[];
 /* The kernels' storage of a precision, and the bytes of the arithmetic's values (the
